@@ -1,0 +1,200 @@
+/* repdl/config.h: portability layer shared by every repdl header.
+
+   Holds the host/device decoration, the function-attribute macro, bit casts,
+   the arithmetic primitives that are never contracted on the device, and the
+   compile-time refusals of builds that cannot be reproducible.  Nothing
+   numeric lives here: no function of this file approximates anything.
+
+   Rules every numeric header follows (docs/design.md says why):
+     - functions are REPDL_FN (static inline, and __host__ __device__ under
+       nvcc); private helpers are named repdl__*;
+     - no libm call, no long double, no __int128, no __CUDA_ARCH__ branch:
+       the few places where host and device must differ are the primitives
+       below, and only here;
+     - on the device every float/double +, -, *, / goes through a primitive
+       (repdl__dadd, repdl__fmul, ...) so nvcc's --fmad=true cannot fuse it.
+*/
+#ifndef REPDL_CONFIG_H
+#define REPDL_CONFIG_H
+
+#include <float.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- Refusals: builds whose arithmetic is not IEEE binary32/binary64 ---- */
+
+#if defined(__FAST_MATH__)
+#error "repdl: refusing to build with -ffast-math (__FAST_MATH__ is defined): it licenses reassociation, flush-to-zero and approximate division, so results would depend on the compiler. Remove -ffast-math (and -Ofast) for files that include repdl."
+#endif
+
+#if defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__
+#error "repdl: refusing to build with -ffinite-math-only: repdl defines results for NaN and infinities, and this flag lets the compiler delete those checks."
+#endif
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "repdl: refusing to build with FLT_EVAL_METHOD != 0 (x87 excess precision, or unknown evaluation method): intermediate results would be kept in extended precision and rounded differently from every other platform. On i386 build with -msse2 -mfpmath=sse."
+#endif
+
+#if defined(__USE_FAST_MATH__) || (defined(__CUDACC_FTZ__) && __CUDACC_FTZ__)
+#error "repdl: refusing to build with nvcc -use_fast_math / -ftz=true: flush-to-zero and approximate division break reproducibility."
+#endif
+/* nvcc 13 defines no macro for -ftz=true, -prec-div=false or
+   -use_fast_math.  repdl's device code therefore uses only explicitly
+   rounded intrinsics in double or integer arithmetic, and CI checks the PTX
+   for .ftz and approx instructions (tests/config/check_ptx.sh); the runtime
+   probe repdl_fpenv_ok() below catches a flush-to-zero environment. */
+
+#if defined(__STDC_IEC_559__) && !__STDC_IEC_559__
+#error "repdl: the compiler says its float arithmetic is not IEC 60559."
+#endif
+
+#if FLT_MANT_DIG != 24 || DBL_MANT_DIG != 53 || FLT_RADIX != 2
+#error "repdl: float must be IEEE binary32 and double IEEE binary64."
+#endif
+
+/* ---- Decoration ---- */
+
+#if defined(__CUDACC__)
+#define REPDL_HD __host__ __device__
+#else
+#define REPDL_HD
+#endif
+
+/* Every repdl function: header-only, no symbol leaks out of a translation
+   unit. */
+#define REPDL_FN static inline REPDL_HD
+
+#if defined(__cplusplus)
+#define REPDL_RESTRICT __restrict__
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#define REPDL_RESTRICT restrict
+#else
+#define REPDL_RESTRICT
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define REPDL_LIKELY(c) __builtin_expect(!!(c), 1)
+#define REPDL_UNLIKELY(c) __builtin_expect(!!(c), 0)
+#else
+#define REPDL_LIKELY(c) (c)
+#define REPDL_UNLIKELY(c) (c)
+#endif
+
+/* Tables used by device code.  A function-scope `static const` array in a
+   REPDL_FN function is placed by nvcc in both host and device memory, so
+   numeric headers declare their tables that way, inside the function that
+   reads them (tests/config checks it compiles under nvcc). */
+
+/* ---- Bit casts (memcpy: valid C99 and C++, free after optimisation) ---- */
+
+REPDL_FN uint32_t repdl__asuint(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
+REPDL_FN float repdl__asfloat(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+REPDL_FN uint64_t repdl__asuint64(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+REPDL_FN double repdl__asdouble(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+
+/* The canonical NaN: every NaN result of repdl is exactly this bit pattern
+   (x86 would keep input payloads, NVIDIA GPUs return 0x7fffffff). */
+#define REPDL_NAN_BITS 0x7fc00000u
+REPDL_FN float repdl__nanf(void) { return repdl__asfloat(REPDL_NAN_BITS); }
+/* Replace any NaN by the canonical NaN; every other value is unchanged. */
+REPDL_FN float repdl__canon(float x) { return x != x ? repdl__nanf() : x; }
+
+/* ---- Arithmetic primitives ----
+   One rounding each, round-to-nearest-even.  On the device they are the _rn
+   intrinsics, which nvcc never contracts into an FMA whatever --fmad says.
+   On the host they are plain C operators: host compilers may contract
+   `a*b + c` (gcc does by default), which is why
+     - correctly rounded functions are proven exhaustively in both the
+       contracted and the uncontracted build (their error bounds hold for
+       either), and
+     - reductions, which must run the same operations everywhere, put products
+       through repdl__fmul_exact_store() before adding them (see reduce.h). */
+#if defined(__CUDA_ARCH__)
+#define repdl__dadd(a, b) __dadd_rn((a), (b))
+#define repdl__dsub(a, b) __dsub_rn((a), (b))
+#define repdl__dmul(a, b) __dmul_rn((a), (b))
+#define repdl__ddiv(a, b) __ddiv_rn((a), (b))
+#define repdl__fadd(a, b) __fadd_rn((a), (b))
+#define repdl__fsub(a, b) __fsub_rn((a), (b))
+#define repdl__fmul(a, b) __fmul_rn((a), (b))
+#define repdl__fdiv(a, b) __fdiv_rn((a), (b))
+/* double -> float, round to nearest even, subnormals kept */
+#define repdl__d2f(a) __double2float_rn((a))
+#else
+#define repdl__dadd(a, b) ((double)(a) + (double)(b))
+#define repdl__dsub(a, b) ((double)(a) - (double)(b))
+#define repdl__dmul(a, b) ((double)(a) * (double)(b))
+#define repdl__ddiv(a, b) ((double)(a) / (double)(b))
+#define repdl__fadd(a, b) ((float)(a) + (float)(b))
+#define repdl__fsub(a, b) ((float)(a) - (float)(b))
+#define repdl__fmul(a, b) ((float)(a) * (float)(b))
+#define repdl__fdiv(a, b) ((float)(a) / (float)(b))
+#define repdl__d2f(a) ((float)(a))
+#endif
+
+/* Square roots, correctly rounded (IEEE 754 requires it of the hardware
+   instruction).  The C library's sqrt may set errno, so compilers guard the
+   instruction with a libm call unless -fno-math-errno is in force; repdl
+   uses the instruction directly instead: the builtin when errno is off
+   (vectorizable), inline assembly on known targets otherwise, and an exact
+   software fallback (reference-checked) elsewhere. */
+#if defined(__CUDA_ARCH__)
+#define repdl__fsqrt(a) __fsqrt_rn((a))
+#define repdl__dsqrt(a) __dsqrt_rn((a))
+#define REPDL__HAVE_HW_SQRT 1
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__NO_MATH_ERRNO__)
+#define repdl__fsqrt(a) __builtin_sqrtf((a))
+#define repdl__dsqrt(a) __builtin_sqrt((a))
+#define REPDL__HAVE_HW_SQRT 1
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+REPDL_FN float repdl__fsqrt(float a) { __asm__("sqrtss %1, %0" : "=x"(a) : "x"(a)); return a; }
+REPDL_FN double repdl__dsqrt(double a) { __asm__("sqrtsd %1, %0" : "=x"(a) : "x"(a)); return a; }
+#define REPDL__HAVE_HW_SQRT 1
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+REPDL_FN float repdl__fsqrt(float a) { __asm__("fsqrt %s0, %s1" : "=w"(a) : "w"(a)); return a; }
+REPDL_FN double repdl__dsqrt(double a) { __asm__("fsqrt %d0, %d1" : "=w"(a) : "w"(a)); return a; }
+#define REPDL__HAVE_HW_SQRT 1
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__riscv) && defined(__riscv_flen) && __riscv_flen >= 64
+REPDL_FN float repdl__fsqrt(float a) { __asm__("fsqrt.s %0, %1" : "=f"(a) : "f"(a)); return a; }
+REPDL_FN double repdl__dsqrt(double a) { __asm__("fsqrt.d %0, %1" : "=f"(a) : "f"(a)); return a; }
+#define REPDL__HAVE_HW_SQRT 1
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__powerpc64__)
+REPDL_FN float repdl__fsqrt(float a) { __asm__("fsqrts %0, %1" : "=f"(a) : "f"(a)); return a; }
+REPDL_FN double repdl__dsqrt(double a) { __asm__("fsqrt %0, %1" : "=d"(a) : "d"(a)); return a; }
+#define REPDL__HAVE_HW_SQRT 1
+#else
+/* Unknown compiler or target: the C library's sqrt, which IEEE 754 requires
+   to be correctly rounded.  The only libm use in repdl, and only here. */
+#include <math.h>
+#define repdl__fsqrt(a) sqrtf((a))
+#define repdl__dsqrt(a) sqrt((a))
+#define REPDL__HAVE_HW_SQRT 0
+#endif
+
+/* Memory barrier for an array of freshly rounded values: forces them to be
+   stored and reloaded, so a host compiler cannot fuse the multiplications
+   that produced them with the additions that consume them.  On the device
+   the primitives above already forbid fusion, so it is empty there. */
+#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
+#define REPDL__MATERIALIZE(ptr) __asm__ __volatile__("" : : "r"(ptr) : "memory")
+#else
+#define REPDL__MATERIALIZE(ptr) ((void)(ptr))
+#endif
+
+/* ---- Runtime environment probe ----
+   Returns 1 when the current floating-point environment is the one repdl
+   assumes: subnormals neither flushed (FTZ) nor treated as zero (DAZ).
+   A compile-time check cannot see a flush-to-zero mode set at run time
+   (crtfastmath.o, MXCSR, a CUDA -ftz=true build), so tests and launchers
+   call this.  `one` must be 1.0f, passed at run time so that nothing can be
+   folded. */
+REPDL_FN int repdl_fpenv_ok(float one)
+{
+    float tiny = repdl__fmul(repdl__asfloat(0x00800000u), one); /* 2^-126 */
+    float half = repdl__fmul(tiny, 0.5f);                       /* 2^-127, subnormal */
+    float back = repdl__fadd(half, half);                       /* DAZ would read it as 0 */
+    return repdl__asuint(half) == 0x00400000u && repdl__asuint(back) == 0x00800000u;
+}
+
+#endif /* REPDL_CONFIG_H */

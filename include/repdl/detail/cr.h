@@ -1,0 +1,53 @@
+/* repdl/detail/cr.h: the rounding test shared by the correctly rounded
+   functions.
+
+   Each function computes an approximation y (a double) of f(x) whose
+   relative error is below a proven bound E, on every path a compiler may
+   take (contracted into FMAs or not).  Then:
+
+     round(y * (1 - E)) == round(y * (1 + E))  ==>  round(f(x)) == round(y)
+
+   because rounding to binary32 is monotonic and f(x) lies between the two.
+   This also holds where the result is subnormal, zero or overflows, since
+   the conversion double -> float rounds there too.  The two products carry
+   one more rounding each (relative 2^-53), which every E in repdl includes.
+
+   When the test fails, f(x) lies within 2E of a rounding boundary.  Those
+   inputs are few (about 2^32 * 4E * 2^24 of them) and listed with their
+   correctly rounded results, from the MPFR oracle, in a sorted table
+   (reference/hardcases.c generates it, with 4E, so that the table covers
+   every path, see docs/elementary.md). */
+#ifndef REPDL_DETAIL_CR_H
+#define REPDL_DETAIL_CR_H
+
+#include "../config.h"
+
+/* 1 when round(y) is proven to be the correctly rounded value of every real
+   within relative distance e of y. */
+REPDL_FN int repdl__round_ok(double y, double e)
+{
+    float lo = repdl__d2f(repdl__dmul(y, 1.0 - e));
+    float hi = repdl__d2f(repdl__dmul(y, 1.0 + e));
+    return repdl__asuint(lo) == repdl__asuint(hi);
+}
+
+/* A table of hard cases: {input bits, correctly rounded result bits},
+   sorted by input bits. */
+typedef struct repdl__hardcase { uint32_t x, r; } repdl__hardcase;
+
+/* Binary search; returns the tabulated result of x, or the plain rounding
+   of y if x is not listed (which the exhaustive proof shows never happens
+   for an input whose rounding test failed). */
+REPDL_FN float repdl__hard_lookup(const repdl__hardcase *tab, int n, float x, double y)
+{
+    uint32_t ux = repdl__asuint(x);
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) >> 1;
+        if (tab[mid].x == ux) return repdl__asfloat(tab[mid].r);
+        if (tab[mid].x < ux) lo = mid + 1; else hi = mid - 1;
+    }
+    return repdl__d2f(y);
+}
+
+#endif /* REPDL_DETAIL_CR_H */

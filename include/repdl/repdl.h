@@ -1,0 +1,29 @@
+/* repdl.h: umbrella header of repdl, reproducible deep-learning numerics.
+
+   repdl gives the same bits on every machine: CPU or GPU, gcc, clang or
+   nvcc, any optimisation flags, any thread, SIMD, block or batch count.
+
+     #include <repdl/repdl.h>
+
+   Everything is header-only C99 (also valid C++ and CUDA): every function is
+   `static inline`, and under nvcc also __host__ __device__.  No library to
+   link.  Contents:
+
+     repdl_expf, repdl_logf, repdl_tanhf, repdl_sqrtf
+         correctly rounded binary32 functions (docs/elementary.md);
+     repdl_sum_f32, repdl_dot_f32, ... canonical reductions
+         (docs/canonical-order.md).
+
+   See README.md for the build and the proofs. */
+#ifndef REPDL_REPDL_H
+#define REPDL_REPDL_H
+
+#define REPDL_VERSION_MAJOR 0
+#define REPDL_VERSION_MINOR 1
+#define REPDL_VERSION_PATCH 0
+
+#include "config.h"
+/* elementary functions */
+/* reductions */
+
+#endif /* REPDL_REPDL_H */

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The README's second command: build and run the test suites, then print
+# one closing line "N passed, N failed, N skipped".
+#   scripts/test.sh              quick + exhaustive suites (what CI runs)
+#   scripts/test.sh quick        quick suite only (a few seconds)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh || exit 1
+[ -d build ] || meson setup build || exit 1
+ninja -C build || exit 1
+suites=("$@"); [ ${#suites[@]} -gt 0 ] || suites=(quick exhaustive)
+args=(); for s in "${suites[@]}"; do args+=(--suite "$s"); done
+meson test -C build --print-errorlogs --num-processes 1 "${args[@]}"
+rc=$?
+python3 - build/meson-logs/testlog.json <<'PY'
+import json, sys
+counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
+for line in open(sys.argv[1]):
+    r = json.loads(line).get("result", "")
+    if r in ("OK", "EXPECTEDFAIL"): counts["OK"] += 1
+    elif r == "SKIP": counts["SKIP"] += 1
+    else: counts["FAIL"] += 1
+print(f'{counts["OK"]} passed, {counts["FAIL"]} failed, {counts["SKIP"]} skipped')
+PY
+exit $rc
