@@ -1,0 +1,105 @@
+/* reference/funcs.h: the table of repdl functions that the oracle tools
+   (exhaustive.c, hardcases.c, worstcases.c) and the elementary tests know.
+
+   A function whose header is absent from include/repdl/ is left out of the
+   table (so the tools build while the library grows); asking a tool for it
+   is then an error, never a silent pass. */
+#ifndef REPDL_REFERENCE_FUNCS_H
+#define REPDL_REFERENCE_FUNCS_H
+
+#include <repdl/repdl.h>
+#include <repdl/detail/cr.h>
+#include <stddef.h>
+#include <string.h>
+
+#if defined(__has_include)
+#if __has_include(<repdl/exp.h>)
+#include <repdl/exp.h>
+#define REPDL_REF_HAVE_EXPF 1
+#endif
+#if __has_include(<repdl/log.h>)
+#include <repdl/log.h>
+#define REPDL_REF_HAVE_LOGF 1
+#endif
+#if __has_include(<repdl/tanh.h>)
+#include <repdl/tanh.h>
+#define REPDL_REF_HAVE_TANHF 1
+#endif
+#if __has_include(<repdl/sqrt.h>)
+#include <repdl/sqrt.h>
+#define REPDL_REF_HAVE_SQRTF 1
+#endif
+#else
+#include <repdl/exp.h>
+#include <repdl/log.h>
+#include <repdl/tanh.h>
+#include <repdl/sqrt.h>
+#define REPDL_REF_HAVE_EXPF 1
+#define REPDL_REF_HAVE_LOGF 1
+#define REPDL_REF_HAVE_TANHF 1
+#define REPDL_REF_HAVE_SQRTF 1
+#endif
+
+/* Which function it is, for the oracle (reference/oracle.h). */
+enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF };
+
+typedef struct repdl_ref_fn {
+    const char *name;                                 /* "expf" */
+    enum repdl_ref_id id;
+    float (*scalar)(float);                           /* repdl_expf */
+    void (*array)(float *, const float *, size_t);    /* repdl_expf_array */
+    int (*approx)(float, double *);                   /* repdl__expf_y, or NULL */
+    double err;                                       /* REPDL__EXPF_ERR, or 0 */
+} repdl_ref_fn;
+
+/* Wrappers with the table's exact pointer types (the array forms may use
+   REPDL_RESTRICT, which a function pointer type need not repeat). */
+#define REPDL_REF_WRAP(F)                                                     \
+    static float repdl_ref_w_##F(float x) { return repdl_##F(x); }             \
+    static void repdl_ref_wa_##F(float *o, const float *x, size_t n)           \
+    { repdl_##F##_array(o, x, n); }
+#define REPDL_REF_WRAP_Y(F)                                                   \
+    static int repdl_ref_wy_##F(float x, double *y) { return repdl__##F##_y(x, y); }
+
+#ifdef REPDL_REF_HAVE_EXPF
+REPDL_REF_WRAP(expf)
+REPDL_REF_WRAP_Y(expf)
+#endif
+#ifdef REPDL_REF_HAVE_LOGF
+REPDL_REF_WRAP(logf)
+REPDL_REF_WRAP_Y(logf)
+#endif
+#ifdef REPDL_REF_HAVE_TANHF
+REPDL_REF_WRAP(tanhf)
+REPDL_REF_WRAP_Y(tanhf)
+#endif
+#ifdef REPDL_REF_HAVE_SQRTF
+REPDL_REF_WRAP(sqrtf)
+#endif
+
+static const repdl_ref_fn repdl_ref_fns[] = {
+#ifdef REPDL_REF_HAVE_EXPF
+    {"expf", REPDL_REF_EXPF, repdl_ref_w_expf, repdl_ref_wa_expf, repdl_ref_wy_expf, REPDL__EXPF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_LOGF
+    {"logf", REPDL_REF_LOGF, repdl_ref_w_logf, repdl_ref_wa_logf, repdl_ref_wy_logf, REPDL__LOGF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_TANHF
+    {"tanhf", REPDL_REF_TANHF, repdl_ref_w_tanhf, repdl_ref_wa_tanhf, repdl_ref_wy_tanhf, REPDL__TANHF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_SQRTF
+    {"sqrtf", REPDL_REF_SQRTF, repdl_ref_w_sqrtf, repdl_ref_wa_sqrtf, NULL, 0.0},
+#endif
+    {NULL, REPDL_REF_EXPF, NULL, NULL, NULL, 0.0}
+};
+
+/* The entry named `name`, or NULL when that function is not compiled in. */
+static inline const repdl_ref_fn *repdl_ref_find(const char *name)
+{
+    const repdl_ref_fn *f;
+    for (f = repdl_ref_fns; f->name; f++)
+        if (strcmp(f->name, name) == 0) return f;
+    return NULL;
+}
+
+#endif /* REPDL_REFERENCE_FUNCS_H */

@@ -1,0 +1,64 @@
+/* reference/oracle.h: the expected result of each function for one input,
+   two ways that must agree (exhaustive --mode mpfr checks it):
+
+     repdl_oracle_mpfr      MPFR, for every input (reference/mpfr_ref.h);
+     repdl_oracle_screened  glibc's double function, rounded to binary32 when
+                            it is provably far from a rounding boundary, and
+                            MPFR otherwise.
+
+   The screen (docs/elementary.md, "The oracle").  Let f be the exact value
+   and d glibc's double result.  glibc documents (manual, "Known Maximum
+   Errors in Math Functions") at most 1 ulp for exp and log and 2 ulps for
+   tanh in binary64 on x86-64, and sqrt is correctly rounded; for these
+   arguments d is a normal double (|f| lies in [2^-150, 2^128] or is 0), so
+   |d - f| <= 2 * 2^-52 * |f| = 2^-51 |f|.  We accept d only when
+   repdl__round_ok(d, M) holds with M = 2^-45, 64 times that bound:
+   f lies within d * (1 +- M), and both ends of that interval round to the
+   same binary32, hence so does f (rounding is monotonic).  Non-finite and
+   zero d, and NaN inputs, go to MPFR or follow from the definition (see
+   below), so no special-value behaviour of glibc is trusted. */
+#ifndef REPDL_REFERENCE_ORACLE_H
+#define REPDL_REFERENCE_ORACLE_H
+
+#include <math.h>
+#include <stdint.h>
+#include "mpfr_ref.h"
+#include "funcs.h"
+
+#define REPDL_ORACLE_MARGIN 0x1p-45
+
+static inline uint32_t repdl_oracle_mpfr(enum repdl_ref_id id, float x)
+{
+    float r;
+    switch (id) {
+    case REPDL_REF_EXPF: r = repdl_ref_expf(x); break;
+    case REPDL_REF_LOGF: r = repdl_ref_logf(x); break;
+    case REPDL_REF_TANHF: r = repdl_ref_tanhf(x); break;
+    default: r = repdl_ref_sqrtf(x); break;
+    }
+    return repdl__asuint(r);
+}
+
+/* *mpfr_calls is incremented when MPFR was needed. */
+static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint64_t *mpfr_calls)
+{
+    uint32_t ux = repdl__asuint(x);
+    double d;
+    if ((ux & 0x7fffffffu) > 0x7f800000u)
+        return REPDL_NAN_BITS;          /* NaN in: every f gives NaN (IEEE 754, MPFR) */
+    if ((id == REPDL_REF_LOGF || id == REPDL_REF_SQRTF) && ux > 0x80000000u)
+        return REPDL_NAN_BITS;          /* x < 0, -inf included: outside the domain */
+    switch (id) {
+    case REPDL_REF_EXPF: d = exp((double)x); break;
+    case REPDL_REF_LOGF: d = log((double)x); break;
+    case REPDL_REF_TANHF: d = tanh((double)x); break;
+    default: d = sqrt((double)x); break;
+    }
+    /* d != 0 and finite: the error bound above applies */
+    if (d != 0.0 && d - d == 0.0 && repdl__round_ok(d, REPDL_ORACLE_MARGIN))
+        return repdl__asuint((float)d);
+    ++*mpfr_calls;
+    return repdl_oracle_mpfr(id, x);
+}
+
+#endif /* REPDL_REFERENCE_ORACLE_H */
