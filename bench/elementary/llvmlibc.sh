@@ -4,7 +4,9 @@
 #
 #   llvmlibc.sh find
 #       prints the path of the newest /usr/lib/llvm-*/lib/libllvmlibc.a
-#       (nothing, exit 0, when there is none)
+#       (nothing, exit 0, when there is none); the environment variable
+#       REPDL_LLVMLIBC, when set at `meson setup`, overrides it: a path, or
+#       `none` to build the benchmark without LLVM libc
 #   llvmlibc.sh build ARCHIVE OUT.o OUT.h
 #       extracts the members expf.cpp.o, logf.cpp.o, tanhf.cpp.o, sqrtf.cpp.o
 #       (those present), localizes their plain C symbols (`expf`, ...), which
@@ -18,6 +20,10 @@ set -euo pipefail
 
 case "${1:-}" in
 find)
+    if [ -n "${REPDL_LLVMLIBC:-}" ]; then
+        [ "$REPDL_LLVMLIBC" = none ] || readlink -f "$REPDL_LLVMLIBC"
+        exit 0
+    fi
     ls -1 /usr/lib/llvm-*/lib/libllvmlibc.a 2>/dev/null | sort -V | tail -n 1
     exit 0 ;;
 build) ;;
