@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "funcs.h"
 #include "oracle.h"
 
 #define BLOCK 4096u

@@ -40,8 +40,11 @@
 #define REPDL_REF_HAVE_SQRTF 1
 #endif
 
-/* Which function it is, for the oracle (reference/oracle.h). */
+/* Which function it is, for the oracle (also in reference/oracle.h). */
+#ifndef REPDL_REF_ID_DEFINED
+#define REPDL_REF_ID_DEFINED
 enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF };
+#endif
 
 typedef struct repdl_ref_fn {
     const char *name;                                 /* "expf" */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "mpfr_ref.h"
+#include "funcs.h"
 #include "oracle.h"
 
 typedef struct { uint32_t x, r; } hc_entry;

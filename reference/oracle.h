@@ -22,8 +22,13 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <repdl/detail/cr.h>   /* repdl__round_ok, bit casts: no function code */
 #include "mpfr_ref.h"
-#include "funcs.h"
+
+#ifndef REPDL_REF_ID_DEFINED
+#define REPDL_REF_ID_DEFINED
+enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF };
+#endif
 
 #define REPDL_ORACLE_MARGIN 0x1p-45
 

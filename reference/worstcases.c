@@ -1,1 +1,199 @@
-/* placeholder */ int main(void){return 0;}
+/* reference/worstcases.c: finds the hardest-to-round binary32 inputs of a
+   function, for the worst-case files tests/elementary/F.wc.
+
+     worstcases F [--count N] [--threads N] > tests/elementary/F.wc
+
+   F is expf, logf, tanhf or sqrtf.  Prints the N inputs (default 50) whose
+   exact value f(x) lies closest to a rounding midpoint (the middle of two
+   consecutive binary32 values, the overflow boundary
+   (2 - 2^-24) * 2^127 included), the distance measured in ulps of the
+   spacing around that midpoint, hardest first, with their correctly rounded
+   results from MPFR:
+
+     F in=0x........ want=0x........  # x = %a, distance to midpoint 2^-%.1f ulp
+
+   Method: every input is screened with glibc's double function d (within
+   2^-51 |f|, see reference/oracle.h), and those with d within 2^-16 ulp of a
+   midpoint are kept (the double estimate is within 2^-26 ulp of the truth,
+   so no input nearer than 2^-17 ulp is missed); each kept input is then
+   measured exactly with MPFR at 160 bits, and the N nearest are printed.
+   Independent of the library: no repdl function is called (only the bit
+   casts and repdl__round_ok of include/repdl/detail/cr.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpfr_ref.h"
+#include "oracle.h"
+
+#define SCREEN 0x1p-16   /* keep inputs whose double estimate is this close (ulps) */
+#define REFINE_PREC 160
+
+typedef struct { uint32_t x, want; double dist; } wc_entry;
+
+static const char *const wc_names[] = {"expf", "logf", "tanhf", "sqrtf"};
+static enum repdl_ref_id g_id;
+static uint64_t g_next;
+#define CHUNK (1u << 20)
+
+typedef struct { wc_entry *v; size_t n, cap; } wc_list;
+
+static double wc_double(enum repdl_ref_id id, double x)
+{
+    switch (id) {
+    case REPDL_REF_EXPF: return exp(x);
+    case REPDL_REF_LOGF: return log(x);
+    case REPDL_REF_TANHF: return tanh(x);
+    default: return sqrt(x);
+    }
+}
+
+/* The two midpoints around r = RN(v) (binary32) and the spacing around
+   each, as doubles (exact: 25 significant bits).  Returns how many (1 or 2). */
+static int wc_midpoints(float r, double m[2], double sp[2])
+{
+    double rd = (double)r, up, dn;
+    int k = 0;
+    if (r == INFINITY) rd = 0x1p128;
+    if (r == -INFINITY) rd = -0x1p128;
+    up = (r == FLT_MAX) ? 0x1p128 : (double)nextafterf(r, INFINITY);
+    dn = (r == -FLT_MAX) ? -0x1p128 : (double)nextafterf(r, -INFINITY);
+    if (rd < 0x1p128) { m[k] = 0.5 * (rd + up); sp[k] = up - rd; k++; }
+    if (rd > -0x1p128) { m[k] = 0.5 * (dn + rd); sp[k] = rd - dn; k++; }
+    if (r == INFINITY) { m[0] = 0.5 * ((double)FLT_MAX + 0x1p128); sp[0] = 0x1p104; k = 1; }
+    if (r == -INFINITY) { m[0] = -0.5 * ((double)FLT_MAX + 0x1p128); sp[0] = 0x1p104; k = 1; }
+    return k;
+}
+
+static void *wc_screen(void *arg)
+{
+    wc_list *l = (wc_list *)arg;
+    for (;;) {
+        uint64_t lo = __atomic_fetch_add(&g_next, CHUNK, __ATOMIC_RELAXED), i;
+        if (lo >= (1ull << 32)) break;
+        for (i = lo; i < lo + CHUNK; i++) {
+            float x = repdl__asfloat((uint32_t)i), r;
+            double d, m[2], sp[2], best = 1.0;
+            int k, j;
+            if (x != x) continue;
+            d = wc_double(g_id, (double)x);
+            if (d != d || d == 0.0 || d - d != 0.0) continue;
+            r = (float)d;
+            k = wc_midpoints(r, m, sp);
+            for (j = 0; j < k; j++) {
+                double t = fabs(d - m[j]) / sp[j];
+                if (t < best) best = t;
+            }
+            if (best >= SCREEN) continue;
+            if (l->n == l->cap) {
+                l->cap = l->cap ? 2 * l->cap : 4096;
+                l->v = (wc_entry *)realloc(l->v, l->cap * sizeof *l->v);
+                if (!l->v) { perror("realloc"); exit(2); }
+            }
+            l->v[l->n].x = (uint32_t)i;
+            l->n++;
+        }
+    }
+    return NULL;
+}
+
+/* Exact distance (ulps) of f(x) to its nearest midpoint, with MPFR. */
+static double wc_refine(enum repdl_ref_id id, float x, float r)
+{
+    mpfr_t f, t;
+    double m[2], sp[2], best = 1.0;
+    int k, j;
+    mpfr_set_emin(mpfr_get_emin_min());
+    mpfr_set_emax(mpfr_get_emax_max());
+    mpfr_init2(f, REFINE_PREC);
+    mpfr_init2(t, REFINE_PREC);
+    mpfr_set_flt(f, x, MPFR_RNDN);
+    switch (id) {
+    case REPDL_REF_EXPF: mpfr_exp(f, f, MPFR_RNDN); break;
+    case REPDL_REF_LOGF: mpfr_log(f, f, MPFR_RNDN); break;
+    case REPDL_REF_TANHF: mpfr_tanh(f, f, MPFR_RNDN); break;
+    default: mpfr_sqrt(f, f, MPFR_RNDN); break;
+    }
+    k = wc_midpoints(r, m, sp);
+    for (j = 0; j < k; j++) {
+        double v;
+        mpfr_sub_d(t, f, m[j], MPFR_RNDN);     /* relative error 2^-160 */
+        mpfr_div_d(t, t, sp[j], MPFR_RNDN);    /* exact: power of two */
+        v = fabs(mpfr_get_d(t, MPFR_RNDN));
+        if (v < best) best = v;
+    }
+    mpfr_clear(f);
+    mpfr_clear(t);
+    return best;
+}
+
+static int wc_cmp(const void *a, const void *b)
+{
+    double u = ((const wc_entry *)a)->dist, v = ((const wc_entry *)b)->dist;
+    uint32_t p = ((const wc_entry *)a)->x, q = ((const wc_entry *)b)->x;
+    if (u != v) return u < v ? -1 : 1;
+    return p < q ? -1 : p > q;
+}
+
+int main(int argc, char **argv)
+{
+    long nthreads = sysconf(_SC_NPROCESSORS_ONLN), t;
+    long count = 50;
+    const char *name = NULL;
+    wc_list *lists;
+    pthread_t *th;
+    wc_entry *all;
+    size_t total = 0, k;
+    int a, found = 0;
+
+    for (a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--count") == 0 && a + 1 < argc) count = atol(argv[++a]);
+        else if (strcmp(argv[a], "--threads") == 0 && a + 1 < argc) nthreads = atol(argv[++a]);
+        else if (argv[a][0] != '-' && !name) name = argv[a];
+        else name = NULL, a = argc;
+    }
+    for (k = 0; name && k < 4; k++)
+        if (strcmp(name, wc_names[k]) == 0) { g_id = (enum repdl_ref_id)k; found = 1; }
+    if (!found || count < 1) {
+        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf)\n");
+        return 2;
+    }
+    if (nthreads < 1) nthreads = 1;
+
+    lists = (wc_list *)calloc((size_t)nthreads, sizeof *lists);
+    th = (pthread_t *)calloc((size_t)nthreads, sizeof *th);
+    for (t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, wc_screen, &lists[t]);
+    for (t = 0; t < nthreads; t++) { pthread_join(th[t], NULL); total += lists[t].n; }
+    all = (wc_entry *)malloc((total + 1) * sizeof *all);
+    for (t = 0, k = 0; t < nthreads; t++) {
+        if (lists[t].n) memcpy(all + k, lists[t].v, lists[t].n * sizeof *all);
+        k += lists[t].n;
+        free(lists[t].v);
+    }
+    for (k = 0; k < total; k++) {
+        float x = repdl__asfloat(all[k].x);
+        repdl_ref_init();
+        all[k].want = repdl_oracle_mpfr(g_id, x);
+        all[k].dist = wc_refine(g_id, x, repdl__asfloat(all[k].want));
+    }
+    qsort(all, total, sizeof *all, wc_cmp);
+    if ((size_t)count > total) count = (long)total;
+
+    printf("# %s: the %ld binary32 inputs whose exact %s(x) is nearest a rounding midpoint"
+           " (of %zu screened within 2^-16 ulp), hardest first; want = MPFR, 24 bits, RNDN,"
+           " subnormalized.  Command: worstcases", wc_names[g_id], count, wc_names[g_id], total);
+    for (a = 1; a < argc; a++) printf(" %s", argv[a]);
+    printf("\n");
+    for (k = 0; k < (size_t)count; k++)
+        printf("%s in=0x%08" PRIx32 " want=0x%08" PRIx32 "  # x = %a, distance to midpoint 2^-%.1f ulp\n",
+               wc_names[g_id], all[k].x, all[k].want, (double)repdl__asfloat(all[k].x),
+               all[k].dist > 0 ? -log2(all[k].dist) : 9999.0);
+    fprintf(stderr, "worstcases %s: %zu candidates, %ld printed\n", wc_names[g_id], total, count);
+    free(all); free(lists); free(th);
+    return 0;
+}
