@@ -9,13 +9,15 @@
 
      derive [--mode mpfr|screened] [--stride S | --full] [--threads N]
             [--only NAME] [--no-tables] [--no-reductions]
+            [--check [--hashes FILE]]
 
    Output: "name hash" lines, the format of hashes.txt.  derive.sh runs it
-   and writes hashes.txt with the commands in its header. */
+   and writes hashes.txt with the commands in its header.  With --check it
+   compares instead, like golden (tests/golden/meson.build runs that: the
+   committed hashes stay reproducible from the oracle). */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include <repdl/detail/cr.h>  /* repdl__round_ok, used by the screened oracle */
 #include "../../reference/oracle.h"
 
 #include "golden_core.h"
@@ -51,7 +53,7 @@ static const golden_op ops[] = {
 
 int main(int argc, char **argv)
 {
-    int a, b = 1;
+    int a, b = 1, print_only = 1;
     /* take --mode out, pass the rest on */
     for (a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--mode") == 0 && a + 1 < argc) {
@@ -59,10 +61,12 @@ int main(int argc, char **argv)
             if (strcmp(argv[a], "mpfr") == 0) g_mpfr_only = 1;
             else if (strcmp(argv[a], "screened") == 0) g_mpfr_only = 0;
             else { fprintf(stderr, "derive: --mode mpfr|screened\n"); return 2; }
+        } else if (strcmp(argv[a], "--check") == 0) {
+            print_only = 0;
         } else {
             argv[b++] = argv[a];
         }
     }
     argc = b;
-    return golden_main(argc, argv, ops, 1);
+    return golden_main(argc, argv, ops, print_only);
 }

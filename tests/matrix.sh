@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# tests/matrix.sh: "same bits everywhere", checked.  Builds the golden test
+# (tests/golden/golden.c) in every cell of a compiler x flags x architecture
+# matrix, runs it, and checks that every cell prints the golden hashes of
+# tests/golden/hashes.txt (derived from the MPFR oracle and the reference
+# definitions, never from the code under test).  Also checks that builds
+# which cannot be reproducible are refused with repdl's own #error.
+#
+#   tests/matrix.sh --quick     the CI subset (docs/matrix.md): about 15 cells
+#   tests/matrix.sh --full      every cell (default)
+#   options: --jobs N (default 2)  --stride S (default 256: 2^24 inputs per
+#            function)  --filter REGEX (cells whose id matches)  --list
+#            --keep DIR (keep binaries and logs there)  --table FILE (also
+#            write the markdown table there)  --no-deps
+#
+# Prints one markdown table row per cell: PASS, FAIL or SKIP (a cell whose
+# compiler or emulator is missing: never counted as passing), then
+# "matrix: N passed, N failed, N skipped".  Exit status 1 on any FAIL (or
+# when nothing passed), 0 otherwise.  Cells run `nice`d, --jobs at a time.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# ---------------------------------------------------------------------------
+# Cell definitions.  One line per cell, fields separated by '|':
+#   id | kind | compiler | flags | runner | what
+# kind: golden (build and compare hashes), full (golden on all 2^32 inputs
+# of each function), refuse (the build must fail with "repdl: refusing").
+# runner: "-" (native) or the qemu-user binary.
+# ---------------------------------------------------------------------------
+native_cells() {
+  local cc lang std o m c
+  for cc in gcc clang g++ clang++; do
+    case $cc in g++|clang++) std="-x c++ -std=c++17";; *) std="-std=c99";; esac
+    for o in O0 O2 O3; do
+      for m in x86-64 x86-64-v3 native; do
+        for c in off fast; do
+          echo "$cc-$o-$m-$c|golden|$cc|$std -$o -march=$m -ffp-contract=$c|-|x86-64"
+        done
+      done
+    done
+  done
+}
+
+cross_cells() {
+  local a q cc c
+  for a in aarch64 powerpc64le riscv64 i686; do
+    case $a in
+      aarch64) q=qemu-aarch64;; powerpc64le) q=qemu-ppc64le;; riscv64) q=qemu-riscv64;;
+      i686) q=-;;   # 32-bit x86 binaries run natively
+    esac
+    for cc in gcc clang; do
+      for c in off fast; do
+        local comp extra="" o=O2
+        [ $c = fast ] && o=O3
+        if [ $cc = gcc ]; then comp=$a-linux-gnu-gcc; else comp="clang --target=$a-linux-gnu"; fi
+        [ $a = i686 ] && extra=" -msse2 -mfpmath=sse"
+        echo "$a-$cc-$o-$c|golden|$comp|-std=c99 -$o -ffp-contract=$c -static$extra|$q|$a"
+      done
+    done
+  done
+}
+
+refuse_cells() {
+  local cc
+  for cc in gcc clang g++ clang++; do
+    local std="-std=c99"; case $cc in g++|clang++) std="-x c++ -std=c++17";; esac
+    echo "refuse-$cc-ffast-math|refuse|$cc|$std -O2 -ffast-math|-|__FAST_MATH__"
+  done
+  echo "refuse-gcc-Ofast|refuse|gcc|-std=c99 -Ofast|-|__FAST_MATH__"
+  echo "refuse-gcc-ffinite-math-only|refuse|gcc|-std=c99 -O2 -ffinite-math-only|-|__FINITE_MATH_ONLY__"
+  echo "refuse-i686-gcc-x87|refuse|i686-linux-gnu-gcc|-std=c99 -O2 -mfpmath=387|-|FLT_EVAL_METHOD=2"
+  echo "refuse-i686-clang-x87|refuse|clang --target=i686-linux-gnu|-std=c99 -O2 -mfpmath=387|-|FLT_EVAL_METHOD=2"
+}
+
+# Full 2^32 tables: a few native cells (docs/matrix.md says why only these).
+fulltable_cells() {
+  echo "full-gcc-O3-native-fast|full|gcc|-std=c99 -O3 -march=native -ffp-contract=fast|-|x86-64"
+  echo "full-clang-O2-x86-64-off|full|clang|-std=c99 -O2 -march=x86-64 -ffp-contract=off|-|x86-64"
+}
+
+# The CI subset: at least one qemu architecture, clang, a contracted
+# -march=native build, C++, 32-bit, and every refusal.
+quick_ids='^(gcc-O2-x86-64-off|gcc-O3-native-fast|gcc-O0-x86-64-fast|clang-O3-native-fast|clang-O0-x86-64-off|clang-O2-x86-64-v3-fast|g[+][+]-O2-x86-64-v3-fast|clang[+][+]-O3-native-fast|aarch64-gcc-O3-fast|aarch64-clang-O2-off|i686-gcc-O3-fast|refuse-.*)$'
+
+# ---------------------------------------------------------------------------
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# One cell: prints "id|status|digest|build_s|run_s|note" on its last line.
+# ---------------------------------------------------------------------------
+run_cell() {
+  local line=$1 dir=$2 stride=$3
+  local id kind comp flags runner what
+  IFS='|' read -r id kind comp flags runner what <<<"$line"
+  local log="$dir/$id.log" bin="$dir/$id.bin" t0 t1 t2 first
+  first=${comp%% *}
+  if ! command -v "$first" >/dev/null 2>&1; then
+    echo "$id|SKIP|-|-|-|$first not installed"; return
+  fi
+  if [ "$runner" != - ] && ! command -v "$runner" >/dev/null 2>&1; then
+    echo "$id|SKIP|-|-|-|$runner not installed"; return
+  fi
+  t0=$(date +%s.%N)
+  if [ "$kind" = refuse ]; then
+    # the control build (same compiler, without the flag) must compile ...
+    local ctl=${flags/-ffast-math/}; ctl=${ctl/-Ofast/-O2}; ctl=${ctl/-ffinite-math-only/}
+    ctl=${ctl/-mfpmath=387/-msse2 -mfpmath=sse}
+    # shellcheck disable=SC2086
+    if ! echo '#include <repdl/repdl.h>' | nice $comp $ctl -I"$ROOT/include" -fsyntax-only \
+        $( [[ $flags == *c++* ]] || echo "-x c" ) - >"$log" 2>&1; then
+      echo "$id|FAIL|-|-|-|control build without the flag failed (see $log)"; return
+    fi
+    # ... and the flagged one must fail with repdl's message
+    # shellcheck disable=SC2086
+    if echo '#include <repdl/repdl.h>' | nice $comp $flags -I"$ROOT/include" -fsyntax-only \
+        $( [[ $flags == *c++* ]] || echo "-x c" ) - >"$log" 2>&1; then
+      echo "$id|FAIL|-|-|-|compiled: no refusal"; return
+    fi
+    t1=$(date +%s.%N)
+    if grep -q 'repdl: refusing' "$log"; then
+      echo "$id|PASS|refused|$(secs "$t0" "$t1")|-|$what: $(grep -o 'repdl: refusing[^:(]*' "$log" | head -1)"
+    else
+      echo "$id|FAIL|-|-|-|failed without repdl's message (see $log)"
+    fi
+    return
+  fi
+  # shellcheck disable=SC2086
+  if ! nice $comp $flags -I"$ROOT/include" -I"$ROOT/tests/golden" "$ROOT/tests/golden/golden.c" \
+      -o "$bin" -lpthread -lm >"$log" 2>&1; then
+    echo "$id|FAIL|-|-|-|build failed (see $log)"; return
+  fi
+  t1=$(date +%s.%N)
+  local args=(--hashes "$ROOT/tests/golden/hashes.txt")
+  if [ "$kind" = full ]; then args+=(--full --threads 2); else args+=(--stride "$stride"); fi
+  local rc=0
+  if [ "$runner" = - ]; then nice "$bin" "${args[@]}" >>"$log" 2>&1 || rc=$?
+  else nice "$runner" "$bin" "${args[@]}" >>"$log" 2>&1 || rc=$?; fi
+  t2=$(date +%s.%N)
+  local digest summary
+  # digest of all "name hash" lines: equal in every cell at the same stride
+  digest=$(grep -E '^[a-z0-9_]+/[a-z0-9]+ +[0-9a-f]{64} ' "$log" | awk '{print $1, $2}' | sort |
+           sha256sum | cut -c1-12)
+  summary=$(grep '^golden:' "$log" | tail -1)
+  local st=PASS; [ $rc -eq 0 ] || st=FAIL
+  echo "$id|$st|$digest|$(secs "$t0" "$t1")|$(secs "$t1" "$t2")|${summary:-no summary, rc=$rc (see $log)}"
+}
+
+if [ "${1:-}" = --run-cell ]; then run_cell "$2" "$3" "$4"; exit 0; fi
+
+# ---------------------------------------------------------------------------
+mode=full jobs=2 stride=256 filter='' keep='' table='' list=0 deps=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) mode=quick;; --full) mode=full;;
+    --jobs) jobs=$2; shift;; --stride) stride=$2; shift;;
+    --filter) filter=$2; shift;; --keep) keep=$2; shift;;
+    --table) table=$2; shift;; --list) list=1;; --no-deps) deps=0;;
+    *) sed -n '2,22p' "$0"; exit 2;;
+  esac
+  shift
+done
+
+cells=$( { native_cells; cross_cells; refuse_cells; [ $mode = full ] && fulltable_cells; } )
+[ $mode = quick ] && cells=$(awk -F'|' -v re="$quick_ids" '$1 ~ re' <<<"$cells")
+[ -n "$filter" ] && cells=$(awk -F'|' -v re="$filter" '$1 ~ re' <<<"$cells")
+if [ $list = 1 ]; then echo "$cells"; exit 0; fi
+[ -n "$cells" ] || { echo "matrix: no cell selected"; exit 1; }
+
+[ $deps = 1 ] && { bash "$ROOT/scripts/deps-matrix.sh" || echo "matrix: deps-matrix.sh failed; missing tools will SKIP"; }
+
+if [ -n "$keep" ]; then dir=$keep; mkdir -p "$dir"
+else dir=$(mktemp -d "${TMPDIR:-/tmp}/repdl-matrix.XXXXXX"); trap 'rm -rf "$dir"' EXIT; fi
+
+start=$(date +%s)
+ncells=$(wc -l <<<"$cells")
+echo "matrix: $mode, $ncells cells, $jobs jobs, function tables at stride $stride ($((4294967296 / stride)) inputs each); logs in $dir"
+results=$(printf '%s\n' "$cells" |
+  xargs -d '\n' -P "$jobs" -I{} bash "$0" --run-cell {} "$dir" "$stride" 2>/dev/null)
+
+# the table, in the order of the cell list
+out=$(
+  echo "| cell | compiler | flags | runs on | result | hashes digest | build s | run s | note |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  while IFS= read -r line; do
+    IFS='|' read -r id kind comp flags runner what <<<"$line"
+    r=$(awk -F'|' -v id="$id" '$1 == id' <<<"$results" | tail -1)
+    IFS='|' read -r _ st dg bs rs note <<<"${r:-$id|FAIL|-|-|-|no result}"
+    if [ "$kind" = refuse ]; then on=compile-only; elif [ "$runner" = - ]; then on="$what native"; else on="$runner"; fi
+    echo "| $id | $comp | \`$flags\` | $on | $st | $dg | $bs | $rs | $note |"
+  done <<<"$cells"
+)
+echo "$out"
+[ -n "$table" ] && echo "$out" >"$table"
+
+pass=$(grep -c '|PASS|' <<<"$results"); fail=$(grep -c '|FAIL|' <<<"$results")
+skip=$(grep -c '|SKIP|' <<<"$results")
+missing=$(( ncells - pass - fail - skip )); fail=$(( fail + missing ))
+# every passing golden cell at the same stride printed the same hashes
+ndig=$(awk -F'|' '$2 == "PASS" && $3 != "refused" && $1 !~ /^full-/ {print $3}' <<<"$results" | sort -u | wc -l)
+if [ "$ndig" -gt 1 ]; then echo "matrix: passing cells disagree on the digest of their hashes"; fail=$((fail + 1)); fi
+echo "matrix: $pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s)"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
