@@ -1,0 +1,146 @@
+/* repdl_cuda.h: C-callable launchers of repdl's CUDA kernels.
+
+   The kernels are built from the same headers as the host library
+   (include/repdl/): every element and every sum comes out bit for bit equal
+   to what repdl_expf, repdl_sum_f32, ... return on the CPU, whatever the
+   GPU model, grid size, block size or batch count.  docs/cuda.md documents
+   the API, the error codes and the build.
+
+     #include "repdl_cuda.h"
+     float *x, *y, *s;                        device pointers
+     int rc = repdl_cuda_expf(x, y, n, stream);          y[i] = repdl_expf(x[i])
+     rc = repdl_cuda_sum_f32(x, n, s, stream);           *s = repdl_sum_f32(x, n)
+     if (rc != REPDL_CUDA_OK) ... repdl_cuda_status_string(rc),
+                                  repdl_cuda_last_cuda_error()
+
+   Conventions of every launcher:
+     - Pointers are device pointers (or managed memory).  Results are written
+       to device memory, asynchronously, in stream order.
+     - `stream` is a cudaStream_t passed as void *, so that this header needs
+       no CUDA header and C code can include it; NULL is the legacy default
+       stream.  (cudaStream_t is a pointer type: pass it as it is.)
+     - The return value is a repdl_cuda_status.  Nothing is printed.  A
+       launcher that fails has launched nothing that writes to the outputs,
+       except when the failure is reported by CUDA after a launch
+       (REPDL_CUDA_ERR_CUDA): then the outputs are unspecified.
+     - Errors of earlier asynchronous work are not the launcher's: they
+       surface, as always in CUDA, at the caller's next synchronisation.
+     - Sizes are size_t: n may exceed 2^32 (the index arithmetic is 64-bit
+       throughout).
+     - The first call on a device runs a one-time probe kernel
+       (repdl_cuda_check_device) and waits for it; call that function once
+       before capturing launchers into a CUDA graph. */
+#ifndef REPDL_CUDA_H
+#define REPDL_CUDA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every launcher returns one of these. */
+typedef enum repdl_cuda_status {
+    REPDL_CUDA_OK = 0,
+    /* A bad argument: NULL pointer where data must be read or written,
+       an output partially overlapping an input, a size whose byte count
+       overflows size_t, a launch configuration out of range. */
+    REPDL_CUDA_ERR_ARGUMENT = 1,
+    /* A CUDA runtime call failed; repdl_cuda_last_cuda_error() gives its
+       cudaError_t. */
+    REPDL_CUDA_ERR_CUDA = 2,
+    /* The device flushes subnormals to zero (a build with -ftz=true or
+       -use_fast_math): its results would not be repdl's.  Nothing is
+       launched. */
+    REPDL_CUDA_ERR_FPENV = 3
+} repdl_cuda_status;
+
+/* A constant English description of a status ("bad argument", ...); never
+   NULL, "unknown status" for values outside the enum. */
+const char *repdl_cuda_status_string(int status);
+
+/* The cudaError_t (as int) behind the most recent REPDL_CUDA_ERR_CUDA
+   returned on this host thread; 0 (cudaSuccess) if there was none.
+   Thread-local; a later successful call does not clear it. */
+int repdl_cuda_last_cuda_error(void);
+
+/* Runs the floating-point environment probe (repdl_fpenv_ok of
+   include/repdl/config.h, in a kernel compiled with the launchers' flags)
+   on the current device, once per device per process, and waits for it.
+   REPDL_CUDA_OK, REPDL_CUDA_ERR_FPENV or REPDL_CUDA_ERR_CUDA. */
+int repdl_cuda_check_device(void);
+
+/* ---- Elementwise maps: y[i] = f(x[i]) for 0 <= i < n ----
+   The correctly rounded functions of include/repdl/, NaN results
+   canonical (0x7fc00000) as on the host.  In place (y == x) is allowed;
+   any other overlap of x[0..n) and y[0..n) is REPDL_CUDA_ERR_ARGUMENT.
+   n == 0 launches nothing and returns REPDL_CUDA_OK (NULL allowed). */
+int repdl_cuda_expf(const float *x, float *y, size_t n, void *stream);
+int repdl_cuda_logf(const float *x, float *y, size_t n, void *stream);
+int repdl_cuda_tanhf(const float *x, float *y, size_t n, void *stream);
+int repdl_cuda_sqrtf(const float *x, float *y, size_t n, void *stream);
+
+/* The list of map functions, for code that wants to iterate over them:
+   X(name) for each repdl_name above.  Adding a function to repdl's CUDA
+   maps is one line here (the launcher is generated from this list in
+   cuda/map.cu; its prototype is the line above, to keep this header
+   readable). */
+#define REPDL_CUDA_MAP_FUNCTIONS(X) \
+    X(expf)                         \
+    X(logf)                         \
+    X(tanhf)                        \
+    X(sqrtf)
+
+/* ---- Canonical reductions (docs/canonical-order.md) ----
+   *out = repdl_sum_f32(x, n) / repdl_dot_f32(x, y, n), bit for bit, written
+   to device memory.  n == 0 writes -0.0 (x, y may then be NULL); out must
+   not be NULL.  NaN results are 0x7fc00000.
+   These may allocate a small workspace with cudaMallocAsync on `stream`
+   (several blocks per row), released in stream order. */
+int repdl_cuda_sum_f32(const float *x, size_t n, float *out, void *stream);
+int repdl_cuda_dot_f32(const float *x, const float *y, size_t n, float *out,
+                       void *stream);
+
+/* Row-wise (batched) forms: row r of x is x[r*ldx .. r*ldx + n), and
+   out[r] = repdl_sum_f32(x + r*ldx, n) (resp. the dot of row r of x with
+   row r of y), for 0 <= r < rows.  Each row's bits are those of the
+   single-row call, whatever rows is.  Any ld is accepted (rows may
+   overlap, ld = 0 repeats one row); out[0..rows) must not overlap the
+   inputs.  rows == 0 does nothing. */
+int repdl_cuda_sum_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+                            float *out, void *stream);
+int repdl_cuda_dot_rows_f32(const float *x, size_t ldx, const float *y,
+                            size_t ldy, size_t rows, size_t n, float *out,
+                            void *stream);
+
+/* Explicit launch configuration, for the invariance tests and tuning.
+   The result never depends on it: any valid configuration gives the same
+   bits.  A zero field means "choose".
+     threads          threads per block: a power of two, 32 .. 1024 (the
+                      warps of a block own an aligned run of leaves);
+     grid             blocks in the grid (grid-stride over the work units):
+                      1 .. 2^31 - 1;
+     leaves_per_warp  leaves (docs/canonical-order.md) walked by one warp
+                      before its block combines: a power of two, 1 .. 2^30;
+                      sets how many blocks share a row;
+     row_per_warp     1: a whole row per warp (small rows), 0: choose.  */
+typedef struct repdl_cuda_config {
+    unsigned threads;
+    unsigned grid;
+    unsigned leaves_per_warp;
+    unsigned row_per_warp;
+} repdl_cuda_config;
+
+int repdl_cuda_sum_rows_f32_config(const float *x, size_t ldx, size_t rows,
+                                   size_t n, float *out, void *stream,
+                                   const repdl_cuda_config *config);
+int repdl_cuda_dot_rows_f32_config(const float *x, size_t ldx,
+                                   const float *y, size_t ldy, size_t rows,
+                                   size_t n, float *out, void *stream,
+                                   const repdl_cuda_config *config);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REPDL_CUDA_H */
