@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/cuda/check_ptx.sh: the proof that nothing in repdl's CUDA kernels
+# is contracted, flushed or approximate (docs/cuda.md).
+#
+#   check_ptx.sh A.fmad-true.ptx A.fmad-false.ptx [B.true B.false ...]
+#       each pair must be byte-identical (nvcc's --fmad flag changed
+#       nothing: every float operation is an explicitly rounded _rn
+#       intrinsic), contain kernels (.entry), and contain no .ftz and no
+#       approx instruction.  Exit 0 when all pairs pass, 1 otherwise.
+#   check_ptx.sh --canary T.ptx F.ptx FTZ.ptx APPROX.ptx
+#       self-test: the check must reject each canary (tests/cuda/
+#       ptx_canary.cu): T and F differ, FTZ has .ftz, APPROX has approx.
+#
+# Prints one line per file pair and a summary; runs without a GPU.
+set -u
+
+# 0 when the PTX file is clean: no .ftz modifier, no approx instruction.
+clean() {
+    ! grep -Eq '\.ftz\b|\.approx\b|approx\.' "$1"
+}
+
+if [ "${1:-}" = "--canary" ]; then
+    [ $# -eq 5 ] || { echo "usage: $0 --canary T F FTZ APPROX"; exit 2; }
+    bad=0
+    if cmp -s "$2" "$3"; then echo "FAIL canary: --fmad=true/false PTX identical for a*b+c"; bad=1
+    else echo "ok   canary: --fmad changes the PTX of a*b+c"; fi
+    if ! grep -q 'fma.rn.f32' "$2"; then echo "FAIL canary: no fma.rn.f32 under --fmad=true"; bad=1; fi
+    if clean "$4"; then echo "FAIL canary: -ftz=true PTX not flagged"; bad=1
+    else echo "ok   canary: -ftz=true PTX flagged"; fi
+    if clean "$5"; then echo "FAIL canary: __expf PTX not flagged"; bad=1
+    else echo "ok   canary: __expf PTX flagged"; fi
+    exit $bad
+fi
+
+[ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ] || { echo "usage: $0 T1 F1 [T2 F2 ...]"; exit 2; }
+bad=0; pairs=0
+while [ $# -gt 0 ]; do
+    t=$1; f=$2; shift 2
+    pairs=$((pairs + 1))
+    name=$(basename "$t")
+    entries=$(grep -c '\.entry ' "$t" || true)
+    if [ "${entries:-0}" -eq 0 ]; then echo "FAIL $name: no kernel in the PTX"; bad=1; continue; fi
+    pb=0
+    if ! cmp -s "$t" "$f"; then
+        echo "FAIL $name: PTX differs between --fmad=true and --fmad=false:"
+        diff "$t" "$f" | head -20
+        pb=1
+    fi
+    for p in "$t" "$f"; do
+        if ! clean "$p"; then
+            echo "FAIL $(basename "$p"): .ftz or approx instruction:"
+            grep -En '\.ftz\b|\.approx\b|approx\.' "$p" | head -10
+            pb=1
+        fi
+    done
+    [ $pb -ne 0 ] && bad=1
+    [ $pb -eq 0 ] && echo "ok   $name: $entries kernels, identical under --fmad=true/false, no .ftz, no approx"
+done
+echo "$pairs pairs checked: $([ $bad -eq 0 ] && echo pass || echo FAIL)"
+exit $bad
