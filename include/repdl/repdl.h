@@ -24,6 +24,9 @@
 
 #include "config.h"
 /* elementary functions */
+#include "exp.h"
+#include "tanh.h"
 /* reductions */
+#include "reduce.h"
 
 #endif /* REPDL_REPDL_H */
