@@ -24,8 +24,6 @@
 
 #include "config.h"
 /* elementary functions */
-#include "exp.h"
-#include "tanh.h"
 /* reductions */
 #include "reduce.h"
 
