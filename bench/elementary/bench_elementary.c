@@ -23,6 +23,7 @@
    Times are this thread's CPU time (--wall: wall-clock time).
 
    Usage: bench_elementary [--reps R] [--n N] [--calls C] [--quick] [--wall]
+          bench_elementary --flags   (prints the flags of this build)
           bench_elementary --callgrind FUNC IMPL [CALLS]
             (one loop of CALLS (default 10^6) calls, for callgrind.sh:
              FUNC expf|logf|tanhf|sqrtf, IMPL glibc|repdl|llvm|inline|array|empty)
@@ -444,6 +445,7 @@ static int callgrind_mode(int argc, char **argv)
 int main(int argc, char **argv)
 {
     struct opts o = { 11, 4096, (size_t)1 << 20 };
+    if (argc > 1 && !strcmp(argv[1], "--flags")) { puts(BENCH_FLAGS); return 0; }
     if (argc > 1 && !strcmp(argv[1], "--callgrind")) {
         int rc = callgrind_mode(argc, argv);
         if (rc == 2) fprintf(stderr, "usage: %s --callgrind expf|logf|tanhf|sqrtf glibc|repdl|llvm|inline|array|empty [CALLS]\n", argv[0]);
