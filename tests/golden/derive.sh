@@ -24,7 +24,7 @@ build=(cc -std=c99 -O2 -ffp-contract=off -Iinclude tests/golden/derive.c -o "$tm
        -lmpfr -lgmp -lm -lpthread)
 "${build[@]}"
 mpfr=$(printf '#include <mpfr.h>\nMPFR_VERSION_STRING\n' | cc -E -P - | tail -1 | tr -d '"')
-glibc=$(ldd --version | head -1 | sed 's/.* //')
+glibc=$(ldd --version 2>&1 | sed -n '1s/.* //p')
 
 {
   echo "# Golden hashes of repdl (tests/golden/golden_core.h defines them; docs/matrix.md)."

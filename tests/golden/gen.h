@@ -17,7 +17,7 @@
      exponent gets 2^(24-s) inputs or more, the low mantissa bits vary.
    - reduction data: kinds mixed, specials, nonfinite, zeros (golden_fill);
    - reduction lengths: golden_lengths (0..1100, powers of two and their
-     neighbours up to 2^19, 999999, 10^6, and 16 pseudo-random lengths);
+     neighbours up to 2^19, 999999, 10^6, and 8 pseudo-random lengths);
    - batched shapes: golden_shapes. */
 #ifndef REPDL_TESTS_GOLDEN_GEN_H
 #define REPDL_TESTS_GOLDEN_GEN_H
@@ -138,7 +138,7 @@ static void golden_fill(float *a, size_t n, int kind, uint64_t seed)
 
 /* Writes the list of reduction lengths into len[] (room for
    GOLDEN_NLENGTHS_MAX) and returns how many: every n in 0..1100; 2^k - 1,
-   2^k, 2^k + 1 for k = 11..19; 999999 and 1000000; 16 pseudo-random n in
+   2^k, 2^k + 1 for k = 11..19; 999999 and 1000000; 8 pseudo-random n in
    [1101, 10^6]. */
 static size_t golden_lengths(size_t *len)
 {
@@ -154,7 +154,7 @@ static size_t golden_lengths(size_t *len)
     len[c++] = 999999;
     len[c++] = 1000000;
     golden_seed(&r, GOLDEN_SEED_LEN);
-    for (k = 0; k < 16; k++) len[c++] = 1101 + (size_t)golden_below(&r, GOLDEN_MAXLEN - 1100);
+    for (k = 0; k < 8; k++) len[c++] = 1101 + (size_t)golden_below(&r, GOLDEN_MAXLEN - 1100);
     return c;
 }
 
@@ -165,11 +165,12 @@ static size_t golden_window(size_t n, unsigned which)
     return (size_t)(golden_mix64(GOLDEN_SEED_DATA ^ ((uint64_t)n << 8) ^ which) % (GOLDEN_SLACK + 1));
 }
 
-/* Batched (row-wise) shapes: rows x cols, row-major, rows contiguous. */
+/* Batched (row-wise) shapes: rows x cols (golden_core.h's golden_rows
+   gives the row strides); (rows - 1) * (cols + 3) + cols <= 10^6. */
 typedef struct golden_shape { size_t rows, cols; } golden_shape;
 #define GOLDEN_NSHAPES 14
 static const golden_shape golden_shapes[GOLDEN_NSHAPES] = {
     {0, 5}, {5, 0}, {1, 1}, {3, 7}, {2, 64}, {7, 1000}, {64, 65}, {100, 1025},
-    {1000, 100}, {33, 4097}, {4, 65537}, {1, 1000000}, {1000, 999}, {3000, 17}};
+    {1000, 100}, {33, 4097}, {4, 65537}, {1, 1000000}, {1000, 990}, {3000, 17}};
 
 #endif /* REPDL_TESTS_GOLDEN_GEN_H */

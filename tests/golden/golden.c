@@ -76,26 +76,89 @@ GOLDEN_MAPS(sqrtf)
 #endif
 
 #ifdef GOLDEN_HAVE_REDUCE
-#define GOLDEN_REDUCE_OPS /* filled in when reduce.h lands */
+/* Reductions: the public API behind golden_red / golden_batch (the strides
+   are those of the op: 1 for the contiguous forms, which ignore them). */
+#define RED1(NAME, EXPR)                                                      \
+    static void red_##NAME(const float *x, ptrdiff_t incx, const float *y,    \
+                           ptrdiff_t incy, size_t n, void *out)               \
+    { float r = (EXPR); (void)incx; (void)y; (void)incy; memcpy(out, &r, sizeof r); }
+#define REDI(NAME, EXPR)                                                      \
+    static void red_##NAME(const float *x, ptrdiff_t incx, const float *y,    \
+                           ptrdiff_t incy, size_t n, void *out)               \
+    { size_t r = (EXPR); (void)incx; (void)y; (void)incy; memcpy(out, &r, sizeof r); }
+RED1(sum, repdl_sum_f32(x, n))
+RED1(dot, repdl_dot_f32(x, y, n))
+RED1(sumsq, repdl_sumsq_f32(x, n))
+RED1(norm2, repdl_norm2_f32(x, n))
+RED1(mean, repdl_mean_f32(x, n))
+RED1(var0, repdl_var_f32(x, n, 0))
+RED1(var1, repdl_var_f32(x, n, 1))
+RED1(max, repdl_max_f32(x, n))
+RED1(min, repdl_min_f32(x, n))
+REDI(argmax, repdl_argmax_f32(x, n))
+REDI(argmin, repdl_argmin_f32(x, n))
+RED1(sum_strided, repdl_sum_strided_f32(x, incx, n))
+RED1(dot_strided, repdl_dot_strided_f32(x, incx, y, incy, n))
+
+#define ROWS1(NAME, CALL)                                                     \
+    static void rows_##NAME(const float *x, size_t ldx, const float *y,       \
+                            size_t ldy, size_t rows, size_t n, void *out)     \
+    { (void)y; (void)ldy; CALL; }
+ROWS1(sum, repdl_sum_rows_f32(x, ldx, rows, n, (float *)out))
+ROWS1(dot, repdl_dot_rows_f32(x, ldx, y, ldy, rows, n, (float *)out))
+ROWS1(sumsq, repdl_sumsq_rows_f32(x, ldx, rows, n, (float *)out))
+ROWS1(norm2, repdl_norm2_rows_f32(x, ldx, rows, n, (float *)out))
+ROWS1(mean, repdl_mean_rows_f32(x, ldx, rows, n, (float *)out))
+ROWS1(var1, repdl_var_rows_f32(x, ldx, rows, n, 1, (float *)out))
+ROWS1(max, repdl_max_rows_f32(x, ldx, rows, n, (float *)out))
+ROWS1(min, repdl_min_rows_f32(x, ldx, rows, n, (float *)out))
+ROWS1(argmax, repdl_argmax_rows_f32(x, ldx, rows, n, (size_t *)out))
+ROWS1(argmin, repdl_argmin_rows_f32(x, ldx, rows, n, (size_t *)out))
+
+#define GOLDEN_REDUCE_OPS                                                      \
+    GOLDEN_OP_RED("sum_f32", red_sum, GOLDEN_F32),                             \
+    GOLDEN_OP_RED("dot_f32", red_dot, GOLDEN_F32),                             \
+    GOLDEN_OP_RED("sumsq_f32", red_sumsq, GOLDEN_F32),                         \
+    GOLDEN_OP_RED("norm2_f32", red_norm2, GOLDEN_F32),                         \
+    GOLDEN_OP_RED("mean_f32", red_mean, GOLDEN_F32),                           \
+    GOLDEN_OP_RED("var_f32_ddof0", red_var0, GOLDEN_F32),                      \
+    GOLDEN_OP_RED("var_f32_ddof1", red_var1, GOLDEN_F32),                      \
+    GOLDEN_OP_RED("max_f32", red_max, GOLDEN_F32),                             \
+    GOLDEN_OP_RED("min_f32", red_min, GOLDEN_F32),                             \
+    GOLDEN_OP_RED("argmax_f32", red_argmax, GOLDEN_IDX),                       \
+    GOLDEN_OP_RED("argmin_f32", red_argmin, GOLDEN_IDX),                       \
+    GOLDEN_OP_STRIDED("sum_strided_f32_inc3", red_sum_strided, 3, 1),          \
+    GOLDEN_OP_STRIDED("sum_strided_f32_incm2", red_sum_strided, -2, 1),        \
+    GOLDEN_OP_STRIDED("dot_strided_f32_inc2_m3", red_dot_strided, 2, -3),      \
+    GOLDEN_OP_ROWS("sum_rows_f32", rows_sum, GOLDEN_F32),                      \
+    GOLDEN_OP_ROWS("dot_rows_f32", rows_dot, GOLDEN_F32),                      \
+    GOLDEN_OP_ROWS("sumsq_rows_f32", rows_sumsq, GOLDEN_F32),                  \
+    GOLDEN_OP_ROWS("norm2_rows_f32", rows_norm2, GOLDEN_F32),                  \
+    GOLDEN_OP_ROWS("mean_rows_f32", rows_mean, GOLDEN_F32),                    \
+    GOLDEN_OP_ROWS("var_rows_f32_ddof1", rows_var1, GOLDEN_F32),               \
+    GOLDEN_OP_ROWS("max_rows_f32", rows_max, GOLDEN_F32),                      \
+    GOLDEN_OP_ROWS("min_rows_f32", rows_min, GOLDEN_F32),                      \
+    GOLDEN_OP_ROWS("argmax_rows_f32", rows_argmax, GOLDEN_IDX),                \
+    GOLDEN_OP_ROWS("argmin_rows_f32", rows_argmin, GOLDEN_IDX),
 #endif
 
 static const golden_op ops[] = {
 #ifdef GOLDEN_HAVE_EXPF
-    {"expf", map_expf, GOLDEN_ARRAY(expf), NULL, NULL, NULL, NULL, NULL},
+    GOLDEN_OP_MAP("expf", map_expf, GOLDEN_ARRAY(expf)),
 #endif
 #ifdef GOLDEN_HAVE_LOGF
-    {"logf", map_logf, GOLDEN_ARRAY(logf), NULL, NULL, NULL, NULL, NULL},
+    GOLDEN_OP_MAP("logf", map_logf, GOLDEN_ARRAY(logf)),
 #endif
 #ifdef GOLDEN_HAVE_TANHF
-    {"tanhf", map_tanhf, GOLDEN_ARRAY(tanhf), NULL, NULL, NULL, NULL, NULL},
+    GOLDEN_OP_MAP("tanhf", map_tanhf, GOLDEN_ARRAY(tanhf)),
 #endif
 #ifdef GOLDEN_HAVE_SQRTF
-    {"sqrtf", map_sqrtf, GOLDEN_ARRAY(sqrtf), NULL, NULL, NULL, NULL, NULL},
+    GOLDEN_OP_MAP("sqrtf", map_sqrtf, GOLDEN_ARRAY(sqrtf)),
 #endif
 #ifdef GOLDEN_HAVE_REDUCE
     GOLDEN_REDUCE_OPS
 #endif
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}};
+    GOLDEN_OP_END};
 
 #include "golden_main.h"
 

@@ -15,9 +15,11 @@
      threads share a 2^32 table.)
    - reduction R/kind: for each length n of golden_lengths, in order, R over
      the window of n elements of the kind's data (golden_window), result as
-     4 (float) or 8 (index) little-endian bytes; hash = SHA-256 of all.
-   - batched R/kind: for each shape of golden_shapes, the rows results, in
-     order, as 4 little-endian bytes each; hash = SHA-256 of all. */
+     4 (float) or 8 (index) little-endian bytes; hash = SHA-256 of all
+     (golden_reduce says which lengths a strided op uses);
+   - batched R/kind: for each shape of golden_shapes, the rows' results, in
+     order, 4 or 8 little-endian bytes each; hash = SHA-256 of all
+     (golden_rows gives the row strides). */
 #ifndef REPDL_TESTS_GOLDEN_CORE_H
 #define REPDL_TESTS_GOLDEN_CORE_H
 
@@ -36,13 +38,17 @@
 
 /* out[i] = F(in[i]) for i < n */
 typedef void (*golden_map)(float *out, const float *in, size_t n);
-/* reductions of one or two arrays of n floats */
-typedef float (*golden_red1)(const float *x, size_t n);
-typedef float (*golden_red2)(const float *x, const float *y, size_t n);
-typedef size_t (*golden_redi)(const float *x, size_t n);
-/* batched: out[r] = R(row r), rows of `cols` floats stored contiguously */
-typedef void (*golden_rows1)(float *out, const float *x, size_t rows, size_t cols);
-typedef void (*golden_rows2)(float *out, const float *x, const float *y, size_t rows, size_t cols);
+/* A reduction of x (and y) with strides incx, incy (in elements, the
+   pointers at element 0), writing its result to *out: a float, or a
+   size_t for the index ops (GOLDEN_IDX). */
+typedef void (*golden_red)(const float *x, ptrdiff_t incx, const float *y, ptrdiff_t incy,
+                           size_t n, void *out);
+/* Batched: out[r] = R(row r) for r < rows, row r of x at x + r * ldx (of y
+   at y + r * ldy), n elements each; out is float[] or size_t[]. */
+typedef void (*golden_batch)(const float *x, size_t ldx, const float *y, size_t ldy,
+                             size_t rows, size_t n, void *out);
+
+enum { GOLDEN_F32, GOLDEN_IDX };
 
 static void golden_put32(unsigned char *p, uint32_t v)
 {
@@ -200,33 +206,62 @@ static void golden_data_free(golden_data *d)
     for (k = 0; k < GOLDEN_NKINDS; k++) { free(d->a[k]); free(d->b[k]); }
 }
 
-/* One reduction hash over all lengths; exactly one of r1, r2, ri is set. */
-static void golden_reduce(const golden_data *d, int kind, golden_red1 r1, golden_red2 r2,
-                          golden_redi ri, unsigned char digest[32])
+/* Index results are hashed as 8 little-endian bytes, "no index"
+   ((size_t)-1, REPDL_NO_INDEX) as 2^64 - 1 whatever the width of size_t. */
+static void golden_put_result(golden_sha256 *s, int ret, const void *p)
+{
+    unsigned char bytes[8];
+    if (ret == GOLDEN_IDX) {
+        size_t i;
+        uint64_t v;
+        memcpy(&i, p, sizeof i);
+        v = i == (size_t)-1 ? ~(uint64_t)0 : (uint64_t)i;
+        golden_put32(bytes, (uint32_t)v);
+        golden_put32(bytes + 4, (uint32_t)(v >> 32));
+        golden_sha256_update(s, bytes, 8);
+    } else {
+        float f;
+        memcpy(&f, p, 4);
+        golden_put32(bytes, golden_bits_of(f));
+        golden_sha256_update(s, bytes, 4);
+    }
+}
+
+static size_t golden_absz(ptrdiff_t v) { return (size_t)(v < 0 ? -v : v); }
+
+/* The hash of a reduction over every length of golden_lengths whose span
+   (n - 1) * max(|incx|, |incy|) + 1 fits in GOLDEN_MAXLEN (all lengths for
+   contiguous ops).  Operand x is read from the kind's array A at window
+   golden_window(n, 0), y from B at golden_window(n, 1); with a negative
+   stride the pointer is at the window's last used element, so element i
+   is x[i * incx] as BLAS has it. */
+static void golden_reduce(const golden_data *d, int kind, golden_red red, int ret,
+                          ptrdiff_t incx, ptrdiff_t incy, unsigned char digest[32])
 {
     size_t len[GOLDEN_NLENGTHS_MAX], nl = golden_lengths(len), c;
+    size_t inc = golden_absz(incx) > golden_absz(incy) ? golden_absz(incx) : golden_absz(incy);
     golden_sha256 s;
     golden_sha256_init(&s);
     for (c = 0; c < nl; c++) {
-        const float *x = d->a[kind] + golden_window(len[c], 0);
-        const float *y = d->b[kind] + golden_window(len[c], 1);
-        unsigned char bytes[8];
-        if (ri) {
-            uint64_t v = (uint64_t)ri(x, len[c]);
-            golden_put32(bytes, (uint32_t)v);
-            golden_put32(bytes + 4, (uint32_t)(v >> 32));
-            golden_sha256_update(&s, bytes, 8);
-        } else {
-            golden_put32(bytes, golden_bits_of(r1 ? r1(x, len[c]) : r2(x, y, len[c])));
-            golden_sha256_update(&s, bytes, 4);
-        }
+        size_t n = len[c];
+        const float *x = d->a[kind] + golden_window(n, 0);
+        const float *y = d->b[kind] + golden_window(n, 1);
+        union { float f; size_t i; } out;
+        if (n > 0 && (n - 1) * inc + 1 > GOLDEN_MAXLEN) continue;
+        if (n > 0 && incx < 0) x += (n - 1) * golden_absz(incx);
+        if (n > 0 && incy < 0) y += (n - 1) * golden_absz(incy);
+        red(x, incx, y, incy, n, &out);
+        golden_put_result(&s, ret, &out);
     }
     golden_sha256_final(&s, digest);
 }
 
-/* One batched hash over all shapes; exactly one of b1, b2 is set.  Returns
-   -1 when out of memory. */
-static int golden_rows(const golden_data *d, int kind, golden_rows1 b1, golden_rows2 b2,
+/* The hash of a batched op over every shape of golden_shapes, rows
+   x[r * ldx ..] with ldx = cols + 1, y[r * ldy ..] with ldy = cols + 3 (so
+   rows are not contiguous and start at every alignment), windows
+   golden_window(rows * cols, 2) and (.., 3).  Returns -1 when out of
+   memory. */
+static int golden_rows(const golden_data *d, int kind, golden_batch batch, int ret,
                        unsigned char digest[32])
 {
     golden_sha256 s;
@@ -234,36 +269,39 @@ static int golden_rows(const golden_data *d, int kind, golden_rows1 b1, golden_r
     golden_sha256_init(&s);
     for (c = 0; c < GOLDEN_NSHAPES; c++) {
         size_t rows = golden_shapes[c].rows, cols = golden_shapes[c].cols, r;
-        size_t n = rows * cols;
+        size_t n = rows * cols, size = ret == GOLDEN_IDX ? sizeof(size_t) : sizeof(float);
         const float *x = d->a[kind] + golden_window(n, 2);
         const float *y = d->b[kind] + golden_window(n, 3);
-        float *out = (float *)malloc(sizeof(float) * (rows + 1));
-        unsigned char bytes[4];
+        unsigned char *out = (unsigned char *)malloc(size * (rows + 1));
         if (!out) return -1;
-        if (b1) b1(out, x, rows, cols); else b2(out, x, y, rows, cols);
-        for (r = 0; r < rows; r++) {
-            golden_put32(bytes, golden_bits_of(out[r]));
-            golden_sha256_update(&s, bytes, 4);
-        }
+        batch(x, cols + 1, y, cols + 3, rows, cols, out);
+        for (r = 0; r < rows; r++) golden_put_result(&s, ret, out + r * size);
         free(out);
     }
     golden_sha256_final(&s, digest);
     return 0;
 }
 
-/* ---- The list of hashes ---- */
-
-/* An operation of the golden set, as a program provides it. */
+/* An operation of the golden set, as a program provides it: a table (map,
+   and optionally map2, a second form that must give the same bits), a
+   reduction (red, with strides incx, incy: 1 for contiguous ops) or a
+   batched op (batch). */
 typedef struct golden_op {
     const char *name;      /* "expf", "sum_f32", "sum_rows_f32" */
-    golden_map map;        /* tables */
-    golden_map map2;       /* tables: a second form (the array API), or NULL */
-    golden_red1 r1;
-    golden_red2 r2;
-    golden_redi ri;
-    golden_rows1 b1;
-    golden_rows2 b2;
+    golden_map map, map2;
+    golden_red red;
+    golden_batch batch;
+    int ret;               /* GOLDEN_F32 or GOLDEN_IDX */
+    ptrdiff_t incx, incy;
 } golden_op;
+
+#define GOLDEN_OP_MAP(name, f, g) {name, f, g, NULL, NULL, GOLDEN_F32, 1, 1}
+#define GOLDEN_OP_RED(name, r, ret) {name, NULL, NULL, r, NULL, ret, 1, 1}
+#define GOLDEN_OP_STRIDED(name, r, incx, incy) {name, NULL, NULL, r, NULL, GOLDEN_F32, incx, incy}
+#define GOLDEN_OP_ROWS(name, b, ret) {name, NULL, NULL, NULL, b, ret, 1, 1}
+#define GOLDEN_OP_END {NULL, NULL, NULL, NULL, NULL, GOLDEN_F32, 1, 1}
+
+/* ---- Names ---- */
 
 /* Table name at stride 2^log2s: "expf/s256", or "expf/full" for 2^0. */
 static void golden_table_name(char *buf, size_t size, const char *f, unsigned log2s)

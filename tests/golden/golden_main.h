@@ -194,13 +194,13 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
         for (k = 0; k < GOLDEN_NKINDS; k++) {
             t0 = golden_now();
             snprintf(name, sizeof name, "%s/%s", op->name, golden_kind_name[k]);
-            if (op->b1 || op->b2) {
-                if (golden_rows(&data, k, op->b1, op->b2, d) != 0) {
+            if (op->batch) {
+                if (golden_rows(&data, k, op->batch, op->ret, d) != 0) {
                     printf("golden: out of memory\n");
                     return 1;
                 }
             } else {
-                golden_reduce(&data, k, op->r1, op->r2, op->ri, d);
+                golden_reduce(&data, k, op->red, op->ret, op->incx, op->incy, d);
             }
             golden_report(name, d, golden_now() - t0, print_only, e, ne, &agree, &differ);
         }
