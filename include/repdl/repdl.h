@@ -24,6 +24,8 @@
 
 #include "config.h"
 /* elementary functions */
+#include "exp.h"
+#include "tanh.h"
 /* reductions */
 #include "reduce.h"
 

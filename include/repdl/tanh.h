@@ -1,0 +1,154 @@
+/* repdl/tanh.h: correctly rounded hyperbolic tangent of a binary32 value.
+
+   Accuracy: repdl_tanhf(x) is tanh(x) rounded to nearest-even binary32 for
+   every binary32 x; tanh(+-0) = +-0, tanh(+-inf) = +-1, NaN -> the
+   canonical NaN 0x7fc00000.  Proven by comparing all 2^32 inputs with MPFR,
+   in both contracted and uncontracted builds (docs/functions/tanhf.md).
+
+   Algorithm, in double, for t = 2|x|:
+     tanh(|x|) = expm1(t) / (expm1(t) + 2)
+     expm1(t)  = 2^(k/64) exp(r) - 1              (reduction of exp.h)
+               = (s - 1) + s (q + rho (1 + q))     s = 2^(k>>6) T[k&63], T (1 + rho) = 2^(j/64),
+                                                   q(r) ~ expm1(r), degree 6
+   s - 1 is exact, so expm1(t) keeps a small relative error even for small t
+   (k = 0 gives s = 1, rho = 0: expm1(t) = q(t)).  |y / tanh(x) - 1| < 2^-50.23,
+   y is rounded to binary32 when the rounding test (detail/cr.h) proves it
+   correct; the few other inputs are listed in detail/tanhf_hard.inc.
+   Exactly handled, outside that path:
+     |x| < 2^-12:            tanh(x) rounds to x (tanh(x) = x - x^3/3 + ...
+                             and x^3/3 is below half the gap under x);
+     |x| >= 0x1.205968p3:    tanh(|x|) > 1 - 2^-25, so it rounds to 1.
+
+   Polynomial: reference/gen/tanhf.sollya; thresholds and error bound:
+   reference/gen/tanhf.py.
+
+   Also: repdl_tanhf_array(out, x, n), the same results for an array, in a
+   form that compilers vectorize. */
+#ifndef REPDL_TANH_H
+#define REPDL_TANH_H
+
+#include "config.h"
+#include "detail/cr.h"
+#include "exp.h"
+
+/* Relative error bound of repdl__tanhf_y's y on every path (fused or not),
+   including the 2^-53 rounding of the rounding test's own products:
+   7.79 2^-53 (reference/gen/tanhf.py, worst near t = ln2/128), rounded up. */
+#define REPDL__TANHF_ERR 0x1p-50
+
+/* y ~ tanh(x) for 2^-12 <= |x| < 0x1.205968p3 (no special-case test). */
+REPDL_FN double repdl__tanhf_core(float x)
+{
+    uint32_t ux = repdl__asuint(x);
+    double t = repdl__dmul((double)repdl__asfloat(ux & 0x7fffffffu), 2.0);   /* 2|x|, exact */
+    uint64_t sign = (uint64_t)(ux >> 31) << 63;
+    double s, rho, r, r2, a, b, c, v, w, em1;
+    uint64_t j;
+    r = repdl__exp_reduce(t, &s, &j);                             /* k >= 0, so s >= 1 */
+    rho = repdl__exp2_64_rho(j);
+    /* expm1(r) ~ q(r) = r + r2 c: degree-6, Sollya (reference/gen/tanhf.sollya),
+       [-0x1.63p-8, 0x1.63p-8], |q(r) / expm1(r) - 1| < 2^-62.16 */
+    r2 = repdl__dmul(r, r);
+    a = repdl__dadd(0x1p-1, repdl__dmul(r, 0x1.5555555554afap-3));
+    b = repdl__dadd(0x1.55555555553a8p-5, repdl__dmul(r, 0x1.111122794c09fp-7));
+    c = repdl__dadd(b, repdl__dmul(r2, 0x1.6c16cf55995afp-10));
+    c = repdl__dadd(a, repdl__dmul(r2, c));
+    /* w = r + rho (1 + r) + r2 c ~ q + rho (1 + q), off by rho r2 c
+       (< 2^-53 2^-16.1, against w > 2^-7.6 whenever rho != 0).
+       |rho (1 + r)| < 2^-52.9, computed with an error < 2^-105; v and w
+       round by <= 2^-53 of their size each; the roundings of r2, a, b, c
+       and r2 c add up to < 2^-67 (reference/gen/tanhf.py), fused or not.
+       v does not wait for the polynomial. */
+    v = repdl__dadd(r, repdl__dadd(rho, repdl__dmul(rho, r)));
+    w = repdl__dadd(v, repdl__dmul(r2, c));
+    /* exp(t) ~ s (1 + rho)(1 + q) = 1 + (s - 1) + s w.  s - 1 is exact:
+       s >= 1 is a multiple of ulp(s) <= 1, and so is s - 1 < s.  s w and the
+       sum round by <= 2^-53 of their size each (one rounding if fused). */
+    em1 = repdl__dadd(repdl__dsub(s, 1.0), repdl__dmul(s, w));
+    /* |em1 / expm1(t) - 1| < 4.8 2^-53 (reference/gen/tanhf.py; worst for
+       k = 1, where s w is as large as em1).
+       tanh(|x|) = em1 / (em1 + 2): em1 + 2 and the division round by
+       <= 2^-53 each; expm1's relative error reaches tanh scaled by
+       2 / (em1 + 2) <= 1: |y / tanh(x) - 1| < 6.79 2^-53.  The numerator takes x's sign (exact), which
+       gives tanh(x), tanh being odd. */
+    return repdl__ddiv(repdl__asdouble(repdl__asuint64(em1) | sign), repdl__dadd(em1, 2.0));
+}
+
+/* 1 with *y ~ tanh(x), |*y / tanh(x) - 1| < REPDL__TANHF_ERR - 2^-53, when
+   2^-12 <= |x| < 0x1.205968p3; 0 for the special cases that repdl_tanhf
+   answers exactly: NaN, +-inf, |x| >= 0x1.205968p3 (+-1), |x| < 2^-12 (x). */
+REPDL_FN int repdl__tanhf_y(float x, double *y)
+{
+    uint32_t ax = repdl__asuint(x) & 0x7fffffffu;
+    if (REPDL_UNLIKELY(ax - 0x39800000u >= 0x41102cb4u - 0x39800000u))  /* |x| < 2^-12 or >= 0x1.205968p3, inf, NaN */
+        return 0;
+    *y = repdl__tanhf_core(x);
+    return 1;
+}
+
+/* tanh(x) correctly rounded to binary32 (round to nearest even). */
+REPDL_FN float repdl_tanhf(float x)
+{
+    double y;
+    if (REPDL_UNLIKELY(!repdl__tanhf_y(x, &y))) {
+        uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
+        if (ax > 0x7f800000u) return repdl__nanf();
+        if (ax < 0x39800000u) return x;                              /* tanh(x) rounds to x, +-0 included */
+        return repdl__asfloat((ux & 0x80000000u) | 0x3f800000u);      /* +-1 */
+    }
+    /* 2^-12 <= |tanh(x)| < 1: a normal binary32; REPDL__TANHF_ERR = 2^-50
+       gives c = 8 (exp.h) */
+    if (REPDL_LIKELY(repdl__round_ok_normal(y, 8u))) return repdl__d2f(y);
+    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__TANHF_ERR))) return repdl__d2f(y);
+    {
+        static const repdl__hardcase tab[] = {
+#include "detail/tanhf_hard.inc"
+        };
+        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+    }
+}
+
+/* The array form: out[i] = repdl_tanhf(x[i]) for 0 <= i < n, bit for bit.
+   out may be x itself (in place), otherwise the two must not overlap;
+   n = 0 accepts NULL pointers.  As repdl_expf_array (exp.h): a branch-free
+   pass per chunk of 256 (tiny, saturated and NaN inputs answered by
+   selects), then the scalar function for the elements whose fast rounding
+   test failed. */
+REPDL_FN void repdl_tanhf_array(float *out, const float *x, size_t n)
+{
+    size_t i0, i;
+    for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
+        size_t m = n - i0 < REPDL__ARRAY_CHUNK ? n - i0 : REPDL__ARRAY_CHUNK;
+        const float *xc = x + i0;
+        uint32_t res[REPDL__ARRAY_CHUNK];
+        uint32_t bad[REPDL__ARRAY_CHUNK];
+        uint32_t anybad = 0;
+        for (i = 0; i < m; i++) {
+            uint32_t ux = repdl__asuint(xc[i]), ax = ux & 0x7fffffffu;
+            /* the cases repdl__tanhf_y answers 0 for, as selects */
+            int tiny = ax < 0x39800000u;                               /* x */
+            int sat = (ax >= 0x41102cb4u) & (ax <= 0x7f800000u);       /* +-1 */
+            int nan = ax > 0x7f800000u;
+            int sp = tiny | sat | nan;
+            /* specials run the approximation on a harmless argument, as in
+               repdl_expf_array */
+            double y = repdl__tanhf_core(repdl__asfloat(ux & (sp ? 0x807fffffu : 0xffffffffu)));
+            uint32_t r = repdl__asuint(repdl__d2f(y));
+            uint32_t fail = (uint32_t)(!sp & !repdl__round_ok_normal(y, 8u));
+            /* selects as masks, as in repdl_expf_array */
+            uint32_t spm = 0u - (uint32_t)sp;
+            r = (r & ~spm) | (ux & (0u - (uint32_t)tiny))
+                | (((ux & 0x80000000u) | 0x3f800000u) & (0u - (uint32_t)sat))
+                | (REPDL_NAN_BITS & (0u - (uint32_t)nan));
+            res[i] = r;
+            bad[i] = fail;
+            anybad |= fail;
+        }
+        if (REPDL_UNLIKELY(anybad))
+            for (i = 0; i < m; i++)
+                if (bad[i]) res[i] = repdl__asuint(repdl_tanhf(xc[i]));
+        memcpy(out + i0, res, m * sizeof res[0]);   /* after every read of xc: in place is fine */
+    }
+}
+
+#endif /* REPDL_TANH_H */

@@ -1,0 +1,282 @@
+#!/usr/bin/python3
+"""reference/gen/expf.py: constants, table, thresholds and error bound of
+repdl_expf (include/repdl/exp.h).
+
+    /usr/bin/python3 reference/gen/expf.py            # print everything
+    /usr/bin/python3 reference/gen/expf.py --check    # also check exp.h holds it
+
+Needs mpmath (Debian: python3-mpmath) and, for the polynomial, sollya
+(reference/gen/expf.sollya is run to get the coefficients and their
+approximation error).
+
+What it derives (every number at 300 bits, then rounded once):
+  * 64/ln2 rounded to double; ln2/64 = C_HI + C_LO with C_HI on 39 bits;
+  * T[j] = RN(2^(j/64)) as bits minus j << 46, and rho[j] = RN((2^(j/64) -
+    T[j]) / T[j]) for tanh.h;
+  * the overflow and underflow thresholds of expf;
+  * a bound of |y / exp(x) - 1| for exp.h's y, by forward error analysis on
+    sub-intervals of r (class Bound below), for either contraction pattern:
+    a fused a*b+c rounds once, an unfused one twice; the bound charges both
+    roundings, which covers both.
+"""
+import re
+import struct
+import subprocess
+import sys
+import os
+
+import mpmath as mp
+
+mp.mp.prec = 300
+U = mp.mpf(2) ** -53          # unit roundoff of binary64, round to nearest
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def d(x):
+    """round an mpf to the nearest double (ties to even)"""
+    return float(mp.mpf(x))
+
+
+def dbits(x):
+    return struct.unpack('<Q', struct.pack('<d', x))[0]
+
+
+def fbits(x):
+    return struct.unpack('<I', struct.pack('<f', x))[0]
+
+
+def bfloat(b):
+    return struct.unpack('<f', struct.pack('<I', b))[0]
+
+
+def round_bits(x, bits):
+    """x rounded to nearest with `bits` significant bits"""
+    e = mp.floor(mp.log(abs(x), 2))
+    scale = mp.mpf(2) ** (bits - 1 - e)
+    return mp.nint(x * scale) / scale
+
+
+def cfmt(x):
+    """a double as a C hex literal, as written in the headers (0x1.8p52)"""
+    h = float(x).hex()
+    m, e = h.split('p')
+    if '.' in m:
+        m = m.rstrip('0').rstrip('.')
+    return m + 'p' + str(int(e))
+
+
+def log2(x):
+    return float(mp.log(x, 2))
+
+
+# ---------------------------------------------------------------------------
+# Forward error analysis.  A Bound is a computed double quantity: [lo, hi]
+# encloses the value the same formula takes in exact arithmetic (on the
+# current sub-interval of the input), err bounds |computed - exact|.  Each
+# rounded operation adds U * (max |exact result| + propagated error).
+class Bound:
+    def __init__(self, lo, hi, err=0):
+        self.lo, self.hi, self.err = mp.mpf(lo), mp.mpf(hi), mp.mpf(err)
+
+    @staticmethod
+    def const(c):
+        return Bound(c, c, 0)
+
+    def mag(self):
+        return max(abs(self.lo), abs(self.hi))
+
+    def add(self, o, exact=False):
+        lo, hi = self.lo + o.lo, self.hi + o.hi
+        prop = self.err + o.err
+        m = max(abs(lo), abs(hi))
+        return Bound(lo, hi, prop + (0 if exact else U * (m + prop)))
+
+    def neg(self):
+        return Bound(-self.hi, -self.lo, self.err)
+
+    def sub(self, o, exact=False):
+        return self.add(o.neg(), exact)
+
+    def mul(self, o, exact=False):
+        ps = [self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi]
+        lo, hi = min(ps), max(ps)
+        prop = self.mag() * o.err + o.mag() * self.err + self.err * o.err
+        m = max(abs(lo), abs(hi))
+        return Bound(lo, hi, prop + (0 if exact else U * (m + prop)))
+
+    def sq(self):
+        """x*x, with the tighter enclosure of a square"""
+        b = self.mul(self)
+        if self.lo <= 0 <= self.hi:
+            b.lo = mp.mpf(0)
+        return b
+
+
+# ---------------------------------------------------------------------------
+def sollya_poly(script, names):
+    """run a Sollya script and read back its coefficients and error bound"""
+    out = subprocess.run(['sollya', os.path.join(HERE, script)], check=True,
+                         capture_output=True, text=True).stdout
+    coeffs = {}
+    for n in names:
+        m = re.search(r'^%s = (\S+)$' % n, out, re.M)
+        coeffs[n] = m.group(1)
+    m = re.search(r'^relative error < 2\^(\S+)$', out, re.M)
+    return coeffs, mp.mpf(2) ** mp.mpf(m.group(1)), out
+
+
+def hexf(s):
+    return mp.mpf(float.fromhex(s))
+
+
+LN2_64 = mp.log(2) / 64
+INVLN2N = d(64 / mp.log(2))
+C_HI = round_bits(LN2_64, 39)
+C_LO = d(LN2_64 - C_HI)
+A_R = mp.mpf(float.fromhex('0x1.63p-8'))      # |r| bound used by the polynomials
+
+
+def table():
+    hi_bits, rho = [], []
+    maxrel = mp.mpf(0)
+    for j in range(64):
+        t = mp.mpf(2) ** (mp.mpf(j) / 64)
+        h = d(t)
+        hi_bits.append(dbits(h) - (j << 46))
+        r = d((t - h) / h)
+        rho.append(r)
+        maxrel = max(maxrel, abs((h - t) / t))
+        # T (1 + rho) = 2^(j/64) to 2^-106
+        assert abs(mp.mpf(h) * (1 + mp.mpf(r)) / t - 1) < mp.mpf(2) ** -106
+    return hi_bits, rho, maxrel
+
+
+def reduction_error(kmax):
+    """bound of |r - (x - k ln2/64)| for |k| <= kmax (exp.h's reduction)"""
+    r_round = mp.mpf(2) ** -61                     # |r| < 2^-7: half an ulp
+    p = abs(kmax * C_LO)
+    p_round = mp.mpf(2) ** (mp.floor(mp.log(p, 2)) - 53)
+    rep = kmax * abs(C_HI + C_LO - LN2_64)
+    return r_round + p_round + rep
+
+
+def reduction_checks(kmax):
+    # |x 64/ln2 - k| <= 1/2 + slack: rounding of the product and of 64/ln2
+    xmax = kmax * LN2_64 + 1
+    slack = 2 * U * xmax * INVLN2N
+    assert slack < mp.mpf(2) ** -38
+    rmax = LN2_64 * (mp.mpf(1) / 2 + slack) + reduction_error(kmax)
+    assert rmax < A_R
+    assert C_HI == round_bits(C_HI, 39) and kmax < 2 ** 14
+    return rmax
+
+
+def expf_bound(verbose=True):
+    coeffs, perr, _ = sollya_poly('expf.sollya', ['c2', 'c3', 'c4', 'c5'])
+    c = [hexf(coeffs['c%d' % i]) for i in range(2, 6)]
+    hi_bits, rho, tabrel = table()
+    kmax = 9700                                    # |x| <= 104 -> |k| < 9700
+    dr = reduction_error(kmax)
+    reduction_checks(kmax)
+    worst = mp.mpf(0)
+    qerr = mp.mpf(0)
+    NS = 64
+    for j in range(64):
+        s = mp.mpf(struct.unpack('<d', struct.pack('<Q', hi_bits[j] + (j << 46)))[0])
+        S = Bound.const(s)
+        for i in range(NS):
+            rlo = -A_R + 2 * A_R * i / NS
+            rhi = -A_R + 2 * A_R * (i + 1) / NS
+            r = Bound(rlo, rhi)
+            r2 = r.sq()
+            a = Bound.const(c[0]).add(r.mul(Bound.const(c[1])))
+            b = Bound.const(c[2]).add(r.mul(Bound.const(c[3])))
+            p = a.add(r2.mul(b))
+            q = r.add(r2.mul(p))
+            y = S.add(S.mul(q))
+            qerr = max(qerr, q.err)
+            ymin = s * mp.exp(rlo) * (1 - perr)       # exact y is s (1 + q(r)) ~ s e^r
+            # evaluation error, relative
+            ev = y.err / ymin
+            # approximation: s (1 + q(r)) vs 2^(k/64) e^(r_true)
+            ap = perr + dr * mp.exp(A_R) + tabrel
+            tot = (1 + ev) * (1 + ap) - 1
+            worst = max(worst, tot)
+    E = worst + U                                  # round_ok's own products
+    if verbose:
+        print("expf: polynomial error < 2^%.2f, table error < %.4f 2^-53, reduction error < 2^%.3f"
+              % (log2(perr), tabrel / U, log2(dr)))
+        print("expf: evaluation error of q < 2^%.3f (absolute)" % log2(qerr))
+        print("expf: |y / exp(x) - 1| < 2^%.3f = %.3f 2^-53; with round_ok's rounding E >= 2^%.3f = %.3f 2^-53"
+              % (log2(worst), worst / U, log2(E), E / U))
+    return worst, E, coeffs
+
+
+def thresholds():
+    # overflow: largest x with exp(x) < 2^128 (1 - 2^-25) (FLT_MAX + ulp/2 rounds to inf)
+    lim = mp.log(mp.mpf(2) ** 128 * (1 - mp.mpf(2) ** -25))
+    b = fbits(float(lim))
+    while mp.mpf(bfloat(b)) >= lim:
+        b -= 1
+    while mp.mpf(bfloat(b + 1)) < lim:
+        b += 1
+    ovf = b
+    # underflow: most negative x with exp(x) > 2^-150 (2^-150 itself rounds to 0)
+    lim = mp.log(mp.mpf(2) ** -150)
+    b = fbits(float(lim))
+    while mp.mpf(bfloat(b)) <= lim:
+        b -= 1
+    while mp.mpf(bfloat(b + 1)) > lim:
+        b += 1
+    unf = b
+    # |x| <= 87: exp(x) within binary32's normal range with room to spare
+    assert mp.exp(-87) > mp.mpf(2) ** -126 * 1.1 and mp.exp(87) < mp.mpf(2) ** 126
+    return ovf, unf
+
+
+def main():
+    check = '--check' in sys.argv
+    hi_bits, rho, tabrel = table()
+    print("64/ln2  = %s" % cfmt(INVLN2N))
+    print("C_HI    = %s (39 bits)" % cfmt(C_HI))
+    print("C_LO    = %s" % cfmt(C_LO))
+    print("|C_HI + C_LO - ln2/64| = 2^%.2f" % log2(abs(C_HI + C_LO - LN2_64)))
+    print("T bits - (j << 46):")
+    tlines = ["        " + ", ".join("0x%016xu" % v for v in hi_bits[i:i + 4]) + "," for i in range(0, 64, 4)]
+    print("\n".join(tlines))
+    print("rho:")
+    rlines = ["        " + ", ".join(float(v).hex() for v in rho[i:i + 4]) + "," for i in range(0, 64, 4)]
+    print("\n".join(rlines))
+    print("max |T[j] / 2^(j/64) - 1| = %.6f 2^-53" % (tabrel / U))
+    ovf, unf = thresholds()
+    print("overflow: x > %s (0x%08x) -> +inf" % (float(bfloat(ovf)).hex(), ovf))
+    print("underflow: x < %s (0x%08x) -> +0" % (float(bfloat(unf)).hex(), unf))
+    worst, E, coeffs = expf_bound()
+    ok = True
+    if check:
+        src = open(os.path.join(ROOT, 'include', 'repdl', 'exp.h')).read()
+        needles = tlines + rlines + [cfmt(INVLN2N), cfmt(C_HI), cfmt(C_LO),
+                                     "0x%08xu" % ovf, "0x%08xu" % unf]
+        needles += [coeffs['c%d' % i] for i in range(2, 6)]
+        for n in needles:
+            n = n.strip()
+            if n not in src:
+                print("exp.h lacks:", n)
+                ok = False
+        m = re.search(r'#define REPDL__EXPF_ERR (\S+)', src)
+        Eh = mp.mpf(float.fromhex(m.group(1)))
+        if not E <= Eh:
+            print("REPDL__EXPF_ERR %s is below the bound" % m.group(1))
+            ok = False
+        # repdl__round_ok_normal(y, 4) needs the bound (without round_ok's own
+        # rounding) below (4 - 1) 2^-53 / (1 + 2^-50)
+        if not worst * (1 + mp.mpf(2) ** -50) < 3 * U:
+            print("c = 4 of repdl__round_ok_normal is too small")
+            ok = False
+        print("check of exp.h:", "ok" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
