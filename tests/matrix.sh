@@ -132,9 +132,11 @@ run_cell() {
   t1=$(date +%s.%N)
   local args=(--hashes "$ROOT/tests/golden/hashes.txt")
   if [ "$kind" = full ]; then args+=(--full --threads 2); else args+=(--stride "$stride"); fi
-  local rc=0
-  if [ "$runner" = - ]; then nice "$bin" "${args[@]}" >>"$log" 2>&1 || rc=$?
-  else nice "$runner" "$bin" "${args[@]}" >>"$log" 2>&1 || rc=$?; fi
+  local rc=0 limit=1800
+  [ "$kind" = full ] && limit=7200
+  if [ "$runner" = - ]; then timeout $limit nice "$bin" "${args[@]}" >>"$log" 2>&1 || rc=$?
+  else timeout $limit nice "$runner" "$bin" "${args[@]}" >>"$log" 2>&1 || rc=$?; fi
+  [ $rc -eq 124 ] && echo "matrix: timed out after $limit s" >>"$log"
   t2=$(date +%s.%N)
   local digest summary
   # digest of all "name hash" lines: equal in every cell at the same stride
@@ -145,7 +147,13 @@ run_cell() {
   echo "$id|$st|$digest|$(secs "$t0" "$t1")|$(secs "$t1" "$t2")|${summary:-no summary, rc=$rc (see $log)}"
 }
 
-if [ "${1:-}" = --run-cell ]; then run_cell "$2" "$3" "$4"; exit 0; fi
+if [ "${1:-}" = --run-cell ]; then
+  r=$(run_cell "$2" "$3" "$4")
+  echo "$r"
+  IFS='|' read -r _id _st _ _bs _rs _note <<<"$r"
+  echo "matrix: $_id $_st (build $_bs s, run $_rs s)" >&2
+  exit 0
+fi
 
 # ---------------------------------------------------------------------------
 mode=full jobs=2 stride=256 filter='' keep='' table='' list=0 deps=1
@@ -175,7 +183,7 @@ start=$(date +%s)
 ncells=$(wc -l <<<"$cells")
 echo "matrix: $mode, $ncells cells, $jobs jobs, function tables at stride $stride ($((4294967296 / stride)) inputs each); logs in $dir"
 results=$(printf '%s\n' "$cells" |
-  xargs -d '\n' -P "$jobs" -I{} bash "$0" --run-cell {} "$dir" "$stride" 2>/dev/null)
+  xargs -d '\n' -P "$jobs" -I{} bash "$0" --run-cell {} "$dir" "$stride")
 
 # the table, in the order of the cell list
 out=$(

@@ -11,10 +11,11 @@
    repdl_F inlined in a plain loop (which the compiler may vectorize), and
    the array API repdl_F_array; the hash is of the scalar outputs, and
    `F_array/...` reports the array form's agreement with them.
-   Prints one line per hash, "name hash  ok" or "name hash  DIFFERS
-   (golden ...)", then "golden: N agree, N differ, N missing".  Exit status
-   0 when every hash in the file for the chosen stride was computed and
-   agrees, 1 otherwise, 2 on a usage error.
+   Prints one line per hash, "name hash  ok", "name hash  DIFFERS
+   (golden ...)" or "name hash  NO-GOLDEN", then "golden: N agree, N differ,
+   N missing" (missing: in the file, not computed here).  Exit status 0 when
+   every hash in the file for the chosen stride was computed and agrees and
+   every computed hash has a golden value; 1 otherwise; 2 on a usage error.
 
    Built as C99 and as C++ by every cell of tests/matrix.sh. */
 #if !defined(__cplusplus) && !defined(_POSIX_C_SOURCE)
