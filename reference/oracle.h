@@ -15,8 +15,10 @@
    repdl__round_ok(d, M) holds with M = 2^-45, 64 times that bound:
    f lies within d * (1 +- M), and both ends of that interval round to the
    same binary32, hence so does f (rounding is monotonic).  Non-finite and
-   zero d, and NaN inputs, go to MPFR or follow from the definition (see
-   below), so no special-value behaviour of glibc is trusted. */
+   zero d go to MPFR; NaN inputs, log and sqrt of negative numbers, and exp
+   of |x| beyond its overflow and underflow thresholds follow from the
+   mathematical definition (below); no special-value behaviour of glibc is
+   trusted. */
 #ifndef REPDL_REFERENCE_ORACLE_H
 #define REPDL_REFERENCE_ORACLE_H
 
@@ -53,6 +55,10 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
         return REPDL_NAN_BITS;          /* NaN in: every f gives NaN (IEEE 754, MPFR) */
     if ((id == REPDL_REF_LOGF || id == REPDL_REF_SQRTF) && ux > 0x80000000u)
         return REPDL_NAN_BITS;          /* x < 0, -inf included: outside the domain */
+    if (id == REPDL_REF_EXPF && x >= 89.0f)
+        return 0x7f800000u;             /* exp(x) >= e^89 > 4.4e38: above FLT_MAX + ulp/2 */
+    if (id == REPDL_REF_EXPF && x <= -104.0f)
+        return 0x00000000u;             /* exp(x) <= e^-104 < 6.9e-46 < 2^-150: rounds to +0 */
     switch (id) {
     case REPDL_REF_EXPF: d = exp((double)x); break;
     case REPDL_REF_LOGF: d = log((double)x); break;

@@ -1,0 +1,14 @@
+/* tests/config/probe.c: a translation unit that includes repdl and uses
+   every elementary function; refuse.sh compiles it with flags that repdl
+   must refuse. */
+#include <repdl/repdl.h>
+#include <repdl/exp.h>
+#include <repdl/log.h>
+#include <repdl/tanh.h>
+#include <repdl/sqrt.h>
+
+float repdl_probe(float x);
+float repdl_probe(float x)
+{
+    return repdl_expf(x) + repdl_logf(x) + repdl_tanhf(x) + repdl_sqrtf(x);
+}
