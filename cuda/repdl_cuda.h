@@ -116,14 +116,16 @@ int repdl_cuda_dot_rows_f32(const float *x, size_t ldx, const float *y,
 /* Explicit launch configuration, for the invariance tests and tuning.
    The result never depends on it: any valid configuration gives the same
    bits.  A zero field means "choose".
-     threads          threads per block: a power of two, 32 .. 1024 (the
-                      warps of a block own an aligned run of leaves);
+     threads          threads a block: a power of two, 32 .. 256 (each
+                      warp stages a leaf in 4 KiB of shared memory);
      grid             blocks in the grid (grid-stride over the work units):
                       1 .. 2^31 - 1;
-     leaves_per_warp  leaves (docs/canonical-order.md) walked by one warp
-                      before its block combines: a power of two, 1 .. 2^30;
-                      sets how many blocks share a row;
-     row_per_warp     1: a whole row per warp (small rows), 0: choose.  */
+     leaves_per_warp  leaves (docs/canonical-order.md: 1024 elements) a warp
+                      walks before its block combines: a power of two,
+                      1 .. 2^30; sets how many blocks share a row;
+     row_per_warp     1: each warp takes whole rows (leaves_per_warp must
+                      then be 0); 0: choose.
+   Anything else is REPDL_CUDA_ERR_ARGUMENT. */
 typedef struct repdl_cuda_config {
     unsigned threads;
     unsigned grid;
