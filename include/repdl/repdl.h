@@ -26,6 +26,8 @@
 /* elementary functions */
 #include "exp.h"
 #include "tanh.h"
+#include "log.h"
+#include "sqrt.h"
 /* reductions */
 #include "reduce.h"
 
