@@ -161,20 +161,18 @@ __global__ void __launch_bounds__(MAX_THREADS) reduce_chunks(reduce_args a)
         __syncthreads();
         if (last) {
             /* All bpr chunk values of row r are stored: combine them in
-               index order, blockDim.x at a time (each group an aligned
-               subtree of the chunks' tree), the groups by repdl__tree. */
+               index order (reduce_plan.cuh, group_size).  __ldcg reads
+               them from L2, where the other blocks' stores went. */
             __threadfence();
             const float *pr = a.partial + r * a.bpr;
-            repdl__tree tr;
-            if (threadIdx.x == 0) repdl__tree_init(&tr);
-            for (size_t g = 0; g < a.bpr; g += blockDim.x) {
-                size_t m = a.bpr - g < blockDim.x ? a.bpr - g : blockDim.x;
-                __syncthreads();
-                if (threadIdx.x < m) vals[threadIdx.x] = __ldcg(&pr[g + threadIdx.x]);
-                block_pairwise(vals, (unsigned)m);
-                if (threadIdx.x == 0) repdl__tree_push(&tr, 0, vals[0]);
-            }
-            if (threadIdx.x == 0) a.out[r] = repdl__canon(repdl__tree_root(&tr));
+            size_t G = group_size(a.bpr, blockDim.x), b = (size_t)threadIdx.x * G;
+            unsigned m = (unsigned)(a.bpr / G + (a.bpr % G != 0));
+            __syncthreads(); /* vals: thread 0 has read its values */
+            if (threadIdx.x < m)
+                vals[threadIdx.x] = group_value(pr + b, a.bpr - b < G ? a.bpr - b : G,
+                                                [](const float *q) { return __ldcg(q); });
+            block_pairwise(vals, m);
+            if (threadIdx.x == 0) a.out[r] = repdl__canon(vals[0]);
         }
     }
 }
@@ -184,9 +182,7 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
                          size_t rows, size_t n, float *out, void *stream,
                          const repdl_cuda_config *cfg)
 {
-    plan p;
-    /* Configuration first (sms = 1 for now: only the checks count). */
-    int rc = make_plan(rows ? rows : 1, n, 1, cfg, &p);
+    int rc = check_config(cfg);
     if (rc != REPDL_CUDA_OK) return rc;
     if (rows == 0) return REPDL_CUDA_OK;
     size_t out_bytes;
@@ -203,7 +199,14 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
     device_facts dev;
     rc = current_device(&dev);
     if (rc != REPDL_CUDA_OK) return rc;
-    rc = make_plan(rows, n, dev.sms, cfg, &p);
+    unsigned threads = plan_threads(cfg);
+    size_t shmem = (size_t)(threads / 32) * LEAF * sizeof(float);
+    int per_sm = 0;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_chunks<DOT>,
+                                                                  (int)threads, shmem);
+    if (e != cudaSuccess) return fail_cuda(e);
+    plan p;
+    rc = make_plan(rows, n, (size_t)(per_sm > 0 ? per_sm : 1) * dev.sms, cfg, &p);
     if (rc != REPDL_CUDA_OK) return rc;
 
     reduce_args a;
@@ -214,14 +217,12 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
     a.partial = NULL; a.ticket = NULL;
     cudaStream_t s = as_stream(stream);
     unsigned grid = (unsigned)p.grid;
-    size_t shmem = (size_t)p.warps * LEAF * sizeof(float);
 
     if (p.per_warp) {
         reduce_row_per_warp<DOT><<<grid, p.threads, shmem, s>>>(a);
         return check_launch();
     }
     void *ws = NULL;
-    cudaError_t e;
     if (p.bpr > 1) {
         size_t pbytes = rows * p.bpr * sizeof(float); /* no overflow: make_plan */
         size_t toff = (pbytes + 15) / 16 * 16;

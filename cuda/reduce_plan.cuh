@@ -72,6 +72,37 @@ REPDL_HD inline float combine_in_order(const float *v, unsigned nw)
     return repdl__tree_root(&t);
 }
 
+/* The final combine of a row's bpr chunk values, by the last block of
+   blockDim.x = T threads: thread i takes the aligned group of G chunk
+   values [i G, i G + G) (G the least power of two with T G >= bpr; the
+   last group may be shorter), combines it by the buddy tree, then the
+   block combines the group values by the in-place pairwise loop.  Each
+   group is a subtree of the chunks' tree, so this is the canonical tree
+   of the chunk values (reduce.h: repdl_sum_combine_f32). */
+REPDL_HD inline size_t group_size(size_t bpr, unsigned T)
+{
+    size_t G = 1;
+    while (G * T < bpr) G *= 2;
+    return G;
+}
+
+/* The buddy tree of p[0..count), read through load(p + i): the loads are
+   issued eight at a time, ahead of the additions. */
+template <class Load>
+REPDL_HD inline float group_value(const float *p, size_t count, Load load)
+{
+    repdl__tree t;
+    size_t i = 0;
+    repdl__tree_init(&t);
+    for (; i + 8 <= count; i += 8) {
+        float v[8];
+        for (int k = 0; k < 8; k++) v[k] = load(p + i + k);
+        for (int k = 0; k < 8; k++) repdl__tree_push(&t, 0, v[k]);
+    }
+    for (; i < count; i++) repdl__tree_push(&t, 0, load(p + i));
+    return repdl__tree_root(&t);
+}
+
 struct plan {
     unsigned threads;  /* a block */
     unsigned warps;    /* W = threads / 32 */
@@ -84,26 +115,46 @@ struct plan {
 
 static inline int is_pow2(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-/* Checks cfg (NULL: all automatic) and fills p for rows x n on a device of
-   `sms` SMs.  REPDL_CUDA_OK or REPDL_CUDA_ERR_ARGUMENT. */
-static inline int make_plan(size_t rows, size_t n, int sms,
-                            const repdl_cuda_config *cfg, plan *p)
+/* Checks cfg (NULL: all automatic); 0 or REPDL_CUDA_ERR_ARGUMENT. */
+static inline int check_config(const repdl_cuda_config *cfg)
 {
-    repdl_cuda_config c = {0, 0, 0, 0};
-    if (cfg) c = *cfg;
+    if (!cfg) return REPDL_CUDA_OK;
+    const repdl_cuda_config &c = *cfg;
     if (c.threads != 0 && (c.threads < 32 || c.threads > MAX_THREADS || !is_pow2(c.threads)))
         return REPDL_CUDA_ERR_ARGUMENT;
     if (c.leaves_per_warp != 0 && (!is_pow2(c.leaves_per_warp) || c.leaves_per_warp > (1u << 30)))
         return REPDL_CUDA_ERR_ARGUMENT;
     if (c.grid > 0x7fffffffu || c.row_per_warp > 1) return REPDL_CUDA_ERR_ARGUMENT;
     if (c.row_per_warp == 1 && c.leaves_per_warp != 0) return REPDL_CUDA_ERR_ARGUMENT;
+    return REPDL_CUDA_OK;
+}
 
-    p->threads = c.threads ? c.threads : MAX_THREADS;
+/* Threads a block for cfg. */
+static inline unsigned plan_threads(const repdl_cuda_config *cfg)
+{
+    return cfg && cfg->threads ? cfg->threads : MAX_THREADS;
+}
+
+/* Fills p for rows x n (rows >= 1) and a valid cfg, given `resident`, the
+   blocks of the kernel that fit on the device at once (occupancy).
+   Automatic choices, for speed only (any choice gives the same bits):
+     - a row a warp when rows alone fill every resident warp, or a row is
+       a single leaf;
+     - otherwise chunks: the least lpw with at most 32 chunks a resident
+       block, so that the last wave is short (the tail costs at most about
+       1/16 of the time), and a grid that gives every block the same
+       number of chunks, to within one.
+   REPDL_CUDA_ERR_ARGUMENT when the workspace size would overflow. */
+static inline int make_plan(size_t rows, size_t n, size_t resident,
+                            const repdl_cuda_config *cfg, plan *p)
+{
+    repdl_cuda_config c = {0, 0, 0, 0};
+    if (cfg) c = *cfg;
+    if (resident == 0) resident = 1;
+    p->threads = plan_threads(cfg);
     p->warps = p->threads / 32;
     p->nleaf = leaves_of(n);
     size_t W = p->warps;
-    /* Blocks resident at once, about (2048 threads an SM). */
-    size_t resident = (size_t)(sms > 0 ? sms : 1) * (2048 / p->threads);
 
     p->per_warp = c.row_per_warp == 1;
     if (c.row_per_warp == 0 && c.leaves_per_warp == 0)
@@ -113,27 +164,31 @@ static inline int make_plan(size_t rows, size_t n, int sms,
         p->grid = c.grid ? c.grid : (want < 4 * resident ? want : 4 * resident);
         p->lpw = 0;
         p->bpr = 0;
-        if (p->grid == 0) p->grid = 1;
         return REPDL_CUDA_OK;
     }
-    /* Block mode: the least lpw giving at most about two waves of chunks. */
     size_t lpw = c.leaves_per_warp;
     if (lpw == 0) {
+        size_t target = 32 * resident / rows; /* chunks a row */
         lpw = 1;
         while (lpw < p->nleaf && lpw < ((size_t)1 << 30)) {
-            size_t chunk = W * lpw, bpr = p->nleaf / chunk + (p->nleaf % chunk != 0);
-            if (bpr <= 2 * resident / rows) break;
+            size_t chunk = W * lpw;
+            if (p->nleaf / chunk + (p->nleaf % chunk != 0) <= target) break;
             lpw *= 2;
         }
     }
     size_t chunk = W * lpw;
     size_t bpr = p->nleaf / chunk + (p->nleaf % chunk != 0);
     if (bpr == 0) bpr = 1; /* n == 0: one block writes -0.0 */
-    if (rows > ((size_t)-1) / 4 / bpr) return REPDL_CUDA_ERR_ARGUMENT;
+    if (rows > ((size_t)-1) / 16 / bpr) return REPDL_CUDA_ERR_ARGUMENT;
     p->lpw = lpw;
     p->bpr = bpr;
     size_t units = rows * bpr;
-    p->grid = c.grid ? c.grid : (units < resident ? units : resident);
+    if (c.grid) {
+        p->grid = c.grid;
+    } else {
+        size_t per = units / resident + (units % resident != 0); /* units a block */
+        p->grid = units / per + (units % per != 0);
+    }
     return REPDL_CUDA_OK;
 }
 

@@ -4,13 +4,14 @@
 
    Plain C++ on the host (no nvcc, no GPU).  It runs the index
    functions and combining steps that the kernels run (warp_run,
-   warps_in_chunk, combine_in_order, make_plan, repdl__tree), in the
+   warps_in_chunk, combine_in_order, group_size, group_value, make_plan,
+   repdl__tree), in the
    kernels' order, with two stand-ins for the parallel parts:
      - the leaf as the warp computes it: lanes t and t + 32 added, then t
        and t + 16, then repdl__sum_fold16_f32 (the shuffles of
        warp_leaf_columns, written as loops over t);
-     - the in-place pairwise loop over the chunk values (block_pairwise,
-       one thread per index), written as the sequential loop of reduce.h.
+     - the in-place pairwise loops (block_pairwise, one thread per index),
+       written as the sequential loop of reduce.h.
    What this cannot check (the GPU tests do): the CUDA code itself, memory
    ordering of the ticket, shuffles. */
 #include <cstdio>
@@ -98,16 +99,15 @@ static float run_plan(const std::vector<float> &lv, const plan &p)
         chunk[c] = combine_in_order(wv, warps_in_chunk(c, p.warps, p.lpw, p.nleaf));
     }
     if (p.bpr == 1) return repdl__canon(chunk[0]);
-    repdl__tree t;
-    repdl__tree_init(&t);
-    for (size_t g = 0; g < p.bpr; g += p.threads) {
-        size_t m = p.bpr - g < p.threads ? p.bpr - g : p.threads;
-        float *b = &chunk[g];
-        for (size_t s = 1; s < m; s *= 2)
-            for (size_t i = 0; i + s < m; i += 2 * s) b[i] = repdl__fadd(b[i], b[i + s]);
-        repdl__tree_push(&t, 0, b[0]);
-    }
-    return repdl__canon(repdl__tree_root(&t));
+    /* the last block's combine: groups of G, then the pairwise loop */
+    size_t G = group_size(p.bpr, p.threads), m = p.bpr / G + (p.bpr % G != 0);
+    std::vector<float> b(m);
+    for (size_t i = 0; i < m; i++)
+        b[i] = group_value(&chunk[i * G], p.bpr - i * G < G ? p.bpr - i * G : G,
+                           [](const float *q) { return *q; });
+    for (size_t s = 1; s < m; s *= 2)
+        for (size_t i = 0; i + s < m; i += 2 * s) b[i] = repdl__fadd(b[i], b[i + s]);
+    return repdl__canon(b[0]);
 }
 
 int main()
@@ -153,10 +153,12 @@ int main()
         }
         cfgs.push_back({0, 0, 0, 0});
         for (auto &c : cfgs) {
-            for (int sms : {1, 46, 132}) {
+            /* resident blocks of a device: from one to an H200's 132 SMs x 8 */
+            for (size_t resident : {(size_t)1, (size_t)5, (size_t)46 * 3, (size_t)132 * 8}) {
                 for (size_t rows : {(size_t)1, (size_t)7, (size_t)100000}) {
                     plan p;
-                    if (make_plan(rows, n, sms, &c, &p) != REPDL_CUDA_OK) {
+                    if (check_config(&c) != REPDL_CUDA_OK ||
+                        make_plan(rows, n, resident, &c, &p) != REPDL_CUDA_OK) {
                         std::printf("FAIL make_plan refused a valid configuration\n");
                         failures++;
                         continue;
@@ -183,8 +185,7 @@ int main()
                                      {0, 0, 0, 2}, {0, 0x80000000u, 0, 0}, {0, 0, 4, 1},
                                      {0, 0, (1u << 31), 0}};
     for (const auto &c : bad) {
-        plan p;
-        if (make_plan(1, 100, 1, &c, &p) != REPDL_CUDA_ERR_ARGUMENT) {
+        if (check_config(&c) != REPDL_CUDA_ERR_ARGUMENT) {
             std::printf("FAIL make_plan accepted {%u, %u, %u, %u}\n", c.threads, c.grid,
                         c.leaves_per_warp, c.row_per_warp);
             failures++;
