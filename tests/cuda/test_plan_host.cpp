@@ -180,7 +180,45 @@ int main()
     }
     std::printf("plans: %d sizes, %d plans evaluated\n", ns, plans);
 
-    /* 3. make_plan's refusals. */
+    /* 3. Huge rows (no data): the runs of the warps tile the leaves exactly,
+       in order, and the grid and workspace stay in range. */
+    const size_t huge[] = {((size_t)1 << 32) + 5, (size_t)1 << 40, ((size_t)1 << 40) + 1023,
+                           ((size_t)1 << 44) + 12345};
+    for (size_t n : huge) {
+        for (unsigned th = 32; th <= 256; th *= 2) {
+            repdl_cuda_config c = {th, 0, 0, 0};
+            plan p;
+            if (make_plan(1, n, 132 * 8, &c, &p) != REPDL_CUDA_OK || p.per_warp ||
+                p.grid == 0 || p.grid > 0x7fffffffu || p.nleaf != (n + 1023) / 1024) {
+                std::printf("FAIL huge n=%zu: plan refused or out of range\n", n);
+                failures++;
+                continue;
+            }
+            size_t next = 0;
+            int bad = 0;
+            for (size_t ch = 0; ch < p.bpr && !bad; ch++) {
+                unsigned nonempty = 0;
+                for (unsigned w = 0; w < p.warps; w++) {
+                    size_t first, count = warp_run(ch, w, p.warps, p.lpw, p.nleaf, &first);
+                    if (count == 0) continue;
+                    nonempty++;
+                    /* aligned run of lpw leaves (the last may be short) */
+                    if (first != next || first % p.lpw != 0 || (count != p.lpw && first + count != p.nleaf))
+                        bad = 1;
+                    next = first + count;
+                }
+                if (nonempty != warps_in_chunk(ch, p.warps, p.lpw, p.nleaf)) bad = 1;
+            }
+            if (bad || next != p.nleaf) {
+                std::printf("FAIL huge n=%zu threads=%u: runs do not tile the leaves\n", n, th);
+                failures++;
+            }
+            checks++;
+        }
+    }
+    std::printf("huge rows: tiling checked up to n = 2^44\n");
+
+    /* 4. make_plan's refusals. */
     const repdl_cuda_config bad[] = {{16, 0, 0, 0}, {48, 0, 0, 0}, {512, 0, 0, 0}, {0, 0, 3, 0},
                                      {0, 0, 0, 2}, {0, 0x80000000u, 0, 0}, {0, 0, 4, 1},
                                      {0, 0, (1u << 31), 0}};
