@@ -13,8 +13,12 @@
      mpfr      MPFR for every input
      agree     no library call: checks that the two modes above give the
                same bits on every input of the range (the screen's test)
-   It also checks that the array form repdl_F_array gives, bit for bit, the
-   scalar results (the inputs are fed in chunks of 4096 consecutive values).
+   It also checks that the array form repdl_F_array, and a plain loop of
+   repdl_F calls that the compiler may inline and vectorize, give bit for
+   bit the results of the scalar calls (which go through a function pointer);
+   inputs are fed in chunks of 4096 consecutive values.  Such mismatches are
+   printed as F_array or F_loop with want = the scalar result, and counted
+   as "array-form mismatches".
 
    Prints each mismatch as
      F in=0x........ got=0x........ want=0x........
@@ -64,9 +68,10 @@ static void *worker(void *arg)
     static const uint64_t chunk = 1u << 16;
     float in[BLOCK], out[BLOCK], outa[BLOCK];
     uint64_t mism = 0, amism = 0, calls = 0;
-    char aname[32];
+    char aname[32], lname[32];
     (void)arg;
     snprintf(aname, sizeof aname, "%s_array", g_name);
+    snprintf(lname, sizeof lname, "%s_loop", g_name);
     repdl_ref_init();
     for (;;) {
         uint64_t lo = __atomic_fetch_add(&g_next, chunk, __ATOMIC_RELAXED), hi, b;
@@ -85,6 +90,13 @@ static void *worker(void *arg)
             }
             for (i = 0; i < n; i++) out[i] = g_fn->scalar(in[i]);
             if (g_check_array) {
+                g_fn->loop(outa, in, n);
+                if (memcmp(out, outa, n * sizeof *out) != 0)
+                    for (i = 0; i < n; i++)
+                        if (repdl__asuint(outa[i]) != repdl__asuint(out[i])) {
+                            amism++;
+                            report(lname, repdl__asuint(in[i]), repdl__asuint(outa[i]), repdl__asuint(out[i]));
+                        }
                 g_fn->array(outa, in, n);
                 if (memcmp(out, outa, n * sizeof *out) != 0)
                     for (i = 0; i < n; i++)

@@ -51,6 +51,9 @@ typedef struct repdl_ref_fn {
     enum repdl_ref_id id;
     float (*scalar)(float);                           /* repdl_expf */
     void (*array)(float *, const float *, size_t);    /* repdl_expf_array */
+    void (*loop)(float *, const float *, size_t);     /* a plain loop of repdl_expf,
+                                                         which the compiler may inline
+                                                         and vectorize on its own */
     int (*approx)(float, double *);                   /* repdl__expf_y, or NULL */
     double err;                                       /* REPDL__EXPF_ERR, or 0 */
 } repdl_ref_fn;
@@ -60,7 +63,9 @@ typedef struct repdl_ref_fn {
 #define REPDL_REF_WRAP(F)                                                     \
     static float repdl_ref_w_##F(float x) { return repdl_##F(x); }             \
     static void repdl_ref_wa_##F(float *o, const float *x, size_t n)           \
-    { repdl_##F##_array(o, x, n); }
+    { repdl_##F##_array(o, x, n); }                                            \
+    static void repdl_ref_wl_##F(float *o, const float *x, size_t n)           \
+    { size_t i; for (i = 0; i < n; i++) o[i] = repdl_##F(x[i]); }
 #define REPDL_REF_WRAP_Y(F)                                                   \
     static int repdl_ref_wy_##F(float x, double *y) { return repdl__##F##_y(x, y); }
 
@@ -82,18 +87,18 @@ REPDL_REF_WRAP(sqrtf)
 
 static const repdl_ref_fn repdl_ref_fns[] = {
 #ifdef REPDL_REF_HAVE_EXPF
-    {"expf", REPDL_REF_EXPF, repdl_ref_w_expf, repdl_ref_wa_expf, repdl_ref_wy_expf, REPDL__EXPF_ERR},
+    {"expf", REPDL_REF_EXPF, repdl_ref_w_expf, repdl_ref_wa_expf, repdl_ref_wl_expf, repdl_ref_wy_expf, REPDL__EXPF_ERR},
 #endif
 #ifdef REPDL_REF_HAVE_LOGF
-    {"logf", REPDL_REF_LOGF, repdl_ref_w_logf, repdl_ref_wa_logf, repdl_ref_wy_logf, REPDL__LOGF_ERR},
+    {"logf", REPDL_REF_LOGF, repdl_ref_w_logf, repdl_ref_wa_logf, repdl_ref_wl_logf, repdl_ref_wy_logf, REPDL__LOGF_ERR},
 #endif
 #ifdef REPDL_REF_HAVE_TANHF
-    {"tanhf", REPDL_REF_TANHF, repdl_ref_w_tanhf, repdl_ref_wa_tanhf, repdl_ref_wy_tanhf, REPDL__TANHF_ERR},
+    {"tanhf", REPDL_REF_TANHF, repdl_ref_w_tanhf, repdl_ref_wa_tanhf, repdl_ref_wl_tanhf, repdl_ref_wy_tanhf, REPDL__TANHF_ERR},
 #endif
 #ifdef REPDL_REF_HAVE_SQRTF
-    {"sqrtf", REPDL_REF_SQRTF, repdl_ref_w_sqrtf, repdl_ref_wa_sqrtf, NULL, 0.0},
+    {"sqrtf", REPDL_REF_SQRTF, repdl_ref_w_sqrtf, repdl_ref_wa_sqrtf, repdl_ref_wl_sqrtf, NULL, 0.0},
 #endif
-    {NULL, REPDL_REF_EXPF, NULL, NULL, NULL, 0.0}
+    {NULL, REPDL_REF_EXPF, NULL, NULL, NULL, NULL, 0.0}
 };
 
 /* The entry named `name`, or NULL when that function is not compiled in. */
