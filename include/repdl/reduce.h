@@ -45,35 +45,69 @@
 #define REPDL_SUM_LEAF 1024 /* V * L elements, 4 KiB */
 #define REPDL_SUM_LEAF_LOG2 10
 
-/* Sums of at least this many elements use the streaming schedule of a leaf
-   (repdl__sum_leaf_stream_f32): the same additions in an order of memory
-   accesses that the hardware prefetchers follow.  Below it, the
-   register-friendly schedule (repdl__sum_leaf_full_f32) is faster.  Either
-   gives the same bits; only speed depends on this value
-   (docs/canonical-order.md, section 9). */
+/* Three schedules compute a leaf, all with the same additions in the same
+   order (so the same bits); they differ only in the order of the memory
+   accesses, and the best one depends on where the data lives
+   (docs/bench-reduce.md):
+     full    (repdl__sum_leaf_full_f32)    data in L1/L2: lane columns
+             straight from memory, the tree in registers;
+     stream  (repdl__sum_leaf_stream_f32)  from REPDL_SUM_STREAM_MIN
+             elements (past L2): the first tree level reads 512 contiguous
+             bytes at a time, in address order;
+     copy    (repdl__sum_leaf_copy_f32)    from REPDL_SUM_COPY_MIN elements
+             (past L3, DRAM): the leaf is first copied (memcpy) into a local
+             buffer, a sequential read the prefetchers and the C library
+             stream best, then summed from L1.
+   Sums of two arrays (dot) switch at half these counts (the same bytes). */
 #ifndef REPDL_SUM_STREAM_MIN
 #define REPDL_SUM_STREAM_MIN ((size_t)1 << 18) /* 1 MiB of floats */
+#endif
+#ifndef REPDL_SUM_COPY_MIN
+#define REPDL_SUM_COPY_MIN ((size_t)1 << 24) /* 64 MiB of floats */
 #endif
 
 /* ---- Inside a leaf ---- */
 
-/* The vertical tree of one lane: c[0], c[V], ..., c[15 V] (V = 64), by
-   adjacent pairs, then pairs of pairs. */
+/* The vertical tree of the 16 vectors, one lane: E(0) .. E(15) are the
+   lane's elements of vectors 0 .. 15; adjacent pairs, then pairs of pairs. */
+#define REPDL__TREE16(E)                                                              \
+    repdl__fadd(repdl__fadd(repdl__fadd(repdl__fadd(E(0), E(1)), repdl__fadd(E(2), E(3))), \
+                            repdl__fadd(repdl__fadd(E(4), E(5)), repdl__fadd(E(6), E(7)))), \
+                repdl__fadd(repdl__fadd(repdl__fadd(E(8), E(9)), repdl__fadd(E(10), E(11))), \
+                            repdl__fadd(repdl__fadd(E(12), E(13)), repdl__fadd(E(14), E(15)))))
+
+/* The vertical tree of one lane: c[0], c[V], ..., c[15 V] (V = 64). */
 REPDL_FN float repdl__sum_column_f32(const float *c)
 {
-#define REPDL__C(j) c[(j) * REPDL_SUM_LANES]
-#define REPDL__P(j) repdl__fadd(REPDL__C(j), REPDL__C((j) + 1))
-    float q0 = repdl__fadd(REPDL__P(0), REPDL__P(2));
-    float q1 = repdl__fadd(REPDL__P(4), REPDL__P(6));
-    float q2 = repdl__fadd(REPDL__P(8), REPDL__P(10));
-    float q3 = repdl__fadd(REPDL__P(12), REPDL__P(14));
-#undef REPDL__P
-#undef REPDL__C
-    return repdl__fadd(repdl__fadd(q0, q1), repdl__fadd(q2, q3));
+#define REPDL__E(j) c[(j) * REPDL_SUM_LANES]
+    return REPDL__TREE16(REPDL__E);
+#undef REPDL__E
 }
 
 /* The last four halving steps of the lane fold (h = 8, 4, 2, 1) on
-   b[0..15], which holds the 16 lanes left after h = 32 and h = 16. */
+   b[0..15], which holds the 16 lanes left after h = 32 and h = 16.  With
+   gcc and clang the steps h = 8 and h = 4 are written as one addition of
+   8-lane and 4-lane vectors (GNU vector extensions): the same eight and
+   four additions, lane by lane, which compilers otherwise scalarize (9%
+   of a dot product in L1, docs/bench-reduce.md). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+typedef float repdl__v8f __attribute__((vector_size(32)));
+typedef float repdl__v4f __attribute__((vector_size(16)));
+REPDL_FN float repdl__sum_fold16_f32(float *b)
+{
+    repdl__v8f lo, hi;
+    repdl__v4f l4, h4;
+    float f[4];
+    memcpy(&lo, b, sizeof lo);
+    memcpy(&hi, b + 8, sizeof hi);
+    lo = lo + hi;                              /* h = 8 */
+    memcpy(&l4, &lo, sizeof l4);
+    memcpy(&h4, (const char *)&lo + sizeof l4, sizeof h4);
+    l4 = l4 + h4;                              /* h = 4 */
+    memcpy(f, &l4, sizeof f);
+    return repdl__fadd(repdl__fadd(f[0], f[2]), repdl__fadd(f[1], f[3])); /* h = 2, 1 */
+}
+#else
 REPDL_FN float repdl__sum_fold16_f32(float *b)
 {
     int v;
@@ -82,6 +116,7 @@ REPDL_FN float repdl__sum_fold16_f32(float *b)
     for (v = 0; v < 2; v++) b[v] = repdl__fadd(b[v], b[v + 2]);
     return repdl__fadd(b[0], b[1]);
 }
+#endif
 
 /* A full leaf x[0..1024), register-friendly schedule.  Lane v's column
    a[v] (vertical tree) is combined at once with the halving steps h = 32
@@ -105,26 +140,14 @@ REPDL_FN float repdl__sum_leaf_full_f32(const float *x)
     return repdl__sum_fold16_f32(b);
 }
 
-/* The same leaf value, streaming schedule for data from DRAM: first the
-   adjacent vector pairs (the tree's first level), reading 512 contiguous
-   bytes at a time in address order, into q; then the rest of the tree on q
-   (in L1).  The barrier keeps the compiler from interleaving the two
-   phases, which would scatter the reads over the 4 KiB leaf and defeat the
-   prefetchers (3x slower from DRAM, measured, section 9). */
-REPDL_FN float repdl__sum_leaf_stream_f32(const float *x)
+/* The rest of a leaf once its 8 pair vectors q[k] = vector 2k + vector
+   2k+1 (the first level of the vertical tree) are known. */
+REPDL_FN float repdl__sum_leaf_pairs_f32(float (*q)[REPDL_SUM_LANES])
 {
-    float q[8][REPDL_SUM_LANES];
     float b[16];
-    int k, v;
-    for (k = 0; k < 8; k++) {
-        const float *r = x + (size_t)(2 * k) * REPDL_SUM_LANES;
-        for (v = 0; v < REPDL_SUM_LANES; v++)
-            q[k][v] = repdl__fadd(r[v], r[v + REPDL_SUM_LANES]);
-    }
-    REPDL__MATERIALIZE(q);
+    int v, c;
     for (v = 0; v < 16; v++) {
         float a[4];
-        int c;
         for (c = 0; c < 4; c++) {
             int w = v + 16 * c;
             float s0 = repdl__fadd(q[0][w], q[1][w]);
@@ -138,6 +161,34 @@ REPDL_FN float repdl__sum_leaf_stream_f32(const float *x)
     return repdl__sum_fold16_f32(b);
 }
 
+/* The same leaf value, streaming schedule for data from DRAM: first the
+   adjacent vector pairs (the tree's first level), reading 512 contiguous
+   bytes at a time in address order, into q; then the rest of the tree on q
+   (in L1).  The barrier keeps the compiler from interleaving the two
+   phases, which would scatter the reads over the 4 KiB leaf and defeat the
+   prefetchers (3x slower from DRAM, measured, section 9). */
+REPDL_FN float repdl__sum_leaf_stream_f32(const float *x)
+{
+    float q[8][REPDL_SUM_LANES];
+    int k, v;
+    for (k = 0; k < 8; k++) {
+        const float *r = x + (size_t)(2 * k) * REPDL_SUM_LANES;
+        for (v = 0; v < REPDL_SUM_LANES; v++)
+            q[k][v] = repdl__fadd(r[v], r[v + REPDL_SUM_LANES]);
+    }
+    REPDL__MATERIALIZE(q);
+    return repdl__sum_leaf_pairs_f32(q);
+}
+
+/* The same leaf value, copy schedule (for data from DRAM). */
+REPDL_FN float repdl__sum_leaf_copy_f32(const float *x)
+{
+    float p[REPDL_SUM_LEAF];
+    memcpy(p, x, sizeof p);
+    REPDL__MATERIALIZE(p);
+    return repdl__sum_leaf_full_f32(p);
+}
+
 /* A leaf of len <= 1024 elements (the last one): padded with -0.0. */
 REPDL_FN float repdl__sum_leaf_f32(const float *x, size_t len)
 {
@@ -147,6 +198,74 @@ REPDL_FN float repdl__sum_leaf_f32(const float *x, size_t len)
     for (i = 0; i < len; i++) p[i] = x[i];
     for (; i < REPDL_SUM_LEAF; i++) p[i] = -0.0f;
     return repdl__sum_leaf_full_f32(p);
+}
+
+/* ---- Leaves of products (dot) ----
+   A product must be rounded before it is added: RN(x * y), never an FMA.
+   gcc contracts x * y + z by default when it can see the multiplication
+   feed the addition.  Here it cannot: the product's bits are ANDed with
+   `keep`, all ones at run time but unknown to the compiler (its address
+   went through the opaque barrier REPDL__MATERIALIZE), so the product's
+   only use is an integer operation.  One AND per vector, no memory round
+   trip.  On the device the barrier is empty, the AND folds away, and
+   repdl__fmul is __fmul_rn, which nvcc never fuses. */
+REPDL_FN uint32_t repdl__opaque_ones(void)
+{
+    uint32_t keep = 0xffffffffu;
+    REPDL__MATERIALIZE(&keep);
+    return keep;
+}
+#define REPDL__PROD(a, b, keep) repdl__asfloat(repdl__asuint(repdl__fmul((a), (b))) & (keep))
+
+/* The vertical tree of one lane of products x[jV] * y[jV], j < 16. */
+REPDL_FN float repdl__dot_column_f32(const float *x, const float *y, uint32_t keep)
+{
+#define REPDL__E(j) REPDL__PROD(x[(j) * REPDL_SUM_LANES], y[(j) * REPDL_SUM_LANES], keep)
+    return REPDL__TREE16(REPDL__E);
+#undef REPDL__E
+}
+
+/* repdl__sum_leaf_full_f32 of the products of a full leaf. */
+REPDL_FN float repdl__dot_leaf_full_f32(const float *x, const float *y, uint32_t keep)
+{
+    float b[16];
+    int v;
+    for (v = 0; v < 16; v++) {
+        float a0 = repdl__dot_column_f32(x + v, y + v, keep);
+        float a1 = repdl__dot_column_f32(x + v + 16, y + v + 16, keep);
+        float a2 = repdl__dot_column_f32(x + v + 32, y + v + 32, keep);
+        float a3 = repdl__dot_column_f32(x + v + 48, y + v + 48, keep);
+        b[v] = repdl__fadd(repdl__fadd(a0, a2), repdl__fadd(a1, a3));
+    }
+    return repdl__sum_fold16_f32(b);
+}
+
+/* repdl__sum_leaf_copy_f32 of the products of a full leaf. */
+REPDL_FN float repdl__dot_leaf_copy_f32(const float *x, const float *y, uint32_t keep)
+{
+    float px[REPDL_SUM_LEAF], py[REPDL_SUM_LEAF];
+    memcpy(px, x, sizeof px);
+    memcpy(py, y, sizeof py);
+    REPDL__MATERIALIZE(px);
+    REPDL__MATERIALIZE(py);
+    return repdl__dot_leaf_full_f32(px, py, keep);
+}
+
+/* repdl__sum_leaf_stream_f32 of the products of a full leaf. */
+REPDL_FN float repdl__dot_leaf_stream_f32(const float *x, const float *y, uint32_t keep)
+{
+    float q[8][REPDL_SUM_LANES];
+    int k, v;
+    for (k = 0; k < 8; k++) {
+        const float *rx = x + (size_t)(2 * k) * REPDL_SUM_LANES;
+        const float *ry = y + (size_t)(2 * k) * REPDL_SUM_LANES;
+        for (v = 0; v < REPDL_SUM_LANES; v++)
+            q[k][v] = repdl__fadd(REPDL__PROD(rx[v], ry[v], keep),
+                                  REPDL__PROD(rx[v + REPDL_SUM_LANES], ry[v + REPDL_SUM_LANES],
+                                              keep));
+    }
+    REPDL__MATERIALIZE(q);
+    return repdl__sum_leaf_pairs_f32(q);
 }
 
 /* ---- The buddy tree over leaves (or over block partials) ----
@@ -182,7 +301,7 @@ REPDL_FN float repdl__tree_root(const repdl__tree *t)
     float acc = -0.0f; /* the sum of nothing */
     int any = 0;
     unsigned l;
-    for (l = 0; l < 64; l++) {
+    for (l = 0; l < 64 && (t->count >> l) != 0; l++) {
         if ((t->count >> l) & 1) {
             acc = any ? repdl__fadd(t->node[l], acc) : t->node[l];
             any = 1;
@@ -199,7 +318,10 @@ REPDL_FN float repdl_sum_f32(const float *x, size_t n)
     repdl__tree t;
     size_t j, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
     repdl__tree_init(&t);
-    if (n >= REPDL_SUM_STREAM_MIN) {
+    if (n >= REPDL_SUM_COPY_MIN) {
+        for (j = 0; j < m; j++)
+            repdl__tree_push(&t, 0, repdl__sum_leaf_copy_f32(x + j * REPDL_SUM_LEAF));
+    } else if (n >= REPDL_SUM_STREAM_MIN) {
         for (j = 0; j < m; j++)
             repdl__tree_push(&t, 0, repdl__sum_leaf_stream_f32(x + j * REPDL_SUM_LEAF));
     } else {
@@ -357,16 +479,25 @@ REPDL_FN void repdl__fmul_exact_store_strided(float *dst, const float *x, ptrdif
    array of products.  -0.0 when n == 0. */
 REPDL_FN float repdl_dot_f32(const float *x, const float *y, size_t n)
 {
-    float p[REPDL_SUM_LEAF];
     repdl__tree t;
     size_t j, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
+    uint32_t keep = repdl__opaque_ones();
     repdl__tree_init(&t);
-    for (j = 0; j < m; j++) {
-        repdl__fmul_exact_store(p, x + j * REPDL_SUM_LEAF, y + j * REPDL_SUM_LEAF,
-                                REPDL_SUM_LEAF);
-        repdl__tree_push(&t, 0, repdl__sum_leaf_full_f32(p));
+    if (n >= REPDL_SUM_COPY_MIN / 2) { /* two arrays: the same bytes as a sum */
+        for (j = 0; j < m; j++)
+            repdl__tree_push(&t, 0, repdl__dot_leaf_copy_f32(x + j * REPDL_SUM_LEAF,
+                                                             y + j * REPDL_SUM_LEAF, keep));
+    } else if (n >= REPDL_SUM_STREAM_MIN / 2) {
+        for (j = 0; j < m; j++)
+            repdl__tree_push(&t, 0, repdl__dot_leaf_stream_f32(x + j * REPDL_SUM_LEAF,
+                                                               y + j * REPDL_SUM_LEAF, keep));
+    } else {
+        for (j = 0; j < m; j++)
+            repdl__tree_push(&t, 0, repdl__dot_leaf_full_f32(x + j * REPDL_SUM_LEAF,
+                                                             y + j * REPDL_SUM_LEAF, keep));
     }
     if (r) {
+        float p[REPDL_SUM_LEAF];
         repdl__fmul_exact_store(p, x + m * REPDL_SUM_LEAF, y + m * REPDL_SUM_LEAF, r);
         repdl__tree_push(&t, 0, repdl__sum_leaf_full_f32(p));
     }

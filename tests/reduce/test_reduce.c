@@ -513,16 +513,31 @@ static void check_array(const float *x, const float *y, size_t n, int kind, int 
     if (n <= ((size_t)1 << 16)) check_rows(x, y, n, what);
 }
 
-/* Both leaf schedules, leaf by leaf, against the reference leaf. */
-static void check_leaves(const float *x, size_t n, int kind)
+/* The three leaf schedules, leaf by leaf, against the reference leaf: of
+   x for a sum, of the rounded products x[i] * y[i] for a dot.  A leaf
+   value is internal: a NaN's payload there depends on which NaN operand
+   the hardware propagates (compilers may swap the operands of an
+   addition), so NaNs are compared canonicalised, as every result is. */
+static void check_leaves(const float *x, const float *y, size_t n, int kind)
 {
-    size_t j;
+    size_t j, i;
+    uint32_t keep = repdl__opaque_ones();
     for (j = 0; j + REF_LEAF <= n; j += REF_LEAF) {
-        float want = ref_leaf(x, n, j);
-        CHECK_BITS(repdl__sum_leaf_full_f32(x + j), want, "leaf_full %s j=%zu",
+        float want = canon(ref_leaf(x, n, j)), p[REF_LEAF], wantd;
+        CHECK_BITS(canon(repdl__sum_leaf_full_f32(x + j)), want, "leaf_full %s j=%zu",
                    gen_kind_name[kind], j);
-        CHECK_BITS(repdl__sum_leaf_stream_f32(x + j), want, "leaf_stream %s j=%zu",
+        CHECK_BITS(canon(repdl__sum_leaf_stream_f32(x + j)), want, "leaf_stream %s j=%zu",
                    gen_kind_name[kind], j);
+        CHECK_BITS(canon(repdl__sum_leaf_copy_f32(x + j)), want, "leaf_copy %s j=%zu",
+                   gen_kind_name[kind], j);
+        for (i = 0; i < REF_LEAF; i++) p[i] = ref_mul(x[j + i], y[j + i]);
+        wantd = canon(ref_leaf(p, REF_LEAF, 0));
+        CHECK_BITS(canon(repdl__dot_leaf_full_f32(x + j, y + j, keep)), wantd,
+                   "dot leaf_full %s j=%zu", gen_kind_name[kind], j);
+        CHECK_BITS(canon(repdl__dot_leaf_stream_f32(x + j, y + j, keep)), wantd,
+                   "dot leaf_stream %s j=%zu", gen_kind_name[kind], j);
+        CHECK_BITS(canon(repdl__dot_leaf_copy_f32(x + j, y + j, keep)), wantd,
+                   "dot leaf_copy %s j=%zu", gen_kind_name[kind], j);
     }
 }
 
@@ -554,8 +569,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--quick")) quick = 1;
     }
     gen_state = seed;
-    printf("test_reduce: seed %llu, V=%d L=%d\n", (unsigned long long)seed, REPDL_SUM_LANES,
-           REPDL_SUM_VECS);
+    printf("test_reduce: seed %llu, V=%d L=%d, schedules: stream from %zu, copy from %zu\n",
+           (unsigned long long)seed, REPDL_SUM_LANES, REPDL_SUM_VECS,
+           (size_t)REPDL_SUM_STREAM_MIN, (size_t)REPDL_SUM_COPY_MIN);
     if (REPDL_SUM_LANES != REF_V || REPDL_SUM_VECS != REF_L || REPDL_SUM_LEAF != REF_LEAF) {
         printf("FAIL: the header's leaf geometry differs from the reference\n");
         return 1;
@@ -577,7 +593,12 @@ int main(int argc, char **argv)
         ns[nn++] = ((size_t)1 << k) + 1;
     }
     ns[nn++] = 1000000;
-    ns[nn++] = REPDL_SUM_STREAM_MIN + 1024 * 3 + 17; /* streaming schedule, odd tail */
+    /* the schedules' thresholds, odd tails (the build with small
+       thresholds puts every schedule under the reference) */
+    if (REPDL_SUM_STREAM_MIN + 4000 <= nmax) ns[nn++] = REPDL_SUM_STREAM_MIN + 1024 * 3 + 17;
+    if (REPDL_SUM_STREAM_MIN / 2 <= nmax) ns[nn++] = REPDL_SUM_STREAM_MIN / 2 + 1024 + 3;
+    if (REPDL_SUM_COPY_MIN + 4000 <= nmax) ns[nn++] = REPDL_SUM_COPY_MIN + 1024 * 5 + 1;
+    if (REPDL_SUM_COPY_MIN / 2 <= nmax) ns[nn++] = REPDL_SUM_COPY_MIN / 2 + 2048 + 511;
     for (t = 0; t < (quick ? 4 : 12); t++) ns[nn++] = (size_t)gen_below(nmax + 1);
     for (t = 0; t < 8; t++) ns[nn++] = (size_t)gen_below(5000) * 2 + 1; /* odd sizes */
 
@@ -593,7 +614,7 @@ int main(int argc, char **argv)
     for (kind = 0; kind < GEN_KINDS; kind++) {
         gen_fill(x, nmax + 1, kind);
         gen_fill(y, nmax + 1, kind == GEN_ZEROS ? GEN_MIXED : kind);
-        check_leaves(x, 1 << 17, kind);
+        check_leaves(x, y, 1 << 17, kind);
         for (t = 0; t < nn; t++) {
             size_t n = ns[t];
             /* every size with this data; the costly checks on the smaller
