@@ -32,7 +32,7 @@ const char *bench_llvm_origin = NULL;
     static BENCH_NOINLINE float NAME##_lat(const float *in, size_t n, float zero) \
     {                                                                         \
         float y = 0.0f;                                                       \
-        for (size_t i = 0; i < n; i++) y = CALL(in[i] + zero * y);            \
+        for (size_t i = 0; i < n; i++) BENCH_CHAIN(CALL);                     \
         return y;                                                             \
     }
 

@@ -61,7 +61,7 @@
     static BENCH_NOINLINE float repdl_##F##_call_lat(const float *in, size_t n, float zero) \
     {                                                                        \
         float y = 0.0f;                                                      \
-        for (size_t i = 0; i < n; i++) y = call_repdl_##F(in[i] + zero * y); \
+        for (size_t i = 0; i < n; i++) BENCH_CHAIN(call_repdl_##F);          \
         return y;                                                            \
     }                                                                        \
     static BENCH_NOINLINE void repdl_##F##_inl_thr(float *out, const float *in, size_t n) \
@@ -71,7 +71,7 @@
     static BENCH_NOINLINE float repdl_##F##_inl_lat(const float *in, size_t n, float zero) \
     {                                                                        \
         float y = 0.0f;                                                      \
-        for (size_t i = 0; i < n; i++) y = repdl_##F(in[i] + zero * y);      \
+        for (size_t i = 0; i < n; i++) BENCH_CHAIN(repdl_##F);               \
         return y;                                                            \
     }                                                                        \
     static BENCH_NOINLINE void repdl_##F##_arr_thr(float *out, const float *in, size_t n) \
@@ -93,7 +93,7 @@ static BENCH_NOINLINE void empty_thr(float *out, const float *in, size_t n)
 static BENCH_NOINLINE float empty_lat(const float *in, size_t n, float zero)
 {
     float y = 0.0f;
-    for (size_t i = 0; i < n; i++) y = call_empty(in[i] + zero * y);
+    for (size_t i = 0; i < n; i++) BENCH_CHAIN(call_empty);
     return y;
 }
 

@@ -18,13 +18,34 @@
 #define BENCH_NOINLINE __attribute__((noinline))
 #endif
 
+/* Makes v opaque to the optimizer at no cost (an empty asm that claims to
+   change the register).  The latency chain computes t = zero * y, passes t
+   through this, then adds it: a separate multiply and add in every build,
+   which -ffp-contract=fast can no longer fuse into one FMA, so the chain
+   costs the same in the repdl and the anchor translation units whatever
+   their flags. */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define BENCH_OPAQUE(v) __asm__("" : "+x"(v))
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+#define BENCH_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define BENCH_OPAQUE(v) ((void)0)
+#endif
+
 /* Throughput: out[i] = F(in[i]), i < n.  Independent calls; the results are
    stored, and main reads them back into a checksum. */
 typedef void (*bench_thr_fn)(float *out, const float *in, size_t n);
 /* Latency: y = F(in[i] + zero * y), i < n (CORE-MATH's chain): each call
    waits for the previous result.  zero is 0.0f at run time; the compiler
    cannot fold zero * y (it does not know zero, and 0 * y is not 0 for
-   y = inf or NaN), so the dependency is real.  Returns the last y. */
+   y = inf or NaN), so the dependency is real.  Returns the last y.
+   BENCH_CHAIN(F) is the loop body. */
+#define BENCH_CHAIN(F)                                                        \
+    do {                                                                      \
+        float t_ = zero * y;                                                  \
+        BENCH_OPAQUE(t_);                                                     \
+        y = F(in[i] + t_);                                                    \
+    } while (0)
 typedef float (*bench_lat_fn)(const float *in, size_t n, float zero);
 
 /* The four functions, in table order. */

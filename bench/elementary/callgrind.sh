@@ -8,8 +8,8 @@
 #       BUILD_DIR  meson build directory (default: build)
 #       CALLS      calls per measurement (default: 1000000)
 #       BINARY     benchmark builds to count (default: bench_elementary
-#                  bench_elementary_v3, i.e. repdl at -O2 and at
-#                  -O3 -march=x86-64-v3)
+#                  bench_elementary_v3 bench_elementary_v3_fast, i.e. repdl
+#                  at -O2, at -O3 -march=x86-64-v3, and with FMA contraction)
 #
 # valgrind 3.19 cannot run AVX-512 code, hence no -march=native build here;
 # -march=x86-64-v3 (FMA, AVX2) is the nearest it runs.  Each figure is the Ir
@@ -22,7 +22,7 @@ set -euo pipefail
 build=${1:-build}
 calls=${2:-1000000}
 shift $(( $# < 2 ? $# : 2 ))
-bins=("$@"); [ ${#bins[@]} -gt 0 ] || bins=(bench_elementary bench_elementary_v3)
+bins=("$@"); [ ${#bins[@]} -gt 0 ] || bins=(bench_elementary bench_elementary_v3 bench_elementary_v3_fast)
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not installed (scripts/deps.sh)" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
