@@ -30,6 +30,8 @@
    Every float operation is a primitive of config.h (__fadd_rn, __fmul_rn
    on the device, never contracted): the PTX is the same under
    --fmad=true and --fmad=false (tests/cuda/check_ptx.sh). */
+#include <atomic>
+
 #include <repdl/reduce.h>
 
 #include "common.cuh"
@@ -177,6 +179,25 @@ __global__ void __launch_bounds__(MAX_THREADS) reduce_chunks(reduce_args a)
     }
 }
 
+/* Blocks of reduce_chunks<DOT> resident on one SM with `threads` threads,
+   cached per device (the occupancy query costs microseconds a call). */
+template <bool DOT>
+static int blocks_per_sm(int device, unsigned threads, size_t shmem, int *per_sm)
+{
+    static std::atomic<int> cache[256][4]; /* [device][log2(threads) - 5], 0: unknown */
+    int slot = threads == 32 ? 0 : threads == 64 ? 1 : threads == 128 ? 2 : 3;
+    int v = device >= 0 && device < 256 ? cache[device][slot].load() : 0;
+    if (v == 0) {
+        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, reduce_chunks<DOT>,
+                                                                      (int)threads, shmem);
+        if (e != cudaSuccess) return fail_cuda(e);
+        if (v < 1) v = 1;
+        if (device >= 0 && device < 256) cache[device][slot].store(v);
+    }
+    *per_sm = v;
+    return REPDL_CUDA_OK;
+}
+
 template <bool DOT>
 static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
                          size_t rows, size_t n, float *out, void *stream,
@@ -201,12 +222,11 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
     if (rc != REPDL_CUDA_OK) return rc;
     unsigned threads = plan_threads(cfg);
     size_t shmem = (size_t)(threads / 32) * LEAF * sizeof(float);
-    int per_sm = 0;
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_chunks<DOT>,
-                                                                  (int)threads, shmem);
-    if (e != cudaSuccess) return fail_cuda(e);
+    int per_sm = 1;
+    rc = blocks_per_sm<DOT>(dev.device, threads, shmem, &per_sm);
+    if (rc != REPDL_CUDA_OK) return rc;
     plan p;
-    rc = make_plan(rows, n, (size_t)(per_sm > 0 ? per_sm : 1) * dev.sms, cfg, &p);
+    rc = make_plan(rows, n, (size_t)per_sm * dev.sms, cfg, &p);
     if (rc != REPDL_CUDA_OK) return rc;
 
     reduce_args a;
@@ -223,6 +243,7 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
         return check_launch();
     }
     void *ws = NULL;
+    cudaError_t e;
     if (p.bpr > 1) {
         size_t pbytes = rows * p.bpr * sizeof(float); /* no overflow: make_plan */
         size_t toff = (pbytes + 15) / 16 * 16;
