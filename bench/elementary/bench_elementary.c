@@ -28,8 +28,10 @@
             (one loop of CALLS (default 10^6) calls, for callgrind.sh:
              FUNC expf|logf|tanhf|sqrtf, IMPL glibc|repdl|llvm|inline|array|empty)
 
-   This file is the repdl translation unit; meson builds it twice, with the
-   default -O2 and with -O3 -march=native (BENCH_FLAGS names the build). */
+   This file is the repdl translation unit; bench/elementary/meson.build
+   builds it five ways (-O2; -O3 -march=x86-64-v3; -O3 -march=native; each of
+   the last two with -ffp-contract=fast -fno-math-errno), BENCH_FLAGS naming
+   the build.  docs/bench-elementary.md has the figures. */
 #define _GNU_SOURCE
 #include <gnu/libc-version.h>
 #include <math.h>
