@@ -16,7 +16,9 @@
    2^-51 |f|, see reference/oracle.h), and those with d within 2^-16 ulp of a
    midpoint are kept (the double estimate is within 2^-26 ulp of the truth,
    so no input nearer than 2^-17 ulp is missed); each kept input is then
-   measured exactly with MPFR at 160 bits, and the N nearest are printed.
+   measured exactly with MPFR at 160 bits, and the N nearest are printed,
+   one per class of equivalent inputs (tanhf: x and -x; sqrtf: x and 4^k x,
+   whose results differ by an exact scaling).
    Independent of the library: no repdl function is called (only the bit
    casts and repdl__round_ok of include/repdl/detail/cr.h). */
 #define _POSIX_C_SOURCE 200809L
@@ -132,6 +134,18 @@ static double wc_refine(enum repdl_ref_id id, float x, float r)
     return best;
 }
 
+/* Inputs with equal keys are the same hard case (see main). */
+static double wc_key(enum repdl_ref_id id, float x)
+{
+    if (id == REPDL_REF_TANHF) return fabs((double)x);
+    if (id == REPDL_REF_SQRTF) {
+        int e;
+        double m = frexp((double)x, &e);      /* x = m 2^e, m in [0.5, 1) */
+        return m + (double)(e & 1);           /* significand and exponent parity */
+    }
+    return (double)repdl__asuint(x);
+}
+
 static int wc_cmp(const void *a, const void *b)
 {
     double u = ((const wc_entry *)a)->dist, v = ((const wc_entry *)b)->dist;
@@ -184,15 +198,39 @@ int main(int argc, char **argv)
     qsort(all, total, sizeof *all, wc_cmp);
     if ((size_t)count > total) count = (long)total;
 
-    printf("# %s: the %ld binary32 inputs whose exact %s(x) is nearest a rounding midpoint"
-           " (of %zu screened within 2^-16 ulp), hardest first; want = MPFR, 24 bits, RNDN,"
-           " subnormalized.  Command: worstcases", wc_names[g_id], count, wc_names[g_id], total);
-    for (a = 1; a < argc; a++) printf(" %s", argv[a]);
-    printf("\n");
-    for (k = 0; k < (size_t)count; k++)
-        printf("%s in=0x%08" PRIx32 " want=0x%08" PRIx32 "  # x = %a, distance to midpoint 2^-%.1f ulp\n",
-               wc_names[g_id], all[k].x, all[k].want, (double)repdl__asfloat(all[k].x),
-               all[k].dist > 0 ? -log2(all[k].dist) : 9999.0);
+    {
+        /* Equivalent inputs are printed once: tanh is odd (x and -x are the
+           same case), and sqrt(4x) = 2 sqrt(x) exactly, so for sqrtf inputs
+           with the same significand and the same exponent parity are the
+           same case (its hardest inputs are otherwise all (2 - 2^-23) 2^odd). */
+        double *keys = (double *)malloc((size_t)count * sizeof *keys);
+        size_t *pick = (size_t *)malloc((size_t)count * sizeof *pick);
+        long printed = 0, j;
+        for (k = 0; k < total && printed < count; k++) {
+            double key = wc_key(g_id, repdl__asfloat(all[k].x));
+            int dup = 0;
+            for (j = 0; j < printed; j++) dup |= keys[j] == key;
+            if (dup) continue;
+            keys[printed] = key;
+            pick[printed++] = k;
+        }
+        printf("# %s: the %ld binary32 inputs whose exact %s(x) is nearest a rounding midpoint"
+               " (of %zu screened within 2^-16 ulp), hardest first, one per class of equivalent"
+               " inputs%s; want = MPFR, 24 bits, RNDN, subnormalized.  Command: worstcases",
+               wc_names[g_id], printed, wc_names[g_id], total,
+               g_id == REPDL_REF_TANHF ? " (x and -x)" : g_id == REPDL_REF_SQRTF ? " (x and 4^k x)" : "");
+        for (a = 1; a < argc; a++) printf(" %s", argv[a]);
+        printf("\n");
+        for (j = 0; j < printed; j++) {
+            const wc_entry *w = &all[pick[j]];
+            printf("%s in=0x%08" PRIx32 " want=0x%08" PRIx32 "  # x = %a, distance to midpoint 2^-%.1f ulp\n",
+                   wc_names[g_id], w->x, w->want, (double)repdl__asfloat(w->x),
+                   w->dist > 0 ? -log2(w->dist) : 9999.0);
+        }
+        free(keys);
+        free(pick);
+        count = printed;
+    }
     fprintf(stderr, "worstcases %s: %zu candidates, %ld printed\n", wc_names[g_id], total, count);
     free(all); free(lists); free(th);
     return 0;
