@@ -8,8 +8,11 @@
    Every translation unit is built at -O3 -march=native (fastmath.c adds
    -ffast-math).  Each sample times `reps` calls on the same array (thread
    CPU time by default: the machine is shared; --wall for wall clock);
-   samples of all the kernels of a size are interleaved, R rounds (11 by
-   default), and the median is reported, with the best in brackets.
+   samples of the kernels of a size are interleaved, R rounds (11 by
+   default), each round with its own placement of the arrays (xoff, yoff
+   below), and the median is reported, with the best in brackets.  The
+   read anchors are interleaved among themselves, after the others: they
+   run hot enough to slow whatever follows them (the clock drops).
    GB/s counts the bytes the kernel reads (4n for a sum, 8n for a dot).
    "read" is the best of four read-only loops over the same bytes
    (fast-math sum, 64 float accumulators, integer xor, memcpy 4 KiB at a
@@ -89,12 +92,21 @@ static void run(int k, int dot, const float *x, const float *y, size_t n)
 
 typedef struct { const char *level; size_t bytes; } size_class;
 
+/* Placement of x and y in round r (floats from a 4 KiB boundary): the
+   speed of a loop in L1 depends on where its arrays sit relative to each
+   other and to the stack (by 25% on this machine, from one process to the
+   next, with address randomization), so the rounds sample eight
+   placements and every kernel sees the same ones.  Round 0: both arrays
+   page-aligned, as two large malloc'd arrays usually are. */
+static const size_t xoff[8] = {0, 16, 272, 528, 0, 784, 64, 912};
+static const size_t yoff[8] = {0, 16, 0, 800, 400, 48, 1008, 560};
+
 int main(int argc, char **argv)
 {
     static const size_class classes[] = {
         {"L1", (size_t)16 << 10}, {"L2", (size_t)512 << 10},
         {"L3", (size_t)8 << 20},  {"DRAM", (size_t)256 << 20}};
-    int rounds = 11, quick = 0, a, c, dot, k, r;
+    int rounds = 11, quick = 0, a, c, dot, g, k, r;
     size_t maxbytes = classes[3].bytes, i;
     float *x, *y;
     void *px = NULL, *py = NULL;
@@ -116,14 +128,16 @@ int main(int argc, char **argv)
     openblas_set_num_threads(1);
 #endif
     /* x holds 2n floats for the read anchors of a dot; 4 KiB aligned */
-    if (posix_memalign(&px, 4096, maxbytes) || posix_memalign(&py, 4096, maxbytes / 2)) {
+    if (posix_memalign(&px, 4096, maxbytes + 4096) ||
+        posix_memalign(&py, 4096, maxbytes / 2 + 4096)) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
     x = (float *)px;
     y = (float *)py;
-    for (i = 0; i < maxbytes / 4; i++) x[i] = (float)((i * 2654435761u) % 2001) * 1e-3f - 1.0f;
-    for (i = 0; i < maxbytes / 8; i++) y[i] = (float)((i * 40503u) % 997) * 1e-3f;
+    for (i = 0; i < maxbytes / 4 + 1024; i++)
+        x[i] = (float)((i * 2654435761u) % 2001) * 1e-3f - 1.0f;
+    for (i = 0; i < maxbytes / 8 + 1024; i++) y[i] = (float)((i * 40503u) % 997) * 1e-3f;
 
     printf("bench_reduce: flags %s, %s, %s, median of %d rounds [best]\n", REPDL_BENCH_FLAGS,
 #ifdef __VERSION__
@@ -140,18 +154,25 @@ int main(int argc, char **argv)
             size_t reps = c == 3 ? 2 : ((size_t)2 << 30) / bytes;
             double readbw = 0;
             if (quick) reps = reps / 8 + 1;
-            for (r = 0; r < rounds; r++) {
-                for (k = 0; k < K_COUNT; k++) {
-                    double t0;
-                    size_t q;
-                    if (k == K_BLAS && !dot) continue;
+            /* Two groups, each interleaved round by round: the compared
+               kernels, then the read anchors (which run hot enough to
+               lower the clock of whatever follows them for a while). */
+            for (g = 0; g < 2; g++) {
+                int k0 = g ? K_READ_FM : K_REPDL, k1 = g ? K_COUNT : K_READ_FM;
+                for (r = 0; r < rounds; r++) {
+                    for (k = k0; k < k1; k++) {
+                        double t0;
+                        size_t q;
+                        if (k == K_BLAS && !dot) continue;
 #ifndef REPDL_BENCH_OPENBLAS
-                    if (k == K_BLAS) continue;
+                        if (k == K_BLAS) continue;
 #endif
-                    run(k, dot, x, y, n); /* warm */
-                    t0 = now();
-                    for (q = 0; q < reps; q++) run(k, dot, x, y, n);
-                    t[k][r] = now() - t0;
+                        const float *xr = x + xoff[r % 8], *yr = y + yoff[r % 8];
+                        run(k, dot, xr, yr, n); /* warm */
+                        t0 = now();
+                        for (q = 0; q < reps; q++) run(k, dot, xr, yr, n);
+                        t[k][r] = now() - t0;
+                    }
                 }
             }
             for (k = 0; k < K_COUNT; k++) {

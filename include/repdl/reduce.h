@@ -45,26 +45,44 @@
 #define REPDL_SUM_LEAF 1024 /* V * L elements, 4 KiB */
 #define REPDL_SUM_LEAF_LOG2 10
 
-/* Three schedules compute a leaf, all with the same additions in the same
-   order (so the same bits); they differ only in the order of the memory
-   accesses, and the best one depends on where the data lives
+/* Two schedules compute a leaf, with the same additions in the same order
+   (so the same bits); they differ only in the order of the memory
+   accesses, and the faster one depends on where the data lives
    (docs/bench-reduce.md):
      full    (repdl__sum_leaf_full_f32)    data in L1/L2: lane columns
              straight from memory, the tree in registers;
      stream  (repdl__sum_leaf_stream_f32)  from REPDL_SUM_STREAM_MIN
              elements (past L2): the first tree level reads 512 contiguous
-             bytes at a time, in address order;
-     copy    (repdl__sum_leaf_copy_f32)    from REPDL_SUM_COPY_MIN elements
-             (past L3, DRAM): the leaf is first copied (memcpy) into a local
-             buffer, a sequential read the prefetchers and the C library
-             stream best, then summed from L1.
-   Sums of two arrays (dot) switch at half these counts (the same bytes). */
+             bytes at a time, in address order, the rest works in L1.
+   From REPDL_SUM_PREFETCH_MIN elements (past L3) the stream schedule also
+   asks for the leaf REPDL_SUM_PREFETCH_LEAVES ahead to be brought into L2
+   (a hint, 16 prefetches a leaf; no effect on any result).
+   A dot product reads two arrays: it switches at half these counts. */
 #ifndef REPDL_SUM_STREAM_MIN
 #define REPDL_SUM_STREAM_MIN ((size_t)1 << 18) /* 1 MiB of floats */
 #endif
-#ifndef REPDL_SUM_COPY_MIN
-#define REPDL_SUM_COPY_MIN ((size_t)1 << 24) /* 64 MiB of floats */
+#ifndef REPDL_SUM_PREFETCH_MIN
+#define REPDL_SUM_PREFETCH_MIN ((size_t)1 << 22) /* 16 MiB of floats */
 #endif
+#ifndef REPDL_SUM_PREFETCH_LEAVES
+#define REPDL_SUM_PREFETCH_LEAVES 4
+#endif
+
+/* Prefetch hint (gcc, clang): bring the line at p into L2.  Elsewhere
+   nothing.  Prefetches never fault and never change a value. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#define REPDL__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
+#else
+#define REPDL__PREFETCH_L2(p) ((void)(p))
+#endif
+
+/* One hint every 256 bytes of the leaf at x: the hardware prefetchers
+   fetch the lines in between. */
+REPDL_FN void repdl__prefetch_leaf(const float *x)
+{
+    int l;
+    for (l = 0; l < REPDL_SUM_LEAF; l += REPDL_SUM_LANES) REPDL__PREFETCH_L2(x + l);
+}
 
 /* ---- Inside a leaf ---- */
 
@@ -166,7 +184,8 @@ REPDL_FN float repdl__sum_leaf_pairs_f32(float (*q)[REPDL_SUM_LANES])
    bytes at a time in address order, into q; then the rest of the tree on q
    (in L1).  The barrier keeps the compiler from interleaving the two
    phases, which would scatter the reads over the 4 KiB leaf and defeat the
-   prefetchers (3x slower from DRAM, measured, section 9). */
+   prefetchers (the full schedule is 2-3x slower from DRAM, measured,
+   docs/bench-reduce.md). */
 REPDL_FN float repdl__sum_leaf_stream_f32(const float *x)
 {
     float q[8][REPDL_SUM_LANES];
@@ -178,15 +197,6 @@ REPDL_FN float repdl__sum_leaf_stream_f32(const float *x)
     }
     REPDL__MATERIALIZE(q);
     return repdl__sum_leaf_pairs_f32(q);
-}
-
-/* The same leaf value, copy schedule (for data from DRAM). */
-REPDL_FN float repdl__sum_leaf_copy_f32(const float *x)
-{
-    float p[REPDL_SUM_LEAF];
-    memcpy(p, x, sizeof p);
-    REPDL__MATERIALIZE(p);
-    return repdl__sum_leaf_full_f32(p);
 }
 
 /* A leaf of len <= 1024 elements (the last one): padded with -0.0. */
@@ -238,17 +248,6 @@ REPDL_FN float repdl__dot_leaf_full_f32(const float *x, const float *y, uint32_t
         b[v] = repdl__fadd(repdl__fadd(a0, a2), repdl__fadd(a1, a3));
     }
     return repdl__sum_fold16_f32(b);
-}
-
-/* repdl__sum_leaf_copy_f32 of the products of a full leaf. */
-REPDL_FN float repdl__dot_leaf_copy_f32(const float *x, const float *y, uint32_t keep)
-{
-    float px[REPDL_SUM_LEAF], py[REPDL_SUM_LEAF];
-    memcpy(px, x, sizeof px);
-    memcpy(py, y, sizeof py);
-    REPDL__MATERIALIZE(px);
-    REPDL__MATERIALIZE(py);
-    return repdl__dot_leaf_full_f32(px, py, keep);
 }
 
 /* repdl__sum_leaf_stream_f32 of the products of a full leaf. */
@@ -318,15 +317,16 @@ REPDL_FN float repdl_sum_f32(const float *x, size_t n)
     repdl__tree t;
     size_t j, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
     repdl__tree_init(&t);
-    if (n >= REPDL_SUM_COPY_MIN) {
-        for (j = 0; j < m; j++)
-            repdl__tree_push(&t, 0, repdl__sum_leaf_copy_f32(x + j * REPDL_SUM_LEAF));
-    } else if (n >= REPDL_SUM_STREAM_MIN) {
-        for (j = 0; j < m; j++)
-            repdl__tree_push(&t, 0, repdl__sum_leaf_stream_f32(x + j * REPDL_SUM_LEAF));
-    } else {
+    if (n < REPDL_SUM_STREAM_MIN) {
         for (j = 0; j < m; j++)
             repdl__tree_push(&t, 0, repdl__sum_leaf_full_f32(x + j * REPDL_SUM_LEAF));
+    } else {
+        int pf = n >= REPDL_SUM_PREFETCH_MIN;
+        for (j = 0; j < m; j++) {
+            if (pf && j + REPDL_SUM_PREFETCH_LEAVES < m)
+                repdl__prefetch_leaf(x + (j + REPDL_SUM_PREFETCH_LEAVES) * REPDL_SUM_LEAF);
+            repdl__tree_push(&t, 0, repdl__sum_leaf_stream_f32(x + j * REPDL_SUM_LEAF));
+        }
     }
     if (r) repdl__tree_push(&t, 0, repdl__sum_leaf_f32(x + m * REPDL_SUM_LEAF, r));
     return repdl__canon(repdl__tree_root(&t));
@@ -483,18 +483,20 @@ REPDL_FN float repdl_dot_f32(const float *x, const float *y, size_t n)
     size_t j, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
     uint32_t keep = repdl__opaque_ones();
     repdl__tree_init(&t);
-    if (n >= REPDL_SUM_COPY_MIN / 2) { /* two arrays: the same bytes as a sum */
-        for (j = 0; j < m; j++)
-            repdl__tree_push(&t, 0, repdl__dot_leaf_copy_f32(x + j * REPDL_SUM_LEAF,
-                                                             y + j * REPDL_SUM_LEAF, keep));
-    } else if (n >= REPDL_SUM_STREAM_MIN / 2) {
-        for (j = 0; j < m; j++)
-            repdl__tree_push(&t, 0, repdl__dot_leaf_stream_f32(x + j * REPDL_SUM_LEAF,
-                                                               y + j * REPDL_SUM_LEAF, keep));
-    } else {
+    if (n < REPDL_SUM_STREAM_MIN / 2) {
         for (j = 0; j < m; j++)
             repdl__tree_push(&t, 0, repdl__dot_leaf_full_f32(x + j * REPDL_SUM_LEAF,
                                                              y + j * REPDL_SUM_LEAF, keep));
+    } else {
+        int pf = n >= REPDL_SUM_PREFETCH_MIN / 2;
+        for (j = 0; j < m; j++) {
+            if (pf && j + REPDL_SUM_PREFETCH_LEAVES < m) {
+                repdl__prefetch_leaf(x + (j + REPDL_SUM_PREFETCH_LEAVES) * REPDL_SUM_LEAF);
+                repdl__prefetch_leaf(y + (j + REPDL_SUM_PREFETCH_LEAVES) * REPDL_SUM_LEAF);
+            }
+            repdl__tree_push(&t, 0, repdl__dot_leaf_stream_f32(x + j * REPDL_SUM_LEAF,
+                                                               y + j * REPDL_SUM_LEAF, keep));
+        }
     }
     if (r) {
         float p[REPDL_SUM_LEAF];

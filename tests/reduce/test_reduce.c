@@ -513,7 +513,7 @@ static void check_array(const float *x, const float *y, size_t n, int kind, int 
     if (n <= ((size_t)1 << 16)) check_rows(x, y, n, what);
 }
 
-/* The three leaf schedules, leaf by leaf, against the reference leaf: of
+/* The two leaf schedules, leaf by leaf, against the reference leaf: of
    x for a sum, of the rounded products x[i] * y[i] for a dot.  A leaf
    value is internal: a NaN's payload there depends on which NaN operand
    the hardware propagates (compilers may swap the operands of an
@@ -528,16 +528,12 @@ static void check_leaves(const float *x, const float *y, size_t n, int kind)
                    gen_kind_name[kind], j);
         CHECK_BITS(canon(repdl__sum_leaf_stream_f32(x + j)), want, "leaf_stream %s j=%zu",
                    gen_kind_name[kind], j);
-        CHECK_BITS(canon(repdl__sum_leaf_copy_f32(x + j)), want, "leaf_copy %s j=%zu",
-                   gen_kind_name[kind], j);
         for (i = 0; i < REF_LEAF; i++) p[i] = ref_mul(x[j + i], y[j + i]);
         wantd = canon(ref_leaf(p, REF_LEAF, 0));
         CHECK_BITS(canon(repdl__dot_leaf_full_f32(x + j, y + j, keep)), wantd,
                    "dot leaf_full %s j=%zu", gen_kind_name[kind], j);
         CHECK_BITS(canon(repdl__dot_leaf_stream_f32(x + j, y + j, keep)), wantd,
                    "dot leaf_stream %s j=%zu", gen_kind_name[kind], j);
-        CHECK_BITS(canon(repdl__dot_leaf_copy_f32(x + j, y + j, keep)), wantd,
-                   "dot leaf_copy %s j=%zu", gen_kind_name[kind], j);
     }
 }
 
@@ -569,9 +565,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--quick")) quick = 1;
     }
     gen_state = seed;
-    printf("test_reduce: seed %llu, V=%d L=%d, schedules: stream from %zu, copy from %zu\n",
+    printf("test_reduce: seed %llu, V=%d L=%d, stream schedule from %zu, prefetch from %zu\n",
            (unsigned long long)seed, REPDL_SUM_LANES, REPDL_SUM_VECS,
-           (size_t)REPDL_SUM_STREAM_MIN, (size_t)REPDL_SUM_COPY_MIN);
+           (size_t)REPDL_SUM_STREAM_MIN, (size_t)REPDL_SUM_PREFETCH_MIN);
     if (REPDL_SUM_LANES != REF_V || REPDL_SUM_VECS != REF_L || REPDL_SUM_LEAF != REF_LEAF) {
         printf("FAIL: the header's leaf geometry differs from the reference\n");
         return 1;
@@ -594,11 +590,14 @@ int main(int argc, char **argv)
     }
     ns[nn++] = 1000000;
     /* the schedules' thresholds, odd tails (the build with small
-       thresholds puts every schedule under the reference) */
+       thresholds puts every schedule and the prefetching under the
+       reference) */
     if (REPDL_SUM_STREAM_MIN + 4000 <= nmax) ns[nn++] = REPDL_SUM_STREAM_MIN + 1024 * 3 + 17;
     if (REPDL_SUM_STREAM_MIN / 2 <= nmax) ns[nn++] = REPDL_SUM_STREAM_MIN / 2 + 1024 + 3;
-    if (REPDL_SUM_COPY_MIN + 4000 <= nmax) ns[nn++] = REPDL_SUM_COPY_MIN + 1024 * 5 + 1;
-    if (REPDL_SUM_COPY_MIN / 2 <= nmax) ns[nn++] = REPDL_SUM_COPY_MIN / 2 + 2048 + 511;
+    if (REPDL_SUM_PREFETCH_MIN + 9000 <= nmax)
+        ns[nn++] = REPDL_SUM_PREFETCH_MIN + 1024 * 7 + 1;
+    if (REPDL_SUM_PREFETCH_MIN / 2 + 9000 <= nmax)
+        ns[nn++] = REPDL_SUM_PREFETCH_MIN / 2 + 1024 * 6 + 511;
     for (t = 0; t < (quick ? 4 : 12); t++) ns[nn++] = (size_t)gen_below(nmax + 1);
     for (t = 0; t < 8; t++) ns[nn++] = (size_t)gen_below(5000) * 2 + 1; /* odd sizes */
 
