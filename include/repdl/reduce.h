@@ -57,7 +57,9 @@
    From REPDL_SUM_PREFETCH_MIN elements (past L3) the stream schedule also
    asks for the leaf REPDL_SUM_PREFETCH_LEAVES ahead to be brought into L2
    (a hint, 16 prefetches a leaf; no effect on any result).
-   A dot product reads two arrays: it switches at half these counts. */
+   A dot product (two arrays) switches to stream at REPDL_SUM_STREAM_MIN
+   elements too (measured) and prefetches from half REPDL_SUM_PREFETCH_MIN
+   (the same bytes). */
 #ifndef REPDL_SUM_STREAM_MIN
 #define REPDL_SUM_STREAM_MIN ((size_t)1 << 18) /* 1 MiB of floats */
 #endif
@@ -483,7 +485,7 @@ REPDL_FN float repdl_dot_f32(const float *x, const float *y, size_t n)
     size_t j, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
     uint32_t keep = repdl__opaque_ones();
     repdl__tree_init(&t);
-    if (n < REPDL_SUM_STREAM_MIN / 2) {
+    if (n < REPDL_SUM_STREAM_MIN) {
         for (j = 0; j < m; j++)
             repdl__tree_push(&t, 0, repdl__dot_leaf_full_f32(x + j * REPDL_SUM_LEAF,
                                                              y + j * REPDL_SUM_LEAF, keep));

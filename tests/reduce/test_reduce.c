@@ -593,7 +593,6 @@ int main(int argc, char **argv)
        thresholds puts every schedule and the prefetching under the
        reference) */
     if (REPDL_SUM_STREAM_MIN + 4000 <= nmax) ns[nn++] = REPDL_SUM_STREAM_MIN + 1024 * 3 + 17;
-    if (REPDL_SUM_STREAM_MIN / 2 <= nmax) ns[nn++] = REPDL_SUM_STREAM_MIN / 2 + 1024 + 3;
     if (REPDL_SUM_PREFETCH_MIN + 9000 <= nmax)
         ns[nn++] = REPDL_SUM_PREFETCH_MIN + 1024 * 7 + 1;
     if (REPDL_SUM_PREFETCH_MIN / 2 + 9000 <= nmax)
