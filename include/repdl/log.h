@@ -18,9 +18,9 @@
    exactly 1 and T exactly 0: near x = 1, y = log1p(x - 1) with x - 1 exact,
    so y keeps its relative accuracy however small log(x) is.  Then y is
    rounded to binary32 when a rounding test on y's bits
-   (repdl__logf_round_ok, below; the role of detail/cr.h's test) proves
-   that rounding correct; the few other inputs are listed, with their
-   correctly rounded results, in detail/logf_hard.inc.
+   (repdl__logf_round_ok, below), or else detail/cr.h's test, proves that
+   rounding correct; the few other inputs are listed, with their correctly
+   rounded results, in detail/logf_hard.inc.
 
    Table and error bound: reference/gen/logf.py (which checks this file's
    table and coefficients with --check); polynomial:
@@ -180,7 +180,7 @@ REPDL_FN double repdl__logf_core(uint32_t u)
         0x1.6e1f78p-1, 0x1.57676dd455a87p-2, /* 127: m in [1.394531, 1.402344] */
     };
     uint32_t t = u - 0x3f338000u;                 /* bits(OFF) */
-    int i = (int)((t >> 16) & 127u);              /* int: gathers sign-extend */
+    size_t i = (t >> 16) & 127u;                  /* size_t: what gcc's gathers take */
     /* e in [-149, 128]: the top 9 bits of t, signed.  C99 leaves the
        conversion to int32_t of t >= 2^31 and the right shift of a negative
        number to the compiler; gcc, clang, nvcc and MSVC wrap and shift
@@ -224,14 +224,15 @@ REPDL_FN double repdl__logf_core(uint32_t u)
    result of logf is a normal binary32 (2^-24 < |log(x)| < 2^7 for x != 1,
    and y = +0 for x = 1), so rounding to binary32 keeps 24 bits.
    It does the job of cr.h's repdl__round_ok(y, E) in 4 integer operations
-   instead of 2 products and 2 conversions.  It fails only where a boundary
-   lies within TOL ulp(y) <= 2E|y| of y, so the hard-case table, made with
-   repdl__round_ok(y_ref, 4E) in the reference build, still lists every
-   input on which any build's test fails (docs/functions/logf.md). */
+   instead of 2 products and 2 conversions; when it fails, repdl_logf still
+   applies repdl__round_ok(y, E) and then the hard-case table, as cr.h
+   describes.  (It fails only where a boundary lies within
+   TOL ulp(y) <= 2E|y| of y, so even without the second test the table,
+   made with 4E, would list every such input: docs/functions/logf.md.) */
 #define REPDL__LOGF_TOL 8u
 REPDL_FN int repdl__logf_round_ok(double y)
 {
-    uint64_t low = (repdl__asuint64(y) - 0x10000000u + REPDL__LOGF_TOL) & 0x1fffffffu;
+    uint32_t low = ((uint32_t)repdl__asuint64(y) - 0x10000000u + REPDL__LOGF_TOL) & 0x1fffffffu;
     return low > 2u * REPDL__LOGF_TOL;   /* low 29 bits not in 2^28 +- TOL */
 }
 
@@ -266,6 +267,8 @@ REPDL_FN float repdl_logf(float x)
     double y;
     if (REPDL_UNLIKELY(!repdl__logf_y(x, &y))) return repdl__logf_special(x);
     if (REPDL_LIKELY(repdl__logf_round_ok(y))) return repdl__d2f(y);
+    /* rare (about 2^-24 of the inputs): the shared test, then the table */
+    if (repdl__round_ok(y, REPDL__LOGF_ERR)) return repdl__d2f(y);
     {
         /* inputs whose y fails the test with 4E, with MPFR's results
            (reference/hardcases.c) */
@@ -280,31 +283,43 @@ REPDL_FN float repdl_logf(float x)
    a multiple of 8. */
 #define REPDL__LOGF_CHUNK 128
 
+/* The branch-free pass of repdl_logf_array over one whole chunk: a fixed
+   trip count, which gcc -O2's cheap vectorizer also accepts. */
+REPDL_FN void repdl__logf_pass(float *dst, unsigned char *bad, const float *in)
+{
+    size_t k;
+    for (k = 0; k < REPDL__LOGF_CHUNK; k++) {
+        uint32_t u = repdl__asuint(in[k]);
+        double y = repdl__logf_core(u);
+        bad[k] = (unsigned char)((u - 0x00800000u >= 0x7f000000u)
+                                 | !repdl__logf_round_ok(y));
+        dst[k] = repdl__d2f(y);
+    }
+}
+
 /* out[k] = repdl_logf(x[k]) for k < n, bit for bit.  out may be x itself
    (in place) but must not overlap it otherwise; n = 0 (x, out may then be
    NULL) does nothing.  Each chunk is copied (so that in-place calls keep
    their inputs), then run through a branch-free loop that compilers
-   vectorize: every element takes the approximation path, and specials
-   (subnormals included) and inputs whose rounding test fails are flagged;
-   then the flagged elements are redone by repdl_logf.  An unflagged element
+   vectorize (gcc 12: -O2 and -O3 with 16-byte vectors and emulated
+   gathers, -march=native with AVX2 or AVX-512 gathers): every element
+   takes the approximation path, and specials (subnormals included) and
+   inputs whose rounding test fails are flagged; then the flagged elements
+   are redone by repdl_logf.  An unflagged element
    passed the rounding test, so its result is the correctly rounded one,
    which repdl_logf returns too. */
 REPDL_FN void repdl_logf_array(float *out, const float *x, size_t n)
 {
+    /* the last, partial chunk is padded with 1.0f and written to res */
     size_t k0;
     for (k0 = 0; k0 < n; k0 += REPDL__LOGF_CHUNK) {
-        float in[REPDL__LOGF_CHUNK];
+        float in[REPDL__LOGF_CHUNK], res[REPDL__LOGF_CHUNK];
         unsigned char bad[REPDL__LOGF_CHUNK];
         size_t len = n - k0 < REPDL__LOGF_CHUNK ? n - k0 : REPDL__LOGF_CHUNK, k;
+        float *dst = len == REPDL__LOGF_CHUNK ? out + k0 : res;
         memcpy(in, x + k0, len * sizeof(float));
-        for (k = 0; k < len; k++) {
-            uint32_t u = repdl__asuint(in[k]);
-            double y = repdl__logf_core(u);
-            bad[k] = (unsigned char)((u - 0x00800000u >= 0x7f000000u)
-                                     | !repdl__logf_round_ok(y));
-            out[k0 + k] = repdl__d2f(y);
-        }
-        for (; k % 8u; k++) bad[k] = 0;
+        for (k = len; k < REPDL__LOGF_CHUNK; k++) in[k] = 1.0f;
+        repdl__logf_pass(dst, bad, in);
         for (k = 0; k < len; k += 8) {   /* flags are rare: skip 8 at a time */
             uint64_t w;
             memcpy(&w, bad + k, 8);
@@ -312,9 +327,10 @@ REPDL_FN void repdl_logf_array(float *out, const float *x, size_t n)
             {
                 size_t j, end = k + 8 < len ? k + 8 : len;
                 for (j = k; j < end; j++)
-                    if (bad[j]) out[k0 + j] = repdl_logf(in[j]);
+                    if (bad[j]) dst[j] = repdl_logf(in[j]);
             }
         }
+        if (dst == res) memcpy(out + k0, res, len * sizeof(float));
     }
 }
 
