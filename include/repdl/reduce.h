@@ -72,7 +72,8 @@
 
 /* Prefetch hint (gcc, clang): bring the line at p into L2.  Elsewhere
    nothing.  Prefetches never fault and never change a value. */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
+    !defined(REPDL_PORTABLE_C)
 #define REPDL__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
 #else
 #define REPDL__PREFETCH_L2(p) ((void)(p))
@@ -109,8 +110,10 @@ REPDL_FN float repdl__sum_column_f32(const float *c)
    gcc and clang the steps h = 8 and h = 4 are written as one addition of
    8-lane and 4-lane vectors (GNU vector extensions): the same eight and
    four additions, lane by lane, which compilers otherwise scalarize (9%
-   of a dot product in L1, docs/bench-reduce.md). */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+   of a dot product in L1, docs/bench-reduce.md).  REPDL_PORTABLE_C selects
+   the plain C99 of every other compiler (tested: tests/reduce). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
+    !defined(REPDL_PORTABLE_C)
 typedef float repdl__v8f __attribute__((vector_size(32)));
 typedef float repdl__v4f __attribute__((vector_size(16)));
 REPDL_FN float repdl__sum_fold16_f32(float *b)
