@@ -7,13 +7,14 @@
 
    Algorithm, in double, for t = 2|x|:
      tanh(|x|) = expm1(t) / (expm1(t) + 2)
-     expm1(t)  = 2^(k/64) exp(r) - 1              (reduction of exp.h)
-               = (s - 1) + s (q + rho (1 + q))     s = 2^(k>>6) T[k&63], T (1 + rho) = 2^(j/64),
-                                                   q(r) ~ expm1(r), degree 6
+     expm1(t)  = 2^(k/256) exp(r) - 1             (reduction of exp.h)
+               = (s - 1) + s (q + rho (1 + q))     s = 2^(k>>8) T[k&255], T (1 + rho) = 2^(j/256),
+                                                   q(r) ~ expm1(r), degree 5
    s - 1 is exact, so expm1(t) keeps a small relative error even for small t
-   (k = 0 gives s = 1, rho = 0: expm1(t) = q(t)).  |y / tanh(x) - 1| < 2^-50.23,
-   y is rounded to binary32 when the rounding test (detail/cr.h) proves it
-   correct; the few other inputs are listed in detail/tanhf_hard.inc.
+   (k = 0 gives s = 1, rho = 0: expm1(t) = q(t)).  |y / tanh(x) - 1| < 2^-50.24,
+   y is rounded to binary32 when a rounding test proves that correct (the
+   integer test repdl__round_ok_normal of exp.h, then repdl__round_ok of
+   detail/cr.h); the few other inputs are listed in detail/tanhf_hard.inc.
    Exactly handled, outside that path:
      |x| < 2^-12:            tanh(x) rounds to x (tanh(x) = x - x^3/3 + ...
                              and x^3/3 is below half the gap under x);
@@ -33,7 +34,7 @@
 
 /* Relative error bound of repdl__tanhf_y's y on every path (fused or not),
    including the 2^-53 rounding of the rounding test's own products:
-   7.79 2^-53 (reference/gen/tanhf.py, worst near t = ln2/128), rounded up. */
+   7.77 2^-53 (reference/gen/tanhf.py, worst near t = ln2/512), rounded up. */
 #define REPDL__TANHF_ERR 0x1p-50
 
 /* y ~ tanh(x) for 2^-12 <= |x| < 0x1.205968p3 (no special-case test). */
@@ -45,19 +46,18 @@ REPDL_FN double repdl__tanhf_core(float x)
     double s, rho, r, r2, a, b, c, v, w, em1;
     uint64_t j;
     r = repdl__exp_reduce(t, &s, &j);                             /* k >= 0, so s >= 1 */
-    rho = repdl__exp2_64_rho(j);
-    /* expm1(r) ~ q(r) = r + r2 c: degree-6, Sollya (reference/gen/tanhf.sollya),
-       [-0x1.63p-8, 0x1.63p-8], |q(r) / expm1(r) - 1| < 2^-62.16 */
+    rho = repdl__exp2_256_rho(j);
+    /* expm1(r) ~ q(r) = r + r2 c: degree-5, Sollya (reference/gen/tanhf.sollya),
+       [-0x1.63p-10, 0x1.63p-10], |q(r) / expm1(r) - 1| < 2^-61.11 */
     r2 = repdl__dmul(r, r);
-    a = repdl__dadd(0x1p-1, repdl__dmul(r, 0x1.5555555554afap-3));
-    b = repdl__dadd(0x1.55555555553a8p-5, repdl__dmul(r, 0x1.111122794c09fp-7));
-    c = repdl__dadd(b, repdl__dmul(r2, 0x1.6c16cf55995afp-10));
-    c = repdl__dadd(a, repdl__dmul(r2, c));
+    a = repdl__dadd(0x1.fffffffffffe6p-2, repdl__dmul(r, 0x1.5555555555563p-3));
+    b = repdl__dadd(0x1.55555709713fp-5, repdl__dmul(r, 0x1.1111113a9b971p-7));
+    c = repdl__dadd(a, repdl__dmul(r2, b));
     /* w = r + rho (1 + r) + r2 c ~ q + rho (1 + q), off by rho r2 c
-       (< 2^-53 2^-16.1, against w > 2^-7.6 whenever rho != 0).
+       (< 2^-53 2^-20, against em1 > 2^-9.6 whenever rho != 0, as k >= 1).
        |rho (1 + r)| < 2^-52.9, computed with an error < 2^-105; v and w
        round by <= 2^-53 of their size each; the roundings of r2, a, b, c
-       and r2 c add up to < 2^-67 (reference/gen/tanhf.py), fused or not.
+       and r2 c add up to < 2^-71 (reference/gen/tanhf.py), fused or not.
        v does not wait for the polynomial. */
     v = repdl__dadd(r, repdl__dadd(rho, repdl__dmul(rho, r)));
     w = repdl__dadd(v, repdl__dmul(r2, c));
@@ -65,12 +65,12 @@ REPDL_FN double repdl__tanhf_core(float x)
        s >= 1 is a multiple of ulp(s) <= 1, and so is s - 1 < s.  s w and the
        sum round by <= 2^-53 of their size each (one rounding if fused). */
     em1 = repdl__dadd(repdl__dsub(s, 1.0), repdl__dmul(s, w));
-    /* |em1 / expm1(t) - 1| < 4.8 2^-53 (reference/gen/tanhf.py; worst for
+    /* |em1 / expm1(t) - 1| < 4.77 2^-53 (reference/gen/tanhf.py; worst for
        k = 1, where s w is as large as em1).
        tanh(|x|) = em1 / (em1 + 2): em1 + 2 and the division round by
        <= 2^-53 each; expm1's relative error reaches tanh scaled by
-       2 / (em1 + 2) <= 1: |y / tanh(x) - 1| < 6.79 2^-53.  The numerator takes x's sign (exact), which
-       gives tanh(x), tanh being odd. */
+       2 / (em1 + 2) <= 1: |y / tanh(x) - 1| < 6.77 2^-53.  The numerator
+       takes x's sign (exact), which gives tanh(x), tanh being odd. */
     return repdl__ddiv(repdl__asdouble(repdl__asuint64(em1) | sign), repdl__dadd(em1, 2.0));
 }
 
@@ -120,10 +120,17 @@ REPDL_FN void repdl_tanhf_array(float *out, const float *x, size_t n)
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
         size_t m = n - i0 < REPDL__ARRAY_CHUNK ? n - i0 : REPDL__ARRAY_CHUNK;
         const float *xc = x + i0;
-        uint32_t res[REPDL__ARRAY_CHUNK];
-        uint32_t bad[REPDL__ARRAY_CHUNK];
-        uint32_t anybad = 0;
-        for (i = 0; i < m; i++) {
+        float xb[REPDL__ARRAY_CHUNK];
+        uint32_t res[REPDL__ARRAY_CHUNK], bad[REPDL__ARRAY_CHUNK], anybad = 0;
+        if (m < REPDL__ARRAY_CHUNK) {
+            /* the last, partial chunk: padded with zeros, so that the loop
+               below always runs REPDL__ARRAY_CHUNK times (a fixed count is
+               what gcc -O2's cheap vectorizer accepts) */
+            memcpy(xb, xc, m * sizeof xb[0]);
+            memset(xb + m, 0, (REPDL__ARRAY_CHUNK - m) * sizeof xb[0]);
+            xc = xb;
+        }
+        for (i = 0; i < REPDL__ARRAY_CHUNK; i++) {
             uint32_t ux = repdl__asuint(xc[i]), ax = ux & 0x7fffffffu;
             /* the cases repdl__tanhf_y answers 0 for, as selects */
             int tiny = ax < 0x39800000u;                               /* x */

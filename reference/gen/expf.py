@@ -10,8 +10,8 @@ Needs mpmath (Debian: python3-mpmath) and, for the polynomial, sollya
 approximation error).
 
 What it derives (every number at 300 bits, then rounded once):
-  * 64/ln2 rounded to double; ln2/64 = C_HI + C_LO with C_HI on 39 bits;
-  * T[j] = RN(2^(j/64)) as bits minus j << 46, and rho[j] = RN((2^(j/64) -
+  * 256/ln2 rounded to double; ln2/256 = C_HI + C_LO with C_HI on 37 bits;
+  * T[j] = RN(2^(j/256)) as bits minus j << 44, and rho[j] = RN((2^(j/256) -
     T[j]) / T[j]) for tanh.h;
   * the overflow and underflow thresholds of expf;
   * a bound of |y / exp(x) - 1| for exp.h's y, by forward error analysis on
@@ -130,60 +130,71 @@ def hexf(s):
     return mp.mpf(float.fromhex(s))
 
 
-LN2_64 = mp.log(2) / 64
-INVLN2N = d(64 / mp.log(2))
-C_HI = round_bits(LN2_64, 39)
-C_LO = d(LN2_64 - C_HI)
-A_R = mp.mpf(float.fromhex('0x1.63p-8'))      # |r| bound used by the polynomials
+NB = 8                                         # table of N = 2^NB entries
+N = 1 << NB
+CBITS = 53 - 16                                # C_HI's bits: k C_HI exact for |k| < 2^16
+LN2_N = mp.log(2) / N
+INVLN2N = d(N / mp.log(2))
+C_HI = round_bits(LN2_N, CBITS)
+C_LO = d(LN2_N - C_HI)
+A_R = mp.mpf(float.fromhex('0x1.63p-10'))     # |r| bound used by the polynomials
+KMAX_EXPF = 38500                              # |x| <= 104 -> |k| <= 104 * 256/ln2 + 1 < 38500
 
 
 def table():
     hi_bits, rho = [], []
     maxrel = mp.mpf(0)
-    for j in range(64):
-        t = mp.mpf(2) ** (mp.mpf(j) / 64)
+    for j in range(N):
+        t = mp.mpf(2) ** (mp.mpf(j) / N)
         h = d(t)
-        hi_bits.append(dbits(h) - (j << 46))
+        hi_bits.append(dbits(h) - (j << (52 - NB)))
         r = d((t - h) / h)
         rho.append(r)
         maxrel = max(maxrel, abs((h - t) / t))
-        # T (1 + rho) = 2^(j/64) to 2^-106
+        # T (1 + rho) = 2^(j/N) to 2^-106
         assert abs(mp.mpf(h) * (1 + mp.mpf(r)) / t - 1) < mp.mpf(2) ** -106
     return hi_bits, rho, maxrel
 
 
 def reduction_error(kmax):
-    """bound of |r - (x - k ln2/64)| for |k| <= kmax (exp.h's reduction)"""
-    r_round = mp.mpf(2) ** -61                     # |r| < 2^-7: half an ulp
+    """bound of |r - (x - k ln2/N)| for |k| <= kmax (exp.h's reduction)"""
+    assert A_R < mp.mpf(2) ** -9
+    r_round = mp.mpf(2) ** -63                     # |r| < 2^-9: half an ulp
     p = abs(kmax * C_LO)
     p_round = mp.mpf(2) ** (mp.floor(mp.log(p, 2)) - 53)
-    rep = kmax * abs(C_HI + C_LO - LN2_64)
+    rep = kmax * abs(C_HI + C_LO - LN2_N)
     return r_round + p_round + rep
 
 
 def reduction_checks(kmax):
-    # |x 64/ln2 - k| <= 1/2 + slack: rounding of the product and of 64/ln2
-    xmax = kmax * LN2_64 + 1
+    # |x N/ln2 - k| <= 1/2 + slack: rounding of the product and of N/ln2
+    xmax = kmax * LN2_N + 1
     slack = 2 * U * xmax * INVLN2N
-    assert slack < mp.mpf(2) ** -38
-    rmax = LN2_64 * (mp.mpf(1) / 2 + slack) + reduction_error(kmax)
+    assert slack < mp.mpf(2) ** -36
+    rmax = LN2_N * (mp.mpf(1) / 2 + slack) + reduction_error(kmax)
     assert rmax < A_R
-    assert C_HI == round_bits(C_HI, 39) and kmax < 2 ** 14
+    assert C_HI == round_bits(C_HI, CBITS) and kmax < 2 ** 16
+    # x - k C_HI is exact for k != 0: |x| > 2^-10 makes x a multiple of
+    # 2^-33; C_HI in [2^-9, 2^-8) with CBITS bits is a multiple of
+    # 2^(-9-CBITS+1) = 2^-45; the difference is below 2^-9 = 2^36 * 2^-45.
+    assert LN2_N * (mp.mpf(1) / 2 - slack) > mp.mpf(2) ** -10
+    assert mp.mpf(2) ** -9 <= C_HI < mp.mpf(2) ** -8 and CBITS == 37
+    assert LN2_N * (mp.mpf(1) / 2 + slack) + kmax * abs(C_HI - LN2_N) < mp.mpf(2) ** -9
     return rmax
 
 
 def expf_bound(verbose=True):
-    coeffs, perr, _ = sollya_poly('expf.sollya', ['c2', 'c3', 'c4', 'c5'])
-    c = [hexf(coeffs['c%d' % i]) for i in range(2, 6)]
+    coeffs, perr, _ = sollya_poly('expf.sollya', ['c2', 'c3', 'c4'])
+    c = [hexf(coeffs['c%d' % i]) for i in range(2, 5)]
     hi_bits, rho, tabrel = table()
-    kmax = 9700                                    # |x| <= 104 -> |k| < 9700
+    kmax = KMAX_EXPF
     dr = reduction_error(kmax)
     reduction_checks(kmax)
     worst = mp.mpf(0)
     qerr = mp.mpf(0)
     NS = 64
-    for j in range(64):
-        s = mp.mpf(struct.unpack('<d', struct.pack('<Q', hi_bits[j] + (j << 46)))[0])
+    for j in range(N):
+        s = mp.mpf(struct.unpack('<d', struct.pack('<Q', hi_bits[j] + (j << (52 - NB))))[0])
         S = Bound.const(s)
         for i in range(NS):
             rlo = -A_R + 2 * A_R * i / NS
@@ -191,15 +202,14 @@ def expf_bound(verbose=True):
             r = Bound(rlo, rhi)
             r2 = r.sq()
             a = Bound.const(c[0]).add(r.mul(Bound.const(c[1])))
-            b = Bound.const(c[2]).add(r.mul(Bound.const(c[3])))
-            p = a.add(r2.mul(b))
-            q = r.add(r2.mul(p))
-            y = S.add(S.mul(q))
-            qerr = max(qerr, q.err)
+            p = a.add(r2.mul(Bound.const(c[2])))
+            t = S.mul(r).add(S.mul(r2).mul(p))       # s r + (s r2) p ~ s q
+            y = S.add(t)
+            qerr = max(qerr, t.err / s)
             ymin = s * mp.exp(rlo) * (1 - perr)       # exact y is s (1 + q(r)) ~ s e^r
             # evaluation error, relative
             ev = y.err / ymin
-            # approximation: s (1 + q(r)) vs 2^(k/64) e^(r_true)
+            # approximation: s (1 + q(r)) vs 2^(k/N) e^(r_true)
             ap = perr + dr * mp.exp(A_R) + tabrel
             tot = (1 + ev) * (1 + ap) - 1
             worst = max(worst, tot)
@@ -207,7 +217,7 @@ def expf_bound(verbose=True):
     if verbose:
         print("expf: polynomial error < 2^%.2f, table error < %.4f 2^-53, reduction error < 2^%.3f"
               % (log2(perr), tabrel / U, log2(dr)))
-        print("expf: evaluation error of q < 2^%.3f (absolute)" % log2(qerr))
+        print("expf: evaluation error of s q < 2^%.3f s (absolute)" % log2(qerr))
         print("expf: |y / exp(x) - 1| < 2^%.3f = %.3f 2^-53; with round_ok's rounding E >= 2^%.3f = %.3f 2^-53"
               % (log2(worst), worst / U, log2(E), E / U))
     return worst, E, coeffs
@@ -238,17 +248,17 @@ def thresholds():
 def main():
     check = '--check' in sys.argv
     hi_bits, rho, tabrel = table()
-    print("64/ln2  = %s" % cfmt(INVLN2N))
-    print("C_HI    = %s (39 bits)" % cfmt(C_HI))
+    print("N/ln2   = %s" % cfmt(INVLN2N))
+    print("C_HI    = %s (%d bits)" % (cfmt(C_HI), CBITS))
     print("C_LO    = %s" % cfmt(C_LO))
-    print("|C_HI + C_LO - ln2/64| = 2^%.2f" % log2(abs(C_HI + C_LO - LN2_64)))
-    print("T bits - (j << 46):")
-    tlines = ["        " + ", ".join("0x%016xu" % v for v in hi_bits[i:i + 4]) + "," for i in range(0, 64, 4)]
+    print("|C_HI + C_LO - ln2/N| = 2^%.2f" % log2(abs(C_HI + C_LO - LN2_N)))
+    print("T bits - (j << %d):" % (52 - NB))
+    tlines = ["        " + ", ".join("0x%016xu" % v for v in hi_bits[i:i + 4]) + "," for i in range(0, N, 4)]
     print("\n".join(tlines))
     print("rho:")
-    rlines = ["        " + ", ".join(float(v).hex() for v in rho[i:i + 4]) + "," for i in range(0, 64, 4)]
+    rlines = ["        " + ", ".join(cfmt(v) for v in rho[i:i + 4]) + "," for i in range(0, N, 4)]
     print("\n".join(rlines))
-    print("max |T[j] / 2^(j/64) - 1| = %.6f 2^-53" % (tabrel / U))
+    print("max |T[j] / 2^(j/N) - 1| = %.6f 2^-53" % (tabrel / U))
     ovf, unf = thresholds()
     print("overflow: x > %s (0x%08x) -> +inf" % (float(bfloat(ovf)).hex(), ovf))
     print("underflow: x < %s (0x%08x) -> +0" % (float(bfloat(unf)).hex(), unf))
@@ -258,7 +268,7 @@ def main():
         src = open(os.path.join(ROOT, 'include', 'repdl', 'exp.h')).read()
         needles = tlines + rlines + [cfmt(INVLN2N), cfmt(C_HI), cfmt(C_LO),
                                      "0x%08xu" % ovf, "0x%08xu" % unf]
-        needles += [coeffs['c%d' % i] for i in range(2, 6)]
+        needles += [coeffs['c%d' % i] for i in range(2, 5)]
         for n in needles:
             n = n.strip()
             if n not in src:
