@@ -97,7 +97,7 @@ static inline float ref_sum(const float *x, size_t n)
     return ref_canon(ref_tree(ref_array_leaf, &a, (n + REF_LEAF - 1) / REF_LEAF));
 }
 
-/* Section 8: the buddy tree alone, over p given values (block partials). */
+/* Section 6: the buddy tree alone, over p given values (block partials). */
 static inline float ref_values_leaf(const void *ctx, size_t j)
 {
     return ((const float *)ctx)[j];

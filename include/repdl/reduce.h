@@ -548,8 +548,8 @@ REPDL_FN float repdl_sumsq_strided_f32(const float *x, ptrdiff_t incx, size_t n)
 /* 2-norm: RN(sqrt(repdl_sumsq_f32(x, n))), the square root correctly
    rounded.  Overflows to +inf when the sum of squares does (|x| around
    1.8e19 and above), even where the true norm would be finite; tiny inputs
-   lose accuracy to underflow of their squares (below about 1e-19 the norm
-   is 0).  n == 0 gives -0.0 (sqrt(-0) = -0). */
+   lose accuracy to underflow of their squares (when every |x| < 2^-75,
+   about 2.6e-23, the norm is 0).  n == 0 gives -0.0 (sqrt(-0) = -0). */
 REPDL_FN float repdl_norm2_f32(const float *x, size_t n)
 {
     return repdl__canon(repdl__fsqrt(repdl_sumsq_f32(x, n)));

@@ -1,7 +1,7 @@
 /* repdl/reduce_minmax.h: max, min, argmax, argmin of binary32 arrays
    (included by reduce.h).
 
-   Rules (docs/canonical-order.md, section 8):
+   Rules (docs/canonical-order.md, section 9):
      - order: the numeric order, with -0 < +0 (so max(-0, +0) = +0 and
        min(-0, +0) = -0);
      - NaN: if any element is NaN, max and min are the canonical NaN
