@@ -6,8 +6,8 @@
 # definitions, never from the code under test).  Also checks that builds
 # which cannot be reproducible are refused with repdl's own #error.
 #
-#   tests/matrix.sh --quick     the CI subset (docs/matrix.md): about 15 cells
-#   tests/matrix.sh --full      every cell (default)
+#   tests/matrix.sh --quick     the CI subset (docs/matrix.md): 19 cells
+#   tests/matrix.sh --full      every cell, 98 (the default)
 #   options: --jobs N (default 2)  --stride S (default 256: 2^24 inputs per
 #            function)  --filter REGEX (cells whose id matches)  --list
 #            --keep DIR (keep binaries and logs there)  --table FILE (also
