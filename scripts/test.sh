@@ -5,7 +5,7 @@
 #                                of the matrix (suite matrix) and the
 #                                exhaustive suite (all 2^32 inputs of every
 #                                function in four builds), but not the full
-#                                matrix (suite matrix-full, hours)
+#                                matrix (suite matrix-full, ~25 min more)
 #   scripts/test.sh quick        one or more suites by name (quick: minutes)
 #   scripts/test.sh exhaustive matrix-full    everything
 set -uo pipefail

@@ -18,7 +18,7 @@
    exactly 1 and T exactly 0: near x = 1, y = log1p(x - 1) with x - 1 exact,
    so y keeps its relative accuracy however small log(x) is.  Then y is
    rounded to binary32 when a rounding test on y's bits
-   (repdl__logf_round_ok, below), or else detail/cr.h's test, proves that
+   (detail/cr.h's repdl__round_ok_normal), or else detail/cr.h's test, proves that
    rounding correct; the few other inputs are listed, with their correctly
    rounded results, in detail/logf_hard.inc.
 
@@ -213,28 +213,17 @@ REPDL_FN double repdl__logf_core(uint32_t u)
     return repdl__dadd(repdl__dadd(s, r), p2);
 }
 
-/* The rounding test of repdl_logf, on the bits of y.  With
+/* The rounding test of repdl_logf: detail/cr.h's repdl__round_ok_normal
+   with c = TOL = E 2^53 = 8 (ulps of binary64): with
    |y / log(x) - 1| < E = REPDL__LOGF_ERR and |y| in [2^k, 2^(k+1)),
-   |y - log(x)| < E 2^(k+1) = TOL ulp(y), TOL = E 2^53 = 8 (ulp of
-   binary64).  The rounding boundaries of binary32 near y (midpoints
-   between consecutive floats) are the doubles of y's binade whose low 29
-   bits are 2^28; every other boundary is more than 2^27 ulp(y) away.  So
-   when y's low 29 bits differ from 2^28 by more than TOL, no boundary lies
-   between y and log(x), and RN32(y) = RN32(log(x)).  Valid because every
-   result of logf is a normal binary32 (2^-24 < |log(x)| < 2^7 for x != 1,
-   and y = +0 for x = 1), so rounding to binary32 keeps 24 bits.
-   It does the job of cr.h's repdl__round_ok(y, E) in 4 integer operations
-   instead of 2 products and 2 conversions; when it fails, repdl_logf still
-   applies repdl__round_ok(y, E) and then the hard-case table, as cr.h
-   describes.  (It fails only where a boundary lies within
-   TOL ulp(y) <= 2E|y| of y, so even without the second test the table,
-   made with 4E, would list every such input: docs/functions/logf.md.) */
+   |y - log(x)| < E 2^(k+1) = TOL ulp(y).  Valid because every result of
+   logf is a normal binary32 (2^-24 < |log(x)| < 2^7 for x != 1, and
+   y = +0 for x = 1).  When it fails, repdl_logf still applies
+   repdl__round_ok(y, E) and then the hard-case table.  (It fails only where
+   a boundary lies within TOL ulp(y) <= 2E|y| of y, so even without the
+   second test the table, made with 4E, would list every such input:
+   docs/functions/logf.md.) */
 #define REPDL__LOGF_TOL 8u
-REPDL_FN int repdl__logf_round_ok(double y)
-{
-    uint32_t low = ((uint32_t)repdl__asuint64(y) - 0x10000000u + REPDL__LOGF_TOL) & 0x1fffffffu;
-    return low > 2u * REPDL__LOGF_TOL;   /* low 29 bits not in 2^28 +- TOL */
-}
 
 /* 1 when x takes the approximation path, with *y ~ log(x),
    |*y / log(x) - 1| < REPDL__LOGF_ERR; 0 for the special inputs (x <= 0,
@@ -266,7 +255,7 @@ REPDL_FN float repdl_logf(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__logf_y(x, &y))) return repdl__logf_special(x);
-    if (REPDL_LIKELY(repdl__logf_round_ok(y))) return repdl__d2f(y);
+    if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__LOGF_TOL))) return repdl__d2f(y);
     /* rare (about 2^-24 of the inputs): the shared test, then the table */
     if (repdl__round_ok(y, REPDL__LOGF_ERR)) return repdl__d2f(y);
     {
@@ -292,7 +281,7 @@ REPDL_FN void repdl__logf_pass(float *dst, unsigned char *bad, const float *in)
         uint32_t u = repdl__asuint(in[k]);
         double y = repdl__logf_core(u);
         bad[k] = (unsigned char)((u - 0x00800000u >= 0x7f000000u)
-                                 | !repdl__logf_round_ok(y));
+                                 | !repdl__round_ok_normal(y, REPDL__LOGF_TOL));
         dst[k] = repdl__d2f(y);
     }
 }

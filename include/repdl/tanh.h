@@ -13,7 +13,7 @@
    s - 1 is exact, so expm1(t) keeps a small relative error even for small t
    (k = 0 gives s = 1, rho = 0: expm1(t) = q(t)).  |y / tanh(x) - 1| < 2^-50.24,
    y is rounded to binary32 when a rounding test proves that correct (the
-   integer test repdl__round_ok_normal of exp.h, then repdl__round_ok of
+   integer test repdl__round_ok_normal of detail/cr.h, then repdl__round_ok of
    detail/cr.h); the few other inputs are listed in detail/tanhf_hard.inc.
    Exactly handled, outside that path:
      |x| < 2^-12:            tanh(x) rounds to x (tanh(x) = x - x^3/3 + ...

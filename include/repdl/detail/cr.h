@@ -31,6 +31,26 @@ REPDL_FN int repdl__round_ok(double y, double e)
     return repdl__asuint(lo) == repdl__asuint(hi);
 }
 
+/* A cheaper and stronger form of repdl__round_ok (used first by expf, logf
+   and tanhf), for y whose rounding to
+   binary32 is a normal number: 2^-126 <= |y| < 2^128, y = +-2^e (1 + M 2^-52).
+   Let L be M's 29 low bits, the part that rounding to binary32 drops, with
+   L = 2^28 at a rounding boundary (a midpoint), and let f be a real with
+   |f - y| < c 2^(e-52) = c ulp(y).  When |L - 2^28| > c, no midpoint lies
+   between y and f (the next other one is 2^27 ulp(y) away or more), so f
+   and y round alike.  A relative error below (c - 1) 2^-53 gives
+   |f - y| < (c - 1) 2^-53 (1 + 2^-50) 2^(e+1) < c ulp(y); so c = 4 covers an
+   error bound E = 2^-51 and c = 8 one of 2^-50 (E counts 2^-53 for
+   repdl__round_ok's own products, which this test does not have).
+   A few integer operations instead of two products and two conversions.
+   When it fails, the caller applies repdl__round_ok and then its table, as
+   without it. */
+REPDL_FN int repdl__round_ok_normal(double y, uint32_t c)
+{
+    uint32_t lo = (uint32_t)repdl__asuint64(y);   /* L is in the low word */
+    return ((lo + (0x10000000u + c)) & 0x1fffffffu) > 2u * c;
+}
+
 /* A table of hard cases: {input bits, correctly rounded result bits},
    sorted by input bits. */
 typedef struct repdl__hardcase { uint32_t x, r; } repdl__hardcase;
