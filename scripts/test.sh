@@ -7,7 +7,7 @@
 #                                function in four builds), but not the full
 #                                matrix (suite matrix-full, ~25 min more)
 #   scripts/test.sh quick        one or more suites by name (quick: minutes)
-#   scripts/test.sh exhaustive matrix-full    everything
+#   scripts/test.sh quick matrix exhaustive   everything, the full matrix included
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh || exit 1
