@@ -287,23 +287,14 @@ REPDL_FN float repdl_expf(float x)
    function redoes the elements flagged by that pass: 87 < |x| within the
    approximation domain, and the rare (about 1 in 2^24) failures of the
    fast rounding test. */
-#define REPDL__ARRAY_CHUNK 256
 REPDL_FN void repdl_expf_array(float *out, const float *x, size_t n)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
-        size_t m = n - i0 < REPDL__ARRAY_CHUNK ? n - i0 : REPDL__ARRAY_CHUNK;
-        const float *xc = x + i0;
+        size_t m;
         float xb[REPDL__ARRAY_CHUNK];
+        const float *xc = repdl__chunk_in(x, n, i0, xb, &m);
         uint32_t res[REPDL__ARRAY_CHUNK], bad[REPDL__ARRAY_CHUNK], anybad = 0;
-        if (m < REPDL__ARRAY_CHUNK) {
-            /* the last, partial chunk: padded with zeros, so that the loop
-               below always runs REPDL__ARRAY_CHUNK times (a fixed count is
-               what gcc -O2's cheap vectorizer accepts) */
-            memcpy(xb, xc, m * sizeof xb[0]);
-            memset(xb + m, 0, (REPDL__ARRAY_CHUNK - m) * sizeof xb[0]);
-            xc = xb;
-        }
         for (i = 0; i < REPDL__ARRAY_CHUNK; i++) {
             uint32_t ux = repdl__asuint(xc[i]);
             int ovf = (ux > 0x42b17217u) & (ux <= 0x7f800000u);        /* +inf */

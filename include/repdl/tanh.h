@@ -118,18 +118,10 @@ REPDL_FN void repdl_tanhf_array(float *out, const float *x, size_t n)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
-        size_t m = n - i0 < REPDL__ARRAY_CHUNK ? n - i0 : REPDL__ARRAY_CHUNK;
-        const float *xc = x + i0;
+        size_t m;
         float xb[REPDL__ARRAY_CHUNK];
+        const float *xc = repdl__chunk_in(x, n, i0, xb, &m);
         uint32_t res[REPDL__ARRAY_CHUNK], bad[REPDL__ARRAY_CHUNK], anybad = 0;
-        if (m < REPDL__ARRAY_CHUNK) {
-            /* the last, partial chunk: padded with zeros, so that the loop
-               below always runs REPDL__ARRAY_CHUNK times (a fixed count is
-               what gcc -O2's cheap vectorizer accepts) */
-            memcpy(xb, xc, m * sizeof xb[0]);
-            memset(xb + m, 0, (REPDL__ARRAY_CHUNK - m) * sizeof xb[0]);
-            xc = xb;
-        }
         for (i = 0; i < REPDL__ARRAY_CHUNK; i++) {
             uint32_t ux = repdl__asuint(xc[i]), ax = ux & 0x7fffffffu;
             /* the cases repdl__tanhf_y answers 0 for, as selects */

@@ -51,6 +51,27 @@ REPDL_FN int repdl__round_ok_normal(double y, uint32_t c)
     return ((lo + (0x10000000u + c)) & 0x1fffffffu) > 2u * c;
 }
 
+/* The array forms (repdl_expf_array, ...) work in chunks of
+   REPDL__ARRAY_CHUNK elements: a branch-free pass over the chunk, then a
+   scalar fix-up of the flagged elements.  The input of the chunk at i0 is
+   x + i0 itself when a whole chunk remains; otherwise the m remaining
+   elements are copied to buf and padded with zeros, so that the branch-free
+   loop always runs REPDL__ARRAY_CHUNK times (a fixed count is what gcc -O2's
+   cheap vectorizer accepts).  *m receives the number of real elements. */
+#define REPDL__ARRAY_CHUNK 256
+REPDL_FN const float *repdl__chunk_in(const float *x, size_t n, size_t i0, float *buf,
+                                      size_t *m)
+{
+    const float *xc = x + i0;
+    *m = n - i0 < REPDL__ARRAY_CHUNK ? n - i0 : REPDL__ARRAY_CHUNK;
+    if (*m < REPDL__ARRAY_CHUNK) {
+        memcpy(buf, xc, *m * sizeof buf[0]);
+        memset(buf + *m, 0, (REPDL__ARRAY_CHUNK - *m) * sizeof buf[0]);
+        xc = buf;
+    }
+    return xc;
+}
+
 /* A table of hard cases: {input bits, correctly rounded result bits},
    sorted by input bits. */
 typedef struct repdl__hardcase { uint32_t x, r; } repdl__hardcase;
