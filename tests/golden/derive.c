@@ -102,14 +102,6 @@ static float ref_dot_strided(const float *x, ptrdiff_t incx, const float *y, ptr
     return r;
 }
 
-#define RED1(NAME, EXPR)                                                      \
-    static void red_##NAME(const float *x, ptrdiff_t incx, const float *y,    \
-                           ptrdiff_t incy, size_t n, void *out)               \
-    { float r = (EXPR); (void)incx; (void)y; (void)incy; memcpy(out, &r, sizeof r); }
-#define REDI(NAME, EXPR)                                                      \
-    static void red_##NAME(const float *x, ptrdiff_t incx, const float *y,    \
-                           ptrdiff_t incy, size_t n, void *out)               \
-    { size_t r = (EXPR); (void)incx; (void)y; (void)incy; memcpy(out, &r, sizeof r); }
 RED1(sum, ref_sum(x, n))
 RED1(dot, ref_dot(x, y, n))
 RED1(sumsq, ref_dot(x, x, n))

@@ -79,14 +79,6 @@ GOLDEN_MAPS(sqrtf)
 #ifdef GOLDEN_HAVE_REDUCE
 /* Reductions: the public API behind golden_red / golden_batch (the strides
    are those of the op: 1 for the contiguous forms, which ignore them). */
-#define RED1(NAME, EXPR)                                                      \
-    static void red_##NAME(const float *x, ptrdiff_t incx, const float *y,    \
-                           ptrdiff_t incy, size_t n, void *out)               \
-    { float r = (EXPR); (void)incx; (void)y; (void)incy; memcpy(out, &r, sizeof r); }
-#define REDI(NAME, EXPR)                                                      \
-    static void red_##NAME(const float *x, ptrdiff_t incx, const float *y,    \
-                           ptrdiff_t incy, size_t n, void *out)               \
-    { size_t r = (EXPR); (void)incx; (void)y; (void)incy; memcpy(out, &r, sizeof r); }
 RED1(sum, repdl_sum_f32(x, n))
 RED1(dot, repdl_dot_f32(x, y, n))
 RED1(sumsq, repdl_sumsq_f32(x, n))

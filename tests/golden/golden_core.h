@@ -310,4 +310,16 @@ static void golden_table_name(char *buf, size_t size, const char *f, unsigned lo
     else snprintf(buf, size, "%s/s%lu", f, 1ul << log2s);
 }
 
+/* One reduction as a red_NAME function of the common signature, writing
+   its float (RED1) or size_t (REDI) result to out; golden.c binds EXPR to
+   the library, derive.c to the reference definitions. */
+#define RED1(NAME, EXPR)                                                      \
+    static void red_##NAME(const float *x, ptrdiff_t incx, const float *y,    \
+                           ptrdiff_t incy, size_t n, void *out)               \
+    { float r = (EXPR); (void)incx; (void)y; (void)incy; memcpy(out, &r, sizeof r); }
+#define REDI(NAME, EXPR)                                                      \
+    static void red_##NAME(const float *x, ptrdiff_t incx, const float *y,    \
+                           ptrdiff_t incy, size_t n, void *out)               \
+    { size_t r = (EXPR); (void)incx; (void)y; (void)incy; memcpy(out, &r, sizeof r); }
+
 #endif /* REPDL_TESTS_GOLDEN_CORE_H */
