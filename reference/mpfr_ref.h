@@ -42,4 +42,22 @@ static inline float repdl_ref_logf(float x) { return repdl_ref_apply(mpfr_log, x
 static inline float repdl_ref_tanhf(float x) { return repdl_ref_apply(mpfr_tanh, x); }
 static inline float repdl_ref_sqrtf(float x) { return repdl_ref_apply(mpfr_sqrt, x); }
 
+/* a*b + c rounded once to binary32 (the oracle for repdl__fmaf). */
+static inline float repdl_ref_fmaf(float a, float b, float c)
+{
+    mpfr_t ma, mb, mc;
+    float r;
+    mpfr_init2(ma, 24); mpfr_init2(mb, 24); mpfr_init2(mc, 24);
+    mpfr_set_flt(ma, a, MPFR_RNDN);
+    mpfr_set_flt(mb, b, MPFR_RNDN);
+    mpfr_set_flt(mc, c, MPFR_RNDN);
+    int t = mpfr_fma(ma, ma, mb, mc, MPFR_RNDN);
+    t = mpfr_subnormalize(ma, t, MPFR_RNDN);
+    (void)t;
+    r = mpfr_get_flt(ma, MPFR_RNDN);
+    mpfr_clear(ma); mpfr_clear(mb); mpfr_clear(mc);
+    if (r != r) { uint32_t u = 0x7fc00000u; memcpy(&r, &u, 4); }
+    return r;
+}
+
 #endif /* REPDL_REFERENCE_MPFR_REF_H */

@@ -182,6 +182,77 @@ REPDL_FN double repdl__dsqrt(double a) { __asm__("fsqrt %0, %1" : "=d"(a) : "d"(
 #define REPDL__MATERIALIZE(ptr) ((void)(ptr))
 #endif
 
+/* ---- Fused multiply-add, the same bits everywhere ----
+   repdl__fmaf(a, b, c) is a*b + c rounded once (IEEE fusedMultiplyAdd).
+   Matrix products are defined as chains of it (docs/canonical-order.md), so
+   it must give one answer on every target:
+     - device: __fmaf_rn (one FFMA, never split);
+     - host with a hardware FMA (__FP_FAST_FMAF, -mfma, aarch64): the
+       builtin, which the compiler emits as one instruction and vectorizes;
+     - any other host (baseline x86-64, i686 SSE2): repdl__fmaf_soft, an
+       exact emulation in binary64 arithmetic (no libm call).
+   All three are the correctly rounded a*b + c, hence identical bits. */
+/* a*b is exact in binary64 (24 + 24 significand bits, exponents within
+   [-298, 256]).  s = RN(p + c) and its exact error e come from TwoSum
+   (additions only: nothing here can be contracted into a different
+   result).  When e != 0 and s is even, s is moved one binary64 ulp towards
+   e: that is p + c rounded to odd at 53 bits, and rounding a round-to-odd
+   value of precision >= q + 2 to precision q (24, or fewer for float
+   subnormals) is the correctly rounded result.  s is never a binary64
+   subnormal (p and c are multiples of 2^-298), and s = 0 only when p + c is
+   exactly 0, where RN gives the IEEE sign of zero. */
+REPDL_FN float repdl__fmaf_soft(float a, float b, float c)
+{
+    double p = repdl__dmul(a, b);
+    double cd = (double)c;
+    double s = repdl__dadd(p, cd);
+    double sb = repdl__dsub(s, p);
+    double e = repdl__dadd(repdl__dsub(p, repdl__dsub(s, sb)), repdl__dsub(cd, sb));
+    uint64_t u = repdl__asuint64(s);
+    if (e != 0.0 && (u & 1u) == 0 && s - s == 0.0) {
+        /* e has the sign of s: magnitude grows (u + 1); else it shrinks */
+        u = ((e > 0.0) == (s > 0.0)) ? u + 1u : u - 1u;
+        s = repdl__asdouble(u);
+    }
+    return repdl__d2f(s);
+}
+#if defined(__CUDA_ARCH__)
+#define repdl__fmaf(a, b, c) __fmaf_rn((a), (b), (c))
+#define REPDL__HAVE_HW_FMA 1
+#elif (defined(__GNUC__) || defined(__clang__)) && \
+    (defined(__FP_FAST_FMAF) || defined(__FMA__) || defined(__aarch64__))
+#define repdl__fmaf(a, b, c) __builtin_fmaf((a), (b), (c))
+#define REPDL__HAVE_HW_FMA 1
+#else
+#define repdl__fmaf(a, b, c) repdl__fmaf_soft((a), (b), (c))
+#define REPDL__HAVE_HW_FMA 0
+#endif
+
+/* Scalar contraction barrier: returns x unchanged, but the compiler can no
+   longer see that it came from a multiplication, so `repdl__fkeep(a*b) + c`
+   is two roundings under -ffp-contract=fast too.  For scalar code; loops
+   that must vectorize store their products to a buffer and use
+   REPDL__MATERIALIZE instead (an asm statement stops gcc's vectorizer).
+   On the device the primitives already forbid fusion. */
+#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && \
+    (defined(__x86_64__) || defined(__i386__))
+REPDL_FN float repdl__fkeep(float x) { __asm__("" : "+x"(x)); return x; }
+REPDL_FN double repdl__dkeep(double x) { __asm__("" : "+x"(x)); return x; }
+#elif !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+REPDL_FN float repdl__fkeep(float x) { __asm__("" : "+w"(x)); return x; }
+REPDL_FN double repdl__dkeep(double x) { __asm__("" : "+w"(x)); return x; }
+#elif !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && \
+    ((defined(__riscv) && defined(__riscv_flen) && __riscv_flen >= 64) || defined(__powerpc64__))
+REPDL_FN float repdl__fkeep(float x) { __asm__("" : "+f"(x)); return x; }
+REPDL_FN double repdl__dkeep(double x) { __asm__("" : "+f"(x)); return x; }
+#elif !defined(__CUDA_ARCH__)
+REPDL_FN float repdl__fkeep(float x) { volatile float v = x; return v; }
+REPDL_FN double repdl__dkeep(double x) { volatile double v = x; return v; }
+#else
+REPDL_FN float repdl__fkeep(float x) { return x; }
+REPDL_FN double repdl__dkeep(double x) { return x; }
+#endif
+
 /* ---- Runtime environment probe ----
    Returns 1 when the current floating-point environment is the one repdl
    assumes: subnormals neither flushed (FTZ) nor treated as zero (DAZ).
