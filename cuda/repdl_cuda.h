@@ -141,6 +141,18 @@ int repdl_cuda_dot_rows_f32_config(const float *x, size_t ldx,
                                    size_t n, float *out, void *stream,
                                    const repdl_cuda_config *config);
 
+/* ---- Matrix products: gemm, linear, conv2d (cuda/gemm.cu; issue 6) ---- */
+/* (end matrix products) */
+
+/* ---- RNG, elementwise, dropout, optimizers (cuda/nn_rng_optim.cu) ---- */
+/* (end rng/optim) */
+
+/* ---- Softmax, losses, normalizations (cuda/nn_softmax_norm.cu) ---- */
+/* (end softmax/norm) */
+
+/* ---- Activations and pooling (cuda/nn_act_pool.cu) ---- */
+/* (end activations/pooling) */
+
 #ifdef __cplusplus
 }
 #endif
