@@ -30,5 +30,8 @@
 #include "sqrt.h"
 /* reductions */
 #include "reduce.h"
+/* random numbers, elementwise ops and dropout, optimizers (docs/nn-rng-optim.md) */
+#include "rng.h"
+#include "optim.h"
 
 #endif /* REPDL_REPDL_H */

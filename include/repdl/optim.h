@@ -1,0 +1,187 @@
+/* repdl/optim.h: optimizer steps (SGD with momentum, Adam, AdamW) with
+   one fixed sequence of binary32 operations, the same bits everywhere.
+
+   Accuracy: reproducible, not correctly rounded: each step is the exact
+   sequence below, every operation one IEEE round-to-nearest-even binary32
+   operation (RN), no fused multiply-add anywhere (every product is rounded
+   before it is added: a contraction barrier on the host, the _rn
+   intrinsics on the device).  Semantics are PyTorch's (torch.optim.SGD,
+   Adam, AdamW without amsgrad/maximize); the rounding sequence is repdl's.
+   Every element is independent: any split of the arrays, any thread or
+   block count, gives the same bits.  NaN outputs are 0x7fc00000.
+
+   SGD, element i (wd = weight_decay, mu = momentum, lr, dampening):
+     d = g                           or, if wd != 0:  d = RN(g + RN(wd * w))
+     if mu != 0 and momentum_buf != NULL:
+       step <= 1:  b = d
+       else:       b = RN(RN(mu * b) + RN(omd * d)),   omd = RN(1 - dampening)
+       nesterov:   d = RN(d + RN(mu * b))             else: d = b
+     w = RN(w - RN(lr * d))
+   momentum_buf == NULL: momentum is ignored (plain SGD).
+
+   Adam / AdamW, element i, after repdl_adam_begin_step (t >= 1):
+     per call (scalars):  omb1 = RN(1 - beta1), omb2 = RN(1 - beta2),
+                          bc1 = RN(1 - beta1_pow), bc2 = RN(1 - beta2_pow),
+                          step_size = RN(lr / bc1), bc2s = RN(sqrt(bc2)),
+                          decay = decoupled ? RN(1 - RN(lr * wd)) : 1
+     g' = g              or, if !decoupled and wd != 0: g' = RN(g + RN(wd * w))
+     w' = RN(w * decay)  (decay == 1 leaves w unchanged, exactly)
+     m  = RN(RN(beta1 * m) + RN(omb1 * g'))
+     v  = RN(RN(beta2 * v) + RN(omb2 * RN(g' * g')))
+     den = RN(RN(RN(sqrt(v)) / bc2s) + eps)
+     w  = RN(w' - RN(step_size * RN(m / den)))
+   repdl_adam_state holds t and beta1^t, beta2^t as running products:
+   begin_step does t += 1, beta1_pow = RN(beta1_pow * beta1), beta2_pow =
+   RN(beta2_pow * beta2), starting from 1 (state_init).  One rounding per
+   step, the same on every machine; the state (t, beta1_pow, beta2_pow) is
+   the whole checkpoint (with w, m, v).  Its relative distance to the exact
+   beta^t is below t 2^-24 (docs/nn-rng-optim.md).  s->t == 0 (begin_step
+   never called): adam_step does nothing.
+
+   n == 0 reads nothing (pointers may be NULL).  w, m, v, momentum_buf are
+   updated in place; g may alias nothing that is written. */
+#ifndef REPDL_OPTIM_H
+#define REPDL_OPTIM_H
+
+#include "config.h"
+#include "reduce.h" /* repdl__opaque_ones, REPDL__PROD: products rounded before use */
+
+typedef struct repdl_sgd_config {
+    float lr, momentum, dampening, weight_decay;
+    int nesterov;
+} repdl_sgd_config;
+
+typedef struct repdl_adam_config {
+    float lr, beta1, beta2, eps, weight_decay;
+    int decoupled; /* 1: AdamW (decoupled weight decay) */
+} repdl_adam_config;
+
+typedef struct repdl_adam_state {
+    uint64_t t;
+    float beta1_pow, beta2_pow;
+} repdl_adam_state; /* checkpoint = these fields */
+
+/* ---- SGD ---- */
+
+/* Per-call scalars of SGD, computed once. */
+typedef struct repdl__sgd_k {
+    float lr, mu, omd, wd;
+    int use_wd, use_mom, first, nesterov;
+} repdl__sgd_k;
+
+REPDL_FN repdl__sgd_k repdl__sgd_prepare(const repdl_sgd_config *c, int have_buf, uint64_t step)
+{
+    repdl__sgd_k k;
+    k.lr = c->lr;
+    k.mu = c->momentum;
+    k.omd = repdl__fsub(1.0f, c->dampening);
+    k.wd = c->weight_decay;
+    k.use_wd = c->weight_decay != 0.0f;
+    k.use_mom = c->momentum != 0.0f && have_buf;
+    k.first = step <= 1u;
+    k.nesterov = c->nesterov != 0;
+    return k;
+}
+
+/* One element: *w, and *b when k->use_mom. */
+REPDL_FN void repdl__sgd_elem(const repdl__sgd_k *k, float *w, float g, float *b, uint32_t keep)
+{
+    float wi = *w;
+    float d = k->use_wd ? repdl__fadd(g, REPDL__PROD(k->wd, wi, keep)) : g;
+    if (k->use_mom) {
+        float bi = k->first ? d
+                            : repdl__fadd(REPDL__PROD(k->mu, *b, keep), REPDL__PROD(k->omd, d, keep));
+        bi = repdl__canon(bi);
+        *b = bi;
+        d = k->nesterov ? repdl__fadd(d, REPDL__PROD(k->mu, bi, keep)) : bi;
+    }
+    *w = repdl__canon(repdl__fsub(wi, REPDL__PROD(k->lr, d, keep)));
+}
+
+REPDL_FN void repdl_sgd_step_f32(size_t n, float *w, const float *g, float *momentum_buf,
+                                 const repdl_sgd_config *c, uint64_t step)
+{
+    repdl__sgd_k k;
+    uint32_t keep;
+    size_t i;
+    if (n == 0) return;
+    k = repdl__sgd_prepare(c, momentum_buf != NULL, step);
+    keep = repdl__opaque_ones();
+    if (k.use_mom) {
+        for (i = 0; i < n; i++) repdl__sgd_elem(&k, w + i, g[i], momentum_buf + i, keep);
+    } else {
+        for (i = 0; i < n; i++) repdl__sgd_elem(&k, w + i, g[i], NULL, keep);
+    }
+}
+
+/* ---- Adam / AdamW ---- */
+
+REPDL_FN void repdl_adam_state_init(repdl_adam_state *s)
+{
+    s->t = 0;
+    s->beta1_pow = 1.0f;
+    s->beta2_pow = 1.0f;
+}
+
+REPDL_FN void repdl_adam_begin_step(repdl_adam_state *s, const repdl_adam_config *c)
+{
+    s->t += 1u;
+    s->beta1_pow = repdl__fmul(s->beta1_pow, c->beta1);
+    s->beta2_pow = repdl__fmul(s->beta2_pow, c->beta2);
+}
+
+/* Per-call scalars of Adam, computed once. */
+typedef struct repdl__adam_k {
+    float b1, b2, omb1, omb2, step_size, bc2s, eps, wd, decay;
+    int coupled_wd;
+} repdl__adam_k;
+
+REPDL_FN repdl__adam_k repdl__adam_prepare(const repdl_adam_config *c, const repdl_adam_state *s)
+{
+    repdl__adam_k k;
+    float bc1 = repdl__fsub(1.0f, s->beta1_pow);
+    float bc2 = repdl__fsub(1.0f, s->beta2_pow);
+    k.b1 = c->beta1;
+    k.b2 = c->beta2;
+    k.omb1 = repdl__fsub(1.0f, c->beta1);
+    k.omb2 = repdl__fsub(1.0f, c->beta2);
+    k.step_size = repdl__fdiv(c->lr, bc1);
+    k.bc2s = repdl__fsqrt(bc2);
+    k.eps = c->eps;
+    k.wd = c->weight_decay;
+    k.decay = c->decoupled ? repdl__fsub(1.0f, repdl__fkeep(repdl__fmul(c->lr, c->weight_decay)))
+                           : 1.0f;
+    k.coupled_wd = !c->decoupled && c->weight_decay != 0.0f;
+    return k;
+}
+
+/* One element: *w, *m, *v. */
+REPDL_FN void repdl__adam_elem(const repdl__adam_k *k, float *w, float g, float *m, float *v,
+                               uint32_t keep)
+{
+    float wi = *w;
+    float gi = k->coupled_wd ? repdl__fadd(g, REPDL__PROD(k->wd, wi, keep)) : g;
+    float wd = REPDL__PROD(wi, k->decay, keep);
+    float mi = repdl__fadd(REPDL__PROD(k->b1, *m, keep), REPDL__PROD(k->omb1, gi, keep));
+    float vi = repdl__fadd(REPDL__PROD(k->b2, *v, keep),
+                           REPDL__PROD(k->omb2, repdl__fmul(gi, gi), keep));
+    float den = repdl__fadd(repdl__fdiv(repdl__fsqrt(vi), k->bc2s), k->eps);
+    float q = repdl__fdiv(mi, den);
+    *m = repdl__canon(mi);
+    *v = repdl__canon(vi);
+    *w = repdl__canon(repdl__fsub(wd, REPDL__PROD(k->step_size, q, keep)));
+}
+
+REPDL_FN void repdl_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
+                                  const repdl_adam_config *c, const repdl_adam_state *s)
+{
+    repdl__adam_k k;
+    uint32_t keep;
+    size_t i;
+    if (n == 0 || s->t == 0) return;
+    k = repdl__adam_prepare(c, s);
+    keep = repdl__opaque_ones();
+    for (i = 0; i < n; i++) repdl__adam_elem(&k, w + i, g[i], m + i, v + i, keep);
+}
+
+#endif /* REPDL_OPTIM_H */
