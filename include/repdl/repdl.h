@@ -30,6 +30,10 @@
 #include "sqrt.h"
 /* reductions */
 #include "reduce.h"
+/* matrix products */
+#include "gemm.h"
+#include "linear.h"
+#include "conv2d.h"
 /* random numbers, elementwise ops and dropout, optimizers (docs/nn-rng-optim.md) */
 #include "rng.h"
 #include "optim.h"
