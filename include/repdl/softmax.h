@@ -1,0 +1,281 @@
+/* repdl/softmax.h: softmax, log-softmax, cross-entropy and NLL loss over the
+   last dimension of a row-major [rows x cols] binary32 array, with their
+   backward passes.  Reproducible, not correctly rounded: every result is a
+   fixed sequence of correctly rounded steps (the same bits on every
+   compiler, flag set, thread count, batch size and on the GPU,
+   cuda/nn_softmax_norm.cu), documented below and in docs/nn-softmax-norm.md.
+
+     repdl_softmax_f32(rows, cols, x, y);               y may be x
+     float loss = repdl_cross_entropy_f32(rows, cols, logits, target,
+                                          REPDL_REDUCTION_MEAN, dlogits);
+
+   Notation: RN(.) one rounding to nearest-even binary32; for a row
+   x[0..n) (n = cols):
+     m      = repdl_max_f32(x, n)        max by the rules of reduce_minmax.h
+                                         (-0 < +0; any NaN gives NaN)
+     d_i    = RN(x_i - m)
+     e_i    = repdl_expf(d_i)            correctly rounded exp
+     s      = repdl_sum_f32(e, n)        the canonical sum (reduce.h)
+   softmax       y_i = RN(e_i / s)                      (IEEE division)
+   log_softmax   y_i = RN(d_i - repdl_logf(s))          (correctly rounded log)
+   The sums are computed a leaf (1024 elements) at a time as they are
+   produced, pushed into the canonical tree: the same bits as
+   repdl_sum_f32 on the whole array (reduce.h, section 6 of
+   docs/canonical-order.md).
+
+   Special rows (the plain definition above applied, NaN made canonical):
+     - any NaN in the row: the whole row is the canonical NaN 0x7fc00000;
+     - a +inf in the row: NaN row (inf - inf = NaN enters the sum);
+     - every element -inf: NaN row (-inf - -inf = NaN), as in PyTorch;
+     - otherwise m is finite, the e_i are in [0, 1], e_argmax = 1 and
+       s is in [1, n]: no NaN, -inf inputs give softmax +0 and
+       log_softmax -inf;
+     - n == 1: softmax 1, log_softmax +0 (x finite);
+     - cols == 0 or rows == 0: nothing is read or written (NULL allowed).
+   Every row is computed alone: its bits never depend on `rows` or on the
+   other rows (batch invariance), so rows may be split between threads.
+   In place (y == x, dx == dy or dx == y) is allowed for every function of
+   this file; any other overlap is not.
+
+   Backward (y the forward output, dy the incoming gradient):
+     softmax_backward      dot = repdl_dot_f32(y, dy, n)  (each product
+                           rounded, canonical sum), dx_i = RN(y_i * RN(dy_i - dot))
+     log_softmax_backward  s = repdl_sum_f32(dy, n),
+                           dx_i = RN(dy_i - RN(repdl_expf(y_i) * s))
+   (products are rounded before they are subtracted: buffered behind a
+   compiler barrier, never contracted into an FMA).
+
+   Losses: see repdl_cross_entropy_f32 and repdl_nll_loss_f32 below. */
+#ifndef REPDL_SOFTMAX_H
+#define REPDL_SOFTMAX_H
+
+#include "config.h"
+#include "exp.h"
+#include "log.h"
+#include "reduce.h"
+
+#define REPDL_REDUCTION_MEAN 0
+#define REPDL_REDUCTION_SUM 1
+
+/* Chunk of the elementwise passes that need a product rounded before an
+   addition: the products go to a stack buffer behind REPDL__MATERIALIZE. */
+#define REPDL__NN_CHUNK 256
+
+/* y[0..n) = the canonical NaN. */
+REPDL_FN void repdl__fill_nan(float *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) y[i] = repdl__nanf();
+}
+
+/* 1 when m is finite (neither NaN nor infinite). */
+REPDL_FN int repdl__finite(float m)
+{
+    return (repdl__asuint(m) & 0x7fffffffu) < 0x7f800000u;
+}
+
+/* The first pass of a row shared by softmax, log_softmax and
+   cross-entropy, for a finite max m: e[i] = repdl_expf(RN(x_i - m)) (when
+   e != NULL) and d[i] = RN(x_i - m) (when d != NULL), and the canonical
+   sum of the e_i, returned.  One leaf at a time; x may equal e or d. */
+REPDL_FN float repdl__softmax_pass(const float *x, size_t n, float m, float *e, float *d)
+{
+    repdl__tree t;
+    size_t j, i;
+    repdl__tree_init(&t);
+    for (j = 0; j < n; j += REPDL_SUM_LEAF) {
+        size_t len = n - j < REPDL_SUM_LEAF ? n - j : REPDL_SUM_LEAF;
+        float db[REPDL_SUM_LEAF], eb[REPDL_SUM_LEAF];
+        float *dd = d ? d + j : db, *ee = e ? e + j : eb;
+        for (i = 0; i < len; i++) dd[i] = repdl__fsub(x[j + i], m);
+        repdl_expf_array(ee, dd, len);
+        repdl__tree_push(&t, 0, repdl__sum_leaf_f32(ee, len));
+    }
+    return repdl__tree_root(&t);
+}
+
+/* One row of softmax. */
+REPDL_FN void repdl__softmax_row(const float *x, float *y, size_t n)
+{
+    float m = repdl_max_f32(x, n), s;
+    size_t i;
+    if (!repdl__finite(m)) { repdl__fill_nan(y, n); return; }
+    s = repdl__softmax_pass(x, n, m, y, NULL); /* s in [1, n] */
+    for (i = 0; i < n; i++) y[i] = repdl__fdiv(y[i], s);
+}
+
+/* y = softmax(x) row by row (see the top of this file).  In place ok. */
+REPDL_FN void repdl_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+{
+    size_t r;
+    if (cols == 0) return;
+    for (r = 0; r < rows; r++) repdl__softmax_row(x + r * cols, y + r * cols, cols);
+}
+
+/* One row of log_softmax. */
+REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
+{
+    float m = repdl_max_f32(x, n), ls;
+    size_t i;
+    if (!repdl__finite(m)) { repdl__fill_nan(y, n); return; }
+    ls = repdl_logf(repdl__softmax_pass(x, n, m, NULL, y)); /* y holds d */
+    for (i = 0; i < n; i++) y[i] = repdl__fsub(y[i], ls);
+}
+
+/* y = log_softmax(x) row by row.  In place ok. */
+REPDL_FN void repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+{
+    size_t r;
+    if (cols == 0) return;
+    for (r = 0; r < rows; r++) repdl__log_softmax_row(x + r * cols, y + r * cols, cols);
+}
+
+/* dx = d softmax given y = softmax(x) and dy:
+   dx_i = RN(y_i * RN(dy_i - dot)), dot = repdl_dot_f32(y, dy, n).
+   In place (dx == y or dx == dy) ok. */
+REPDL_FN void repdl_softmax_backward_f32(size_t rows, size_t cols, const float *y,
+                                         const float *dy, float *dx)
+{
+    size_t r, i;
+    if (cols == 0) return;
+    for (r = 0; r < rows; r++) {
+        const float *yr = y + r * cols, *gr = dy + r * cols;
+        float *o = dx + r * cols;
+        float dot = repdl_dot_f32(yr, gr, cols);
+        for (i = 0; i < cols; i++)
+            o[i] = repdl__canon(repdl__fmul(yr[i], repdl__fsub(gr[i], dot)));
+    }
+}
+
+/* dx = d log_softmax given y = log_softmax(x) and dy:
+   dx_i = RN(dy_i - RN(repdl_expf(y_i) * s)), s = repdl_sum_f32(dy, n).
+   In place ok. */
+REPDL_FN void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
+                                             const float *dy, float *dx)
+{
+    size_t r, i, k;
+    if (cols == 0) return;
+    for (r = 0; r < rows; r++) {
+        const float *yr = y + r * cols, *gr = dy + r * cols;
+        float *o = dx + r * cols;
+        float s = repdl_sum_f32(gr, cols);
+        for (k = 0; k < cols; k += REPDL__NN_CHUNK) {
+            float p[REPDL__NN_CHUNK];
+            size_t len = cols - k < REPDL__NN_CHUNK ? cols - k : REPDL__NN_CHUNK;
+            repdl_expf_array(p, yr + k, len);
+            for (i = 0; i < len; i++) p[i] = repdl__fmul(p[i], s);
+            REPDL__MATERIALIZE(p); /* rounded products: no FMA with the next line */
+            for (i = 0; i < len; i++) o[k + i] = repdl__canon(repdl__fsub(gr[k + i], p[i]));
+        }
+    }
+}
+
+/* The loss of a batch from its per-row losses l(r), r < rows, written a
+   leaf at a time to buf and summed by the canonical tree: the bits of
+   repdl_sum_f32 over the array of row losses.  Then
+     REPDL_REDUCTION_SUM   the canonical sum (rows == 0: -0.0, the empty sum)
+     REPDL_REDUCTION_MEAN  RN(sum / rows), one rounding (repdl_mean_f32's
+                           division; rows == 0: NaN)
+   any other reduction: NaN. */
+REPDL_FN float repdl__loss_finish(float total, size_t rows, int reduction)
+{
+    if (reduction == REPDL_REDUCTION_SUM) return repdl__canon(total);
+    if (reduction != REPDL_REDUCTION_MEAN || rows == 0) return repdl__nanf();
+    return repdl__canon(repdl__div_count_f32(total, rows));
+}
+
+/* Cross-entropy of logits [rows x cols] with class targets in [0, cols):
+     loss_r = RN(repdl_logf(s) - d_t)     t = target[r], m, d, s as at the
+                                          top of this file
+   which is exactly -log_softmax(x_r)[t] (negation is exact).  The batch
+   loss is the canonical sum of the loss_r (REPDL_REDUCTION_SUM) or that sum
+   divided by rows, rounded once (REPDL_REDUCTION_MEAN; see
+   repdl__loss_finish).
+   dlogits (NULL: not computed; [rows x cols], may be logits itself):
+     p_i = RN(e_i / s)                   the softmax, as repdl_softmax_f32
+     g_i = RN(p_i - 1) for i == t, p_i otherwise
+     dlogits_i = g_i (SUM), RN(g_i / rows) (MEAN, one correctly rounded
+                 division by the integer rows).
+   A target outside [0, cols), or a row whose max is not finite (NaN,
+   +inf, all -inf): that row's loss and gradient row are NaN, so the batch
+   loss is NaN.  rows == 0: SUM gives -0.0, MEAN NaN; cols == 0 with
+   rows > 0: every target is out of range, NaN.  An unknown reduction
+   returns NaN and writes NaN gradients. */
+REPDL_FN float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *logits,
+                                       const int32_t *target, int reduction,
+                                       float *dlogits)
+{
+    repdl__tree t;
+    float lb[REPDL_SUM_LEAF];
+    size_t r0, k, i;
+    int bad_red = reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN;
+    repdl__tree_init(&t);
+    for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
+        size_t len = rows - r0 < REPDL_SUM_LEAF ? rows - r0 : REPDL_SUM_LEAF;
+        for (k = 0; k < len; k++) {
+            size_t r = r0 + k;
+            const float *x = logits + r * cols;
+            float *g = dlogits ? dlogits + r * cols : NULL;
+            int32_t tg = target[r];
+            float m, s, dt, loss;
+            m = cols ? repdl_max_f32(x, cols) : repdl__nanf();
+            if (tg < 0 || (size_t)tg >= cols || !repdl__finite(m) || bad_red) {
+                lb[k] = repdl__nanf();
+                if (g) repdl__fill_nan(g, cols);
+                continue;
+            }
+            dt = repdl__fsub(x[tg], m); /* read before g (maybe x) is written */
+            s = repdl__softmax_pass(x, cols, m, g, NULL);
+            loss = repdl__fsub(repdl_logf(s), dt);
+            lb[k] = loss;
+            if (g) {
+                for (i = 0; i < cols; i++) g[i] = repdl__fdiv(g[i], s);
+                g[tg] = repdl__fsub(g[tg], 1.0f);
+                if (reduction == REPDL_REDUCTION_MEAN)
+                    for (i = 0; i < cols; i++) g[i] = repdl__div_count_f32(g[i], rows);
+            }
+        }
+        repdl__tree_push(&t, 0, repdl__sum_leaf_f32(lb, len));
+    }
+    return repdl__loss_finish(repdl__tree_root(&t), rows, reduction);
+}
+
+/* Negative log-likelihood of log-probabilities logp [rows x cols]:
+     loss_r = -logp[r][target[r]]        (exact), reduced as cross-entropy.
+   dlogp (NULL: not computed; [rows x cols]): every element +0.0 except
+   dlogp[r][t] = -1 (SUM) or -RN(1 / rows) (MEAN).
+   A target outside [0, cols): that row's loss and gradient row are NaN.
+   NaN losses are canonical.  rows == 0: SUM -0.0, MEAN NaN. */
+REPDL_FN float repdl_nll_loss_f32(size_t rows, size_t cols, const float *logp,
+                                  const int32_t *target, int reduction, float *dlogp)
+{
+    repdl__tree t;
+    float lb[REPDL_SUM_LEAF];
+    size_t r0, k, i;
+    int bad_red = reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN;
+    float gt = reduction == REPDL_REDUCTION_MEAN && rows
+                   ? -repdl__div_count_f32(1.0f, rows) : -1.0f;
+    repdl__tree_init(&t);
+    for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
+        size_t len = rows - r0 < REPDL_SUM_LEAF ? rows - r0 : REPDL_SUM_LEAF;
+        for (k = 0; k < len; k++) {
+            size_t r = r0 + k;
+            int32_t tg = target[r];
+            float *g = dlogp ? dlogp + r * cols : NULL;
+            if (tg < 0 || (size_t)tg >= cols || bad_red) {
+                lb[k] = repdl__nanf();
+                if (g) repdl__fill_nan(g, cols);
+                continue;
+            }
+            lb[k] = repdl__canon(-logp[r * cols + (size_t)tg]);
+            if (g) {
+                for (i = 0; i < cols; i++) g[i] = 0.0f;
+                g[tg] = gt;
+            }
+        }
+        repdl__tree_push(&t, 0, repdl__sum_leaf_f32(lb, len));
+    }
+    return repdl__loss_finish(repdl__tree_root(&t), rows, reduction);
+}
+
+#endif /* REPDL_SOFTMAX_H */
