@@ -37,5 +37,8 @@
 /* random numbers, elementwise ops and dropout, optimizers (docs/nn-rng-optim.md) */
 #include "rng.h"
 #include "optim.h"
+/* softmax, losses, normalizations (docs/nn-softmax-norm.md) */
+#include "softmax.h"
+#include "norm.h"
 
 #endif /* REPDL_REPDL_H */
