@@ -141,7 +141,74 @@ int repdl_cuda_dot_rows_f32_config(const float *x, size_t ldx,
                                    size_t n, float *out, void *stream,
                                    const repdl_cuda_config *config);
 
-/* ---- Matrix products: gemm, linear, conv2d (cuda/gemm.cu; issue 6) ---- */
+/* ---- Matrix products: gemm, linear, conv2d (cuda/gemm.cu; issue 6) ----
+   The host functions of include/repdl/gemm.h, linear.h and conv2d.h, same
+   arguments (device pointers) plus the stream, same bits: every element
+   is the pinned chain of fused multiply-adds (gemm.h), k ascending, no
+   split-K, no tensor cores, no TF32 (docs/cuda-gemm.md).
+   Sizes 0, NULL pointers and alpha/beta/bias follow the host functions.
+   REPDL_CUDA_ERR_ARGUMENT where the host returns -1, and also for
+   ld < the row length (lda >= (transA ? M : K), ldb >= (transB ? K : N),
+   ldc >= N), for an output overlapping an input, and for sizes whose byte
+   counts overflow size_t.  Conv2d takes an im2col workspace with
+   cudaMallocAsync on `stream` (at most 256 MiB unless one image needs
+   more), released in stream order; an allocation failure is
+   REPDL_CUDA_ERR_CUDA (the host's -2).
+   The conv shape is the host's struct: include <repdl/conv2d.h> to fill
+   one (here it is only named, so this header needs no repdl header). */
+struct repdl_conv2d_shape;
+
+int repdl_cuda_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K,
+                        float alpha, const float *A, size_t lda,
+                        const float *B, size_t ldb, const float *bias,
+                        float beta, float *C, size_t ldc, void *stream);
+int repdl_cuda_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
+                                  const float *W, const float *b, float *y,
+                                  void *stream);
+int repdl_cuda_linear_backward_f32(size_t M, size_t K, size_t N, const float *x,
+                                   const float *W, const float *dy, float *dx,
+                                   float *dW, float *db, void *stream);
+int repdl_cuda_conv2d_forward_f32(const struct repdl_conv2d_shape *s,
+                                  const float *x, const float *w,
+                                  const float *b, float *y, void *stream);
+int repdl_cuda_conv2d_backward_f32(const struct repdl_conv2d_shape *s,
+                                   const float *x, const float *w,
+                                   const float *dy, float *dx, float *dw,
+                                   float *db, void *stream);
+
+/* Explicit launch configuration of the matrix products, for the
+   invariance tests and tuning; the bits never depend on it.  A zero field
+   means "choose".
+     grid_x, grid_y, grid_z  caps on the grid (column tiles of 128, row
+                      tiles of 128, batch); blocks walk the remaining tiles
+                      in grid-stride order: 1 .. 2^31 - 1, 1 .. 65535,
+                      1 .. 65535;
+     scalar_loads     1: never use float4 loads (else where aligned);
+     workspace_bytes  conv2d: cap of the im2col workspace (whole images;
+                      one image at least).
+   Anything else is REPDL_CUDA_ERR_ARGUMENT. */
+typedef struct repdl_cuda_gemm_config {
+    unsigned grid_x, grid_y, grid_z;
+    unsigned scalar_loads;
+    size_t workspace_bytes;
+} repdl_cuda_gemm_config;
+
+int repdl_cuda_gemm_f32_config(int transA, int transB, size_t M, size_t N,
+                               size_t K, float alpha, const float *A,
+                               size_t lda, const float *B, size_t ldb,
+                               const float *bias, float beta, float *C,
+                               size_t ldc, void *stream,
+                               const repdl_cuda_gemm_config *config);
+int repdl_cuda_conv2d_forward_f32_config(const struct repdl_conv2d_shape *s,
+                                         const float *x, const float *w,
+                                         const float *b, float *y,
+                                         void *stream,
+                                         const repdl_cuda_gemm_config *config);
+int repdl_cuda_conv2d_backward_f32_config(const struct repdl_conv2d_shape *s,
+                                          const float *x, const float *w,
+                                          const float *dy, float *dx,
+                                          float *dw, float *db, void *stream,
+                                          const repdl_cuda_gemm_config *config);
 /* (end matrix products) */
 
 /* ---- RNG, elementwise, dropout, optimizers (cuda/nn_rng_optim.cu) ---- */

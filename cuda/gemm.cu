@@ -1,0 +1,522 @@
+/* cuda/gemm.cu: repdl's matrix products on the GPU (gemm, linear, conv2d),
+   bit for bit equal to include/repdl/gemm.h, linear.h and conv2d.h on the
+   host, for any grid, batch or workspace size (docs/cuda-gemm.md).
+
+   One FFMA kernel does every product: the tile of cuda/gemm_tile.cuh
+   (128 x 128 block tile, 8 x 8 register tile a thread, k panels of 8 in
+   double-buffered shared memory, float4 loads where aligned), whose every
+   element is the pinned chain acc = __fmaf_rn(a_ik, b_kj, acc), k
+   ascending, from bias / -0 / the existing C.  No split-K, no tensor
+   cores, no TF32: every float operation is a config.h primitive, and the
+   PTX is the same under --fmad=true and --fmad=false
+   (tests/cuda/check_ptx.sh).
+
+   Linear: forward = gemm(0, 1), dx = gemm(0, 0), dW = gemm(1, 0), db a
+   column fadd chain (one thread a column).
+   Conv2d (explicit im2col into a stream-ordered workspace, a batch of
+   images at a time):
+     forward  col_b = im2col(x_b); y_b = w col_b from bias[o] (batched gemm);
+     dw       for each image in order: dw = dy_n col_n^T, the chain of
+              image n > 0 going on from dw (GEMM_INIT_C): the chain over
+              (n, p, q), n-major, of conv2d.h;
+     dx       dcol_b = w^T dy_b (batched gemm), then col2im: one thread an
+              input element, fadd chain from -0 over kidx ascending;
+     db       one warp a channel: fadd chain over (n, p, q), values fetched
+              32 at a time and broadcast by shuffles. */
+#include <repdl/conv2d.h>
+
+#include "common.cuh"
+#include "gemm_tile.cuh"
+
+namespace repdl_cuda {
+
+/* The executor of gemm_tile.cuh on the device: a call plays one thread. */
+struct gemm_dev_exec {
+    enum { LANES = 1 };
+    __device__ __forceinline__ int tid(int) const { return (int)threadIdx.x; }
+    __device__ __forceinline__ void sync() const { __syncthreads(); }
+    __device__ __forceinline__ void store(float *p, float v) const { *p = v; }
+};
+
+__global__ void __launch_bounds__(GEMM_NT) gemm_kernel(gemm_args a)
+{
+    __shared__ __align__(16) gemm_smem sm;
+    gemm_dev_exec x;
+    gemm_block(a, blockIdx.x, blockIdx.y, blockIdx.z, gridDim.x, gridDim.y, gridDim.z, &sm, x);
+}
+
+/* The default configuration. */
+static const repdl_cuda_gemm_config default_cfg = {0, 0, 0, 0, 0};
+
+/* Launches the product a (sizes, pointers, strides set; tiles, vector
+   flags and grid filled here).  M, N, batch > 0. */
+static int launch_gemm(gemm_args a, cudaStream_t s, const repdl_cuda_gemm_config *cfg)
+{
+    a.mt = gemm_tiles(a.M, GEMM_BM);
+    a.nt = gemm_tiles(a.N, GEMM_BN);
+    a.vecA = !cfg->scalar_loads && a.K > 0 && gemm_vec_ok(a.A, a.lda, a.sA, a.batch);
+    a.vecB = !cfg->scalar_loads && a.K > 0 && gemm_vec_ok(a.B, a.ldb, a.sB, a.batch);
+    gemm_grid g = gemm_plan_grid(a, cfg->grid_x, cfg->grid_y, cfg->grid_z);
+    gemm_kernel<<<dim3(g.x, g.y, g.z), GEMM_NT, 0, s>>>(a);
+    return check_launch();
+}
+
+static int check_gemm_cfg(const repdl_cuda_gemm_config *c)
+{
+    if (c->scalar_loads > 1) return REPDL_CUDA_ERR_ARGUMENT;
+    if (c->grid_x > 0x7fffffffu || c->grid_y > 65535u || c->grid_z > 65535u)
+        return REPDL_CUDA_ERR_ARGUMENT;
+    return REPDL_CUDA_OK;
+}
+
+/* Bytes of a rows x cols matrix at stride ld (0 when empty or on overflow:
+   *ok is cleared on overflow). */
+static size_t mat_bytes(size_t rows, size_t cols, size_t ld, int *ok)
+{
+    if (rows == 0 || cols == 0) return 0;
+    size_t b = span_bytes(ld, rows, cols);
+    if (b == 0) *ok = 0;
+    return b;
+}
+
+static int gemm_checked(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+                        const float *A, size_t lda, const float *B, size_t ldb,
+                        const float *bias, float beta, float *C, size_t ldc, void *stream,
+                        const repdl_cuda_gemm_config *cfg)
+{
+    if (!cfg) cfg = &default_cfg;
+    int rc = check_gemm_cfg(cfg);
+    if (rc != REPDL_CUDA_OK) return rc;
+    if (M == 0 || N == 0) return REPDL_CUDA_OK;
+    if (!C || ldc < N) return REPDL_CUDA_ERR_ARGUMENT;
+    int ok = 1;
+    size_t cb = mat_bytes(M, N, ldc, &ok), ab = 0, bb = 0, biasb = 0;
+    if (K > 0) {
+        if (!A || !B) return REPDL_CUDA_ERR_ARGUMENT;
+        if (lda < (transA ? M : K) || ldb < (transB ? K : N)) return REPDL_CUDA_ERR_ARGUMENT;
+        ab = mat_bytes(transA ? K : M, transA ? M : K, lda, &ok);
+        bb = mat_bytes(transB ? N : K, transB ? K : N, ldb, &ok);
+    }
+    if (bias) biasb = mat_bytes(1, N, N, &ok);
+    if (!ok) return REPDL_CUDA_ERR_ARGUMENT;
+    if (overlap(C, cb, A, ab) || overlap(C, cb, B, bb) || overlap(C, cb, bias, biasb))
+        return REPDL_CUDA_ERR_ARGUMENT;
+    device_facts dev;
+    rc = current_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    gemm_args a;
+    memset(&a, 0, sizeof a);
+    a.M = M; a.N = N; a.K = K; a.batch = 1;
+    a.A = A; a.lda = lda; a.B = B; a.ldb = ldb;
+    a.bias = bias; a.C = C; a.ldc = ldc;
+    a.alpha = alpha; a.beta = beta;
+    a.transA = transA != 0; a.transB = transB != 0;
+    a.init = bias ? GEMM_INIT_BIAS_COL : GEMM_INIT_ZERO;
+    return launch_gemm(a, as_stream(stream), cfg);
+}
+
+/* ---- Column sums (linear db): db[n] = fadd chain over m of dy[m][n] ---- */
+__global__ void __launch_bounds__(256) colsum_kernel(const float *dy, size_t M, size_t N,
+                                                     float *db)
+{
+    for (size_t n = (size_t)blockIdx.x * blockDim.x + threadIdx.x; n < N;
+         n += (size_t)gridDim.x * blockDim.x) {
+        float acc = -0.0f;
+        for (size_t m = 0; m < M; m++) acc = repdl__fadd(acc, dy[m * N + n]);
+        db[n] = repdl__canon(acc);
+    }
+}
+
+static unsigned blocks_for(size_t work, unsigned threads)
+{
+    size_t b = work / threads + (work % threads != 0);
+    if (b < 1) b = 1;
+    if (b > 65535u * 16u) b = 65535u * 16u; /* the rest by grid-stride */
+    return (unsigned)b;
+}
+
+/* ---- Conv2d pieces ---- */
+
+struct conv_geom {
+    size_t n, c, h, w, oc, kh, kw, sh, sw, ph, pw, dh, dw;
+    size_t oh, ow, P, CK, in_sz, out_sz; /* P = oh ow, CK = c kh kw */
+};
+
+/* col[b][kidx][pq] = x_tap of image img0 + b, b < nb: +0.0f for padding
+   taps (conv2d.h's repdl__im2col_f32).  I: the index type (32-bit when
+   every index fits). */
+template <class I>
+__global__ void __launch_bounds__(256) im2col_kernel(conv_geom g, const float *x, size_t img0,
+                                                     size_t nb, float *col)
+{
+    I P = (I)g.P, CK = (I)g.CK, kw = (I)g.kw, kh = (I)g.kh, ow = (I)g.ow;
+    I total = (I)(nb * g.CK * g.P);
+    for (I e = (I)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (I)gridDim.x * blockDim.x) {
+        I pq = e % P, rest = e / P, kidx = rest % CK, b = rest / CK;
+        I s = kidx % kw, r = (kidx / kw) % kh, c = kidx / (kw * kh);
+        I p = pq / ow, q = pq % ow;
+        size_t ih = (size_t)p * g.sh + (size_t)r * g.dh; /* + pad_h */
+        size_t iw = (size_t)q * g.sw + (size_t)s * g.dw; /* + pad_w */
+        float v = 0.0f;
+        if (ih >= g.ph && ih - g.ph < g.h && iw >= g.pw && iw - g.pw < g.w)
+            v = x[(img0 + (size_t)b) * g.in_sz + ((size_t)c * g.h + (ih - g.ph)) * g.w +
+                  (iw - g.pw)];
+        col[e] = v;
+    }
+}
+
+/* dx of images img0 + b, b < nb, from dcol[b] [CK][P]: the fadd chain from
+   -0 over kidx ascending ((r, s) ascending, c fixed) of the dcol whose tap
+   reads the element (conv2d.h's repdl__col2im_f32). */
+template <class I>
+__global__ void __launch_bounds__(256) col2im_kernel(conv_geom g, const float *dcol, size_t img0,
+                                                     size_t nb, float *dx)
+{
+    I H = (I)g.h, W = (I)g.w, C = (I)g.c;
+    I total = (I)(nb * g.in_sz);
+    for (I e = (I)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (I)gridDim.x * blockDim.x) {
+        I ww = e % W, rest = e / W, hh = rest % H;
+        rest /= H;
+        I c = rest % C, b = rest / C;
+        const float *dc = dcol + (size_t)b * g.CK * g.P;
+        float acc = -0.0f;
+        for (size_t r = 0; r < g.kh; r++) {
+            /* tap row: p sh + r dh = hh + ph */
+            size_t th = (size_t)hh + g.ph, rd = r * g.dh;
+            if (th < rd || (th - rd) % g.sh != 0) continue;
+            size_t p = (th - rd) / g.sh;
+            if (p >= g.oh) continue;
+            for (size_t s = 0; s < g.kw; s++) {
+                size_t tw = (size_t)ww + g.pw, sd = s * g.dw;
+                if (tw < sd || (tw - sd) % g.sw != 0) continue;
+                size_t q = (tw - sd) / g.sw;
+                if (q >= g.ow) continue;
+                size_t kidx = ((size_t)c * g.kh + r) * g.kw + s;
+                acc = repdl__fadd(acc, dc[kidx * g.P + p * g.ow + q]);
+            }
+        }
+        dx[img0 * g.in_sz + (size_t)e] = repdl__canon(acc);
+    }
+}
+
+/* db[o] = fadd chain over (n, p, q) of dy[n][o][pq], from -0: one warp a
+   channel; each step reads 32 values (coalesced) and every lane runs the
+   same chain over them, in order, through shuffles. */
+__global__ void __launch_bounds__(256) conv_db_kernel(conv_geom g, const float *dy, float *db)
+{
+    unsigned lane = threadIdx.x % 32;
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+    for (size_t o = warp; o < g.oc; o += warps) {
+        float acc = -0.0f;
+        for (size_t img = 0; img < g.n; img++) {
+            const float *row = dy + (img * g.oc + o) * g.P;
+            for (size_t i = 0; i < g.P; i += 32) {
+                float v = i + lane < g.P ? row[i + lane] : 0.0f;
+                unsigned cnt = g.P - i < 32 ? (unsigned)(g.P - i) : 32u;
+                for (unsigned u = 0; u < cnt; u++)
+                    acc = repdl__fadd(acc, __shfl_sync(0xffffffffu, v, (int)u));
+            }
+        }
+        if (lane == 0) db[o] = repdl__canon(acc);
+    }
+}
+
+static const size_t DEFAULT_WORKSPACE = (size_t)256 << 20;
+
+static int conv_geometry(const repdl_conv2d_shape *s, conv_geom *g)
+{
+    if (repdl__conv2d_check(s)) return REPDL_CUDA_ERR_ARGUMENT;
+    g->n = s->n; g->c = s->c; g->h = s->h; g->w = s->w;
+    g->oc = s->oc; g->kh = s->kh; g->kw = s->kw;
+    g->sh = s->stride_h; g->sw = s->stride_w; g->ph = s->pad_h; g->pw = s->pad_w;
+    g->dh = s->dil_h; g->dw = s->dil_w;
+    /* the padded extents and tap offsets must fit size_t */
+    size_t t;
+    if (!mul_ok(2, s->pad_h, &t) || s->h > (size_t)-1 - t) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(2, s->pad_w, &t) || s->w > (size_t)-1 - t) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(s->dil_h, s->kh, &t) || !mul_ok(s->dil_w, s->kw, &t))
+        return REPDL_CUDA_ERR_ARGUMENT;
+    g->oh = repdl_conv2d_out_h(s);
+    g->ow = repdl_conv2d_out_w(s);
+    if (!mul_ok(g->oh, g->ow, &g->P)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(g->c, g->kh, &t) || !mul_ok(t, g->kw, &g->CK)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(g->c, g->h, &t) || !mul_ok(t, g->w, &g->in_sz)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(g->oc, g->P, &g->out_sz)) return REPDL_CUDA_ERR_ARGUMENT;
+    /* whole tensors, in bytes */
+    size_t b;
+    if (!mul_ok(g->n, g->in_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(g->n, g->out_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(g->oc, g->CK, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(g->CK, g->P, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
+    /* tap coordinates p sh + r dh stay far from overflow */
+    if (!mul_ok(g->oh, g->sh, &t) || t > (size_t)-1 / 2) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(g->ow, g->sw, &t) || t > (size_t)-1 / 2) return REPDL_CUDA_ERR_ARGUMENT;
+    return REPDL_CUDA_OK;
+}
+
+/* Images a workspace chunk holds: at least 1, at most n. */
+static size_t chunk_images(const conv_geom &g, const repdl_cuda_gemm_config *cfg)
+{
+    size_t cap = cfg->workspace_bytes ? cfg->workspace_bytes : DEFAULT_WORKSPACE;
+    size_t per = g.CK * g.P * sizeof(float); /* no overflow: conv_geometry */
+    size_t nb = per ? cap / per : g.n;
+    if (nb < 1) nb = 1;
+    if (nb > g.n) nb = g.n;
+    return nb;
+}
+
+static int launch_im2col(const conv_geom &g, const float *x, size_t img0, size_t nb, float *col,
+                         cudaStream_t s)
+{
+    size_t total = nb * g.CK * g.P;
+    if (total == 0) return REPDL_CUDA_OK;
+    if (total < 0xffffffffu && g.CK * g.P < 0xffffffffu)
+        im2col_kernel<uint32_t><<<blocks_for(total, 256), 256, 0, s>>>(g, x, img0, nb, col);
+    else
+        im2col_kernel<size_t><<<blocks_for(total, 256), 256, 0, s>>>(g, x, img0, nb, col);
+    return check_launch();
+}
+
+static int launch_col2im(const conv_geom &g, const float *dcol, size_t img0, size_t nb,
+                         float *dx, cudaStream_t s)
+{
+    size_t total = nb * g.in_sz;
+    if (total == 0) return REPDL_CUDA_OK;
+    if (total < 0xffffffffu)
+        col2im_kernel<uint32_t><<<blocks_for(total, 256), 256, 0, s>>>(g, dcol, img0, nb, dx);
+    else
+        col2im_kernel<size_t><<<blocks_for(total, 256), 256, 0, s>>>(g, dcol, img0, nb, dx);
+    return check_launch();
+}
+
+static int conv_forward(const repdl_conv2d_shape *sh, const float *x, const float *w,
+                        const float *b, float *y, void *stream,
+                        const repdl_cuda_gemm_config *cfg)
+{
+    if (!cfg) cfg = &default_cfg;
+    int rc = check_gemm_cfg(cfg);
+    if (rc != REPDL_CUDA_OK) return rc;
+    conv_geom g;
+    rc = conv_geometry(sh, &g);
+    if (rc != REPDL_CUDA_OK) return rc;
+    if (g.n == 0 || g.oc == 0 || g.P == 0) return REPDL_CUDA_OK;
+    if (!y || (g.CK && !w) || (g.CK && g.in_sz && !x)) return REPDL_CUDA_ERR_ARGUMENT;
+    size_t yb = g.n * g.out_sz * sizeof(float);
+    if (overlap(y, yb, x, g.n * g.in_sz * sizeof(float)) ||
+        overlap(y, yb, w, g.oc * g.CK * sizeof(float)) ||
+        overlap(y, yb, b, b ? g.oc * sizeof(float) : 0))
+        return REPDL_CUDA_ERR_ARGUMENT;
+    device_facts dev;
+    rc = current_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    cudaStream_t s = as_stream(stream);
+
+    gemm_args a;
+    memset(&a, 0, sizeof a);
+    a.M = g.oc; a.N = g.P; a.K = g.CK;
+    a.A = w; a.lda = g.CK; a.sA = 0;
+    a.ldb = g.P; a.sB = g.CK * g.P;
+    a.bias = b; a.sBias = 0;
+    a.ldc = g.P; a.sC = g.out_sz;
+    a.alpha = 1.0f; a.beta = 0.0f;
+    a.init = b ? GEMM_INIT_BIAS_ROW : GEMM_INIT_ZERO;
+    if (g.CK == 0) { /* no taps: y = b or -0 */
+        a.batch = g.n; a.C = y;
+        return launch_gemm(a, s, cfg);
+    }
+    size_t nb = chunk_images(g, cfg);
+    float *ws = NULL;
+    cudaError_t e = cudaMallocAsync((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
+    if (e != cudaSuccess) return fail_cuda(e);
+    for (size_t img0 = 0; img0 < g.n && rc == REPDL_CUDA_OK; img0 += nb) {
+        size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
+        rc = launch_im2col(g, x, img0, cnt, ws, s);
+        if (rc != REPDL_CUDA_OK) break;
+        a.B = ws; a.batch = cnt; a.C = y + img0 * g.out_sz;
+        rc = launch_gemm(a, s, cfg);
+    }
+    e = cudaFreeAsync(ws, s);
+    if (e != cudaSuccess && rc == REPDL_CUDA_OK) rc = fail_cuda(e);
+    return rc;
+}
+
+static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const float *w,
+                         const float *dy, float *dx, float *dw, float *db, void *stream,
+                         const repdl_cuda_gemm_config *cfg)
+{
+    if (!cfg) cfg = &default_cfg;
+    int rc = check_gemm_cfg(cfg);
+    if (rc != REPDL_CUDA_OK) return rc;
+    conv_geom g;
+    rc = conv_geometry(sh, &g);
+    if (rc != REPDL_CUDA_OK) return rc;
+    /* the host's argument rules (conv2d.h) */
+    if (g.n && g.oc && g.P && !dy) return REPDL_CUDA_ERR_ARGUMENT;
+    if (dx && g.n && g.in_sz && g.oc && g.P && !w) return REPDL_CUDA_ERR_ARGUMENT;
+    if (dw && g.n && g.CK && g.P && g.oc && !x && g.in_sz) return REPDL_CUDA_ERR_ARGUMENT;
+    size_t xb = g.n * g.in_sz * sizeof(float), dyb = g.n * g.out_sz * sizeof(float);
+    size_t wb = g.oc * g.CK * sizeof(float), bb = g.oc * sizeof(float);
+    const void *ins[3] = {x, w, dy};
+    size_t inb[3] = {xb, wb, dyb};
+    for (int i = 0; i < 3; i++) {
+        if (dx && overlap(dx, xb, ins[i], inb[i])) return REPDL_CUDA_ERR_ARGUMENT;
+        if (dw && overlap(dw, wb, ins[i], inb[i])) return REPDL_CUDA_ERR_ARGUMENT;
+        if (db && overlap(db, bb, ins[i], inb[i])) return REPDL_CUDA_ERR_ARGUMENT;
+    }
+    int need_db = db && g.oc;
+    int need_dw = dw && g.oc && g.CK;
+    int need_dx = dx && g.n && g.in_sz;
+    if (!need_db && !need_dw && !need_dx) return REPDL_CUDA_OK;
+    device_facts dev;
+    rc = current_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    cudaStream_t s = as_stream(stream);
+
+    if (need_db) {
+        conv_db_kernel<<<blocks_for(g.oc * 32, 256), 256, 0, s>>>(g, dy, db);
+        rc = check_launch();
+        if (rc != REPDL_CUDA_OK) return rc;
+    }
+
+    /* dw [OC x CK]: image after image, each continuing the chains. */
+    gemm_args a;
+    memset(&a, 0, sizeof a);
+    a.alpha = 1.0f; a.beta = 0.0f; a.batch = 1;
+    a.M = g.oc; a.N = g.CK; a.K = g.P;
+    a.lda = g.P; a.transB = 1; a.ldb = g.P; a.C = dw; a.ldc = g.CK;
+    if (need_dw && (g.n == 0 || g.P == 0)) { /* empty chains: -0 */
+        a.K = 0; a.init = GEMM_INIT_ZERO;
+        rc = launch_gemm(a, s, cfg);
+        if (rc != REPDL_CUDA_OK) return rc;
+        need_dw = 0;
+    }
+    if (need_dx && (g.P == 0 || g.CK == 0)) { /* no taps: -0 everywhere */
+        rc = launch_col2im(g, NULL, 0, g.n, dx, s);
+        if (rc != REPDL_CUDA_OK) return rc;
+        need_dx = 0;
+    }
+    if (!need_dw && !need_dx) return REPDL_CUDA_OK;
+
+    size_t nb = chunk_images(g, cfg);
+    float *ws = NULL;
+    cudaError_t e = cudaMallocAsync((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
+    if (e != cudaSuccess) return fail_cuda(e);
+    for (size_t img0 = 0; need_dw && img0 < g.n && rc == REPDL_CUDA_OK; img0 += nb) {
+        size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
+        rc = launch_im2col(g, x, img0, cnt, ws, s);
+        for (size_t i = 0; i < cnt && rc == REPDL_CUDA_OK; i++) {
+            size_t img = img0 + i;
+            a.A = dy + img * g.out_sz;
+            a.B = ws + i * g.CK * g.P;
+            a.init = img == 0 ? GEMM_INIT_ZERO : GEMM_INIT_C;
+            rc = launch_gemm(a, s, cfg);
+        }
+    }
+    /* dx: dcol_b [CK x P] = w^T [CK x OC] dy_b [OC x P], then col2im. */
+    memset(&a, 0, sizeof a);
+    a.alpha = 1.0f; a.beta = 0.0f; a.init = GEMM_INIT_ZERO;
+    a.M = g.CK; a.N = g.P; a.K = g.oc;
+    a.transA = 1; a.A = w; a.lda = g.CK; a.sA = 0;
+    a.ldb = g.P; a.sB = g.out_sz;
+    a.ldc = g.P; a.sC = g.CK * g.P; a.C = ws;
+    for (size_t img0 = 0; need_dx && img0 < g.n && rc == REPDL_CUDA_OK; img0 += nb) {
+        size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
+        a.B = g.oc ? dy + img0 * g.out_sz : NULL;
+        a.batch = cnt;
+        rc = launch_gemm(a, s, cfg);
+        if (rc == REPDL_CUDA_OK) rc = launch_col2im(g, ws, img0, cnt, dx, s);
+    }
+    e = cudaFreeAsync(ws, s);
+    if (e != cudaSuccess && rc == REPDL_CUDA_OK) rc = fail_cuda(e);
+    return rc;
+}
+
+} // namespace repdl_cuda
+
+using namespace repdl_cuda;
+
+extern "C" int repdl_cuda_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K,
+                                   float alpha, const float *A, size_t lda, const float *B,
+                                   size_t ldb, const float *bias, float beta, float *C,
+                                   size_t ldc, void *stream)
+{
+    return gemm_checked(transA, transB, M, N, K, alpha, A, lda, B, ldb, bias, beta, C, ldc,
+                        stream, NULL);
+}
+
+extern "C" int repdl_cuda_gemm_f32_config(int transA, int transB, size_t M, size_t N, size_t K,
+                                          float alpha, const float *A, size_t lda,
+                                          const float *B, size_t ldb, const float *bias,
+                                          float beta, float *C, size_t ldc, void *stream,
+                                          const repdl_cuda_gemm_config *config)
+{
+    return gemm_checked(transA, transB, M, N, K, alpha, A, lda, B, ldb, bias, beta, C, ldc,
+                        stream, config);
+}
+
+extern "C" int repdl_cuda_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
+                                             const float *W, const float *b, float *y,
+                                             void *stream)
+{
+    return gemm_checked(0, 1, M, N, K, 1.0f, x, K, W, K, b, 0.0f, y, N, stream, NULL);
+}
+
+extern "C" int repdl_cuda_linear_backward_f32(size_t M, size_t K, size_t N, const float *x,
+                                              const float *W, const float *dy, float *dx,
+                                              float *dW, float *db, void *stream)
+{
+    int rc = REPDL_CUDA_OK;
+    /* dx [M x K] = dy [M x N] W [N x K] */
+    if (dx) rc = gemm_checked(0, 0, M, K, N, 1.0f, dy, N, W, K, NULL, 0.0f, dx, K, stream, NULL);
+    /* dW [N x K] = dy^T [N x M] x [M x K] */
+    if (rc == REPDL_CUDA_OK && dW)
+        rc = gemm_checked(1, 0, N, K, M, 1.0f, dy, N, x, K, NULL, 0.0f, dW, K, stream, NULL);
+    if (rc == REPDL_CUDA_OK && db && N > 0) {
+        size_t dyb = 0, t;
+        if (M > 0) {
+            if (!dy || !mul_ok(M, N, &t) || !mul_ok(t, sizeof(float), &dyb))
+                return REPDL_CUDA_ERR_ARGUMENT;
+        }
+        if (overlap(db, N * sizeof(float), dy, dyb)) return REPDL_CUDA_ERR_ARGUMENT;
+        device_facts dev;
+        rc = current_device(&dev);
+        if (rc != REPDL_CUDA_OK) return rc;
+        colsum_kernel<<<blocks_for(N, 256), 256, 0, as_stream(stream)>>>(dy, M, N, db);
+        rc = check_launch();
+    }
+    return rc;
+}
+
+extern "C" int repdl_cuda_conv2d_forward_f32(const struct repdl_conv2d_shape *s, const float *x,
+                                             const float *w, const float *b, float *y,
+                                             void *stream)
+{
+    return conv_forward(s, x, w, b, y, stream, NULL);
+}
+
+extern "C" int repdl_cuda_conv2d_forward_f32_config(const struct repdl_conv2d_shape *s,
+                                                    const float *x, const float *w,
+                                                    const float *b, float *y, void *stream,
+                                                    const repdl_cuda_gemm_config *config)
+{
+    return conv_forward(s, x, w, b, y, stream, config);
+}
+
+extern "C" int repdl_cuda_conv2d_backward_f32(const struct repdl_conv2d_shape *s,
+                                              const float *x, const float *w, const float *dy,
+                                              float *dx, float *dw, float *db, void *stream)
+{
+    return conv_backward(s, x, w, dy, dx, dw, db, stream, NULL);
+}
+
+extern "C" int repdl_cuda_conv2d_backward_f32_config(const struct repdl_conv2d_shape *s,
+                                                     const float *x, const float *w,
+                                                     const float *dy, float *dx, float *dw,
+                                                     float *db, void *stream,
+                                                     const repdl_cuda_gemm_config *config)
+{
+    return conv_backward(s, x, w, dy, dx, dw, db, stream, config);
+}
