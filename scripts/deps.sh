@@ -3,7 +3,8 @@
 # (idempotent: installs only the packages that are missing).
 set -euo pipefail
 pkgs=(gcc g++ clang meson ninja-build pkg-config libmpfr-dev libgmp-dev
-      libopenblas-dev libllvmlibc-22-dev python3 valgrind)
+      libopenblas-dev libllvmlibc-22-dev python3 valgrind
+      zlib1g-dev dataset-fashion-mnist)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
