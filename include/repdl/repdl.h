@@ -36,6 +36,7 @@
 #include "conv2d.h"
 /* random numbers, elementwise ops and dropout, optimizers (docs/nn-rng-optim.md) */
 #include "rng.h"
+#include "elementwise.h"
 #include "optim.h"
 /* softmax, losses, normalizations (docs/nn-softmax-norm.md) */
 #include "softmax.h"
