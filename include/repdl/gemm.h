@@ -52,6 +52,422 @@
 
 #include "config.h"
 
+/* ---- Blocking (performance only: no value depends on these) ---- */
+#ifndef REPDL_GEMM_KC
+#define REPDL_GEMM_KC 256 /* K panel: a B micro-panel (KC x NR) stays in L1 */
+#endif
+#ifndef REPDL_GEMM_MC
+#define REPDL_GEMM_MC 144 /* rows of a packed A block (MC x KC, L2); multiple of 6 */
+#endif
+#ifndef REPDL_GEMM_NC
+#define REPDL_GEMM_NC 2048 /* columns of a packed B panel (KC x NC, L3); multiple of 32 */
+#endif
+#define REPDL__GEMM_MR 6   /* rows of a micro-tile, every kernel */
+#define REPDL__GEMM_NRMAX 32
+
+/* Run-time kernel choice: x86-64, gcc or clang, not nvcc, unless
+   REPDL_GEMM_NO_DISPATCH or REPDL_PORTABLE_C.  REPDL_GEMM_ISA_MAX caps the
+   choice (0 portable, 1 AVX2 + FMA, 2 AVX-512F), for tests. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && \
+    !defined(__CUDACC__) && !defined(REPDL_GEMM_NO_DISPATCH) && !defined(REPDL_PORTABLE_C)
+#define REPDL__GEMM_X86 1
+#include <immintrin.h>
+#else
+#define REPDL__GEMM_X86 0
+#endif
+#ifndef REPDL_GEMM_ISA_MAX
+#define REPDL_GEMM_ISA_MAX 2
+#endif
+
+/* The tile state a micro-kernel works on.  The kernel loads the MR x NR
+   accumulator tile from `in` (ld ldi), continues every chain over its kc
+   steps of the packed panels a (kc x MR, k-major) and b (kc x NR), then
+   stores the tile to `out` (ld ldo); when `last`, it first applies the
+   epilogue: r = alpha == 1 ? acc : RN(alpha acc), r = fma(beta, cold, r)
+   when beta != 0, canonical NaN.  Only `rows` rows are read or written. */
+typedef struct repdl__gemm_tile {
+    const float *in;
+    size_t ldi;
+    float *out;
+    size_t ldo;
+    const float *cold;
+    size_t ldc;
+    int last;
+    float alpha, beta;
+} repdl__gemm_tile;
+
+/* Portable kernel: MR x 16, fixed-size loops over repdl__fmaf (vectorized
+   by compilers where fma is an instruction). */
+REPDL_FN void repdl__ukr_portable(int rows, size_t kc, const float *a, const float *b,
+                                  const repdl__gemm_tile *t)
+{
+    float c[REPDL__GEMM_MR][16];
+    size_t k;
+    int i, j;
+    for (i = 0; i < REPDL__GEMM_MR; i++)
+        for (j = 0; j < 16; j++) c[i][j] = i < rows ? t->in[(size_t)i * t->ldi + j] : 0.0f;
+    for (k = 0; k < kc; k++) {
+        for (i = 0; i < REPDL__GEMM_MR; i++)
+            for (j = 0; j < 16; j++) c[i][j] = repdl__fmaf(a[i], b[j], c[i][j]);
+        a += REPDL__GEMM_MR;
+        b += 16;
+    }
+    for (i = 0; i < rows; i++)
+        for (j = 0; j < 16; j++) {
+            float r = c[i][j];
+            if (t->last) {
+                if (t->alpha != 1.0f) r = repdl__fmul(t->alpha, r);
+                if (t->beta != 0.0f) r = repdl__fmaf(t->beta, t->cold[(size_t)i * t->ldc + j], r);
+                r = repdl__canon(r);
+            }
+            t->out[(size_t)i * t->ldo + j] = r;
+        }
+}
+
+#if REPDL__GEMM_X86
+/* x86 kernels: the same chains with AVX2 + FMA (MR x 16, two ymm a row)
+   or AVX-512F (MR x 32, two zmm a row).  `rows` is a constant in each
+   instantiation (always_inline), so the unused rows vanish. */
+#define REPDL__ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+
+__attribute__((always_inline, target("avx2,fma"))) static inline void
+repdl__ukr_avx2_body(const int rows, size_t kc, const float *a, const float *b,
+                     const repdl__gemm_tile *t)
+{
+    __m256 z = _mm256_setzero_ps();
+    __m256 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z, c40 = z,
+           c41 = z, c50 = z, c51 = z;
+    size_t k;
+#define REPDL__LD(i)                                                      \
+    if (rows > i) {                                                       \
+        c##i##0 = _mm256_loadu_ps(t->in + (size_t)i * t->ldi);           \
+        c##i##1 = _mm256_loadu_ps(t->in + (size_t)i * t->ldi + 8);       \
+    }
+    REPDL__ROWS6(REPDL__LD)
+#undef REPDL__LD
+    for (k = 0; k < kc; k++) {
+        __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
+#define REPDL__FM(i)                                                      \
+    if (rows > i) {                                                       \
+        av = _mm256_broadcast_ss(a + i);                                  \
+        c##i##0 = _mm256_fmadd_ps(av, b0, c##i##0);                       \
+        c##i##1 = _mm256_fmadd_ps(av, b1, c##i##1);                       \
+    }
+        REPDL__ROWS6(REPDL__FM)
+#undef REPDL__FM
+        a += REPDL__GEMM_MR;
+        b += 16;
+    }
+    if (t->last) {
+        __m256 va = _mm256_set1_ps(t->alpha), vb = _mm256_set1_ps(t->beta);
+        __m256 qn = _mm256_castsi256_ps(_mm256_set1_epi32((int)REPDL_NAN_BITS));
+        int sa = t->alpha != 1.0f, sb = t->beta != 0.0f;
+#define REPDL__EPI1(v, i, off)                                                        \
+    if (sa) v = _mm256_mul_ps(va, v);                                                 \
+    if (sb) v = _mm256_fmadd_ps(vb, _mm256_loadu_ps(t->cold + (size_t)i * t->ldc + off), v); \
+    v = _mm256_blendv_ps(v, qn, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+#define REPDL__EPI(i)                                                     \
+    if (rows > i) {                                                       \
+        REPDL__EPI1(c##i##0, i, 0)                                        \
+        REPDL__EPI1(c##i##1, i, 8)                                        \
+    }
+        REPDL__ROWS6(REPDL__EPI)
+#undef REPDL__EPI
+#undef REPDL__EPI1
+    }
+#define REPDL__ST(i)                                                      \
+    if (rows > i) {                                                       \
+        _mm256_storeu_ps(t->out + (size_t)i * t->ldo, c##i##0);          \
+        _mm256_storeu_ps(t->out + (size_t)i * t->ldo + 8, c##i##1);      \
+    }
+    REPDL__ROWS6(REPDL__ST)
+#undef REPDL__ST
+}
+
+__attribute__((target("avx2,fma"))) static inline void
+repdl__ukr_avx2(int rows, size_t kc, const float *a, const float *b, const repdl__gemm_tile *t)
+{
+    switch (rows) {
+    case 1: repdl__ukr_avx2_body(1, kc, a, b, t); break;
+    case 2: repdl__ukr_avx2_body(2, kc, a, b, t); break;
+    case 3: repdl__ukr_avx2_body(3, kc, a, b, t); break;
+    case 4: repdl__ukr_avx2_body(4, kc, a, b, t); break;
+    case 5: repdl__ukr_avx2_body(5, kc, a, b, t); break;
+    default: repdl__ukr_avx2_body(6, kc, a, b, t); break;
+    }
+}
+
+__attribute__((always_inline, target("avx512f"))) static inline void
+repdl__ukr_avx512_body(const int rows, size_t kc, const float *a, const float *b,
+                       const repdl__gemm_tile *t)
+{
+    __m512 z = _mm512_setzero_ps();
+    __m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z, c40 = z,
+           c41 = z, c50 = z, c51 = z;
+    size_t k;
+#define REPDL__LD(i)                                                      \
+    if (rows > i) {                                                       \
+        c##i##0 = _mm512_loadu_ps(t->in + (size_t)i * t->ldi);           \
+        c##i##1 = _mm512_loadu_ps(t->in + (size_t)i * t->ldi + 16);      \
+    }
+    REPDL__ROWS6(REPDL__LD)
+#undef REPDL__LD
+    for (k = 0; k < kc; k++) {
+        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16), av;
+#define REPDL__FM(i)                                                      \
+    if (rows > i) {                                                       \
+        av = _mm512_set1_ps(a[i]);                                        \
+        c##i##0 = _mm512_fmadd_ps(av, b0, c##i##0);                       \
+        c##i##1 = _mm512_fmadd_ps(av, b1, c##i##1);                       \
+    }
+        REPDL__ROWS6(REPDL__FM)
+#undef REPDL__FM
+        a += REPDL__GEMM_MR;
+        b += 32;
+    }
+    if (t->last) {
+        __m512 va = _mm512_set1_ps(t->alpha), vb = _mm512_set1_ps(t->beta);
+        __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32((int)REPDL_NAN_BITS));
+        int sa = t->alpha != 1.0f, sb = t->beta != 0.0f;
+#define REPDL__EPI1(v, i, off)                                                        \
+    if (sa) v = _mm512_mul_ps(va, v);                                                 \
+    if (sb) v = _mm512_fmadd_ps(vb, _mm512_loadu_ps(t->cold + (size_t)i * t->ldc + off), v); \
+    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), qn);
+#define REPDL__EPI(i)                                                     \
+    if (rows > i) {                                                       \
+        REPDL__EPI1(c##i##0, i, 0)                                        \
+        REPDL__EPI1(c##i##1, i, 16)                                       \
+    }
+        REPDL__ROWS6(REPDL__EPI)
+#undef REPDL__EPI
+#undef REPDL__EPI1
+    }
+#define REPDL__ST(i)                                                      \
+    if (rows > i) {                                                       \
+        _mm512_storeu_ps(t->out + (size_t)i * t->ldo, c##i##0);          \
+        _mm512_storeu_ps(t->out + (size_t)i * t->ldo + 16, c##i##1);     \
+    }
+    REPDL__ROWS6(REPDL__ST)
+#undef REPDL__ST
+}
+
+__attribute__((target("avx512f"))) static inline void
+repdl__ukr_avx512(int rows, size_t kc, const float *a, const float *b, const repdl__gemm_tile *t)
+{
+    switch (rows) {
+    case 1: repdl__ukr_avx512_body(1, kc, a, b, t); break;
+    case 2: repdl__ukr_avx512_body(2, kc, a, b, t); break;
+    case 3: repdl__ukr_avx512_body(3, kc, a, b, t); break;
+    case 4: repdl__ukr_avx512_body(4, kc, a, b, t); break;
+    case 5: repdl__ukr_avx512_body(5, kc, a, b, t); break;
+    default: repdl__ukr_avx512_body(6, kc, a, b, t); break;
+    }
+}
+#undef REPDL__ROWS6
+#endif /* REPDL__GEMM_X86 */
+
+/* The kernel this CPU runs: 0 portable, 1 AVX2 + FMA, 2 AVX-512F (decided
+   once per translation unit; a race only writes the same value twice). */
+REPDL_FN int repdl__gemm_isa(void)
+{
+#if REPDL__GEMM_X86
+    static int isa = -1;
+    if (isa < 0) {
+        int v = 0;
+        __builtin_cpu_init();
+        if (REPDL_GEMM_ISA_MAX >= 2 && __builtin_cpu_supports("avx512f")) v = 2;
+        else if (REPDL_GEMM_ISA_MAX >= 1 && __builtin_cpu_supports("avx2") &&
+                 __builtin_cpu_supports("fma"))
+            v = 1;
+        isa = v;
+    }
+    return isa;
+#else
+    return 0;
+#endif
+}
+
+REPDL_FN int repdl__gemm_nr(int isa) { return isa == 2 ? 32 : 16; }
+
+REPDL_FN void repdl__gemm_ukr(int isa, int rows, size_t kc, const float *a, const float *b,
+                              const repdl__gemm_tile *t)
+{
+#if REPDL__GEMM_X86
+    if (isa == 2) { repdl__ukr_avx512(rows, kc, a, b, t); return; }
+    if (isa == 1) { repdl__ukr_avx2(rows, kc, a, b, t); return; }
+#endif
+    (void)isa;
+    repdl__ukr_portable(rows, kc, a, b, t);
+}
+
+/* Packs opA[i0 .. i0+mc)[p0 .. p0+kc) into panels of MR rows, k-major
+   (ap[(i / MR) MR kc + k MR + i % MR]); rows past mc are 0. */
+REPDL_FN void repdl__gemm_pack_a(int transA, const float *A, size_t lda, size_t i0, size_t mc,
+                                 size_t p0, size_t kc, float *ap)
+{
+    size_t ip, k, ii;
+    const size_t MR = REPDL__GEMM_MR;
+    for (ip = 0; ip < mc; ip += MR) {
+        size_t rows = mc - ip < MR ? mc - ip : MR;
+        float *d = ap + ip * kc;
+        if (transA) {
+            for (k = 0; k < kc; k++) {
+                const float *s = A + (p0 + k) * lda + i0 + ip;
+                for (ii = 0; ii < rows; ii++) d[k * MR + ii] = s[ii];
+                for (; ii < MR; ii++) d[k * MR + ii] = 0.0f;
+            }
+        } else {
+            for (ii = 0; ii < rows; ii++) {
+                const float *s = A + (i0 + ip + ii) * lda + p0;
+                for (k = 0; k < kc; k++) d[k * MR + ii] = s[k];
+            }
+            for (; ii < MR; ii++)
+                for (k = 0; k < kc; k++) d[k * MR + ii] = 0.0f;
+        }
+    }
+}
+
+/* Packs opB[p0 .. p0+kc)[j0 .. j0+nc) into panels of nr columns
+   (bp[(j / nr) nr kc + k nr + j % nr]); columns past nc are 0. */
+REPDL_FN void repdl__gemm_pack_b(int transB, const float *B, size_t ldb, size_t p0, size_t kc,
+                                 size_t j0, size_t nc, size_t nr, float *bp)
+{
+    size_t jp, k, jj;
+    for (jp = 0; jp < nc; jp += nr) {
+        size_t cols = nc - jp < nr ? nc - jp : nr;
+        float *d = bp + jp * kc;
+        if (transB) {
+            for (jj = 0; jj < cols; jj++) {
+                const float *s = B + (j0 + jp + jj) * ldb + p0;
+                for (k = 0; k < kc; k++) d[k * nr + jj] = s[k];
+            }
+            for (; jj < nr; jj++)
+                for (k = 0; k < kc; k++) d[k * nr + jj] = 0.0f;
+        } else {
+            for (k = 0; k < kc; k++) {
+                const float *s = B + (p0 + k) * ldb + j0 + jp;
+                for (jj = 0; jj < cols; jj++) d[k * nr + jj] = s[jj];
+                for (; jj < nr; jj++) d[k * nr + jj] = 0.0f;
+            }
+        }
+    }
+}
+
+/* The arguments of one blocked product. */
+typedef struct repdl__gemm_args {
+    int transA, transB, cont, isa;
+    size_t M, N, K, lda, ldb, ldc, ldw;
+    const float *A, *B, *bias_col, *bias_row;
+    float alpha, beta;
+    float *C;
+    float *W; /* partial chains between K panels when C must keep C_old (beta != 0), or NULL */
+    float *ap, *bp;
+} repdl__gemm_args;
+
+/* One micro-tile at (i, j) of rows x cols (<= MR x nr) for the K panel
+   [p, p + kc): the accumulator comes from the initial value (first
+   panel), from C (cont) or from the partial store (C, or W); it goes to C
+   on the last panel, else to the partial store. */
+REPDL_FN void repdl__gemm_tile_run(const repdl__gemm_args *g, size_t i, size_t j, int rows,
+                                   size_t cols, size_t kc, int first, int last, const float *a,
+                                   const float *b)
+{
+    const size_t MR = REPDL__GEMM_MR, nr = (size_t)repdl__gemm_nr(g->isa);
+    float init[REPDL__GEMM_MR * REPDL__GEMM_NRMAX];
+    float in_l[REPDL__GEMM_MR * REPDL__GEMM_NRMAX], out_l[REPDL__GEMM_MR * REPDL__GEMM_NRMAX];
+    float cold_l[REPDL__GEMM_MR * REPDL__GEMM_NRMAX];
+    float *part = g->W ? g->W + i * g->ldw + j : g->C + i * g->ldc + j;
+    size_t ldp = g->W ? g->ldw : g->ldc;
+    float *cij = g->C + i * g->ldc + j;
+    repdl__gemm_tile t;
+    size_t r, c;
+    (void)MR;
+    if (first && !g->cont) {
+        for (r = 0; r < (size_t)rows; r++)
+            for (c = 0; c < nr; c++)
+                init[r * nr + c] = g->bias_row ? g->bias_row[i + r]
+                                   : (g->bias_col && c < cols) ? g->bias_col[j + c]
+                                                               : -0.0f;
+        t.in = init;
+        t.ldi = nr;
+    } else if (first) {
+        t.in = cij;
+        t.ldi = g->ldc;
+    } else {
+        t.in = part;
+        t.ldi = ldp;
+    }
+    t.out = last ? cij : part;
+    t.ldo = last ? g->ldc : ldp;
+    t.cold = cij;
+    t.ldc = g->ldc;
+    t.last = last;
+    t.alpha = g->alpha;
+    t.beta = g->beta;
+    if (cols == nr) {
+        repdl__gemm_ukr(g->isa, rows, kc, a, b, &t);
+        return;
+    }
+    /* partial tile: through local copies */
+    {
+        float *dst = t.out;
+        size_t ldd = t.ldo;
+        for (r = 0; r < (size_t)rows; r++)
+            for (c = 0; c < nr; c++) {
+                in_l[r * nr + c] = c < cols ? t.in[r * t.ldi + c] : 0.0f;
+                cold_l[r * nr + c] = (c < cols && last && g->beta != 0.0f) ? cij[r * g->ldc + c]
+                                                                            : 0.0f;
+            }
+        t.in = in_l;
+        t.ldi = nr;
+        t.out = out_l;
+        t.ldo = nr;
+        t.cold = cold_l;
+        t.ldc = nr;
+        repdl__gemm_ukr(g->isa, rows, kc, a, b, &t);
+        for (r = 0; r < (size_t)rows; r++)
+            for (c = 0; c < cols; c++) dst[r * ldd + c] = out_l[r * nr + c];
+    }
+}
+
+/* The blocked product (loops of the Goto / BLIS scheme: jc over NC, pc over
+   KC, ic over MC, then jr over nr and ir over MR).  K == 0 runs one empty
+   panel (the kernel only applies the epilogue). */
+REPDL_FN void repdl__gemm_blocked(const repdl__gemm_args *g)
+{
+    const size_t MR = REPDL__GEMM_MR, nr = (size_t)repdl__gemm_nr(g->isa);
+    size_t jc, pc, ic, jr, ir;
+    for (jc = 0; jc < g->N; jc += REPDL_GEMM_NC) {
+        size_t nc = g->N - jc < REPDL_GEMM_NC ? g->N - jc : REPDL_GEMM_NC;
+        pc = 0;
+        do {
+            size_t kc = g->K - pc < REPDL_GEMM_KC ? g->K - pc : REPDL_GEMM_KC;
+            int first = pc == 0, last = pc + kc >= g->K;
+            if (kc) repdl__gemm_pack_b(g->transB, g->B, g->ldb, pc, kc, jc, nc, nr, g->bp);
+            for (ic = 0; ic < g->M; ic += REPDL_GEMM_MC) {
+                size_t mc = g->M - ic < REPDL_GEMM_MC ? g->M - ic : REPDL_GEMM_MC;
+                if (kc) repdl__gemm_pack_a(g->transA, g->A, g->lda, ic, mc, pc, kc, g->ap);
+                for (jr = 0; jr < nc; jr += nr) {
+                    size_t cols = nc - jr < nr ? nc - jr : nr;
+                    for (ir = 0; ir < mc; ir += MR) {
+                        int rows = (int)(mc - ir < MR ? mc - ir : MR);
+                        repdl__gemm_tile_run(g, ic + ir, jc + jr, rows, cols, kc, first, last,
+                                             g->ap + ir * kc, g->bp + jr * kc);
+                    }
+                }
+            }
+            pc += kc;
+        } while (pc < g->K);
+    }
+}
+
+/* 64-byte aligned scratch inside a malloc block (free the block). */
+REPDL_FN float *repdl__gemm_align(void *blk)
+{
+    uintptr_t u = (uintptr_t)blk;
+    return (float *)((u + 63) & ~(uintptr_t)63);
+}
+
 /* The core of every matrix product of repdl (gemm, linear, conv2d):
    the chain of C[i][j] starts from
      cont != 0:        C[i][j] itself (chain continuation: the product is
@@ -60,7 +476,9 @@
      bias_row != NULL: bias_row[i];
      bias_col != NULL: bias_col[j];
      otherwise         -0.0f;
-   then alpha and beta as in repdl_gemm_f32, and canonical NaN. */
+   then alpha and beta as in repdl_gemm_f32, and canonical NaN.
+   repdl__gemm_plain_f32 is the same order as plain loops (the fallback
+   when scratch memory cannot be had). */
 REPDL_FN void repdl__gemm_plain_f32(int transA, int transB, size_t M, size_t N, size_t K,
                                     const float *A, size_t lda, const float *B, size_t ldb,
                                     const float *bias_col, const float *bias_row, int cont,
@@ -89,9 +507,58 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
                                    const float *bias_col, const float *bias_row, int cont,
                                    float alpha, float beta, float *C, size_t ldc)
 {
+    repdl__gemm_args g;
+    size_t kc, mcp, ncp, nr, na, nb, nw = 0, rb, i0;
+    void *blk;
     if (M == 0 || N == 0) return;
-    repdl__gemm_plain_f32(transA, transB, M, N, K, A, lda, B, ldb, bias_col, bias_row, cont,
-                          alpha, beta, C, ldc);
+    g.isa = repdl__gemm_isa();
+    nr = (size_t)repdl__gemm_nr(g.isa);
+    kc = K < REPDL_GEMM_KC ? K : REPDL_GEMM_KC;
+    mcp = (M < REPDL_GEMM_MC ? M : REPDL_GEMM_MC);
+    mcp = (mcp + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR;
+    ncp = (N < REPDL_GEMM_NC ? N : REPDL_GEMM_NC);
+    ncp = (ncp + nr - 1) / nr * nr;
+    na = mcp * kc;
+    nb = kc * ncp;
+    rb = M;
+    if (!cont && beta != 0.0f && K > REPDL_GEMM_KC) {
+        /* C_old must survive until the last panel: the partial chains go
+           to W, whole rows of C at a time (at most ~16 MiB of W). */
+        size_t cap = ((size_t)1 << 22) / N;
+        if (cap < REPDL_GEMM_MC) cap = REPDL_GEMM_MC;
+        if (rb > cap) rb = cap;
+        nw = rb * N;
+    }
+    blk = malloc((na + nb + nw) * sizeof(float) + 3 * 64);
+    if (!blk) {
+        repdl__gemm_plain_f32(transA, transB, M, N, K, A, lda, B, ldb, bias_col, bias_row, cont,
+                              alpha, beta, C, ldc);
+        return;
+    }
+    g.ap = repdl__gemm_align(blk);
+    g.bp = repdl__gemm_align(g.ap + na);
+    g.W = nw ? repdl__gemm_align(g.bp + nb) : NULL;
+    g.ldw = N;
+    g.transA = transA;
+    g.transB = transB;
+    g.cont = cont;
+    g.N = N;
+    g.K = K;
+    g.lda = lda;
+    g.ldb = ldb;
+    g.ldc = ldc;
+    g.B = B;
+    g.bias_col = bias_col;
+    g.alpha = alpha;
+    g.beta = beta;
+    for (i0 = 0; i0 < M; i0 += rb) {
+        g.M = M - i0 < rb ? M - i0 : rb;
+        g.A = (K == 0) ? A : transA ? A + i0 : A + i0 * lda;
+        g.bias_row = bias_row ? bias_row + i0 : NULL;
+        g.C = C + i0 * ldc;
+        repdl__gemm_blocked(&g);
+    }
+    free(blk);
 }
 
 /* C = alpha * (op(A) op(B) [+ bias]) + beta * C, canonical order (above). */
