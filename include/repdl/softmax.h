@@ -185,9 +185,11 @@ REPDL_FN float repdl__loss_finish(float total, size_t rows, int reduction)
 }
 
 /* Cross-entropy of logits [rows x cols] with class targets in [0, cols):
-     loss_r = RN(repdl_logf(s) - d_t)     t = target[r], m, d, s as at the
+     loss_r = -RN(d_t - repdl_logf(s))    t = target[r], m, d, s as at the
                                           top of this file
-   which is exactly -log_softmax(x_r)[t] (negation is exact).  The batch
+   which is exactly -log_softmax(x_r)[t] (negation is exact; a perfect
+   single-class row gives -0.0, as PyTorch), so cross-entropy equals
+   repdl_nll_loss_f32 of repdl_log_softmax_f32, bit for bit.  The batch
    loss is the canonical sum of the loss_r (REPDL_REDUCTION_SUM) or that sum
    divided by rows, rounded once (REPDL_REDUCTION_MEAN; see
    repdl__loss_finish).
@@ -226,7 +228,7 @@ REPDL_FN float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *lo
             }
             dt = repdl__fsub(x[tg], m); /* read before g (maybe x) is written */
             s = repdl__softmax_pass(x, cols, m, g, NULL);
-            loss = repdl__fsub(repdl_logf(s), dt);
+            loss = -repdl__fsub(dt, repdl_logf(s)); /* -log_softmax(x)[t], exactly */
             lb[k] = loss;
             if (g) {
                 for (i = 0; i < cols; i++) g[i] = repdl__fdiv(g[i], s);
