@@ -211,7 +211,38 @@ int repdl_cuda_conv2d_backward_f32_config(const struct repdl_conv2d_shape *s,
                                           const repdl_cuda_gemm_config *config);
 /* (end matrix products) */
 
-/* ---- RNG, elementwise, dropout, optimizers (cuda/nn_rng_optim.cu) ---- */
+/* ---- RNG, elementwise, dropout, optimizers (cuda/nn_rng_optim.cu) ----
+   The host functions of include/repdl/rng.h, elementwise.h, optim.h on
+   device arrays, bit for bit (docs/nn-rng-optim.md).  seed, offset and step
+   are the host's uint64_t values (unsigned long long: 64 bits here too);
+   the config and state structs are read on the host (host pointers).
+   n == 0 launches nothing (array pointers may be NULL).  In place is
+   allowed where the host allows it (y == a or b, y == x, dx == dy); any
+   other overlap is REPDL_CUDA_ERR_ARGUMENT.  repdl_rng_permutation
+   (Fisher-Yates, sequential) is host-only: shuffle on the host and copy. */
+struct repdl_sgd_config;
+struct repdl_adam_config;
+struct repdl_adam_state;
+int repdl_cuda_rng_uniform_fill_f32(unsigned long long seed, unsigned long long offset, size_t n,
+                                    float lo, float hi, float *out, void *stream);
+int repdl_cuda_rng_normal_fill_f32(unsigned long long seed, unsigned long long offset, size_t n,
+                                   float mean, float std, float *out, void *stream);
+int repdl_cuda_add_f32(size_t n, const float *a, const float *b, float *y, void *stream);
+int repdl_cuda_mul_f32(size_t n, const float *a, const float *b, float *y, void *stream);
+int repdl_cuda_scale_f32(size_t n, float alpha, const float *x, float *y, void *stream);
+/* mask: n bytes (uint8_t) or NULL */
+int repdl_cuda_dropout_forward_f32(size_t n, float p, unsigned long long seed,
+                                   unsigned long long offset, const float *x, float *y,
+                                   unsigned char *mask, void *stream);
+int repdl_cuda_dropout_backward_f32(size_t n, float p, const unsigned char *mask, const float *dy,
+                                    float *dx, void *stream);
+int repdl_cuda_sgd_step_f32(size_t n, float *w, const float *g, float *momentum_buf,
+                            const struct repdl_sgd_config *c, unsigned long long step,
+                            void *stream);
+/* s->t == 0 (repdl_adam_begin_step not called): nothing, REPDL_CUDA_OK */
+int repdl_cuda_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
+                             const struct repdl_adam_config *c, const struct repdl_adam_state *s,
+                             void *stream);
 /* (end rng/optim) */
 
 /* ---- Softmax, losses, normalizations (cuda/nn_softmax_norm.cu) ---- */

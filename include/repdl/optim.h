@@ -84,18 +84,18 @@ REPDL_FN repdl__sgd_k repdl__sgd_prepare(const repdl_sgd_config *c, int have_buf
 }
 
 /* One element: *w, and *b when k->use_mom. */
-REPDL_FN void repdl__sgd_elem(const repdl__sgd_k *k, float *w, float g, float *b, uint32_t keep)
+REPDL_FN void repdl__sgd_elem(repdl__sgd_k k, float *w, float g, float *b, uint32_t keep)
 {
     float wi = *w;
-    float d = k->use_wd ? repdl__fadd(g, REPDL__PROD(k->wd, wi, keep)) : g;
-    if (k->use_mom) {
-        float bi = k->first ? d
-                            : repdl__fadd(REPDL__PROD(k->mu, *b, keep), REPDL__PROD(k->omd, d, keep));
+    float d = k.use_wd ? repdl__fadd(g, REPDL__PROD(k.wd, wi, keep)) : g;
+    if (k.use_mom) {
+        float bi = k.first ? d
+                            : repdl__fadd(REPDL__PROD(k.mu, *b, keep), REPDL__PROD(k.omd, d, keep));
         bi = repdl__canon(bi);
         *b = bi;
-        d = k->nesterov ? repdl__fadd(d, REPDL__PROD(k->mu, bi, keep)) : bi;
+        d = k.nesterov ? repdl__fadd(d, REPDL__PROD(k.mu, bi, keep)) : bi;
     }
-    *w = repdl__canon(repdl__fsub(wi, REPDL__PROD(k->lr, d, keep)));
+    *w = repdl__canon(repdl__fsub(wi, REPDL__PROD(k.lr, d, keep)));
 }
 
 REPDL_FN void repdl_sgd_step_f32(size_t n, float *w, const float *g, float *momentum_buf,
@@ -108,9 +108,9 @@ REPDL_FN void repdl_sgd_step_f32(size_t n, float *w, const float *g, float *mome
     k = repdl__sgd_prepare(c, momentum_buf != NULL, step);
     keep = repdl__opaque_ones();
     if (k.use_mom) {
-        for (i = 0; i < n; i++) repdl__sgd_elem(&k, w + i, g[i], momentum_buf + i, keep);
+        for (i = 0; i < n; i++) repdl__sgd_elem(k, w + i, g[i], momentum_buf + i, keep);
     } else {
-        for (i = 0; i < n; i++) repdl__sgd_elem(&k, w + i, g[i], NULL, keep);
+        for (i = 0; i < n; i++) repdl__sgd_elem(k, w + i, g[i], NULL, keep);
     }
 }
 
@@ -156,20 +156,20 @@ REPDL_FN repdl__adam_k repdl__adam_prepare(const repdl_adam_config *c, const rep
 }
 
 /* One element: *w, *m, *v. */
-REPDL_FN void repdl__adam_elem(const repdl__adam_k *k, float *w, float g, float *m, float *v,
+REPDL_FN void repdl__adam_elem(repdl__adam_k k, float *w, float g, float *m, float *v,
                                uint32_t keep)
 {
     float wi = *w;
-    float gi = k->coupled_wd ? repdl__fadd(g, REPDL__PROD(k->wd, wi, keep)) : g;
-    float wd = REPDL__PROD(wi, k->decay, keep);
-    float mi = repdl__fadd(REPDL__PROD(k->b1, *m, keep), REPDL__PROD(k->omb1, gi, keep));
-    float vi = repdl__fadd(REPDL__PROD(k->b2, *v, keep),
-                           REPDL__PROD(k->omb2, repdl__fmul(gi, gi), keep));
-    float den = repdl__fadd(repdl__fdiv(repdl__fsqrt(vi), k->bc2s), k->eps);
+    float gi = k.coupled_wd ? repdl__fadd(g, REPDL__PROD(k.wd, wi, keep)) : g;
+    float wd = REPDL__PROD(wi, k.decay, keep);
+    float mi = repdl__fadd(REPDL__PROD(k.b1, *m, keep), REPDL__PROD(k.omb1, gi, keep));
+    float vi = repdl__fadd(REPDL__PROD(k.b2, *v, keep),
+                           REPDL__PROD(k.omb2, repdl__fmul(gi, gi), keep));
+    float den = repdl__fadd(repdl__fdiv(repdl__fsqrt(vi), k.bc2s), k.eps);
     float q = repdl__fdiv(mi, den);
     *m = repdl__canon(mi);
     *v = repdl__canon(vi);
-    *w = repdl__canon(repdl__fsub(wd, REPDL__PROD(k->step_size, q, keep)));
+    *w = repdl__canon(repdl__fsub(wd, REPDL__PROD(k.step_size, q, keep)));
 }
 
 REPDL_FN void repdl_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
@@ -181,7 +181,7 @@ REPDL_FN void repdl_adam_step_f32(size_t n, float *w, const float *g, float *m, 
     if (n == 0 || s->t == 0) return;
     k = repdl__adam_prepare(c, s);
     keep = repdl__opaque_ones();
-    for (i = 0; i < n; i++) repdl__adam_elem(&k, w + i, g[i], m + i, v + i, keep);
+    for (i = 0; i < n; i++) repdl__adam_elem(k, w + i, g[i], m + i, v + i, keep);
 }
 
 #endif /* REPDL_OPTIM_H */

@@ -1,0 +1,284 @@
+/* cuda/nn_rng_optim.cu: random fills, elementwise ops, dropout and
+   optimizer steps on the GPU, bit for bit the host's (include/repdl/rng.h,
+   elementwise.h, optim.h).
+
+   Every kernel runs the header's own per-element code (REPDL_FN is
+   __host__ __device__): the Philox block of counter b, the polar attempt,
+   repdl__dropout_elem, repdl__sgd_elem, repdl__adam_elem.  Each element is
+   a pure function of its index and inputs, so the grid, the block size and
+   the thread that computes it do not matter.  The per-call scalars of the
+   optimizers and of dropout (1 - beta1, lr / (1 - beta1^t), 1 / (1 - p),
+   ...) are computed once on the host by the header's functions and passed
+   by value: the same bits as the host library.  The permutation
+   (Fisher-Yates) is sequential by definition and host-only. */
+#include <repdl/elementwise.h>
+#include <repdl/optim.h>
+#include <repdl/rng.h>
+
+#include "common.cuh"
+
+namespace repdl_cuda {
+
+enum { NRO_THREADS = 256 };
+
+/* Grid size for `units` work items: enough blocks to fill the device
+   several times; beyond that the grid-stride loops take over. */
+static unsigned nro_grid(size_t units, const device_facts &dev)
+{
+    size_t want = (units + NRO_THREADS - 1) / NRO_THREADS;
+    size_t cap = (size_t)dev.sms * 32;
+    if (want < 1) want = 1;
+    return (unsigned)(want < cap ? want : cap);
+}
+
+/* Common checks: n > 0 assumed; every pointer in ptrs non-NULL. */
+static int nro_device(device_facts *dev) { return current_device(dev); }
+
+/* An output may be an input exactly (in place) but not overlap it partly. */
+static int bad_overlap(const void *out, const void *in, size_t bytes)
+{
+    return out != in && overlap(out, bytes, in, bytes);
+}
+
+/* ---- RNG fills ---- */
+
+/* Thread unit t: stream elements 4t .. 4t + 3 (one Philox block). */
+__global__ void __launch_bounds__(NRO_THREADS)
+uniform_fill_kernel(uint64_t seed, uint64_t offset, size_t n, float lo, float d, float *out)
+{
+    size_t units = (n + 3) / 4;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < units; t += stride) {
+        uint32_t w[4];
+        repdl__rng_block(seed, offset + (uint64_t)t, 0u, 0u, w);
+        for (int s = 0; s < 4; s++) {
+            size_t j = 4 * t + (size_t)s;
+            if (j < n)
+                out[j] = repdl__canon(repdl__fadd(lo, repdl__fmul(d, repdl__rng_u01(w[s]))));
+        }
+    }
+}
+
+__global__ void __launch_bounds__(NRO_THREADS)
+normal_fill_kernel(uint64_t seed, uint64_t offset, size_t n, float mean, float sd, float *out)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) {
+        float z = repdl_rng_normal_f32(seed, offset, (uint64_t)j);
+        out[j] = repdl__canon(repdl__fadd(mean, repdl__fmul(sd, z)));
+    }
+}
+
+/* ---- Elementwise ---- */
+
+enum { OP_ADD, OP_MUL };
+
+template <int OP>
+__global__ void __launch_bounds__(NRO_THREADS)
+binary_kernel(size_t n, const float *a, const float *b, float *y)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = repdl__canon(OP == OP_ADD ? repdl__fadd(a[i], b[i]) : repdl__fmul(a[i], b[i]));
+}
+
+__global__ void __launch_bounds__(NRO_THREADS)
+scale_kernel(size_t n, float alpha, const float *x, float *y)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = repdl__canon(repdl__fmul(alpha, x[i]));
+}
+
+/* ---- Dropout ---- */
+
+__global__ void __launch_bounds__(NRO_THREADS)
+dropout_fwd_kernel(size_t n, float p, float scale, uint64_t seed, uint64_t offset,
+                   const float *x, float *y, uint8_t *mask)
+{
+    size_t units = (n + 3) / 4;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < units; t += stride) {
+        uint32_t w[4];
+        repdl__rng_block(seed, offset + (uint64_t)t, 0u, 0u, w);
+        for (int s = 0; s < 4; s++) {
+            size_t j = 4 * t + (size_t)s;
+            if (j < n) {
+                uint8_t k;
+                y[j] = repdl__dropout_elem(x[j], w[s], p, scale, &k);
+                if (mask) mask[j] = k;
+            }
+        }
+    }
+}
+
+__global__ void __launch_bounds__(NRO_THREADS)
+dropout_bwd_kernel(size_t n, float scale, const uint8_t *mask, const float *dy, float *dx)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        dx[i] = mask[i] ? repdl__canon(repdl__fmul(dy[i], scale)) : 0.0f;
+}
+
+/* ---- Optimizers ---- */
+
+__global__ void __launch_bounds__(NRO_THREADS)
+sgd_kernel(size_t n, repdl__sgd_k k, float *w, const float *g, float *buf)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        repdl__sgd_elem(k, w + i, g[i], k.use_mom ? buf + i : NULL, 0xffffffffu);
+}
+
+__global__ void __launch_bounds__(NRO_THREADS)
+adam_kernel(size_t n, repdl__adam_k k, float *w, const float *g, float *m, float *v)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        repdl__adam_elem(k, w + i, g[i], m + i, v + i, 0xffffffffu);
+}
+
+} // namespace repdl_cuda
+
+using namespace repdl_cuda;
+
+extern "C" int repdl_cuda_rng_uniform_fill_f32(unsigned long long seed, unsigned long long offset,
+                                               size_t n, float lo, float hi, float *out,
+                                               void *stream)
+{
+    size_t bytes;
+    device_facts dev;
+    if (n == 0) return REPDL_CUDA_OK;
+    if (out == NULL || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    int rc = nro_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    float d = repdl__fsub(hi, lo);
+    uniform_fill_kernel<<<nro_grid((n + 3) / 4, dev), NRO_THREADS, 0, as_stream(stream)>>>(
+        seed, offset, n, lo, d, out);
+    return check_launch();
+}
+
+extern "C" int repdl_cuda_rng_normal_fill_f32(unsigned long long seed, unsigned long long offset,
+                                              size_t n, float mean, float std, float *out,
+                                              void *stream)
+{
+    size_t bytes;
+    device_facts dev;
+    if (n == 0) return REPDL_CUDA_OK;
+    if (out == NULL || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    int rc = nro_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    normal_fill_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(
+        seed, offset, n, mean, std, out);
+    return check_launch();
+}
+
+template <int OP>
+static int launch_binary(size_t n, const float *a, const float *b, float *y, void *stream)
+{
+    size_t bytes;
+    device_facts dev;
+    if (n == 0) return REPDL_CUDA_OK;
+    if (!a || !b || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (bad_overlap(y, a, bytes) || bad_overlap(y, b, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    int rc = nro_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    binary_kernel<OP><<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, a, b, y);
+    return check_launch();
+}
+
+extern "C" int repdl_cuda_add_f32(size_t n, const float *a, const float *b, float *y, void *stream)
+{
+    return launch_binary<OP_ADD>(n, a, b, y, stream);
+}
+
+extern "C" int repdl_cuda_mul_f32(size_t n, const float *a, const float *b, float *y, void *stream)
+{
+    return launch_binary<OP_MUL>(n, a, b, y, stream);
+}
+
+extern "C" int repdl_cuda_scale_f32(size_t n, float alpha, const float *x, float *y, void *stream)
+{
+    size_t bytes;
+    device_facts dev;
+    if (n == 0) return REPDL_CUDA_OK;
+    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (bad_overlap(y, x, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    int rc = nro_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    scale_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, alpha, x, y);
+    return check_launch();
+}
+
+extern "C" int repdl_cuda_dropout_forward_f32(size_t n, float p, unsigned long long seed,
+                                              unsigned long long offset, const float *x, float *y,
+                                              unsigned char *mask, void *stream)
+{
+    size_t bytes;
+    device_facts dev;
+    if (n == 0) return REPDL_CUDA_OK;
+    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (bad_overlap(y, x, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (mask && (overlap(mask, n, x, bytes) || overlap(mask, n, y, bytes)))
+        return REPDL_CUDA_ERR_ARGUMENT;
+    int rc = nro_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    float pc = repdl__dropout_p(p), scale = repdl__dropout_scale(pc);
+    dropout_fwd_kernel<<<nro_grid((n + 3) / 4, dev), NRO_THREADS, 0, as_stream(stream)>>>(
+        n, pc, scale, seed, offset, x, y, mask);
+    return check_launch();
+}
+
+extern "C" int repdl_cuda_dropout_backward_f32(size_t n, float p, const unsigned char *mask,
+                                               const float *dy, float *dx, void *stream)
+{
+    size_t bytes;
+    device_facts dev;
+    if (n == 0) return REPDL_CUDA_OK;
+    if (!mask || !dy || !dx || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (bad_overlap(dx, dy, bytes) || overlap(mask, n, dx, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    int rc = nro_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    float scale = repdl__dropout_scale(repdl__dropout_p(p));
+    dropout_bwd_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, scale, mask,
+                                                                              dy, dx);
+    return check_launch();
+}
+
+extern "C" int repdl_cuda_sgd_step_f32(size_t n, float *w, const float *g, float *momentum_buf,
+                                       const struct repdl_sgd_config *c, unsigned long long step,
+                                       void *stream)
+{
+    size_t bytes;
+    device_facts dev;
+    if (c == NULL) return REPDL_CUDA_ERR_ARGUMENT;
+    if (n == 0) return REPDL_CUDA_OK;
+    if (!w || !g || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (overlap(w, bytes, g, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    repdl__sgd_k k = repdl__sgd_prepare(c, momentum_buf != NULL, (uint64_t)step);
+    if (k.use_mom && (overlap(momentum_buf, bytes, w, bytes) || overlap(momentum_buf, bytes, g, bytes)))
+        return REPDL_CUDA_ERR_ARGUMENT;
+    int rc = nro_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    sgd_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, k, w, g, momentum_buf);
+    return check_launch();
+}
+
+extern "C" int repdl_cuda_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
+                                        const struct repdl_adam_config *c,
+                                        const struct repdl_adam_state *s, void *stream)
+{
+    size_t bytes;
+    device_facts dev;
+    if (c == NULL || s == NULL) return REPDL_CUDA_ERR_ARGUMENT;
+    if (n == 0 || s->t == 0) return REPDL_CUDA_OK;
+    if (!w || !g || !m || !v || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (overlap(w, bytes, g, bytes) || overlap(w, bytes, m, bytes) || overlap(w, bytes, v, bytes) ||
+        overlap(m, bytes, g, bytes) || overlap(m, bytes, v, bytes) || overlap(v, bytes, g, bytes))
+        return REPDL_CUDA_ERR_ARGUMENT;
+    int rc = nro_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    repdl__adam_k k = repdl__adam_prepare(c, s);
+    adam_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, k, w, g, m, v);
+    return check_launch();
+}
