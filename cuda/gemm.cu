@@ -23,9 +23,8 @@
               input element, fadd chain from -0 over kidx ascending;
      db       one warp a channel: fadd chain over (n, p, q), values fetched
               32 at a time and broadcast by shuffles. */
-#include <repdl/conv2d.h>
-
 #include "common.cuh"
+#include "gemm_conv.cuh"
 #include "gemm_tile.cuh"
 
 namespace repdl_cuda {
@@ -137,68 +136,26 @@ static unsigned blocks_for(size_t work, unsigned threads)
 
 /* ---- Conv2d pieces ---- */
 
-struct conv_geom {
-    size_t n, c, h, w, oc, kh, kw, sh, sw, ph, pw, dh, dw;
-    size_t oh, ow, P, CK, in_sz, out_sz; /* P = oh ow, CK = c kh kw */
-};
-
-/* col[b][kidx][pq] = x_tap of image img0 + b, b < nb: +0.0f for padding
-   taps (conv2d.h's repdl__im2col_f32).  I: the index type (32-bit when
-   every index fits). */
+/* col[b][kidx][pq] = x_tap of image img0 + b, b < nb (gemm_conv.cuh). */
 template <class I>
 __global__ void __launch_bounds__(256) im2col_kernel(conv_geom g, const float *x, size_t img0,
                                                      size_t nb, float *col)
 {
-    I P = (I)g.P, CK = (I)g.CK, kw = (I)g.kw, kh = (I)g.kh, ow = (I)g.ow;
     I total = (I)(nb * g.CK * g.P);
     for (I e = (I)blockIdx.x * blockDim.x + threadIdx.x; e < total;
-         e += (I)gridDim.x * blockDim.x) {
-        I pq = e % P, rest = e / P, kidx = rest % CK, b = rest / CK;
-        I s = kidx % kw, r = (kidx / kw) % kh, c = kidx / (kw * kh);
-        I p = pq / ow, q = pq % ow;
-        size_t ih = (size_t)p * g.sh + (size_t)r * g.dh; /* + pad_h */
-        size_t iw = (size_t)q * g.sw + (size_t)s * g.dw; /* + pad_w */
-        float v = 0.0f;
-        if (ih >= g.ph && ih - g.ph < g.h && iw >= g.pw && iw - g.pw < g.w)
-            v = x[(img0 + (size_t)b) * g.in_sz + ((size_t)c * g.h + (ih - g.ph)) * g.w +
-                  (iw - g.pw)];
-        col[e] = v;
-    }
+         e += (I)gridDim.x * blockDim.x)
+        col[e] = conv_im2col_at<I>(g, x, img0, e);
 }
 
-/* dx of images img0 + b, b < nb, from dcol[b] [CK][P]: the fadd chain from
-   -0 over kidx ascending ((r, s) ascending, c fixed) of the dcol whose tap
-   reads the element (conv2d.h's repdl__col2im_f32). */
+/* dx of images img0 + b, b < nb, from dcol[b] [CK][P] (gemm_conv.cuh). */
 template <class I>
 __global__ void __launch_bounds__(256) col2im_kernel(conv_geom g, const float *dcol, size_t img0,
                                                      size_t nb, float *dx)
 {
-    I H = (I)g.h, W = (I)g.w, C = (I)g.c;
     I total = (I)(nb * g.in_sz);
     for (I e = (I)blockIdx.x * blockDim.x + threadIdx.x; e < total;
-         e += (I)gridDim.x * blockDim.x) {
-        I ww = e % W, rest = e / W, hh = rest % H;
-        rest /= H;
-        I c = rest % C, b = rest / C;
-        const float *dc = dcol + (size_t)b * g.CK * g.P;
-        float acc = -0.0f;
-        for (size_t r = 0; r < g.kh; r++) {
-            /* tap row: p sh + r dh = hh + ph */
-            size_t th = (size_t)hh + g.ph, rd = r * g.dh;
-            if (th < rd || (th - rd) % g.sh != 0) continue;
-            size_t p = (th - rd) / g.sh;
-            if (p >= g.oh) continue;
-            for (size_t s = 0; s < g.kw; s++) {
-                size_t tw = (size_t)ww + g.pw, sd = s * g.dw;
-                if (tw < sd || (tw - sd) % g.sw != 0) continue;
-                size_t q = (tw - sd) / g.sw;
-                if (q >= g.ow) continue;
-                size_t kidx = ((size_t)c * g.kh + r) * g.kw + s;
-                acc = repdl__fadd(acc, dc[kidx * g.P + p * g.ow + q]);
-            }
-        }
-        dx[img0 * g.in_sz + (size_t)e] = repdl__canon(acc);
-    }
+         e += (I)gridDim.x * blockDim.x)
+        dx[img0 * g.in_sz + (size_t)e] = conv_col2im_at<I>(g, dcol, e);
 }
 
 /* db[o] = fadd chain over (n, p, q) of dy[n][o][pq], from -0: one warp a
@@ -229,31 +186,29 @@ static const size_t DEFAULT_WORKSPACE = (size_t)256 << 20;
 static int conv_geometry(const repdl_conv2d_shape *s, conv_geom *g)
 {
     if (repdl__conv2d_check(s)) return REPDL_CUDA_ERR_ARGUMENT;
-    g->n = s->n; g->c = s->c; g->h = s->h; g->w = s->w;
-    g->oc = s->oc; g->kh = s->kh; g->kw = s->kw;
-    g->sh = s->stride_h; g->sw = s->stride_w; g->ph = s->pad_h; g->pw = s->pad_w;
-    g->dh = s->dil_h; g->dw = s->dil_w;
-    /* the padded extents and tap offsets must fit size_t */
-    size_t t;
+    /* every size below must fit size_t, in bytes too */
+    size_t t, u, b;
     if (!mul_ok(2, s->pad_h, &t) || s->h > (size_t)-1 - t) return REPDL_CUDA_ERR_ARGUMENT;
     if (!mul_ok(2, s->pad_w, &t) || s->w > (size_t)-1 - t) return REPDL_CUDA_ERR_ARGUMENT;
     if (!mul_ok(s->dil_h, s->kh, &t) || !mul_ok(s->dil_w, s->kw, &t))
         return REPDL_CUDA_ERR_ARGUMENT;
-    g->oh = repdl_conv2d_out_h(s);
-    g->ow = repdl_conv2d_out_w(s);
-    if (!mul_ok(g->oh, g->ow, &g->P)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(g->c, g->kh, &t) || !mul_ok(t, g->kw, &g->CK)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(g->c, g->h, &t) || !mul_ok(t, g->w, &g->in_sz)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(g->oc, g->P, &g->out_sz)) return REPDL_CUDA_ERR_ARGUMENT;
-    /* whole tensors, in bytes */
-    size_t b;
-    if (!mul_ok(g->n, g->in_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(g->n, g->out_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(g->oc, g->CK, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(g->CK, g->P, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
+    size_t oh = repdl_conv2d_out_h(s), ow = repdl_conv2d_out_w(s), P, CK, in_sz, out_sz;
+    if (!mul_ok(oh, ow, &P)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(s->c, s->kh, &t) || !mul_ok(t, s->kw, &CK)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(s->c, s->h, &t) || !mul_ok(t, s->w, &in_sz)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(s->oc, P, &out_sz)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(s->n, in_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(s->n, out_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(s->oc, CK, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(CK, P, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
     /* tap coordinates p sh + r dh stay far from overflow */
-    if (!mul_ok(g->oh, g->sh, &t) || t > (size_t)-1 / 2) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(g->ow, g->sw, &t) || t > (size_t)-1 / 2) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(oh, s->stride_h, &t) || !mul_ok(s->kh, s->dil_h, &u) || t > (size_t)-1 / 4 ||
+        u > (size_t)-1 / 4)
+        return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(ow, s->stride_w, &t) || !mul_ok(s->kw, s->dil_w, &u) || t > (size_t)-1 / 4 ||
+        u > (size_t)-1 / 4)
+        return REPDL_CUDA_ERR_ARGUMENT;
+    *g = conv_geom_of(s);
     return REPDL_CUDA_OK;
 }
 
