@@ -300,6 +300,43 @@ REPDL_FN void repdl__gemm_ukr(int isa, int rows, size_t kc, const float *a, cons
     repdl__ukr_portable(rows, kc, a, b, t);
 }
 
+#if REPDL__GEMM_X86
+/* d[k nr + j] = s[j lds + k] for k < kc (a multiple of 8), j < nr (16 or
+   32): 8 x 8 blocks transposed in registers (moves only: no arithmetic). */
+__attribute__((target("avx2"))) static inline void
+repdl__pack_bt_avx2(const float *s, size_t lds, size_t kc, size_t nr, float *d)
+{
+    size_t kb, jb;
+    /* 8 source rows at a time, streamed over k (rows lds apart can share
+       an L1 set: more than 8 at once would evict each other) */
+    for (jb = 0; jb < nr; jb += 8)
+        for (kb = 0; kb < kc; kb += 8) {
+            const float *p = s + jb * lds + kb;
+            __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + lds),
+                   r2 = _mm256_loadu_ps(p + 2 * lds), r3 = _mm256_loadu_ps(p + 3 * lds),
+                   r4 = _mm256_loadu_ps(p + 4 * lds), r5 = _mm256_loadu_ps(p + 5 * lds),
+                   r6 = _mm256_loadu_ps(p + 6 * lds), r7 = _mm256_loadu_ps(p + 7 * lds);
+            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                   t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+                   t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee),
+                   u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee),
+                   u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee),
+                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+            float *q = d + kb * nr + jb;
+            _mm256_storeu_ps(q + 0 * nr, _mm256_permute2f128_ps(u0, u4, 0x20));
+            _mm256_storeu_ps(q + 1 * nr, _mm256_permute2f128_ps(u1, u5, 0x20));
+            _mm256_storeu_ps(q + 2 * nr, _mm256_permute2f128_ps(u2, u6, 0x20));
+            _mm256_storeu_ps(q + 3 * nr, _mm256_permute2f128_ps(u3, u7, 0x20));
+            _mm256_storeu_ps(q + 4 * nr, _mm256_permute2f128_ps(u0, u4, 0x31));
+            _mm256_storeu_ps(q + 5 * nr, _mm256_permute2f128_ps(u1, u5, 0x31));
+            _mm256_storeu_ps(q + 6 * nr, _mm256_permute2f128_ps(u2, u6, 0x31));
+            _mm256_storeu_ps(q + 7 * nr, _mm256_permute2f128_ps(u3, u7, 0x31));
+        }
+}
+#endif
+
 /* Packs opA[i0 .. i0+mc)[p0 .. p0+kc) into panels of MR rows, k-major
    (ap[(i / MR) MR kc + k MR + i % MR]); rows past mc are 0. */
 REPDL_FN void repdl__gemm_pack_a(int transA, const float *A, size_t lda, size_t i0, size_t mc,
@@ -317,12 +354,17 @@ REPDL_FN void repdl__gemm_pack_a(int transA, const float *A, size_t lda, size_t 
                 for (; ii < MR; ii++) d[k * MR + ii] = 0.0f;
             }
         } else {
-            for (ii = 0; ii < rows; ii++) {
-                const float *s = A + (i0 + ip + ii) * lda + p0;
-                for (k = 0; k < kc; k++) d[k * MR + ii] = s[k];
+            /* a transpose, 16 k (one cache line of each row) at a time */
+            size_t kb, ke;
+            for (kb = 0; kb < kc; kb = ke) {
+                ke = kc - kb < 16 ? kc : kb + 16;
+                for (ii = 0; ii < rows; ii++) {
+                    const float *s = A + (i0 + ip + ii) * lda + p0;
+                    for (k = kb; k < ke; k++) d[k * MR + ii] = s[k];
+                }
+                for (; ii < MR; ii++)
+                    for (k = kb; k < ke; k++) d[k * MR + ii] = 0.0f;
             }
-            for (; ii < MR; ii++)
-                for (k = 0; k < kc; k++) d[k * MR + ii] = 0.0f;
         }
     }
 }
@@ -333,21 +375,41 @@ REPDL_FN void repdl__gemm_pack_b(int transB, const float *B, size_t ldb, size_t 
                                  size_t j0, size_t nc, size_t nr, float *bp)
 {
     size_t jp, k, jj;
+    if (!transB) {
+        /* row k of the block read once, in address order, into every panel */
+        for (k = 0; k < kc; k++) {
+            const float *s = B + (p0 + k) * ldb + j0;
+            for (jp = 0; jp < nc; jp += nr) {
+                size_t cols = nc - jp < nr ? nc - jp : nr;
+                float *d = bp + jp * kc + k * nr;
+                memcpy(d, s + jp, cols * sizeof(float));
+                for (jj = cols; jj < nr; jj++) d[jj] = 0.0f;
+            }
+        }
+        return;
+    }
     for (jp = 0; jp < nc; jp += nr) {
         size_t cols = nc - jp < nr ? nc - jp : nr;
         float *d = bp + jp * kc;
-        if (transB) {
-            for (jj = 0; jj < cols; jj++) {
-                const float *s = B + (j0 + jp + jj) * ldb + p0;
-                for (k = 0; k < kc; k++) d[k * nr + jj] = s[k];
+        {
+            /* a transpose, 16 k (one cache line of each column) at a time:
+               the source lines and the 16 destination rows stay in L1;
+               whole 8 x 8 blocks by AVX2 shuffles where the CPU has them */
+            size_t kb = 0, ke;
+#if REPDL__GEMM_X86
+            if (cols == nr && repdl__gemm_isa() >= 1) {
+                kb = kc & ~(size_t)7;
+                repdl__pack_bt_avx2(B + (j0 + jp) * ldb + p0, ldb, kb, nr, d);
             }
-            for (; jj < nr; jj++)
-                for (k = 0; k < kc; k++) d[k * nr + jj] = 0.0f;
-        } else {
-            for (k = 0; k < kc; k++) {
-                const float *s = B + (p0 + k) * ldb + j0 + jp;
-                for (jj = 0; jj < cols; jj++) d[k * nr + jj] = s[jj];
-                for (; jj < nr; jj++) d[k * nr + jj] = 0.0f;
+#endif
+            for (; kb < kc; kb = ke) {
+                ke = kc - kb < 16 ? kc : kb + 16;
+                for (jj = 0; jj < cols; jj++) {
+                    const float *s = B + (j0 + jp + jj) * ldb + p0;
+                    for (k = kb; k < ke; k++) d[k * nr + jj] = s[k];
+                }
+                for (; jj < nr; jj++)
+                    for (k = kb; k < ke; k++) d[k * nr + jj] = 0.0f;
             }
         }
     }
