@@ -62,7 +62,7 @@ write('truncated-images', {EI: (img(ei, 64)[:-100], False)})
 write('trailing-bytes', {EI: (img(ei, 64) + b'\0\0\0', False)})
 write('truncated-labels', {TL: (lab(tl, 256)[:-1], True)})
 write('truncated-header', {EL: (b'\0\0\x08\x01\0\0', False)})
-write('label-out-of-range', {TL: (lab(tl, 255) + b'\x0a', True)})
+write('label-out-of-range', {TL: (lab(tl, 256)[:-1] + b'\x0a', True)})
 write('count-mismatch', {EL: (lab(el, 63), False)})
 write('no-images', {EI: (img(ei, 0), False), EL: (lab(el, 0), False)})
 EOF

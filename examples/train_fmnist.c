@@ -1,0 +1,764 @@
+/* examples/train_fmnist.c: LeNet-5 trained on Fashion-MNIST with repdl
+   only, the same SHA-256 hashes on every machine (docs/train.md).
+
+     train_fmnist [--epochs E | --steps K] [--batch B] [--threads N]
+                  [--seed S] [--lr LR] [--momentum M] [--test-limit T]
+                  [--data DIR | --train-images F --train-labels F
+                   --test-images F --test-labels F]
+                  [--save CKPT] [--stop-at K] [--resume CKPT]
+                  [--device cpu|cuda] [--quiet]
+
+   Every number that reaches the weights comes from a repdl operation:
+     weights and biases   repdl_rng_uniform_fill_f32 (PyTorch's default
+                          bound 1/sqrt(fan_in), repdl_sqrtf then one division)
+     shuffling            repdl_rng_permutation, a pure function of
+                          (seed, epoch)
+     pixels               byte / 255.0f, one IEEE division (a 256-entry table)
+     forward, backward    repdl_conv2d_*, repdl_relu*, repdl_max_pool2d_*,
+                          repdl_linear_* (repdl_gemm_f32_threads with
+                          --threads > 1), repdl_cross_entropy_f32
+     update               repdl_sgd_step_f32 (momentum)
+   so the trained weights, and the test logits, are bitwise the same for any
+   compiler, flags, thread count, CPU or (with --device cuda) GPU.
+
+   Printed hashes (SHA-256 of little-endian binary32 bytes):
+     init_weights_sha256     the 10 parameter tensors in the order conv1.w,
+                             conv1.b, conv2.w, conv2.b, fc1.w, fc1.b, fc2.w,
+                             fc2.b, fc3.w, fc3.b, each row-major (PyTorch
+                             layouts), concatenated
+     trained_weights_sha256  the same, after training
+     test_logits_sha256      the logits [test images][10], row-major, test
+                             images in file order
+
+   Exit status: 0 done; 1 other failure (out of memory, I/O); 2 bad usage;
+   3 --device cuda without CUDA (no GPU, or a build without CUDA);
+   4 bad data file; 5 bad checkpoint. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <repdl/repdl.h>
+#include <repdl/activation.h>
+#include <repdl/conv2d.h>
+#include <repdl/gemm_threads.h>
+#include <repdl/linear.h>
+#include <repdl/optim.h>
+#include <repdl/pool.h>
+#include <repdl/rng.h>
+#include <repdl/softmax.h>
+
+#include "train_backend_host.h"
+#include "train_ckpt.h"
+#include "train_idx.h"
+
+#ifndef TRAIN_HAVE_CUDA
+/* The build without CUDA: --device cuda always refuses (exit status 3). */
+int train_cuda_backend_init(train_backend *be, char *err, size_t errlen)
+{
+    (void)be;
+    snprintf(err, errlen, "this build of train_fmnist has no CUDA support (nvcc was not "
+             "found when it was built)");
+    return -1;
+}
+#endif
+
+#define EXIT_USAGE 2
+#define EXIT_NO_CUDA 3
+#define EXIT_DATA 4
+#define EXIT_CKPT 5
+
+/* ---- the model: LeNet-5 with ReLU and max pooling ----
+   x [B][1][28][28]
+   conv1 6x1x5x5, pad 2  -> [B][6][28][28], relu, maxpool 2 -> [B][6][14][14]
+   conv2 16x6x5x5        -> [B][16][10][10], relu, maxpool 2 -> [B][16][5][5]
+   fc1 400 -> 120, relu;  fc2 120 -> 84, relu;  fc3 84 -> 10 (logits) */
+#define IMG 28
+#define NCLASS 10
+#define NTENSOR 10
+#define MODEL_ID 1u
+
+static const char *const tensor_names[NTENSOR] = {
+    "conv1.w", "conv1.b", "conv2.w", "conv2.b", "fc1.w",
+    "fc1.b",   "fc2.w",   "fc2.b",   "fc3.w",   "fc3.b"};
+/* element counts and fan_in of each tensor (PyTorch: the bias of a layer
+   uses the fan_in of its weight) */
+static const size_t tensor_count[NTENSOR] = {6 * 1 * 25, 6,   16 * 6 * 25, 16, 120 * 400,
+                                             120,        84 * 120, 84, 10 * 84,    10};
+static const size_t tensor_fanin[NTENSOR] = {25, 25, 150, 150, 400, 400, 120, 120, 84, 84};
+
+typedef struct model {
+    size_t off[NTENSOR + 1]; /* offsets into the flat parameter buffer */
+    size_t total;
+} model;
+
+static void model_init_layout(model *m)
+{
+    size_t i;
+    m->off[0] = 0;
+    for (i = 0; i < NTENSOR; i++) m->off[i + 1] = m->off[i] + tensor_count[i];
+    m->total = m->off[NTENSOR];
+}
+
+/* Stream positions (rng.h, docs/train.md): tensor t is drawn from the
+   uniform stream (seed, offset t * 2^32) (a tensor uses fewer than 2^32
+   counter blocks, so the ranges never meet); the permutation of epoch e
+   (0-based) is repdl_rng_permutation(seed, offset e, ...), whose counters
+   live in a space of their own (ctr[3] >= 2^31), disjoint from the
+   uniform one. */
+#define INIT_OFFSET(t) ((uint64_t)(t) << 32)
+#define PERM_OFFSET(e) ((uint64_t)(e))
+
+/* PyTorch's default initialisation of Conv2d and Linear: weight and bias
+   uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)); the bound is
+   RN(1 / RN(sqrt(fan_in))), both operations correctly rounded. */
+static void model_init_weights(const model *m, uint64_t seed, float *params)
+{
+    size_t t;
+    for (t = 0; t < NTENSOR; t++) {
+        float bound = repdl__fdiv(1.0f, repdl_sqrtf((float)tensor_fanin[t]));
+        repdl_rng_uniform_fill_f32(seed, INIT_OFFSET(t), tensor_count[t], -bound, bound,
+                                   params + m->off[t]);
+    }
+}
+
+/* ---- hashing ---- */
+static void hash_f32(golden_sha256 *h, const float *x, size_t n)
+{
+    unsigned char buf[4096];
+    size_t i = 0;
+    while (i < n) {
+        size_t k = 0;
+        for (; i < n && k < sizeof buf; i++, k += 4) {
+            uint32_t u;
+            memcpy(&u, &x[i], 4);
+            buf[k] = (unsigned char)u;
+            buf[k + 1] = (unsigned char)(u >> 8);
+            buf[k + 2] = (unsigned char)(u >> 16);
+            buf[k + 3] = (unsigned char)(u >> 24);
+        }
+        golden_sha256_update(h, buf, k);
+    }
+}
+
+static void hash_hex(const float *x, size_t n, char hex[65])
+{
+    golden_sha256 h;
+    unsigned char d[32];
+    golden_sha256_init(&h);
+    hash_f32(&h, x, n);
+    golden_sha256_final(&h, d);
+    golden_sha256_hex(d, hex);
+}
+
+/* ---- options ---- */
+typedef struct options {
+    uint64_t epochs, steps, batch, stop_at, test_limit, seed;
+    int threads, quiet, cuda, have_steps, have_stop;
+    float lr, momentum;
+    const char *data, *train_images, *train_labels, *test_images, *test_labels;
+    const char *save, *resume;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: train_fmnist [options]\n"
+        "  --epochs E          train E epochs (default 2)\n"
+        "  --steps K           stop after K steps in all (the short run)\n"
+        "  --batch B           minibatch size (default 64; the last partial batch of an\n"
+        "                      epoch is dropped)\n"
+        "  --threads N         host threads (default 1; the result is the same for any N)\n"
+        "  --seed S            RNG seed (default 1)\n"
+        "  --lr LR             SGD learning rate (default 0.05)\n"
+        "  --momentum M        SGD momentum (default 0.9)\n"
+        "  --test-limit T      evaluate only the first T test images\n"
+        "  --data DIR          directory of the four IDX files (NAME.gz or NAME;\n"
+        "                      default /usr/share/datasets/fashion-mnist)\n"
+        "  --train-images F --train-labels F --test-images F --test-labels F\n"
+        "                      explicit IDX paths (gzip or plain), e.g. the original MNIST\n"
+        "  --save CKPT         write a checkpoint when the run stops\n"
+        "  --stop-at K         stop after global step K (with --save: to resume later)\n"
+        "  --resume CKPT       continue from a checkpoint\n"
+        "  --device cpu|cuda   where to compute (default cpu)\n"
+        "  --quiet             print only the hashes and the test accuracy\n"
+        "exit status: 0 ok, 1 failure, 2 usage, 3 no CUDA, 4 bad data, 5 bad checkpoint\n");
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    unsigned long long x;
+    if (!s || !*s || *s == '-') return -1;
+    errno = 0;
+    x = strtoull(s, &end, 10);
+    if (errno || *end) return -1;
+    *v = (uint64_t)x;
+    return 0;
+}
+
+static int parse_f32(const char *s, float *v)
+{
+    char *end;
+    double x;
+    if (!s || !*s) return -1;
+    errno = 0;
+    x = strtod(s, &end); /* decimal -> double -> float: only at parse time, exact for
+                            the documented defaults' spelling on every glibc */
+    if (errno || *end || !(x > 0.0) || x > 1e6) return -1;
+    *v = (float)x;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    int i;
+    memset(o, 0, sizeof *o);
+    o->epochs = 2;
+    o->batch = 64;
+    o->threads = 1;
+    o->seed = 1;
+    o->lr = 0.05f;
+    o->momentum = 0.9f;
+    o->data = "/usr/share/datasets/fashion-mnist";
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t u;
+        if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
+        static const char *const valued[] = {
+            "--epochs", "--steps", "--batch", "--threads", "--seed", "--lr", "--momentum",
+            "--test-limit", "--stop-at", "--data", "--train-images", "--train-labels",
+            "--test-images", "--test-labels", "--save", "--resume", "--device"};
+        size_t k;
+        for (k = 0; k < sizeof valued / sizeof valued[0]; k++)
+            if (!strcmp(a, valued[k])) break;
+        if (k == sizeof valued / sizeof valued[0]) {
+            fprintf(stderr, "train_fmnist: unknown option %s (see --help)\n", a);
+            return -1;
+        }
+        if (!v) { fprintf(stderr, "train_fmnist: %s needs a value\n", a); return -1; }
+        i++;
+        if (!strcmp(a, "--epochs")) {
+            if (parse_u64(v, &o->epochs) || o->epochs == 0) goto bad;
+        } else if (!strcmp(a, "--steps")) {
+            if (parse_u64(v, &o->steps) || o->steps == 0) goto bad;
+            o->have_steps = 1;
+        } else if (!strcmp(a, "--batch")) {
+            if (parse_u64(v, &o->batch) || o->batch == 0 || o->batch > 65536) goto bad;
+        } else if (!strcmp(a, "--threads")) {
+            if (parse_u64(v, &u) || u == 0 || u > 256) goto bad;
+            o->threads = (int)u;
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_u64(v, &o->seed)) goto bad;
+        } else if (!strcmp(a, "--lr")) {
+            if (parse_f32(v, &o->lr)) goto bad;
+        } else if (!strcmp(a, "--momentum")) {
+            if (parse_f32(v, &o->momentum) || o->momentum >= 1.0f) goto bad;
+        } else if (!strcmp(a, "--test-limit")) {
+            if (parse_u64(v, &o->test_limit) || o->test_limit == 0) goto bad;
+        } else if (!strcmp(a, "--stop-at")) {
+            if (parse_u64(v, &o->stop_at) || o->stop_at == 0) goto bad;
+            o->have_stop = 1;
+        } else if (!strcmp(a, "--data")) o->data = v;
+        else if (!strcmp(a, "--train-images")) o->train_images = v;
+        else if (!strcmp(a, "--train-labels")) o->train_labels = v;
+        else if (!strcmp(a, "--test-images")) o->test_images = v;
+        else if (!strcmp(a, "--test-labels")) o->test_labels = v;
+        else if (!strcmp(a, "--save")) o->save = v;
+        else if (!strcmp(a, "--resume")) o->resume = v;
+        else if (!strcmp(a, "--device")) {
+            if (!strcmp(v, "cpu")) o->cuda = 0;
+            else if (!strcmp(v, "cuda")) o->cuda = 1;
+            else goto bad;
+        } else {
+            fprintf(stderr, "train_fmnist: unknown option %s (see --help)\n", a);
+            return -1;
+        }
+        continue;
+    bad:
+        fprintf(stderr, "train_fmnist: bad value '%s' for %s (see --help)\n", v, a);
+        return -1;
+    }
+    return 0;
+}
+
+/* DIR/NAME.gz if it exists, else DIR/NAME (malloc'd) */
+static char *data_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 8;
+    char *p = (char *)malloc(n);
+    FILE *f;
+    if (!p) return NULL;
+    snprintf(p, n, "%s/%s.gz", dir, name);
+    f = fopen(p, "rb");
+    if (f) { fclose(f); return p; }
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- activations of one minibatch, in backend memory ---- */
+typedef struct acts {
+    size_t cap;                  /* batch capacity */
+    float *x, *c1, *r1, *p1, *c2, *r2, *p2, *f1, *h1, *f2, *h2, *z;
+    float *dz, *dh2, *df2, *dh1, *df1, *dp2, *dr2, *dc2, *dp1, *dr1, *dc1;
+    int64_t *a1, *a2;
+    int32_t *y;
+    float *loss;                 /* 1 float */
+} acts;
+
+#define C1 (6 * IMG * IMG)
+#define P1 (6 * 14 * 14)
+#define C2 (16 * 10 * 10)
+#define P2 (16 * 5 * 5)
+
+static int acts_alloc(const train_backend *be, size_t B, acts *a)
+{
+    memset(a, 0, sizeof *a);
+    a->cap = B;
+#define AL(f, n, T)                                                   \
+    if (!(a->f = (T *)be->alloc(be->ctx, (n) * sizeof(T)))) return -1;
+    AL(x, B * IMG * IMG, float) AL(c1, B * C1, float) AL(r1, B * C1, float)
+    AL(p1, B * P1, float) AL(c2, B * C2, float) AL(r2, B * C2, float) AL(p2, B * P2, float)
+    AL(f1, B * 120, float) AL(h1, B * 120, float) AL(f2, B * 84, float) AL(h2, B * 84, float)
+    AL(z, B * NCLASS, float) AL(dz, B * NCLASS, float) AL(dh2, B * 84, float)
+    AL(df2, B * 84, float) AL(dh1, B * 120, float) AL(df1, B * 120, float)
+    AL(dp2, B * P2, float) AL(dr2, B * C2, float) AL(dc2, B * C2, float)
+    AL(dp1, B * P1, float) AL(dr1, B * C1, float) AL(dc1, B * C1, float)
+    AL(a1, B * P1, int64_t) AL(a2, B * P2, int64_t) AL(y, B, int32_t) AL(loss, 1, float)
+#undef AL
+    return 0;
+}
+
+static void acts_free(const train_backend *be, acts *a)
+{
+    void *p[] = {a->x,   a->c1,  a->r1,  a->p1,  a->c2,  a->r2,  a->p2,  a->f1, a->h1,
+                 a->f2,  a->h2,  a->z,   a->dz,  a->dh2, a->df2, a->dh1, a->df1, a->dp2,
+                 a->dr2, a->dc2, a->dp1, a->dr1, a->dc1, a->a1,  a->a2,  a->y,   a->loss};
+    size_t i;
+    for (i = 0; i < sizeof p / sizeof p[0]; i++)
+        if (p[i]) be->release(be->ctx, p[i]);
+}
+
+static repdl_conv2d_shape conv1_shape(size_t B)
+{
+    repdl_conv2d_shape s;
+    s.n = B; s.c = 1; s.h = IMG; s.w = IMG;
+    s.oc = 6; s.kh = 5; s.kw = 5;
+    s.stride_h = s.stride_w = 1; s.pad_h = s.pad_w = 2; s.dil_h = s.dil_w = 1;
+    return s;
+}
+
+static repdl_conv2d_shape conv2_shape(size_t B)
+{
+    repdl_conv2d_shape s;
+    s.n = B; s.c = 6; s.h = 14; s.w = 14;
+    s.oc = 16; s.kh = 5; s.kw = 5;
+    s.stride_h = s.stride_w = 1; s.pad_h = s.pad_w = 0; s.dil_h = s.dil_w = 1;
+    return s;
+}
+
+static repdl_pool2d_shape pool_shape(size_t B, size_t c, size_t hw)
+{
+    repdl_pool2d_shape s;
+    s.n = B; s.c = c; s.h = hw; s.w = hw;
+    s.kh = s.kw = 2; s.stride_h = s.stride_w = 2; s.pad_h = s.pad_w = 0;
+    return s;
+}
+
+/* The forward pass of B images (a->x) to the logits a->z. */
+static int forward(const train_backend *be, const model *m, const float *P, acts *a, size_t B)
+{
+    repdl_conv2d_shape s1 = conv1_shape(B), s2 = conv2_shape(B);
+    repdl_pool2d_shape q1 = pool_shape(B, 6, 28), q2 = pool_shape(B, 16, 10);
+    const size_t *o = m->off;
+    if (be->conv_fwd(be->ctx, &s1, a->x, P + o[0], P + o[1], a->c1)) return -1;
+    if (be->relu_fwd(be->ctx, B * C1, a->c1, a->r1)) return -1;
+    if (be->pool_fwd(be->ctx, &q1, a->r1, a->p1, a->a1)) return -1;
+    if (be->conv_fwd(be->ctx, &s2, a->p1, P + o[2], P + o[3], a->c2)) return -1;
+    if (be->relu_fwd(be->ctx, B * C2, a->c2, a->r2)) return -1;
+    if (be->pool_fwd(be->ctx, &q2, a->r2, a->p2, a->a2)) return -1;
+    if (be->lin_fwd(be->ctx, B, 400, 120, a->p2, P + o[4], P + o[5], a->f1)) return -1;
+    if (be->relu_fwd(be->ctx, B * 120, a->f1, a->h1)) return -1;
+    if (be->lin_fwd(be->ctx, B, 120, 84, a->h1, P + o[6], P + o[7], a->f2)) return -1;
+    if (be->relu_fwd(be->ctx, B * 84, a->f2, a->h2)) return -1;
+    if (be->lin_fwd(be->ctx, B, 84, NCLASS, a->h2, P + o[8], P + o[9], a->z)) return -1;
+    return 0;
+}
+
+/* Loss (mean cross-entropy, into a->loss) and the gradient of every
+   parameter into G. */
+static int backward(const train_backend *be, const model *m, const float *P, float *G,
+                    acts *a, size_t B)
+{
+    repdl_conv2d_shape s1 = conv1_shape(B), s2 = conv2_shape(B);
+    repdl_pool2d_shape q1 = pool_shape(B, 6, 28), q2 = pool_shape(B, 16, 10);
+    const size_t *o = m->off;
+    if (be->xent(be->ctx, B, NCLASS, a->z, a->y, a->loss, a->dz)) return -1;
+    if (be->lin_bwd(be->ctx, B, 84, NCLASS, a->h2, P + o[8], a->dz, a->dh2, G + o[8], G + o[9]))
+        return -1;
+    if (be->relu_bwd(be->ctx, B * 84, a->f2, a->dh2, a->df2)) return -1;
+    if (be->lin_bwd(be->ctx, B, 120, 84, a->h1, P + o[6], a->df2, a->dh1, G + o[6], G + o[7]))
+        return -1;
+    if (be->relu_bwd(be->ctx, B * 120, a->f1, a->dh1, a->df1)) return -1;
+    if (be->lin_bwd(be->ctx, B, 400, 120, a->p2, P + o[4], a->df1, a->dp2, G + o[4], G + o[5]))
+        return -1;
+    if (be->pool_bwd(be->ctx, &q2, a->a2, a->dp2, a->dr2)) return -1;
+    if (be->relu_bwd(be->ctx, B * C2, a->c2, a->dr2, a->dc2)) return -1;
+    if (be->conv_bwd(be->ctx, &s2, a->p1, P + o[2], a->dc2, a->dp1, G + o[2], G + o[3]))
+        return -1;
+    if (be->pool_bwd(be->ctx, &q1, a->a1, a->dp1, a->dr1)) return -1;
+    if (be->relu_bwd(be->ctx, B * C1, a->c1, a->dr1, a->dc1)) return -1;
+    if (be->conv_bwd(be->ctx, &s1, a->x, P + o[0], a->dc1, NULL, G + o[0], G + o[1]))
+        return -1;
+    return 0;
+}
+
+/* Index of the largest logit (the first one on ties; NaN never wins). */
+static int argmax10(const float *z)
+{
+    int k, best = 0;
+    for (k = 1; k < NCLASS; k++)
+        if (z[k] > z[best]) best = k;
+    return best;
+}
+
+/* pixel table: byte / 255 as one IEEE binary32 division */
+static float pixel_table[256];
+static void pixel_table_init(void)
+{
+    int i;
+    for (i = 0; i < 256; i++) pixel_table[i] = repdl__fdiv((float)i, 255.0f);
+}
+
+static void gather(const train_idx_set *s, const uint32_t *idx, size_t first, size_t B,
+                   float *x, int32_t *y)
+{
+    size_t b, j;
+    for (b = 0; b < B; b++) {
+        size_t i = idx ? idx[first + b] : first + b;
+        const unsigned char *px = s->pixels + i * IMG * IMG;
+        for (j = 0; j < IMG * IMG; j++) x[b * IMG * IMG + j] = pixel_table[px[j]];
+        y[b] = (int32_t)s->labels[i];
+    }
+}
+
+/* Logits of the first n test images into host memory logits [n][10];
+   returns the number of correct predictions, or -1. */
+static long long evaluate(const train_backend *be, const model *m, const float *P, acts *a,
+                          const train_idx_set *test, size_t n, float *logits, float *hx,
+                          int32_t *hy)
+{
+    size_t first;
+    long long correct = 0;
+    for (first = 0; first < n; first += a->cap) {
+        size_t B = n - first < a->cap ? n - first : a->cap, b;
+        gather(test, NULL, first, B, hx, hy);
+        if (be->put(be->ctx, a->x, hx, B * IMG * IMG * sizeof(float))) return -1;
+        if (forward(be, m, P, a, B)) return -1;
+        if (be->get(be->ctx, logits + first * NCLASS, a->z, B * NCLASS * sizeof(float)))
+            return -1;
+        for (b = 0; b < B; b++) correct += argmax10(logits + (first + b) * NCLASS) == hy[b];
+    }
+    return correct;
+}
+
+static void report_backend_error(const train_backend *be, const char *what)
+{
+    fprintf(stderr, "train_fmnist: %s failed on %s", what, be->name);
+    if (be->last_error) fprintf(stderr, ": %s", be->last_error(be->ctx));
+    fprintf(stderr, "\n");
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    model m;
+    train_idx_set train, test;
+    train_backend be;
+    char err[512], hex[65];
+    char *paths[4] = {NULL, NULL, NULL, NULL};
+    float *hP = NULL, *hM = NULL, *hx = NULL, *logits = NULL, *losses = NULL, *hz = NULL;
+    float *dP = NULL, *dG = NULL, *dM = NULL;
+    int32_t *hy = NULL;
+    uint32_t *perm = NULL;
+    acts a;
+    size_t ntest, spe, i;
+    uint64_t step = 0, total_steps, stop, epoch_steps = 0, epoch_correct = 0, cur_epoch;
+    repdl_sgd_config sgd;
+    int rc = 1, have_be = 0, have_acts = 0;
+    double t0;
+
+    if (parse_args(argc, argv, &o)) return EXIT_USAGE;
+    if (golden_sha256_selftest() != 0) {
+        fprintf(stderr, "train_fmnist: SHA-256 self-test failed\n");
+        return 1;
+    }
+    memset(&train, 0, sizeof train);
+    memset(&test, 0, sizeof test);
+    memset(&a, 0, sizeof a);
+    model_init_layout(&m);
+    pixel_table_init();
+
+    /* ---- the backend first: --device cuda fails fast without a GPU ---- */
+    if (o.cuda) {
+        int r = train_cuda_backend_init(&be, err, sizeof err);
+        if (r != 0) {
+            fprintf(stderr, "train_fmnist: --device cuda: %s\n", err);
+            return EXIT_NO_CUDA;
+        }
+    } else {
+        train_host_backend_init(&be, o.threads);
+    }
+    have_be = 1;
+
+    /* ---- data ---- */
+    {
+        const char *names[4] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                                "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+        const char *given[4] = {o.train_images, o.train_labels, o.test_images, o.test_labels};
+        int k, ngiven = 0;
+        for (k = 0; k < 4; k++) ngiven += given[k] != NULL;
+        if (ngiven != 0 && ngiven != 4) {
+            fprintf(stderr, "train_fmnist: give all four of --train-images, --train-labels, "
+                            "--test-images, --test-labels (or --data DIR)\n");
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        for (k = 0; k < 4; k++) {
+            paths[k] = given[k] ? (char *)malloc(strlen(given[k]) + 1) : data_path(o.data, names[k]);
+            if (!paths[k]) { fprintf(stderr, "train_fmnist: out of memory\n"); goto done; }
+            if (given[k]) strcpy(paths[k], given[k]);
+        }
+        if (train_idx_load(paths[0], paths[1], IMG, IMG, NCLASS, &train, err, sizeof err) ||
+            train_idx_load(paths[2], paths[3], IMG, IMG, NCLASS, &test, err, sizeof err)) {
+            fprintf(stderr, "train_fmnist: %s\n", err);
+            rc = EXIT_DATA;
+            goto done;
+        }
+    }
+    if (o.batch > train.count) {
+        fprintf(stderr, "train_fmnist: --batch %" PRIu64 " exceeds the %zu training images\n",
+                o.batch, train.count);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (train.count > 0xffffffffu) {
+        fprintf(stderr, "train_fmnist: too many training images\n");
+        rc = EXIT_DATA;
+        goto done;
+    }
+    ntest = test.count;
+    if (o.test_limit && o.test_limit < ntest) ntest = (size_t)o.test_limit;
+    spe = train.count / (size_t)o.batch; /* steps per epoch; the rest is dropped */
+    total_steps = o.have_steps ? o.steps : o.epochs * (uint64_t)spe;
+    stop = total_steps;
+    if (o.have_stop && o.stop_at < stop) stop = o.stop_at;
+
+    sgd.lr = o.lr;
+    sgd.momentum = o.momentum;
+    sgd.dampening = 0.0f;
+    sgd.weight_decay = 0.0f;
+    sgd.nesterov = 0;
+
+    /* ---- host buffers ---- */
+    hP = (float *)malloc(m.total * sizeof(float));
+    hM = (float *)calloc(m.total, sizeof(float));
+    hx = (float *)malloc((size_t)o.batch * IMG * IMG * sizeof(float));
+    hy = (int32_t *)malloc((size_t)o.batch * sizeof(int32_t));
+    hz = (float *)malloc((size_t)o.batch * NCLASS * sizeof(float));
+    logits = (float *)malloc(ntest * NCLASS * sizeof(float));
+    losses = (float *)malloc((spe + 1) * sizeof(float));
+    perm = (uint32_t *)malloc(train.count * sizeof(uint32_t));
+    if (!hP || !hM || !hx || !hy || !hz || !logits || !losses || !perm) {
+        fprintf(stderr, "train_fmnist: out of memory\n");
+        goto done;
+    }
+
+    /* ---- weights: initial values from (seed), always recomputed ---- */
+    model_init_weights(&m, o.seed, hP);
+    hash_hex(hP, m.total, hex);
+    if (!o.quiet)
+        printf("train_fmnist: LeNet-5, %zu training and %zu test images, batch %" PRIu64
+               ", %zu steps an epoch, seed %" PRIu64 ", lr %g, momentum %g, %s, %d thread%s\n",
+               train.count, ntest, o.batch, spe, o.seed, (double)o.lr, (double)o.momentum,
+               be.name, o.threads, o.threads == 1 ? "" : "s");
+    printf("init_weights_sha256 %s\n", hex);
+    fflush(stdout);
+
+    if (o.resume) {
+        train_ckpt want, c;
+        memset(&want, 0, sizeof want);
+        want.model_id = MODEL_ID;
+        want.ntensors = NTENSOR;
+        for (i = 0; i < NTENSOR; i++) want.counts[i] = tensor_count[i];
+        if (train_ckpt_load(o.resume, &want, &c, err, sizeof err)) {
+            fprintf(stderr, "train_fmnist: --resume: %s\n", err);
+            rc = EXIT_CKPT;
+            goto done;
+        }
+        if (c.seed != o.seed || c.batch != o.batch || c.ntrain != train.count ||
+            memcmp(&c.lr, &o.lr, 4) != 0 || memcmp(&c.momentum, &o.momentum, 4) != 0) {
+            fprintf(stderr, "train_fmnist: --resume: %s was written with seed %" PRIu64
+                    ", batch %" PRIu64 ", %" PRIu64 " training images, lr %a, momentum %a;"
+                    " this run has seed %" PRIu64 ", batch %" PRIu64 ", %zu, lr %a, momentum %a\n",
+                    o.resume, c.seed, c.batch, c.ntrain, (double)c.lr, (double)c.momentum,
+                    o.seed, o.batch, train.count, (double)o.lr, (double)o.momentum);
+            train_ckpt_free(&c);
+            rc = EXIT_CKPT;
+            goto done;
+        }
+        if (c.epoch_steps != c.step % spe) {
+            fprintf(stderr, "train_fmnist: --resume: %s: inconsistent epoch position\n",
+                    o.resume);
+            train_ckpt_free(&c);
+            rc = EXIT_CKPT;
+            goto done;
+        }
+        step = c.step;
+        epoch_steps = c.epoch_steps;
+        epoch_correct = c.epoch_correct;
+        memcpy(losses, c.epoch_losses, (size_t)epoch_steps * sizeof(float));
+        memcpy(hP, c.params, m.total * sizeof(float));
+        memcpy(hM, c.mbuf, m.total * sizeof(float));
+        train_ckpt_free(&c);
+        if (!o.quiet)
+            printf("resumed from %s at step %" PRIu64 "\n", o.resume, step);
+        if (step > total_steps) {
+            fprintf(stderr, "train_fmnist: --resume: the checkpoint is at step %" PRIu64
+                    ", past the %" PRIu64 " steps of this run\n", step, total_steps);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
+
+    /* ---- backend buffers ---- */
+    dP = (float *)be.alloc(be.ctx, m.total * sizeof(float));
+    dG = (float *)be.alloc(be.ctx, m.total * sizeof(float));
+    dM = (float *)be.alloc(be.ctx, m.total * sizeof(float));
+    if (!dP || !dG || !dM || acts_alloc(&be, (size_t)o.batch, &a)) {
+        report_backend_error(&be, "allocation");
+        goto done;
+    }
+    have_acts = 1;
+    if (be.put(be.ctx, dP, hP, m.total * sizeof(float)) ||
+        be.put(be.ctx, dM, hM, m.total * sizeof(float))) {
+        report_backend_error(&be, "upload");
+        goto done;
+    }
+
+    /* ---- training ---- */
+    t0 = now_s();
+    cur_epoch = (uint64_t)-1;
+    while (step < stop) {
+        uint64_t e = step / spe, k = step % spe;
+        size_t B = (size_t)o.batch, b;
+        float loss;
+        if (e != cur_epoch) {
+            repdl_rng_permutation(o.seed, PERM_OFFSET(e), train.count, perm);
+            cur_epoch = e;
+        }
+        gather(&train, perm, (size_t)k * B, B, hx, hy);
+        if (be.put(be.ctx, a.x, hx, B * IMG * IMG * sizeof(float)) ||
+            be.put(be.ctx, a.y, hy, B * sizeof(int32_t)) ||
+            forward(&be, &m, dP, &a, B) || backward(&be, &m, dP, dG, &a, B) ||
+            be.sgd(be.ctx, m.total, dP, dG, dM, &sgd, step + 1) ||
+            be.get(be.ctx, &loss, a.loss, sizeof(float)) ||
+            be.get(be.ctx, hz, a.z, B * NCLASS * sizeof(float))) {
+            report_backend_error(&be, "training step");
+            goto done;
+        }
+        for (b = 0; b < B; b++) epoch_correct += argmax10(hz + b * NCLASS) == hy[b];
+        losses[epoch_steps++] = loss;
+        step++;
+        if (step % spe == 0 || step == stop) {
+            /* progress: mean loss of the epoch's steps (canonical sum, one
+               division), training accuracy of those steps, test accuracy */
+            float mean = repdl__fdiv(repdl_sum_f32(losses, (size_t)epoch_steps),
+                                     (float)epoch_steps);
+            if (!o.quiet) {
+                long long c = evaluate(&be, &m, dP, &a, &test, ntest, logits, hx, hy);
+                if (c < 0) { report_backend_error(&be, "evaluation"); goto done; }
+                printf("epoch %" PRIu64 " step %" PRIu64 " loss %.6f train_acc %.4f test_acc "
+                       "%.4f time %.1f s\n", e + 1, step, (double)mean,
+                       (double)epoch_correct / (double)(epoch_steps * o.batch),
+                       (double)c / (double)ntest, now_s() - t0);
+                fflush(stdout);
+            }
+            if (step % spe == 0) { epoch_steps = 0; epoch_correct = 0; }
+        }
+    }
+
+    if (be.get(be.ctx, hP, dP, m.total * sizeof(float)) ||
+        be.get(be.ctx, hM, dM, m.total * sizeof(float))) {
+        report_backend_error(&be, "download");
+        goto done;
+    }
+    if (o.save) {
+        train_ckpt c;
+        memset(&c, 0, sizeof c);
+        c.model_id = MODEL_ID;
+        c.ntensors = NTENSOR;
+        for (i = 0; i < NTENSOR; i++) c.counts[i] = tensor_count[i];
+        c.seed = o.seed;
+        c.step = step;
+        c.batch = o.batch;
+        c.ntrain = train.count;
+        c.lr = o.lr;
+        c.momentum = o.momentum;
+        c.epoch_steps = epoch_steps;
+        c.epoch_correct = epoch_correct;
+        c.epoch_losses = losses;
+        c.params = hP;
+        c.mbuf = hM;
+        if (train_ckpt_save(o.save, &c, err, sizeof err)) {
+            fprintf(stderr, "train_fmnist: --save: %s\n", err);
+            goto done;
+        }
+        if (!o.quiet) printf("saved %s at step %" PRIu64 "\n", o.save, step);
+    }
+    if (step < total_steps) {
+        /* stopped early (--stop-at): the weights so far, no evaluation */
+        hash_hex(hP, m.total, hex);
+        printf("stopped_at_step %" PRIu64 "\nweights_sha256 %s\n", step, hex);
+        rc = 0;
+        goto done;
+    }
+    {
+        long long c = evaluate(&be, &m, dP, &a, &test, ntest, logits, hx, hy);
+        if (c < 0) { report_backend_error(&be, "evaluation"); goto done; }
+        hash_hex(hP, m.total, hex);
+        printf("trained_weights_sha256 %s\n", hex);
+        hash_hex(logits, ntest * NCLASS, hex);
+        printf("test_logits_sha256 %s\n", hex);
+        printf("test_accuracy %lld/%zu\n", c, ntest);
+        if (!o.quiet) printf("time %.1f s (%" PRIu64 " steps)\n", now_s() - t0, step);
+    }
+    rc = 0;
+done:
+    if (have_acts) acts_free(&be, &a);
+    if (have_be) {
+        if (dP) be.release(be.ctx, dP);
+        if (dG) be.release(be.ctx, dG);
+        if (dM) be.release(be.ctx, dM);
+        be.destroy(be.ctx);
+    }
+    for (i = 0; i < 4; i++) free(paths[i]);
+    train_idx_free(&train);
+    train_idx_free(&test);
+    free(hP); free(hM); free(hx); free(hy); free(hz); free(logits); free(losses); free(perm);
+    (void)tensor_names;
+    return rc;
+}
