@@ -246,6 +246,55 @@ int repdl_cuda_adam_step_f32(size_t n, float *w, const float *g, float *m, float
 /* (end rng/optim) */
 
 /* ---- Softmax, losses, normalizations (cuda/nn_softmax_norm.cu) ---- */
+/* The functions of include/repdl/softmax.h and norm.h on device pointers,
+   bit for bit the host's results (operation sequences:
+   docs/nn-softmax-norm.md), for any grid and any batch size.  Arguments
+   and edge cases as on the host (NULL gamma/beta: non-affine; NULL
+   mean/rstd/dgamma/dbeta/dx outputs: not written; in place where the host
+   allows it).  The losses return their scalar through `loss`, one float
+   of device memory, and allocate a rows-float workspace with
+   cudaMallocAsync on `stream`.  Nothing to do (rows == 0, cols == 0):
+   REPDL_CUDA_OK, nothing launched, except the losses, which still write
+   *loss.  NULL where data must be read or written, or a size whose byte
+   count overflows: REPDL_CUDA_ERR_ARGUMENT. */
+#include <stdint.h>
+int repdl_cuda_softmax_f32(size_t rows, size_t cols, const float *x, float *y, void *stream);
+int repdl_cuda_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y, void *stream);
+int repdl_cuda_softmax_backward_f32(size_t rows, size_t cols, const float *y, const float *dy,
+                                    float *dx, void *stream);
+int repdl_cuda_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
+                                        const float *dy, float *dx, void *stream);
+int repdl_cuda_cross_entropy_f32(size_t rows, size_t cols, const float *logits,
+                                 const int32_t *target, int reduction, float *loss,
+                                 float *dlogits, void *stream);
+int repdl_cuda_nll_loss_f32(size_t rows, size_t cols, const float *logp, const int32_t *target,
+                            int reduction, float *loss, float *dlogp, void *stream);
+int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, const float *x,
+                                      const float *gamma, const float *beta, float eps,
+                                      float *y, float *mean, float *rstd, void *stream);
+int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
+                                       const float *gamma, const float *mean,
+                                       const float *rstd, const float *dy, float *dx,
+                                       float *dgamma, float *dbeta, void *stream);
+int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, const float *x,
+                                    const float *gamma, float eps, float *y, float *rstd,
+                                    void *stream);
+int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
+                                     const float *gamma, const float *rstd, const float *dy,
+                                     float *dx, float *dgamma, void *stream);
+int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, const float *x,
+                                            const float *gamma, const float *beta, float eps,
+                                            float momentum, float *running_mean,
+                                            float *running_var, float *y, float *save_mean,
+                                            float *save_rstd, void *stream);
+int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, const float *x,
+                                            const float *gamma, const float *beta, float eps,
+                                            const float *running_mean,
+                                            const float *running_var, float *y, void *stream);
+int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const float *x,
+                                       const float *gamma, const float *save_mean,
+                                       const float *save_rstd, const float *dy, float *dx,
+                                       float *dgamma, float *dbeta, void *stream);
 /* (end softmax/norm) */
 
 /* ---- Activations and pooling (cuda/nn_act_pool.cu) ---- */

@@ -54,6 +54,7 @@
 
 #include "config.h"
 #include "reduce.h"
+#include "softmax.h" /* repdl__row_sum_f32, repdl__row_dot_f32 */
 
 /* Chunk of the elementwise passes. */
 #define REPDL__NORM_CHUNK 256
@@ -114,7 +115,9 @@ REPDL_FN void repdl_layer_norm_forward_f32(size_t rows, size_t cols, const float
     for (r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
         float *yr = y + r * cols;
-        float mu = cols ? repdl_mean_f32(xr, cols) : repdl__nanf();
+        /* repdl_mean_f32(xr, cols), with the row sum staged in L1 */
+        float mu = cols ? repdl__canon(repdl__div_count_f32(repdl__row_sum_f32(xr, cols), cols))
+                        : repdl__nanf();
         float var = cols ? repdl__var_given_mean(xr, cols, mu) : repdl__nanf();
         float rs = repdl__norm_rstd(var, eps);
         if (mean) mean[r] = mu;
@@ -233,7 +236,8 @@ REPDL_FN void repdl_rms_norm_forward_f32(size_t rows, size_t cols, const float *
     for (r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
         float *yr = y + r * cols;
-        float ms = cols ? repdl__div_count_f32(repdl_sumsq_f32(xr, cols), cols) : repdl__nanf();
+        /* RN(repdl_sumsq_f32(xr, cols) / cols) */
+        float ms = cols ? repdl__div_count_f32(repdl__row_dot_f32(xr, xr, cols), cols) : repdl__nanf();
         float rs = repdl__norm_rstd(ms, eps);
         if (rstd) rstd[r] = rs;
         for (k = 0; k < cols; k += REPDL__NORM_CHUNK) {

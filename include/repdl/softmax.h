@@ -61,6 +61,43 @@
    addition: the products go to a stack buffer behind REPDL__MATERIALIZE. */
 #define REPDL__NN_CHUNK 256
 
+/* Row sums for rows that live in L3 or DRAM (shared with norm.h).  The
+   bits of repdl_sum_f32 / repdl_dot_f32 (the canonical leaf value of the
+   same terms, the same tree), but each leaf's terms are first copied (or
+   multiplied, rounded) into a 4 KiB stack buffer in address order, so the
+   leaf's column-wise reads hit L1: twice as fast as the full schedule on
+   a row that is not in cache (measured: docs/nn-softmax-norm.md).  From
+   REPDL_SUM_STREAM_MIN the library's streaming schedule is used. */
+REPDL_FN float repdl__row_sum_f32(const float *x, size_t n)
+{
+    repdl__tree t;
+    size_t j, i;
+    if (n >= REPDL_SUM_STREAM_MIN) return repdl_sum_f32(x, n);
+    repdl__tree_init(&t);
+    for (j = 0; j < n; j += REPDL_SUM_LEAF) {
+        float p[REPDL_SUM_LEAF];
+        size_t len = n - j < REPDL_SUM_LEAF ? n - j : REPDL_SUM_LEAF;
+        for (i = 0; i < len; i++) p[i] = x[j + i];
+        for (; i < REPDL_SUM_LEAF; i++) p[i] = -0.0f;
+        repdl__tree_push(&t, 0, repdl__sum_leaf_full_f32(p));
+    }
+    return repdl__canon(repdl__tree_root(&t));
+}
+REPDL_FN float repdl__row_dot_f32(const float *x, const float *y, size_t n)
+{
+    repdl__tree t;
+    size_t j;
+    if (n >= REPDL_SUM_STREAM_MIN) return repdl_dot_f32(x, y, n);
+    repdl__tree_init(&t);
+    for (j = 0; j < n; j += REPDL_SUM_LEAF) {
+        float p[REPDL_SUM_LEAF];
+        size_t len = n - j < REPDL_SUM_LEAF ? n - j : REPDL_SUM_LEAF;
+        repdl__fmul_exact_store(p, x + j, y + j, len); /* rounded products, barrier */
+        repdl__tree_push(&t, 0, repdl__sum_leaf_full_f32(p));
+    }
+    return repdl__canon(repdl__tree_root(&t));
+}
+
 /* y[0..n) = the canonical NaN. */
 REPDL_FN void repdl__fill_nan(float *y, size_t n)
 {
@@ -141,7 +178,7 @@ REPDL_FN void repdl_softmax_backward_f32(size_t rows, size_t cols, const float *
     for (r = 0; r < rows; r++) {
         const float *yr = y + r * cols, *gr = dy + r * cols;
         float *o = dx + r * cols;
-        float dot = repdl_dot_f32(yr, gr, cols);
+        float dot = repdl__row_dot_f32(yr, gr, cols); /* = repdl_dot_f32 */
         for (i = 0; i < cols; i++)
             o[i] = repdl__canon(repdl__fmul(yr[i], repdl__fsub(gr[i], dot)));
     }
@@ -158,7 +195,7 @@ REPDL_FN void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const flo
     for (r = 0; r < rows; r++) {
         const float *yr = y + r * cols, *gr = dy + r * cols;
         float *o = dx + r * cols;
-        float s = repdl_sum_f32(gr, cols);
+        float s = repdl__row_sum_f32(gr, cols); /* = repdl_sum_f32 */
         for (k = 0; k < cols; k += REPDL__NN_CHUNK) {
             float p[REPDL__NN_CHUNK];
             size_t len = cols - k < REPDL__NN_CHUNK ? cols - k : REPDL__NN_CHUNK;

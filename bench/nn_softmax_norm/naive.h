@@ -1,0 +1,13 @@
+/* bench/nn_softmax_norm/naive.h: the plain-loop anchors of bench_nn.c. */
+#ifndef BENCH_NN_NAIVE_H
+#define BENCH_NN_NAIVE_H
+#include <stddef.h>
+void naive_softmax(size_t rows, size_t cols, const float *x, float *y);
+void naive_log_softmax(size_t rows, size_t cols, const float *x, float *y);
+void naive_softmax_backward(size_t rows, size_t cols, const float *y, const float *dy, float *dx);
+void naive_layer_norm(size_t rows, size_t cols, const float *x, const float *g, const float *b,
+                      float eps, float *y);
+void naive_layer_norm_backward(size_t rows, size_t cols, const float *x, const float *gam,
+                               const float *mean, const float *rstd, const float *dy, float *dx);
+void naive_rms_norm(size_t rows, size_t cols, const float *x, const float *g, float eps, float *y);
+#endif
