@@ -172,6 +172,31 @@ REPDL_FN double repdl__dsqrt(double a) { __asm__("fsqrt %0, %1" : "=d"(a) : "d"(
 #define REPDL__HAVE_HW_SQRT 0
 #endif
 
+/* p[i] = repdl__fsqrt(p[i]) for i < n, the same bits.  Host speed path for
+   loops that cannot vectorize the asm above (math-errno on, x86): SSE/AVX
+   sqrtps is the same correctly rounded IEEE square root as sqrtss, 4 or 8
+   at a time.  Elsewhere (device, -fno-math-errno, other targets) the plain
+   loop, which vectorizes by itself where the builtin is used. */
+#if !defined(__CUDACC__) && !defined(__NO_MATH_ERRNO__) && \
+    (defined(__GNUC__) || defined(__clang__)) && defined(__SSE2__)
+#include <immintrin.h>
+REPDL_FN void repdl__fsqrt_n(float *p, size_t n)
+{
+    size_t i = 0;
+#if defined(__AVX__)
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(p + i, _mm256_sqrt_ps(_mm256_loadu_ps(p + i)));
+#endif
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(p + i, _mm_sqrt_ps(_mm_loadu_ps(p + i)));
+    for (; i < n; i++) p[i] = repdl__fsqrt(p[i]);
+}
+#else
+REPDL_FN void repdl__fsqrt_n(float *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) p[i] = repdl__fsqrt(p[i]);
+}
+#endif
+
 /* Memory barrier for an array of freshly rounded values: forces them to be
    stored and reloaded, so a host compiler cannot fuse the multiplications
    that produced them with the additions that consume them.  On the device

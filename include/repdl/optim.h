@@ -172,16 +172,51 @@ REPDL_FN void repdl__adam_elem(repdl__adam_k k, float *w, float g, float *m, flo
     *w = repdl__canon(repdl__fsub(wd, REPDL__PROD(k.step_size, q, keep)));
 }
 
+/* Host loop: repdl__adam_elem's operations on a chunk of len <=
+   REPDL__ADAM_CHUNK elements, in three passes so that each vectorizes even
+   when repdl__fsqrt is inline assembly (math-errno on): m, v and the values
+   to square-root; the square roots (repdl__fsqrt_n); den, q and w.  The
+   same operations on the same operands, hence the same bits: pass 3 reads
+   m[i] = canon(mi), and the canonical NaN differs from a NaN mi only where
+   w is NaN anyway (then 0x7fc00000). */
+#define REPDL__ADAM_CHUNK 256
+REPDL_FN void repdl__adam_chunk(repdl__adam_k k, size_t len, float *w, const float *g,
+                                float *m, float *v, uint32_t keep)
+{
+    float r[REPDL__ADAM_CHUNK];
+    size_t i;
+    for (i = 0; i < len; i++) {
+        float wi = w[i];
+        float gi = k.coupled_wd ? repdl__fadd(g[i], REPDL__PROD(k.wd, wi, keep)) : g[i];
+        float mi = repdl__fadd(REPDL__PROD(k.b1, m[i], keep), REPDL__PROD(k.omb1, gi, keep));
+        float vi = repdl__fadd(REPDL__PROD(k.b2, v[i], keep),
+                               REPDL__PROD(k.omb2, repdl__fmul(gi, gi), keep));
+        m[i] = repdl__canon(mi);
+        v[i] = repdl__canon(vi);
+        r[i] = vi;
+    }
+    repdl__fsqrt_n(r, len);
+    for (i = 0; i < len; i++) {
+        float den = repdl__fadd(repdl__fdiv(r[i], k.bc2s), k.eps);
+        float q = repdl__fdiv(m[i], den);
+        w[i] = repdl__canon(
+            repdl__fsub(REPDL__PROD(w[i], k.decay, keep), REPDL__PROD(k.step_size, q, keep)));
+    }
+}
+
 REPDL_FN void repdl_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
                                   const repdl_adam_config *c, const repdl_adam_state *s)
 {
     repdl__adam_k k;
     uint32_t keep;
-    size_t i;
+    size_t i, len;
     if (n == 0 || s->t == 0) return;
     k = repdl__adam_prepare(c, s);
     keep = repdl__opaque_ones();
-    for (i = 0; i < n; i++) repdl__adam_elem(k, w + i, g[i], m + i, v + i, keep);
+    for (i = 0; i < n; i += len) {
+        len = n - i < REPDL__ADAM_CHUNK ? n - i : REPDL__ADAM_CHUNK;
+        repdl__adam_chunk(k, len, w + i, g + i, m + i, v + i, keep);
+    }
 }
 
 #endif /* REPDL_OPTIM_H */
