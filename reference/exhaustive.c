@@ -124,7 +124,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]\n"
                     "                  [--threads N] [--max-print N] [--no-array]\n"
-                    "  F: expf logf tanhf sqrtf; LO, HI: input bits in hex, inclusive\n");
+                    "  F: expf logf tanhf sqrtf sigmoidf; LO, HI: input bits in hex, inclusive\n");
     return 2;
 }
 
@@ -167,9 +167,9 @@ int main(int argc, char **argv)
     }
     if (!g_name) return usage();
     {
-        static const char *const ids[] = {"expf", "logf", "tanhf", "sqrtf"};
+        static const char *const ids[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf"};
         int k, known = 0;
-        for (k = 0; k < 4; k++)
+        for (k = 0; k < 5; k++)
             if (strcmp(g_name, ids[k]) == 0) { g_fn_id = (enum repdl_ref_id)k; known = 1; }
         if (!known) return usage();
     }

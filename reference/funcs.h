@@ -29,6 +29,10 @@
 #include <repdl/sqrt.h>
 #define REPDL_REF_HAVE_SQRTF 1
 #endif
+#if __has_include(<repdl/sigmoid.h>)
+#include <repdl/sigmoid.h>
+#define REPDL_REF_HAVE_SIGMOIDF 1
+#endif
 #else
 #include <repdl/exp.h>
 #include <repdl/log.h>
@@ -38,12 +42,15 @@
 #define REPDL_REF_HAVE_LOGF 1
 #define REPDL_REF_HAVE_TANHF 1
 #define REPDL_REF_HAVE_SQRTF 1
+#include <repdl/sigmoid.h>
+#define REPDL_REF_HAVE_SIGMOIDF 1
 #endif
 
 /* Which function it is, for the oracle (also in reference/oracle.h). */
 #ifndef REPDL_REF_ID_DEFINED
 #define REPDL_REF_ID_DEFINED
-enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF };
+enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF,
+                   REPDL_REF_SIGMOIDF };
 #endif
 
 typedef struct repdl_ref_fn {
@@ -84,6 +91,10 @@ REPDL_REF_WRAP_Y(tanhf)
 #ifdef REPDL_REF_HAVE_SQRTF
 REPDL_REF_WRAP(sqrtf)
 #endif
+#ifdef REPDL_REF_HAVE_SIGMOIDF
+REPDL_REF_WRAP(sigmoidf)
+REPDL_REF_WRAP_Y(sigmoidf)
+#endif
 
 static const repdl_ref_fn repdl_ref_fns[] = {
 #ifdef REPDL_REF_HAVE_EXPF
@@ -97,6 +108,9 @@ static const repdl_ref_fn repdl_ref_fns[] = {
 #endif
 #ifdef REPDL_REF_HAVE_SQRTF
     {"sqrtf", REPDL_REF_SQRTF, repdl_ref_w_sqrtf, repdl_ref_wa_sqrtf, repdl_ref_wl_sqrtf, NULL, 0.0},
+#endif
+#ifdef REPDL_REF_HAVE_SIGMOIDF
+    {"sigmoidf", REPDL_REF_SIGMOIDF, repdl_ref_w_sigmoidf, repdl_ref_wa_sigmoidf, repdl_ref_wl_sigmoidf, repdl_ref_wy_sigmoidf, REPDL__SIGMOIDF_ERR},
 #endif
     {NULL, REPDL_REF_EXPF, NULL, NULL, NULL, NULL, 0.0}
 };

@@ -60,4 +60,72 @@ static inline float repdl_ref_fmaf(float a, float b, float c)
     return r;
 }
 
+/* sigma(x) = 1 / (1 + exp(-x)) rounded once to binary32 (the oracle for
+   repdl_sigmoidf).  MPFR has no sigmoid: t = 1/(1 + exp(-x)) is computed
+   at precision p in MPFR's default (wide) exponent range with three
+   roundings to nearest, so |t / sigma(x) - 1| < 2^(2-p); t(1 -+ 2^(3-p))
+   enclose sigma(x), and when both round (binary32 range, subnormalized)
+   to the same value that is sigma(x)'s rounding (monotonic).  Otherwise p
+   doubles: sigma(x) is transcendental for x != 0 (Lindemann), never a
+   binary32 number or a midpoint, so the loop ends.  x >= 17.5 gives 1
+   (1 - sigma < e^-17.5 < 2^-25) and x <= -104 gives +0 (sigma < e^-104 <
+   2^-150): mathematical facts, not evaluations. */
+static inline float repdl_ref_round_flt_(mpfr_srcptr v)   /* called in the wide range */
+{
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_t m;
+    float r;
+    int t;
+    mpfr_init2(m, 24);
+    t = mpfr_set(m, v, MPFR_RNDN);               /* 24 bits, unbounded exponent */
+    mpfr_set_emin(-148);
+    mpfr_set_emax(128);
+    t = mpfr_check_range(m, t, MPFR_RNDN);
+    t = mpfr_subnormalize(m, t, MPFR_RNDN);      /* t is m's error sign: no double rounding */
+    (void)t;
+    r = mpfr_get_flt(m, MPFR_RNDN);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    mpfr_clear(m);
+    return r;
+}
+
+static inline float repdl_ref_sigmoidf(float x)
+{
+    uint32_t ux;
+    memcpy(&ux, &x, 4);
+    if ((ux & 0x7fffffffu) > 0x7f800000u) { uint32_t u = 0x7fc00000u; float r; memcpy(&r, &u, 4); return r; }
+    if (x == 0.0f) return 0.5f;
+    if (x >= 17.5f) return 1.0f;
+    if (x <= -104.0f) return 0.0f;
+    {
+        mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+        mpfr_prec_t p;
+        float r = 0.0f;
+        mpfr_set_emin(mpfr_get_emin_min());
+        mpfr_set_emax(mpfr_get_emax_max());
+        for (p = 64;; p *= 2) {
+            mpfr_t t, lo, hi;
+            float a, b;
+            mpfr_inits2(p, t, (mpfr_ptr)0);
+            mpfr_inits2(p + 8, lo, hi, (mpfr_ptr)0);
+            mpfr_set_flt(t, -x, MPFR_RNDN);              /* exact */
+            mpfr_exp(t, t, MPFR_RNDN);
+            mpfr_add_ui(t, t, 1, MPFR_RNDN);
+            mpfr_ui_div(t, 1, t, MPFR_RNDN);
+            mpfr_set(lo, t, MPFR_RNDN);                  /* exact: more bits */
+            mpfr_mul_2si(hi, t, 3 - (long)p, MPFR_RNDN); /* t 2^(3-p), exact */
+            mpfr_sub(lo, t, hi, MPFR_RNDD);
+            mpfr_add(hi, t, hi, MPFR_RNDU);
+            a = repdl_ref_round_flt_(lo);
+            b = repdl_ref_round_flt_(hi);
+            mpfr_clears(t, lo, hi, (mpfr_ptr)0);
+            if (memcmp(&a, &b, 4) == 0) { r = a; break; }
+        }
+        mpfr_set_emin(emin);
+        mpfr_set_emax(emax);
+        return r;
+    }
+}
+
 #endif /* REPDL_REFERENCE_MPFR_REF_H */

@@ -29,7 +29,8 @@
 
 #ifndef REPDL_REF_ID_DEFINED
 #define REPDL_REF_ID_DEFINED
-enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF };
+enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF,
+                   REPDL_REF_SIGMOIDF };
 #endif
 
 #define REPDL_ORACLE_MARGIN 0x1p-45
@@ -41,6 +42,7 @@ static inline uint32_t repdl_oracle_mpfr(enum repdl_ref_id id, float x)
     case REPDL_REF_EXPF: r = repdl_ref_expf(x); break;
     case REPDL_REF_LOGF: r = repdl_ref_logf(x); break;
     case REPDL_REF_TANHF: r = repdl_ref_tanhf(x); break;
+    case REPDL_REF_SIGMOIDF: r = repdl_ref_sigmoidf(x); break;
     default: r = repdl_ref_sqrtf(x); break;
     }
     return repdl__asuint(r);
@@ -59,7 +61,14 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
         return 0x7f800000u;             /* exp(x) >= e^89 > 4.4e38: above FLT_MAX + ulp/2 */
     if (id == REPDL_REF_EXPF && x <= -104.0f)
         return 0x00000000u;             /* exp(x) <= e^-104 < 6.9e-46 < 2^-150: rounds to +0 */
+    /* sigmoid: 1 - sigma(x) < e^-17.5 < 2^-25 for x >= 17.5 (rounds to 1),
+       sigma(x) < e^x < 2^-150 for x <= -104 (rounds to +0); in between
+       d = 1/(1 + exp(-x)) with glibc's exp (1 ulp) and two roundings:
+       |d/sigma - 1| < 2^-52 + 2^-52 = 2^-51, the bound assumed above. */
+    if (id == REPDL_REF_SIGMOIDF && x >= 17.5f) return 0x3f800000u;
+    if (id == REPDL_REF_SIGMOIDF && x <= -104.0f) return 0x00000000u;
     switch (id) {
+    case REPDL_REF_SIGMOIDF: d = 1.0 / (1.0 + exp(-(double)x)); break;
     case REPDL_REF_EXPF: d = exp((double)x); break;
     case REPDL_REF_LOGF: d = log((double)x); break;
     case REPDL_REF_TANHF: d = tanh((double)x); break;

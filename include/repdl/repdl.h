@@ -28,6 +28,7 @@
 #include "tanh.h"
 #include "log.h"
 #include "sqrt.h"
+#include "sigmoid.h"
 /* reductions */
 #include "reduce.h"
 /* matrix products */
@@ -41,5 +42,8 @@
 /* softmax, losses, normalizations (docs/nn-softmax-norm.md) */
 #include "softmax.h"
 #include "norm.h"
+/* activations and pooling (docs/nn-act-pool.md) */
+#include "activation.h"
+#include "pool.h"
 
 #endif /* REPDL_REPDL_H */

@@ -1,0 +1,295 @@
+/* repdl/activation.h: activation functions and their backward passes
+   (float32), reproducible: the same bits on every machine, compiler, flag
+   set and vector width (docs/nn-act-pool.md gives each definition).
+
+   Array forms (in place allowed: y == x, dx == dy or dx == x; any other
+   overlap is not; n = 0 accepts NULL):
+     repdl_F_f32(n, x, y)                 y[i]  = repdl_Ff(x[i])
+     repdl_F_backward_f32(n, x, dy, dx)   dx[i] = repdl_F_backwardf(x[i], dy[i])
+   for F in relu, sigmoid, silu, gelu (erf form), gelu_tanh, softplus.
+   Every NaN output is the canonical 0x7fc00000.
+
+   Accuracy (docs/nn-act-pool.md):
+     sigmoid            correctly rounded (sigmoid.h, all 2^32 inputs proven);
+     relu               exact;
+     silu, gelu_tanh,   reproducible, not correctly rounded: the float
+     softplus backward, operation sequences written below, built on the
+     all backward        correctly rounded sigmoid;
+     gelu, softplus     reproducible, not correctly rounded: evaluated in
+                        double (relative error < 2^-44 before the final
+                        rounding, reference/gen/nn_act.py), rounded once.
+   Contraction: every product that feeds an addition is behind
+   repdl__fkeep / repdl__dkeep, or the sequence says repdl__fmaf (a fused
+   multiply-add that is part of the definition, identical everywhere). */
+#ifndef REPDL_ACTIVATION_H
+#define REPDL_ACTIVATION_H
+
+#include "config.h"
+#include "exp.h"
+#include "sigmoid.h"
+
+/* ---- relu: max(x, +0); NaN -> NaN ---- */
+/* y = x if x > 0, NaN if x is NaN, +0 otherwise (-0 and negatives). */
+REPDL_FN float repdl_reluf(float x)
+{
+    return x > 0.0f ? x : (x != x ? repdl__nanf() : 0.0f);
+}
+/* dx = dy if x > 0; NaN if x is NaN; +0 otherwise (whatever dy). */
+REPDL_FN float repdl_relu_backwardf(float x, float dy)
+{
+    return x > 0.0f ? repdl__canon(dy) : (x != x ? repdl__nanf() : 0.0f);
+}
+
+/* ---- sigmoid: correctly rounded (sigmoid.h) ---- */
+/* dx = dy * (sigma(x) sigma(-x)): sigma'(x) = sigma(x) (1 - sigma(x)) =
+   sigma(x) sigma(-x), both factors correctly rounded (no cancellation). */
+REPDL_FN float repdl_sigmoid_backwardf(float x, float dy)
+{
+    float g = repdl__fmul(repdl_sigmoidf(x), repdl_sigmoidf(-x));
+    return repdl__canon(repdl__fmul(dy, g));
+}
+
+/* ---- silu: x sigma(x) ---- */
+/* y = x * sigma(x) (one rounding after the correctly rounded sigma);
+   silu(-inf) = -0 (the limit; the formula would give -inf * 0). */
+REPDL_FN float repdl_siluf(float x)
+{
+    if (REPDL_UNLIKELY(repdl__asuint(x) == 0xff800000u)) return -0.0f;
+    return repdl__canon(repdl__fmul(x, repdl_sigmoidf(x)));
+}
+/* silu'(x) = sigma(x) (1 + x sigma(-x)):
+     g = sigma(x) * fmaf(x, sigma(-x), 1);  dx = dy * g.
+   g(+inf) = 1, g(-inf) = -0 (the limits, which the formula reaches for
+   large finite x too). */
+REPDL_FN float repdl_silu_backwardf(float x, float dy)
+{
+    float g;
+    uint32_t ux = repdl__asuint(x);
+    if (REPDL_UNLIKELY((ux & 0x7fffffffu) == 0x7f800000u))
+        g = ux == 0x7f800000u ? 1.0f : -0.0f;
+    else
+        g = repdl__fmul(repdl_sigmoidf(x), repdl__fmaf(x, repdl_sigmoidf(-x), 1.0f));
+    return repdl__canon(repdl__fmul(dy, g));
+}
+
+/* ---- gelu, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+   = x sigma(w), w = 2 sqrt(2/pi) (x + 0.044715 x^3), since
+   1 + tanh(z) = 2 sigma(2z) exactly: the same function without the
+   cancellation of 1 + tanh for negative x.  Sequence (binary32):
+     x2 = x*x; x3 = x2*x; i = x + keep(K1*x3); w = C2*i; y = x * sigma(w)
+   K1 = RN(0.044715), C2 = RN(2 sqrt(2/pi)).  gelu_tanh(-inf) = -0. ---- */
+#define REPDL__GELU_K1 0x1.6e4e26p-5f  /* RN32(0.044715) */
+#define REPDL__GELU_K3 0x1.12ba9ep-3f  /* RN32(3 * 0.044715) = RN32(0.134145) */
+#define REPDL__GELU_C2 0x1.988454p+0f  /* RN32(2 sqrt(2/pi)) */
+REPDL_FN float repdl__gelu_tanh_w(float x, float *x2)
+{
+    float x3, i;
+    *x2 = repdl__fmul(x, x);
+    x3 = repdl__fmul(*x2, x);
+    i = repdl__fadd(x, repdl__fkeep(repdl__fmul(REPDL__GELU_K1, x3)));
+    return repdl__fmul(REPDL__GELU_C2, i);
+}
+REPDL_FN float repdl_gelu_tanhf(float x)
+{
+    float x2;
+    if (REPDL_UNLIKELY(repdl__asuint(x) == 0xff800000u)) return -0.0f;
+    return repdl__canon(repdl__fmul(x, repdl_sigmoidf(repdl__gelu_tanh_w(x, &x2))));
+}
+/* d/dx x sigma(w) = sigma(w) + x sigma(w) sigma(-w) w'(x),
+   w'(x) = C2 (1 + 3 K1 x^2):
+     s = sigma(w); sn = sigma(-w); dw = C2 * fmaf(K3, x2, 1);
+     a = (x * s) * sn; g = fmaf(a, dw, s); dx = dy * g.
+   |x| >= 2^32 (infinities included): g = 1 for x > 0, +0 for x < 0, the
+   values the sequence gives just below 2^32 (where x2 would overflow). */
+REPDL_FN float repdl_gelu_tanh_backwardf(float x, float dy)
+{
+    float x2, w, s, sn, dw, a, g;
+    uint32_t ux = repdl__asuint(x);
+    if (REPDL_UNLIKELY((ux & 0x7fffffffu) >= 0x4f800000u && (ux & 0x7fffffffu) <= 0x7f800000u)) {
+        g = ux < 0x80000000u ? 1.0f : 0.0f;
+    } else {
+        w = repdl__gelu_tanh_w(x, &x2);
+        s = repdl_sigmoidf(w);
+        sn = repdl_sigmoidf(-w);
+        dw = repdl__fmul(REPDL__GELU_C2, repdl__fmaf(REPDL__GELU_K3, x2, 1.0f));
+        a = repdl__fmul(repdl__fmul(x, s), sn);
+        g = repdl__fmaf(a, dw, s);
+    }
+    return repdl__canon(repdl__fmul(dy, g));
+}
+
+/* ---- Double-precision helpers of gelu (erf form) and softplus ----
+   No contraction can change them: every product that feeds an addition is
+   behind repdl__dkeep. */
+
+/* exp(a) in double for a double a, -110 <= a <= 0, that is either a
+   binary32 value or -x^2/2 for a binary32 x (both make the reduction
+   below exact, see exp.h's repdl__exp_reduce: a - k C_HI is a multiple of
+   2^-56 below 2^-9 when k != 0).  The reduction and degree-4 polynomial of
+   exp.h (reference/gen/expf.sollya), with dkeep barriers:
+   |result / exp(a) - 1| < 1.9 2^-53 (reference/gen/expf.py's bound; the
+   uncontracted path is one of the paths it covers). */
+REPDL_FN double repdl__act_exp(double a)
+{
+    double z = repdl__dadd(repdl__dkeep(repdl__dmul(a, 0x1.71547652b82fep8)), 0x1.8p52);
+    uint64_t ki = repdl__asuint64(z), j = ki & 255u;
+    double kd = repdl__dsub(z, 0x1.8p52);
+    double r = repdl__dsub(a, repdl__dkeep(repdl__dmul(kd, 0x1.62e42fefap-9)));
+    double s, r2, p, sr, sr2;
+    r = repdl__dsub(r, repdl__dkeep(repdl__dmul(kd, 0x1.cf79abc9e3b3ap-48)));
+    s = repdl__asdouble(repdl__exp2_256_bits(j) + (ki << 44));
+    r2 = repdl__dmul(r, r);
+    p = repdl__dadd(0x1.00000000000d2p-1, repdl__dkeep(repdl__dmul(r, 0x1.55555720cca8ep-3)));
+    p = repdl__dadd(p, repdl__dkeep(repdl__dmul(r2, 0x1.55554e56bbb14p-5)));
+    sr = repdl__dkeep(repdl__dmul(s, r));
+    sr2 = repdl__dmul(s, r2);
+    return repdl__dadd(s, repdl__dadd(sr, repdl__dkeep(repdl__dmul(sr2, p))));
+}
+
+/* Horner c[0] + v (c[1] + v (... c[n-1])), products behind dkeep. */
+REPDL_FN double repdl__act_horner(const double *c, int n, double v)
+{
+    double h = c[n - 1];
+    int k;
+    for (k = n - 2; k >= 0; k--) h = repdl__dadd(c[k], repdl__dkeep(repdl__dmul(h, v)));
+    return h;
+}
+
+/* Q(u) = Phi(-u) = erfc(u / sqrt 2) / 2 for a binary32 0 <= u < 14.5, and
+   *e = exp(-u^2/2).  Polynomials: reference/gen/nn_act.sollya (relative
+   errors: P1 2^-53.8 (dirty), R1 2^-48.26, R2 2^-52.49, R3 2^-51.76
+   (supnorm)).
+     u < 1:       Q = 1/2 - u P1(u^2)       (P1 ~ erf(u/sqrt2)/(2u), Q > 0.158)
+     1 <= u < 2:  Q = e R1(u)
+     2 <= u < 4:  Q = e R2(1/u)
+     u >= 4:      Q = e R3(1/u)
+   |Q~ / Q - 1| < 2^-45 (reference/gen/nn_act.py measures it, with e's
+   error and the evaluation's). */
+REPDL_FN double repdl__gelu_q(double u, double *e)
+{
+    static const double P1[11] = {
+        0x1.9884533d43651p-2, -0x1.1058377e2cf61p-4, 0x1.46d042976e6c7p-7,
+        -0x1.37403f6d3c2eap-10, 0x1.e42b0dda7f58p-14, -0x1.3ce9084a1fa38p-17,
+        0x1.658bcc4c29f1cp-21, -0x1.6242fe199fbb7p-25, 0x1.39ee4f0b8f937p-29,
+        -0x1.00abb050862dp-33, 0x1.6fd5cfae836c4p-38};
+    static const double R1[13] = {
+        0x1.fffeecb7cab1p-2, -0x1.987a2025b8453p-2, 0x1.ffa68e3b5f03dp-3,
+        -0x1.0f67ab60eae93p-3, 0x1.f90ff61e6c60fp-5, -0x1.a11b618af349dp-6,
+        0x1.2f8e3b7b436aep-7, -0x1.7be4ea7059565p-9, 0x1.88dc4733343fap-11,
+        -0x1.3de96120a8095p-13, 0x1.74f60ee507dcdp-16, -0x1.1772201340b58p-19,
+        0x1.8ee62a556d7eep-24};
+    static const double R2[15] = {
+        -0x1.b52211a04e0c1p-19, 0x1.98a6ab51e7dc2p-2, -0x1.36f679c25ff39p-9,
+        -0x1.7ed374ef15d1ap-2, -0x1.520718f3d23b8p-3, 0x1.d160b3fbebb71p0,
+        -0x1.bd5816536a0a6p-2, -0x1.e91fe481ac0dbp3, 0x1.c886be7bfef81p5,
+        -0x1.d94bd0b2134e4p6, 0x1.482ae5071d58fp7, -0x1.39cea8a6941fap7,
+        0x1.9167df92f1607p6, -0x1.373ee8be3a2d7p5, 0x1.bc5d18c85a192p2};
+    static const double R3[15] = {
+        -0x1.04713c2f3eaf5p-31, 0x1.988457133470cp-2, -0x1.aabf421bcf79bp-19,
+        -0x1.9867f7cc1a347p-2, -0x1.49da7fb144ee2p-9, 0x1.3d3c4e537727dp0,
+        -0x1.10b225dff6739p-1, -0x1.d3a2e43140711p-1, -0x1.24d74ebf15dbbp5,
+        0x1.de71e716dd513p7, -0x1.7c7a5197a515fp9, 0x1.765911e256826p10,
+        -0x1.d492e97f0d49fp10, 0x1.59cc7c897a97cp10, -0x1.cd340d2448587p8};
+    double w = repdl__dmul(u, u);                    /* exact: u is a binary32 */
+    *e = repdl__act_exp(repdl__dmul(w, -0.5));      /* -u^2/2, exact */
+    if (u < 1.0)
+        return repdl__dsub(0.5, repdl__dkeep(repdl__dmul(u, repdl__act_horner(P1, 11, w))));
+    if (u < 2.0) return repdl__dkeep(repdl__dmul(*e, repdl__act_horner(R1, 13, u)));
+    if (u < 4.0) return repdl__dkeep(repdl__dmul(*e, repdl__act_horner(R2, 15, repdl__ddiv(1.0, u))));
+    return repdl__dkeep(repdl__dmul(*e, repdl__act_horner(R3, 15, repdl__ddiv(1.0, u))));
+}
+
+/* ---- gelu, erf form: x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)) ----
+   u = |x|; Phi(x) = 1 - Q(u) for x >= 0, Q(u) for x < 0 (in double);
+   y = RN32(x * Phi) (the product in double, then one rounding to binary32
+   after that).  |x| >= 14.5: y = x for x > 0 (Q(u) < 2^-150) and -0 for
+   x < 0 (|x Phi(x)| < phi(x) < 2^-151), infinities included (the limit:
+   gelu(-inf) = -0).  NaN -> NaN. */
+REPDL_FN float repdl_geluf(float x)
+{
+    uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
+    double u, q, e, phi;
+    if (REPDL_UNLIKELY(ax >= 0x41680000u)) {        /* |x| >= 14.5, inf, NaN */
+        if (ax > 0x7f800000u) return repdl__nanf();
+        return ux < 0x80000000u ? x : -0.0f;
+    }
+    u = (double)repdl__asfloat(ax);
+    q = repdl__gelu_q(u, &e);
+    phi = ux < 0x80000000u ? repdl__dsub(1.0, q) : q;
+    return repdl__d2f(repdl__dmul((double)x, phi));
+}
+/* gelu'(x) = Phi(x) + x phi(x), phi(x) = exp(-x^2/2) / sqrt(2 pi):
+   g = RN32(Phi + keep(x * e * RSQRT2PI)) in double, dx = dy * g (binary32).
+   |x| >= 14.5: g = 1 for x > 0, -0 for x < 0 (|g| < 2^-155 there, g < 0). */
+REPDL_FN float repdl_gelu_backwardf(float x, float dy)
+{
+    uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
+    double u, q, e, phi;
+    float g;
+    if (REPDL_UNLIKELY(ax >= 0x41680000u)) {
+        if (ax > 0x7f800000u) return repdl__nanf();
+        g = ux < 0x80000000u ? 1.0f : -0.0f;
+    } else {
+        u = (double)repdl__asfloat(ax);
+        q = repdl__gelu_q(u, &e);
+        phi = ux < 0x80000000u ? repdl__dsub(1.0, q) : q;
+        g = repdl__d2f(repdl__dadd(phi, repdl__dkeep(repdl__dmul(repdl__dmul((double)x, e),
+                                                                 0x1.9884533d43651p-2)))); /* RN(1/sqrt(2 pi)) */
+    }
+    return repdl__canon(repdl__fmul(dy, g));
+}
+
+/* ---- softplus (beta 1, threshold 20, as PyTorch) ----
+   x > 20: y = x (PyTorch's threshold; +inf -> +inf).
+   x < -0x1.9fe368p6: y = +0 (softplus(x) < e^x < 2^-150; -inf included).
+   Otherwise, in double: e = exp(-|x|) (repdl__act_exp), s = e / (2 + e),
+   L = log1p(e) = 2 atanh(s) = 2 (s + keep(s w A(w))), w = s^2, A from
+   reference/gen/nn_act.sollya (relative error 2^-53.9, dirty);
+   y = RN32(max(x, 0) + L) (x + L in double when x > 0).  NaN -> NaN. */
+REPDL_FN float repdl_softplusf(float x)
+{
+    static const double A[9] = {
+        0x1.5555555555959p-2, 0x1.99999998e81a9p-3, 0x1.2492497962842p-3,
+        0x1.c71c4a06b3dbp-4, 0x1.74625998ccde2p-4, 0x1.3aa89e54bd74ep-4,
+        0x1.1643f3489b941p-4, 0x1.957523a418b6fp-5, 0x1.6b772c734e739p-4};
+    uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
+    double e, s, w, l;
+    if (REPDL_UNLIKELY(ax > 0x7f800000u)) return repdl__nanf();
+    if (x > 20.0f) return x;
+    if (REPDL_UNLIKELY(ux > 0xc2cff1b4u)) return 0.0f;
+    e = repdl__act_exp(-(double)repdl__asfloat(ax));
+    s = repdl__ddiv(e, repdl__dadd(2.0, e));
+    w = repdl__dmul(s, s);
+    l = repdl__dadd(s, repdl__dkeep(repdl__dmul(repdl__dmul(s, w), repdl__act_horner(A, 9, w))));
+    l = repdl__dkeep(repdl__dmul(l, 2.0));
+    return repdl__d2f(ux < 0x80000000u ? repdl__dadd((double)x, l) : l);
+}
+/* softplus'(x) = sigma(x): dx = dy * sigma(x) (correctly rounded sigma);
+   for x > 20 PyTorch passes dy through, and sigma(x) = 1 there: the same. */
+REPDL_FN float repdl_softplus_backwardf(float x, float dy)
+{
+    return repdl__canon(repdl__fmul(dy, repdl_sigmoidf(x)));
+}
+
+/* ---- Array forms ---- */
+#define REPDL__ACT_ARRAYS(F)                                                              \
+    REPDL_FN void repdl_##F##_f32(size_t n, const float *x, float *y)                     \
+    {                                                                                     \
+        size_t i;                                                                         \
+        for (i = 0; i < n; i++) y[i] = repdl_##F##f(x[i]);                                \
+    }                                                                                     \
+    REPDL_FN void repdl_##F##_backward_f32(size_t n, const float *x, const float *dy,     \
+                                           float *dx)                                     \
+    {                                                                                     \
+        size_t i;                                                                         \
+        for (i = 0; i < n; i++) dx[i] = repdl_##F##_backwardf(x[i], dy[i]);               \
+    }
+REPDL__ACT_ARRAYS(relu)
+REPDL__ACT_ARRAYS(sigmoid)
+REPDL__ACT_ARRAYS(silu)
+REPDL__ACT_ARRAYS(gelu)
+REPDL__ACT_ARRAYS(gelu_tanh)
+REPDL__ACT_ARRAYS(softplus)
+#undef REPDL__ACT_ARRAYS
+
+#endif /* REPDL_ACTIVATION_H */

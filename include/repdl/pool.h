@@ -1,0 +1,252 @@
+/* repdl/pool.h: 2-d max and average pooling (NCHW, float32) and their
+   backward passes, reproducible: every output is a pure function of the
+   shape and the data, the same bits on every machine (docs/nn-act-pool.md).
+
+   Shape: x is [n][c][h][w], y is [n][c][oh][ow] with
+     oh = (h + 2 pad_h - kh) / stride_h + 1   (0 if h + 2 pad_h < kh),
+     ow likewise; kh, kw, stride_h, stride_w must be >= 1 (a zero gives
+     oh = ow = 0: nothing is computed).
+   The window of output (p, q) covers the input rows
+     hh = p stride_h - pad_h + r, 0 <= r < kh,  and columns
+     ww = q stride_w - pad_w + s, 0 <= s < kw;
+   taps outside [0, h) x [0, w) are padding.  Taps are visited row-major:
+   (r, s) ascending, s fastest ("window order").
+
+   max_pool2d_forward: y = the first maximum of the in-bounds taps in
+     window order: a tap replaces the current best iff it is a NaN and the
+     best is not, or neither is a NaN and tap > best.  So a NaN propagates
+     (the first NaN wins, the output is the canonical NaN 0x7fc00000), and
+     +0 and -0 compare equal: the first of them in window order wins, with
+     its sign.  argmax (int64, may be NULL) receives hh * w + ww of the
+     winner: a flat index into the (n, c) plane.  A window with no in-bounds
+     tap (only when pad >= kernel) gives y = -inf and argmax = -1.
+   max_pool2d_backward: dx[i] = fadd chain, starting from -0, over the
+     output positions (p, q) ascending (row-major) of the same plane whose
+     argmax is i, of dy[p][q].  Positions no output selected get -0.
+     argmax entries that are not an in-bounds tap of their own window (-1
+     included) select nothing.
+   avg_pool2d_forward: s = fadd chain, starting from -0, over the
+     in-bounds taps in window order (padding taps are zeros and are not
+     added); y = s / (float)d, one division, with
+       d = kh kw                       if count_include_pad (PyTorch's
+                                       divisor: every window lies inside
+                                       the padded input),
+       d = number of in-bounds taps    otherwise;
+     a window with no in-bounds tap gives -0.
+   avg_pool2d_backward: g(p, q) = dy[p][q] / (float)d(p, q), the divisor of
+     the forward pass; dx[i] = fadd chain, starting from -0, over the output
+     positions (p, q) ascending whose window holds input i in bounds, of
+     g(p, q).  Inputs no window covers get -0.
+   Every NaN output is canonical (0x7fc00000).
+
+   Outputs must not overlap inputs.  Sizes are size_t; any count may be 0
+   (then nothing is read or written, NULL is fine).  The backward passes
+   are gathers (each input element sums its outputs in ascending order),
+   which is the same as scattering over the outputs in ascending order and
+   is what the CUDA kernels do too (cuda/nn_act_pool.cu): one REPDL_FN per
+   element serves both. */
+#ifndef REPDL_POOL_H
+#define REPDL_POOL_H
+
+#include "config.h"
+
+typedef struct repdl_pool2d_shape {
+    size_t n, c, h, w, kh, kw, stride_h, stride_w, pad_h, pad_w;
+} repdl_pool2d_shape;
+
+REPDL_FN size_t repdl__pool_out(size_t h, size_t k, size_t st, size_t pad)
+{
+    if (k == 0 || st == 0) return 0;
+    if (h + 2 * pad < k) return 0;
+    return (h + 2 * pad - k) / st + 1;
+}
+REPDL_FN size_t repdl_pool2d_out_h(const repdl_pool2d_shape *s)
+{
+    return repdl__pool_out(s->h, s->kh, s->stride_h, s->pad_h);
+}
+REPDL_FN size_t repdl_pool2d_out_w(const repdl_pool2d_shape *s)
+{
+    return repdl__pool_out(s->w, s->kw, s->stride_w, s->pad_w);
+}
+
+/* In-bounds part of output p's window along one axis: taps r in [*r0, *r1). */
+REPDL_FN void repdl__pool_span(size_t p, size_t k, size_t st, size_t pad, size_t h,
+                               size_t *r0, size_t *r1)
+{
+    /* window rows p st - pad + r, computed without going negative */
+    size_t base = p * st;                       /* hh + pad */
+    size_t lo = base < pad ? pad - base : 0;    /* first r with hh >= 0 */
+    size_t hi = k;                              /* first r with hh >= h */
+    if (base + k > h + pad) hi = base + k > h + pad + k ? 0 : h + pad - base;
+    if (hi < lo) hi = lo;
+    *r0 = lo;
+    *r1 = hi;
+}
+
+/* Output positions whose window holds input row hh: [*p0, *p1), i.e.
+   p st - pad <= hh <= p st - pad + k - 1 and p < out. */
+REPDL_FN void repdl__pool_cover(size_t hh, size_t k, size_t st, size_t pad, size_t out,
+                                size_t *p0, size_t *p1)
+{
+    size_t a = hh + pad;                         /* p st <= a, p st >= a - k + 1 */
+    size_t lo = a + 1 <= k ? 0 : (a + 1 - k + st - 1) / st;
+    size_t hi = a / st + 1;
+    if (hi > out) hi = out;
+    if (lo > hi) lo = hi;
+    *p0 = lo;
+    *p1 = hi;
+}
+
+/* One output of max_pool2d_forward: plane x (h x w), output (p, q). */
+REPDL_FN float repdl__maxpool_fwd_elem(const repdl_pool2d_shape *s, const float *x, size_t p,
+                                       size_t q, int64_t *arg)
+{
+    size_t r0, r1, c0, c1, r, c;
+    float best = repdl__asfloat(0xff800000u);
+    int64_t bi = -1;
+    int have = 0, bestnan = 0;
+    repdl__pool_span(p, s->kh, s->stride_h, s->pad_h, s->h, &r0, &r1);
+    repdl__pool_span(q, s->kw, s->stride_w, s->pad_w, s->w, &c0, &c1);
+    for (r = r0; r < r1; r++) {
+        size_t hh = p * s->stride_h + r - s->pad_h;
+        for (c = c0; c < c1; c++) {
+            size_t ww = q * s->stride_w + c - s->pad_w;
+            float v = x[hh * s->w + ww];
+            int vnan = v != v;
+            if (!have || (vnan && !bestnan) || (!bestnan && !vnan && v > best)) {
+                best = v;
+                bestnan = vnan;
+                bi = (int64_t)(hh * s->w + ww);
+                have = 1;
+            }
+        }
+    }
+    *arg = bi;
+    return repdl__canon(best);
+}
+
+/* 1 when flat index i (of an h x w plane) is an in-bounds tap of output
+   (p, q)'s window. */
+REPDL_FN int repdl__pool_in_window(const repdl_pool2d_shape *s, int64_t i, size_t p, size_t q)
+{
+    size_t hh, ww, r0, r1, c0, c1;
+    if (i < 0 || (uint64_t)i >= (uint64_t)(s->h * s->w)) return 0;
+    hh = (size_t)i / s->w;
+    ww = (size_t)i % s->w;
+    repdl__pool_span(p, s->kh, s->stride_h, s->pad_h, s->h, &r0, &r1);
+    repdl__pool_span(q, s->kw, s->stride_w, s->pad_w, s->w, &c0, &c1);
+    return hh + s->pad_h >= p * s->stride_h + r0 && hh + s->pad_h < p * s->stride_h + r1 &&
+           ww + s->pad_w >= q * s->stride_w + c0 && ww + s->pad_w < q * s->stride_w + c1;
+}
+
+/* One input element (hh, ww) of max_pool2d_backward, planes argmax/dy
+   (oh x ow). */
+REPDL_FN float repdl__maxpool_bwd_elem(const repdl_pool2d_shape *s, const int64_t *argmax,
+                                       const float *dy, size_t oh, size_t ow, size_t hh,
+                                       size_t ww)
+{
+    size_t p0, p1, q0, q1, p, q;
+    int64_t me = (int64_t)(hh * s->w + ww);
+    float acc = -0.0f;
+    repdl__pool_cover(hh, s->kh, s->stride_h, s->pad_h, oh, &p0, &p1);
+    repdl__pool_cover(ww, s->kw, s->stride_w, s->pad_w, ow, &q0, &q1);
+    for (p = p0; p < p1; p++)
+        for (q = q0; q < q1; q++)
+            if (argmax[p * ow + q] == me) acc = repdl__fadd(acc, dy[p * ow + q]);
+    return repdl__canon(acc);
+}
+
+/* Divisor of output (p, q), as a float (exact up to 2^24 taps). */
+REPDL_FN float repdl__avgpool_div(const repdl_pool2d_shape *s, int count_include_pad, size_t p,
+                                  size_t q)
+{
+    size_t r0, r1, c0, c1;
+    if (count_include_pad) return (float)(s->kh * s->kw);
+    repdl__pool_span(p, s->kh, s->stride_h, s->pad_h, s->h, &r0, &r1);
+    repdl__pool_span(q, s->kw, s->stride_w, s->pad_w, s->w, &c0, &c1);
+    return (float)((r1 - r0) * (c1 - c0));
+}
+
+REPDL_FN float repdl__avgpool_fwd_elem(const repdl_pool2d_shape *s, int count_include_pad,
+                                       const float *x, size_t p, size_t q)
+{
+    size_t r0, r1, c0, c1, r, c;
+    float acc = -0.0f;
+    repdl__pool_span(p, s->kh, s->stride_h, s->pad_h, s->h, &r0, &r1);
+    repdl__pool_span(q, s->kw, s->stride_w, s->pad_w, s->w, &c0, &c1);
+    if (r0 == r1 || c0 == c1) return -0.0f;
+    for (r = r0; r < r1; r++) {
+        size_t hh = p * s->stride_h + r - s->pad_h;
+        for (c = c0; c < c1; c++) acc = repdl__fadd(acc, x[hh * s->w + q * s->stride_w + c - s->pad_w]);
+    }
+    return repdl__canon(repdl__fdiv(acc, repdl__avgpool_div(s, count_include_pad, p, q)));
+}
+
+REPDL_FN float repdl__avgpool_bwd_elem(const repdl_pool2d_shape *s, int count_include_pad,
+                                       const float *dy, size_t ow, size_t oh, size_t hh,
+                                       size_t ww)
+{
+    size_t p0, p1, q0, q1, p, q;
+    float acc = -0.0f;
+    repdl__pool_cover(hh, s->kh, s->stride_h, s->pad_h, oh, &p0, &p1);
+    repdl__pool_cover(ww, s->kw, s->stride_w, s->pad_w, ow, &q0, &q1);
+    for (p = p0; p < p1; p++)
+        for (q = q0; q < q1; q++)
+            acc = repdl__fadd(acc, repdl__fdiv(dy[p * ow + q],
+                                               repdl__avgpool_div(s, count_include_pad, p, q)));
+    return repdl__canon(acc);
+}
+
+REPDL_FN void repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const float *x, float *y,
+                                           int64_t *argmax)
+{
+    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p, q;
+    size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
+    for (plane = 0; plane < planes; plane++)
+        for (p = 0; p < oh; p++)
+            for (q = 0; q < ow; q++) {
+                int64_t a;
+                y[plane * ohw + p * ow + q] = repdl__maxpool_fwd_elem(s, x + plane * hw, p, q, &a);
+                if (argmax) argmax[plane * ohw + p * ow + q] = a;
+            }
+}
+
+REPDL_FN void repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const int64_t *argmax,
+                                            const float *dy, float *dx)
+{
+    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, hh, ww;
+    size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
+    for (plane = 0; plane < planes; plane++)
+        for (hh = 0; hh < s->h; hh++)
+            for (ww = 0; ww < s->w; ww++)
+                dx[plane * hw + hh * s->w + ww] =
+                    ohw ? repdl__maxpool_bwd_elem(s, argmax + plane * ohw, dy + plane * ohw, oh, ow, hh, ww)
+                        : -0.0f;
+}
+
+REPDL_FN void repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int count_include_pad,
+                                           const float *x, float *y)
+{
+    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p, q;
+    size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
+    for (plane = 0; plane < planes; plane++)
+        for (p = 0; p < oh; p++)
+            for (q = 0; q < ow; q++)
+                y[plane * ohw + p * ow + q] =
+                    repdl__avgpool_fwd_elem(s, count_include_pad, x + plane * hw, p, q);
+}
+
+REPDL_FN void repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s, int count_include_pad,
+                                            const float *dy, float *dx)
+{
+    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, hh, ww;
+    size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
+    for (plane = 0; plane < planes; plane++)
+        for (hh = 0; hh < s->h; hh++)
+            for (ww = 0; ww < s->w; ww++)
+                dx[plane * hw + hh * s->w + ww] =
+                    ohw ? repdl__avgpool_bwd_elem(s, count_include_pad, dy + plane * ohw, ow, oh, hh, ww)
+                        : -0.0f;
+}
+
+#endif /* REPDL_POOL_H */
