@@ -298,6 +298,43 @@ int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const floa
 /* (end softmax/norm) */
 
 /* ---- Activations and pooling (cuda/nn_act_pool.cu) ---- */
+/* The functions of include/repdl/activation.h and pool.h on device
+   pointers, bit for bit the host's results (definitions:
+   docs/nn-act-pool.md), for any grid and any batch size.
+   Activations: y[i] = repdl_Ff(x[i]), dx[i] = repdl_F_backwardf(x[i],
+   dy[i]); in place (y == x, dx == dy, dx == x) allowed, any other overlap
+   of an output with an input is REPDL_CUDA_ERR_ARGUMENT; n == 0 launches
+   nothing (NULL allowed).
+   Pooling: the shape is a host pointer (struct repdl_pool2d_shape of
+   include/repdl/pool.h); argmax may be NULL in the forward pass; outputs
+   must not overlap inputs.  Nothing to compute (an empty tensor): OK,
+   nothing launched.  NULL where data must be read or written, a NULL
+   shape, or a size whose byte count overflows: REPDL_CUDA_ERR_ARGUMENT. */
+#include <stdint.h>
+#define REPDL_CUDA_ACTIVATIONS(X) X(relu) X(sigmoid) X(silu) X(gelu) X(gelu_tanh) X(softplus)
+int repdl_cuda_relu_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_relu_backward_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_sigmoid_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_sigmoid_backward_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_silu_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_silu_backward_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_gelu_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_gelu_backward_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_gelu_tanh_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_gelu_tanh_backward_f32(size_t n, const float *x, const float *dy, float *dx,
+                                      void *stream);
+int repdl_cuda_softplus_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_softplus_backward_f32(size_t n, const float *x, const float *dy, float *dx,
+                                     void *stream);
+struct repdl_pool2d_shape;
+int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape *s, const float *x, float *y,
+                                      int64_t *argmax, void *stream);
+int repdl_cuda_max_pool2d_backward_f32(const struct repdl_pool2d_shape *s, const int64_t *argmax,
+                                       const float *dy, float *dx, void *stream);
+int repdl_cuda_avg_pool2d_forward_f32(const struct repdl_pool2d_shape *s, int count_include_pad,
+                                      const float *x, float *y, void *stream);
+int repdl_cuda_avg_pool2d_backward_f32(const struct repdl_pool2d_shape *s, int count_include_pad,
+                                       const float *dy, float *dx, void *stream);
 /* (end activations/pooling) */
 
 #ifdef __cplusplus

@@ -155,7 +155,7 @@ REPDL_FN double repdl__act_horner(const double *c, int n, double v)
     return h;
 }
 
-/* Q(u) = Phi(-u) = erfc(u / sqrt 2) / 2 for a binary32 0 <= u < 14.5, and
+/* Q(u) = Phi(-u) = erfc(u / sqrt 2) / 2 for a binary32 0 <= u < 15, and
    *e = exp(-u^2/2).  Polynomials: reference/gen/nn_act.sollya (relative
    errors: P1 2^-53.8 (dirty), R1 2^-48.26, R2 2^-52.49, R3 2^-51.76
    (supnorm)).
@@ -220,13 +220,14 @@ REPDL_FN float repdl_geluf(float x)
 }
 /* gelu'(x) = Phi(x) + x phi(x), phi(x) = exp(-x^2/2) / sqrt(2 pi):
    g = RN32(Phi + keep(x * e * RSQRT2PI)) in double, dx = dy * g (binary32).
-   |x| >= 14.5: g = 1 for x > 0, -0 for x < 0 (|g| < 2^-155 there, g < 0). */
+   |x| >= 15: g = 1 for x > 0 (1 - Q + x phi, Q < 2^-160), -0 for x < 0
+   (0 > g > x phi(x) > -2^-159). */
 REPDL_FN float repdl_gelu_backwardf(float x, float dy)
 {
     uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
     double u, q, e, phi;
     float g;
-    if (REPDL_UNLIKELY(ax >= 0x41680000u)) {
+    if (REPDL_UNLIKELY(ax >= 0x41700000u)) {                /* |x| >= 15, inf, NaN */
         if (ax > 0x7f800000u) return repdl__nanf();
         g = ux < 0x80000000u ? 1.0f : -0.0f;
     } else {

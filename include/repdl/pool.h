@@ -97,32 +97,50 @@ REPDL_FN void repdl__pool_cover(size_t hh, size_t k, size_t st, size_t pad, size
     *p1 = hi;
 }
 
-/* One output of max_pool2d_forward: plane x (h x w), output (p, q). */
-REPDL_FN float repdl__maxpool_fwd_elem(const repdl_pool2d_shape *s, const float *x, size_t p,
+/* One output of max_pool2d_forward: plane x (h x w), output (p, q).
+   The first in-bounds tap starts; a later tap replaces it iff tap > best
+   (a NaN never compares greater); if the window holds a NaN, the first
+   NaN in window order is the answer instead: the rule of the header
+   comment. */
+REPDL_FN float repdl__maxpool_fwd_elem(const repdl_pool2d_shape *sp, const float *x, size_t p,
                                        size_t q, int64_t *arg)
 {
-    size_t r0, r1, c0, c1, r, c;
-    float best = repdl__asfloat(0xff800000u);
-    int64_t bi = -1;
-    int have = 0, bestnan = 0;
-    repdl__pool_span(p, s->kh, s->stride_h, s->pad_h, s->h, &r0, &r1);
-    repdl__pool_span(q, s->kw, s->stride_w, s->pad_w, s->w, &c0, &c1);
+    repdl_pool2d_shape s = *sp;   /* a local copy: stores cannot alias it */
+    size_t r0, r1, c0, c1, r, c, hb, wb;
+    float best;
+    int64_t bi;
+    int anynan = 0;
+    repdl__pool_span(p, s.kh, s.stride_h, s.pad_h, s.h, &r0, &r1);
+    repdl__pool_span(q, s.kw, s.stride_w, s.pad_w, s.w, &c0, &c1);
+    if (r0 == r1 || c0 == c1) {
+        *arg = -1;
+        return repdl__asfloat(0xff800000u);
+    }
+    hb = p * s.stride_h - s.pad_h;    /* modulo 2^64: hb + r is the row */
+    wb = q * s.stride_w - s.pad_w;
+    best = x[(hb + r0) * s.w + wb + c0];
+    bi = (int64_t)((hb + r0) * s.w + wb + c0);
     for (r = r0; r < r1; r++) {
-        size_t hh = p * s->stride_h + r - s->pad_h;
+        const float *row = x + (hb + r) * s.w + wb;
+        int64_t rb = (int64_t)((hb + r) * s.w + wb);
         for (c = c0; c < c1; c++) {
-            size_t ww = q * s->stride_w + c - s->pad_w;
-            float v = x[hh * s->w + ww];
-            int vnan = v != v;
-            if (!have || (vnan && !bestnan) || (!bestnan && !vnan && v > best)) {
-                best = v;
-                bestnan = vnan;
-                bi = (int64_t)(hh * s->w + ww);
-                have = 1;
-            }
+            float v = row[c];
+            int gt = v > best;              /* selects, not branches: random data */
+            best = gt ? v : best;
+            bi = gt ? rb + (int64_t)c : bi;
+            anynan |= v != v;
         }
     }
+    if (REPDL_UNLIKELY(anynan)) {         /* the first NaN in window order wins */
+        for (r = r0; r < r1; r++)
+            for (c = c0; c < c1; c++)
+                if (x[(hb + r) * s.w + wb + c] != x[(hb + r) * s.w + wb + c]) {
+                    *arg = (int64_t)((hb + r) * s.w + wb + c);
+                    return repdl__nanf();
+                }
+    }
     *arg = bi;
-    return repdl__canon(best);
+    return best;
 }
 
 /* 1 when flat index i (of an h x w plane) is an in-bounds tap of output

@@ -1,0 +1,258 @@
+/* cuda/nn_act_pool.cu: activations (relu, sigmoid, silu, gelu, gelu_tanh,
+   softplus) with their backward passes, and max/avg pool2d with theirs,
+   on the GPU: bit for bit include/repdl/activation.h and pool.h on the
+   host, for any grid and any batch size.
+
+   Every value is computed by the host's own REPDL_FN: the activations are
+   elementwise (thread i: repdl_Ff(x[i])), the pooling forward passes take
+   one thread per output (repdl__maxpool_fwd_elem, repdl__avgpool_fwd_elem:
+   the window in row-major order), the backward passes one thread per
+   input element (repdl__maxpool_bwd_elem, repdl__avgpool_bwd_elem: the
+   fadd chain over the covering outputs in ascending order, a gather, so
+   no atomics and no dependence on scheduling).  Every float operation is
+   a config.h primitive: the PTX is the same under --fmad=true and
+   --fmad=false (tests/cuda/check_ptx.sh). */
+#include <repdl/activation.h>
+#include <repdl/pool.h>
+
+#include "common.cuh"
+
+namespace repdl_cuda {
+namespace nnap {
+
+constexpr int THREADS = 256;
+
+static unsigned grid_for(size_t work, const device_facts &dev)
+{
+    size_t want = (work + THREADS - 1) / THREADS;
+    size_t cap = (size_t)dev.sms * 32;
+    if (want < 1) want = 1;
+    return (unsigned)(want < cap ? want : cap);
+}
+
+#define NNAP_FUNCTORS(name)                                                          \
+    struct fwd_##name {                                                              \
+        __device__ __forceinline__ float operator()(float x) const                   \
+        {                                                                            \
+            return repdl_##name##f(x);                                               \
+        }                                                                            \
+    };                                                                               \
+    struct bwd_##name {                                                              \
+        __device__ __forceinline__ float operator()(float x, float dy) const         \
+        {                                                                            \
+            return repdl_##name##_backwardf(x, dy);                                  \
+        }                                                                            \
+    };
+REPDL_CUDA_ACTIVATIONS(NNAP_FUNCTORS)
+#undef NNAP_FUNCTORS
+
+template <class F>
+__global__ void __launch_bounds__(THREADS) fwd_kernel(const float *x, float *y, size_t n)
+{
+    F f;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = f(x[i]);
+}
+
+template <class F>
+__global__ void __launch_bounds__(THREADS)
+bwd_kernel(const float *x, const float *dy, float *dx, size_t n)
+{
+    F f;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        dx[i] = f(x[i], dy[i]);
+}
+
+/* An output may equal an input (in place) but not partly overlap one. */
+static bool bad_overlap(const void *out, const void *in, size_t bytes)
+{
+    return out != in && overlap(out, bytes, in, bytes);
+}
+
+template <class F>
+static int launch_fwd(size_t n, const float *x, float *y, void *stream)
+{
+    if (n == 0) return REPDL_CUDA_OK;
+    size_t bytes;
+    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (bad_overlap(y, x, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    device_facts dev;
+    int rc = current_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    fwd_kernel<F><<<grid_for(n, dev), THREADS, 0, as_stream(stream)>>>(x, y, n);
+    return check_launch();
+}
+
+template <class F>
+static int launch_bwd(size_t n, const float *x, const float *dy, float *dx, void *stream)
+{
+    if (n == 0) return REPDL_CUDA_OK;
+    size_t bytes;
+    if (!x || !dy || !dx || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (bad_overlap(dx, x, bytes) || bad_overlap(dx, dy, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    device_facts dev;
+    int rc = current_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    bwd_kernel<F><<<grid_for(n, dev), THREADS, 0, as_stream(stream)>>>(x, dy, dx, n);
+    return check_launch();
+}
+
+/* ---- pooling ---- */
+
+__global__ void __launch_bounds__(THREADS)
+maxpool_fwd_kernel(repdl_pool2d_shape s, size_t oh, size_t ow, const float *x, float *y,
+                   int64_t *argmax, size_t total)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x, ohw = oh * ow, hw = s.h * s.w;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+        size_t plane = i / ohw, pq = i % ohw;
+        int64_t a;
+        y[i] = repdl__maxpool_fwd_elem(&s, x + plane * hw, pq / ow, pq % ow, &a);
+        if (argmax) argmax[i] = a;
+    }
+}
+
+__global__ void __launch_bounds__(THREADS)
+avgpool_fwd_kernel(repdl_pool2d_shape s, int incl, size_t oh, size_t ow, const float *x,
+                   float *y, size_t total)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x, ohw = oh * ow, hw = s.h * s.w;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+        size_t plane = i / ohw, pq = i % ohw;
+        y[i] = repdl__avgpool_fwd_elem(&s, incl, x + plane * hw, pq / ow, pq % ow);
+    }
+}
+
+__global__ void __launch_bounds__(THREADS)
+maxpool_bwd_kernel(repdl_pool2d_shape s, size_t oh, size_t ow, const int64_t *argmax,
+                   const float *dy, float *dx, size_t total)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x, ohw = oh * ow, hw = s.h * s.w;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+        size_t plane = i / hw, e = i % hw;
+        dx[i] = ohw ? repdl__maxpool_bwd_elem(&s, argmax + plane * ohw, dy + plane * ohw, oh, ow,
+                                              e / s.w, e % s.w)
+                    : -0.0f;
+    }
+}
+
+__global__ void __launch_bounds__(THREADS)
+avgpool_bwd_kernel(repdl_pool2d_shape s, int incl, size_t oh, size_t ow, const float *dy,
+                   float *dx, size_t total)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x, ohw = oh * ow, hw = s.h * s.w;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+        size_t plane = i / hw, e = i % hw;
+        dx[i] = ohw ? repdl__avgpool_bwd_elem(&s, incl, dy + plane * ohw, ow, oh, e / s.w, e % s.w)
+                    : -0.0f;
+    }
+}
+
+/* Element counts of x and y; 0 on overflow of the byte counts. */
+static int pool_sizes(const repdl_pool2d_shape *s, size_t *nx, size_t *ny, size_t *oh,
+                      size_t *ow)
+{
+    size_t planes, b;
+    *oh = repdl_pool2d_out_h(s);
+    *ow = repdl_pool2d_out_w(s);
+    if (!mul_ok(s->n, s->c, &planes) || !mul_ok(planes, s->h, nx) || !mul_ok(*nx, s->w, nx) ||
+        !mul_ok(*nx, sizeof(float), &b) || !mul_ok(planes, *oh, ny) || !mul_ok(*ny, *ow, ny) ||
+        !mul_ok(*ny, sizeof(int64_t), &b))
+        return 0;
+    return 1;
+}
+
+} // namespace nnap
+} // namespace repdl_cuda
+
+using namespace repdl_cuda;
+using namespace repdl_cuda::nnap;
+
+#define NNAP_LAUNCHERS(name)                                                                \
+    extern "C" int repdl_cuda_##name##_f32(size_t n, const float *x, float *y, void *stream) \
+    {                                                                                       \
+        return launch_fwd<fwd_##name>(n, x, y, stream);                                     \
+    }                                                                                       \
+    extern "C" int repdl_cuda_##name##_backward_f32(size_t n, const float *x,               \
+                                                    const float *dy, float *dx,             \
+                                                    void *stream)                           \
+    {                                                                                       \
+        return launch_bwd<bwd_##name>(n, x, dy, dx, stream);                                \
+    }
+REPDL_CUDA_ACTIVATIONS(NNAP_LAUNCHERS)
+#undef NNAP_LAUNCHERS
+
+extern "C" int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape *s,
+                                                 const float *x, float *y, int64_t *argmax,
+                                                 void *stream)
+{
+    size_t nx, ny, oh, ow;
+    if (!s || !pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (ny == 0) return REPDL_CUDA_OK;
+    if (!x || !y) return REPDL_CUDA_ERR_ARGUMENT;
+    if (overlap(y, ny * sizeof(float), x, nx * sizeof(float)) ||
+        (argmax && (overlap(argmax, ny * sizeof(int64_t), x, nx * sizeof(float)) ||
+                    overlap(argmax, ny * sizeof(int64_t), y, ny * sizeof(float)))))
+        return REPDL_CUDA_ERR_ARGUMENT;
+    device_facts dev;
+    int rc = current_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    maxpool_fwd_kernel<<<grid_for(ny, dev), THREADS, 0, as_stream(stream)>>>(*s, oh, ow, x, y,
+                                                                              argmax, ny);
+    return check_launch();
+}
+
+extern "C" int repdl_cuda_max_pool2d_backward_f32(const struct repdl_pool2d_shape *s,
+                                                  const int64_t *argmax, const float *dy,
+                                                  float *dx, void *stream)
+{
+    size_t nx, ny, oh, ow;
+    if (!s || !pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (nx == 0) return REPDL_CUDA_OK;
+    if (!dx || (ny && (!argmax || !dy))) return REPDL_CUDA_ERR_ARGUMENT;
+    if (ny && (overlap(dx, nx * sizeof(float), dy, ny * sizeof(float)) ||
+               overlap(dx, nx * sizeof(float), argmax, ny * sizeof(int64_t))))
+        return REPDL_CUDA_ERR_ARGUMENT;
+    device_facts dev;
+    int rc = current_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    maxpool_bwd_kernel<<<grid_for(nx, dev), THREADS, 0, as_stream(stream)>>>(*s, oh, ow, argmax,
+                                                                              dy, dx, nx);
+    return check_launch();
+}
+
+extern "C" int repdl_cuda_avg_pool2d_forward_f32(const struct repdl_pool2d_shape *s,
+                                                 int count_include_pad, const float *x, float *y,
+                                                 void *stream)
+{
+    size_t nx, ny, oh, ow;
+    if (!s || !pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (ny == 0) return REPDL_CUDA_OK;
+    if (!x || !y) return REPDL_CUDA_ERR_ARGUMENT;
+    if (overlap(y, ny * sizeof(float), x, nx * sizeof(float))) return REPDL_CUDA_ERR_ARGUMENT;
+    device_facts dev;
+    int rc = current_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    avgpool_fwd_kernel<<<grid_for(ny, dev), THREADS, 0, as_stream(stream)>>>(
+        *s, count_include_pad, oh, ow, x, y, ny);
+    return check_launch();
+}
+
+extern "C" int repdl_cuda_avg_pool2d_backward_f32(const struct repdl_pool2d_shape *s,
+                                                  int count_include_pad, const float *dy,
+                                                  float *dx, void *stream)
+{
+    size_t nx, ny, oh, ow;
+    if (!s || !pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (nx == 0) return REPDL_CUDA_OK;
+    if (!dx || (ny && !dy)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (ny && overlap(dx, nx * sizeof(float), dy, ny * sizeof(float))) return REPDL_CUDA_ERR_ARGUMENT;
+    device_facts dev;
+    int rc = current_device(&dev);
+    if (rc != REPDL_CUDA_OK) return rc;
+    avgpool_bwd_kernel<<<grid_for(nx, dev), THREADS, 0, as_stream(stream)>>>(
+        *s, count_include_pad, oh, ow, dy, dx, nx);
+    return check_launch();
+}
