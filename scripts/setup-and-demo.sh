@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
 # The README's first command: install dependencies, build everything, run
-# the demo.
+# the demo, then train LeNet-5 on Fashion-MNIST with repdl only
+# (examples/train_fmnist.c, docs/train.md) and print its hashes next to the
+# published ones (tests/train/expected.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 [ -d build ] || meson setup build
 ninja -C build
 ./build/examples/demo
+
+echo
+echo "Training LeNet-5 on Fashion-MNIST, 2 epochs (about a minute; the [full] run of tests/train/expected.txt):"
+args=$(sed -n 's/^\[full\] //p' tests/train/expected.txt)
+# shellcheck disable=SC2086
+./build/examples/train_fmnist $args
+echo "published (tests/train/expected.txt, the same on every machine):"
+awk '$1 == "[full]" { on = 1; next } /^\[/ { on = 0 } on && !/^#/ && NF' tests/train/expected.txt
