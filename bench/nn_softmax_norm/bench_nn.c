@@ -38,14 +38,14 @@ static int cmpd(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-enum { SOFTMAX, LOG_SOFTMAX, SOFTMAX_BW, LAYER_NORM, LAYER_NORM_BW, RMS_NORM, NOPS };
+enum { SOFTMAX, LOG_SOFTMAX, SOFTMAX_BW, LAYER_NORM, LAYER_NORM_BW, LN_PARAM_GRADS, RMS_NORM, NOPS };
 static const char *names[NOPS] = {"softmax", "log_softmax", "softmax_bwd", "layer_norm",
-                                  "layer_norm_bwd", "rms_norm"};
+                                  "layer_norm_bwd", "ln_dgamma_dbeta", "rms_norm"};
 /* arrays of rows x cols moved: read + written */
-static const int arrays[NOPS] = {2, 2, 3, 2, 3, 2};
+static const int arrays[NOPS] = {2, 2, 3, 2, 3, 2, 2};
 
 static size_t R, C;
-static float *x, *y, *dy, *dx, *g, *b, *mu, *rs;
+static float *x, *y, *dy, *dx, *g, *b, *mu, *rs, *pg, *pb;
 
 static void run(int op, int naive)
 {
@@ -62,6 +62,10 @@ static void run(int op, int naive)
     case LAYER_NORM_BW:
         naive ? naive_layer_norm_backward(R, C, x, g, mu, rs, dy, dx)
               : repdl_layer_norm_backward_f32(R, C, x, g, mu, rs, dy, dx, NULL, NULL);
+        break;
+    case LN_PARAM_GRADS: /* the column sums over rows of layer-norm backward */
+        naive ? naive_layer_norm_param_grads(R, C, x, mu, rs, dy, pg, pb)
+              : repdl_layer_norm_backward_f32(R, C, x, g, mu, rs, dy, NULL, pg, pb);
         break;
     case RMS_NORM:
         naive ? naive_rms_norm(R, C, x, g, 1e-6f, y) : repdl_rms_norm_forward_f32(R, C, x, g, 1e-6f, y, rs);
@@ -101,8 +105,8 @@ int main(int argc, char **argv)
         C = shapes[s][1];
         size_t n = R * C;
         x = malloc(n * 4); y = malloc(n * 4); dy = malloc(n * 4); dx = malloc(n * 4);
-        g = malloc(C * 4); b = malloc(C * 4); mu = malloc(R * 4); rs = malloc(R * 4);
-        if (!x || !y || !dy || !dx || !g || !b || !mu || !rs) return 1;
+        g = malloc(C * 4); b = malloc(C * 4); pg = malloc(C * 4); pb = malloc(C * 4); mu = malloc(R * 4); rs = malloc(R * 4);
+        if (!x || !y || !dy || !dx || !g || !b || !mu || !rs || !pg || !pb) return 1;
         srand(1);
         for (size_t i = 0; i < n; i++) {
             x[i] = (float)rand() / RAND_MAX * 16.0f - 8.0f;
@@ -120,7 +124,7 @@ int main(int argc, char **argv)
                    tn * 1e3, bytes / tr * 1e-9, bytes / tn * 1e-9, tn / tr);
             fflush(stdout);
         }
-        free(x); free(y); free(dy); free(dx); free(g); free(b); free(mu); free(rs);
+        free(x); free(y); free(dy); free(dx); free(g); free(b); free(mu); free(rs); free(pg); free(pb);
     }
     return 0;
 }

@@ -90,3 +90,15 @@ void naive_rms_norm(size_t rows, size_t cols, const float *x, const float *g, fl
         for (size_t i = 0; i < cols; i++) yr[i] = xr[i] * rs * g[i];
     }
 }
+
+void naive_layer_norm_param_grads(size_t rows, size_t cols, const float *x, const float *mean,
+                                  const float *rstd, const float *dy, float *dgamma, float *dbeta)
+{
+    for (size_t j = 0; j < cols; j++) dgamma[j] = dbeta[j] = 0.0f;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < cols; j++) {
+            float g = dy[r * cols + j];
+            dgamma[j] += g * (x[r * cols + j] - mean[r]) * rstd[r];
+            dbeta[j] += g;
+        }
+}

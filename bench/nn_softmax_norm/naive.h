@@ -10,4 +10,6 @@ void naive_layer_norm(size_t rows, size_t cols, const float *x, const float *g, 
 void naive_layer_norm_backward(size_t rows, size_t cols, const float *x, const float *gam,
                                const float *mean, const float *rstd, const float *dy, float *dx);
 void naive_rms_norm(size_t rows, size_t cols, const float *x, const float *g, float eps, float *y);
+void naive_layer_norm_param_grads(size_t rows, size_t cols, const float *x, const float *mean,
+                                  const float *rstd, const float *dy, float *dgamma, float *dbeta);
 #endif

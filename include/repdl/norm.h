@@ -136,37 +136,90 @@ REPDL_FN void repdl_layer_norm_forward_f32(size_t rows, size_t cols, const float
      mode 0:  v = dy[r][j]
      mode 1:  v = RN(dy[r][j] * RN(RN(x[r][j] - mean[r]) * rstd[r]))   (layer)
      mode 2:  v = RN(dy[r][j] * RN(x[r][j] * rstd[r]))                   (rms)
-   Eight columns at a time: each leaf of 1024 rows is gathered into
-   p[c][0..1024) (32-byte pieces of each row), then summed per column. */
-#define REPDL__COLS_BLOCK 8
+   The canonical leaf (docs/canonical-order.md, section 3) computed for
+   REPDL__COLS_BLOCK columns at once, every step a vector operation across
+   the columns: for a leaf of 1024 rows r0 .., lane l's 16 terms are the
+   rows r0 + 64 v + l (v < 16), whose column pieces (1 KiB) are loaded
+   (products rounded, behind a barrier), added by the vertical tree; the
+   64 lane values are folded by halving as they come (a counter over the
+   lanes in bit-reversed order); each column's leaf value goes into its
+   own repdl__tree (about 90 KiB of stack in all).  Every row piece is read once, contiguously; padding terms
+   (past the last row) are skipped where they could only add -0.0. */
+#define REPDL__COLS_BLOCK 256
 REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const float *mean,
                                  const float *rstd, const float *dy, int mode, float *out)
 {
-    size_t j0, r0, i, c;
+    size_t j0, r0, c;
     for (j0 = 0; j0 < cols; j0 += REPDL__COLS_BLOCK) {
         size_t cb = cols - j0 < REPDL__COLS_BLOCK ? cols - j0 : REPDL__COLS_BLOCK;
         repdl__tree t[REPDL__COLS_BLOCK];
         for (c = 0; c < cb; c++) repdl__tree_init(&t[c]);
         for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
-            float p[REPDL__COLS_BLOCK][REPDL_SUM_LEAF];
-            size_t len = rows - r0 < REPDL_SUM_LEAF ? rows - r0 : REPDL_SUM_LEAF;
-            for (i = 0; i < len; i++) {
-                size_t r = r0 + i;
-                const float *g = dy + r * cols + j0;
-                if (mode == 0) {
-                    for (c = 0; c < cb; c++) p[c][i] = g[c];
-                } else {
-                    const float *xr = x + r * cols + j0;
-                    float rs = rstd[r], mu = mode == 1 ? mean[r] : 0.0f;
-                    for (c = 0; c < cb; c++) {
-                        float xh = mode == 1 ? repdl__fmul(repdl__fsub(xr[c], mu), rs)
-                                             : repdl__fmul(xr[c], rs);
-                        p[c][i] = repdl__fmul(g[c], xh);
+            /* lc[k]: the pending node of level k of the lane fold */
+            float lc[7][REPDL__COLS_BLOCK];
+            int p;
+            for (p = 0; p < REPDL_SUM_LANES; p++) {
+                float e[REPDL_SUM_VECS][REPDL__COLS_BLOCK];
+                /* The fold a[v] += a[v + h] (h = 32 .. 1) is a complete
+                   binary tree whose leaves, left to right, are the lanes in
+                   bit-reversed order; visiting lanes in that order, a
+                   binary counter (left operand first) makes the same
+                   additions. */
+                int l = ((p & 1) << 5) | ((p & 2) << 3) | ((p & 4) << 1) | ((p & 8) >> 1) |
+                        ((p & 16) >> 3) | ((p & 32) >> 5);
+                /* the lane's terms past the last row are -0.0 padding: a
+                   prefix of nv vectors is real; the in-place pairwise loop
+                   below skips a right part made only of padding, which is
+                   the padded tree's value exactly (x + -0 == x) */
+                size_t left = rows - r0 > (size_t)l ? rows - r0 - (size_t)l : 0;
+                int nv = left >= (size_t)(REPDL_SUM_VECS - 1) * REPDL_SUM_LANES + 1
+                             ? REPDL_SUM_VECS
+                             : (int)((left + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES);
+                int v, s2, k, q;
+                if (nv == 0) for (c = 0; c < cb; c++) e[0][c] = -0.0f;
+                for (v = 0; v < nv; v++) {
+                    size_t r = r0 + (size_t)v * REPDL_SUM_LANES + (size_t)l;
+                    float *ev = e[v];
+                    if (mode == 0) {
+                        const float *g = dy + r * cols + j0;
+                        for (c = 0; c < cb; c++) ev[c] = g[c];
+                    } else {
+                        const float *g = dy + r * cols + j0, *xr = x + r * cols + j0;
+                        float rs = rstd[r], mu = mode == 1 ? mean[r] : 0.0f;
+                        if (mode == 1)
+                            for (c = 0; c < cb; c++)
+                                ev[c] = repdl__fmul(g[c], repdl__fmul(repdl__fsub(xr[c], mu), rs));
+                        else
+                            for (c = 0; c < cb; c++)
+                                ev[c] = repdl__fmul(g[c], repdl__fmul(xr[c], rs));
                     }
                 }
+                if (p + 1 < REPDL_SUM_LANES) {
+                    /* hint: the next lane's row pieces (a strided walk the
+                       hardware prefetchers do not follow); no effect on
+                       any value */
+                    int ln = (((p + 1) & 1) << 5) | (((p + 1) & 2) << 3) | (((p + 1) & 4) << 1) |
+                             (((p + 1) & 8) >> 1) | (((p + 1) & 16) >> 3) | (((p + 1) & 32) >> 5);
+                    for (v = 0; v < REPDL_SUM_VECS; v++) {
+                        size_t r = r0 + (size_t)v * REPDL_SUM_LANES + (size_t)ln;
+                        if (r < rows)
+                            for (c = 0; c < cb; c += 16) {
+                                REPDL__PREFETCH_L2(dy + r * cols + j0 + c);
+                                if (mode) REPDL__PREFETCH_L2(x + r * cols + j0 + c);
+                            }
+                    }
+                }
+                REPDL__MATERIALIZE(e); /* rounded products: no FMA with the tree */
+                /* the vertical tree (REPDL__TREE16 when nv == 16) */
+                for (s2 = 1; s2 < nv; s2 *= 2)
+                    for (v = 0; v + s2 < nv; v += 2 * s2)
+                        for (c = 0; c < cb; c++) e[v][c] = repdl__fadd(e[v][c], e[v + s2][c]);
+                /* push the lane value e[0] into the fold's counter */
+                for (k = 0, q = p; q & 1; k++, q >>= 1)
+                    for (c = 0; c < cb; c++) e[0][c] = repdl__fadd(lc[k][c], e[0][c]);
+                for (c = 0; c < cb; c++) lc[k][c] = e[0][c];
             }
-            REPDL__MATERIALIZE(p);
-            for (c = 0; c < cb; c++) repdl__tree_push(&t[c], 0, repdl__sum_leaf_f32(p[c], len));
+            for (c = 0; c < cb; c++) repdl__tree_push(&t[c], 0, lc[6][c]);
         }
         for (c = 0; c < cb; c++) out[j0 + c] = repdl__canon(repdl__tree_root(&t[c]));
     }
