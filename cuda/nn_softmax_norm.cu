@@ -123,7 +123,7 @@ k_softmax(size_t rows, size_t cols, const float *x, float *y)
         const float *xr = x + r * cols;
         float *yr = y + r * cols;
         float m = warp_max(cols, [&](size_t i) { return xr[i]; }, t);
-        if (!repdl__finite(m)) {
+        if (!repdl__sm_finite(m)) {
             for (size_t i = t; i < cols; i += 32) yr[i] = repdl__nanf();
             continue;
         }
@@ -181,7 +181,7 @@ k_cross_entropy(size_t rows, size_t cols, const float *x, const int32_t *target,
         float *g = dx ? dx + r * cols : NULL;
         int32_t tg = target[r];
         float m = cols ? warp_max(cols, [&](size_t i) { return xr[i]; }, t) : repdl__nanf();
-        if (tg < 0 || (size_t)tg >= cols || !repdl__finite(m) || bad_red) {
+        if (tg < 0 || (size_t)tg >= cols || !repdl__sm_finite(m) || bad_red) {
             if (t == 0) ws[r] = repdl__nanf();
             if (g)
                 for (size_t i = t; i < cols; i += 32) g[i] = repdl__nanf();

@@ -99,14 +99,14 @@ REPDL_FN float repdl__row_dot_f32(const float *x, const float *y, size_t n)
 }
 
 /* y[0..n) = the canonical NaN. */
-REPDL_FN void repdl__fill_nan(float *y, size_t n)
+REPDL_FN void repdl__sm_fill_nan(float *y, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__nanf();
 }
 
 /* 1 when m is finite (neither NaN nor infinite). */
-REPDL_FN int repdl__finite(float m)
+REPDL_FN int repdl__sm_finite(float m)
 {
     return (repdl__asuint(m) & 0x7fffffffu) < 0x7f800000u;
 }
@@ -136,7 +136,7 @@ REPDL_FN void repdl__softmax_row(const float *x, float *y, size_t n)
 {
     float m = repdl_max_f32(x, n), s;
     size_t i;
-    if (!repdl__finite(m)) { repdl__fill_nan(y, n); return; }
+    if (!repdl__sm_finite(m)) { repdl__sm_fill_nan(y, n); return; }
     s = repdl__softmax_pass(x, n, m, y, NULL); /* s in [1, n] */
     for (i = 0; i < n; i++) y[i] = repdl__fdiv(y[i], s);
 }
@@ -154,7 +154,7 @@ REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
 {
     float m = repdl_max_f32(x, n), ls;
     size_t i;
-    if (!repdl__finite(m)) { repdl__fill_nan(y, n); return; }
+    if (!repdl__sm_finite(m)) { repdl__sm_fill_nan(y, n); return; }
     ls = repdl_logf(repdl__softmax_pass(x, n, m, NULL, y)); /* y holds d */
     for (i = 0; i < n; i++) y[i] = repdl__fsub(y[i], ls);
 }
@@ -258,9 +258,9 @@ REPDL_FN float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *lo
             int32_t tg = target[r];
             float m, s, dt, loss;
             m = cols ? repdl_max_f32(x, cols) : repdl__nanf();
-            if (tg < 0 || (size_t)tg >= cols || !repdl__finite(m) || bad_red) {
+            if (tg < 0 || (size_t)tg >= cols || !repdl__sm_finite(m) || bad_red) {
                 lb[k] = repdl__nanf();
-                if (g) repdl__fill_nan(g, cols);
+                if (g) repdl__sm_fill_nan(g, cols);
                 continue;
             }
             dt = repdl__fsub(x[tg], m); /* read before g (maybe x) is written */
@@ -303,7 +303,7 @@ REPDL_FN float repdl_nll_loss_f32(size_t rows, size_t cols, const float *logp,
             float *g = dlogp ? dlogp + r * cols : NULL;
             if (tg < 0 || (size_t)tg >= cols || bad_red) {
                 lb[k] = repdl__nanf();
-                if (g) repdl__fill_nan(g, cols);
+                if (g) repdl__sm_fill_nan(g, cols);
                 continue;
             }
             lb[k] = repdl__canon(-logp[r * cols + (size_t)tg]);
