@@ -176,7 +176,14 @@ REPDL_FN double repdl__dsqrt(double a) { __asm__("fsqrt %0, %1" : "=d"(a) : "d"(
    loops that cannot vectorize the asm above (math-errno on, x86): SSE/AVX
    sqrtps is the same correctly rounded IEEE square root as sqrtss, 4 or 8
    at a time.  Elsewhere (device, -fno-math-errno, other targets) the plain
-   loop, which vectorizes by itself where the builtin is used. */
+   loop, which vectorizes by itself where the builtin is used.
+   REPDL__FSQRT_VEC: 1 where repdl__fsqrt is not asm (a loop calling it can
+   vectorize, so no separate square-root pass is needed). */
+#if defined(__CUDA_ARCH__) || ((defined(__GNUC__) || defined(__clang__)) && defined(__NO_MATH_ERRNO__))
+#define REPDL__FSQRT_VEC 1
+#else
+#define REPDL__FSQRT_VEC 0
+#endif
 #if !defined(__CUDACC__) && !defined(__NO_MATH_ERRNO__) && \
     (defined(__GNUC__) || defined(__clang__)) && defined(__SSE2__)
 #include <immintrin.h>

@@ -178,7 +178,9 @@ REPDL_FN void repdl__adam_elem(repdl__adam_k k, float *w, float g, float *m, flo
    to square-root; the square roots (repdl__fsqrt_n); den, q and w.  The
    same operations on the same operands, hence the same bits: pass 3 reads
    m[i] = canon(mi), and the canonical NaN differs from a NaN mi only where
-   w is NaN anyway (then 0x7fc00000). */
+   w is NaN anyway (then 0x7fc00000).  Where repdl__fsqrt vectorizes by
+   itself (REPDL__FSQRT_VEC: -fno-math-errno, device) the step uses the one
+   pass loop of repdl__adam_elem instead (faster there, the same bits). */
 #define REPDL__ADAM_CHUNK 256
 REPDL_FN void repdl__adam_chunk(repdl__adam_k k, size_t len, float *w, const float *g,
                                 float *m, float *v, uint32_t keep)
@@ -213,9 +215,13 @@ REPDL_FN void repdl_adam_step_f32(size_t n, float *w, const float *g, float *m, 
     if (n == 0 || s->t == 0) return;
     k = repdl__adam_prepare(c, s);
     keep = repdl__opaque_ones();
-    for (i = 0; i < n; i += len) {
-        len = n - i < REPDL__ADAM_CHUNK ? n - i : REPDL__ADAM_CHUNK;
-        repdl__adam_chunk(k, len, w + i, g + i, m + i, v + i, keep);
+    if (REPDL__FSQRT_VEC) { /* sqrt vectorizes in place: one pass is faster */
+        for (i = 0; i < n; i++) repdl__adam_elem(k, w + i, g[i], m + i, v + i, keep);
+    } else {
+        for (i = 0; i < n; i += len) {
+            len = n - i < REPDL__ADAM_CHUNK ? n - i : REPDL__ADAM_CHUNK;
+            repdl__adam_chunk(k, len, w + i, g + i, m + i, v + i, keep);
+        }
     }
 }
 
