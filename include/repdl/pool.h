@@ -121,10 +121,10 @@ REPDL_FN float repdl__maxpool_fwd_elem(const repdl_pool2d_shape *sp, const float
     best = x[(hb + r0) * s.w + wb + c0];
     bi = (int64_t)((hb + r0) * s.w + wb + c0);
     for (r = r0; r < r1; r++) {
-        const float *row = x + (hb + r) * s.w + wb;
+        const float *row = x + (hb + r) * s.w;       /* wb + c wraps back into the row */
         int64_t rb = (int64_t)((hb + r) * s.w + wb);
         for (c = c0; c < c1; c++) {
-            float v = row[c];
+            float v = row[wb + c];
             int gt = v > best;              /* selects, not branches: random data */
             best = gt ? v : best;
             bi = gt ? rb + (int64_t)c : bi;
@@ -215,18 +215,81 @@ REPDL_FN float repdl__avgpool_bwd_elem(const repdl_pool2d_shape *s, int count_in
     return repdl__canon(acc);
 }
 
+/* Host form of one output row p of a plane: the outputs q whose window
+   columns are all in bounds ("interior") are done REPDL__POOL_CHUNK at a
+   time, tap by tap in window order, with selects over q (vectorizable):
+   for each q the same comparisons in the same order as
+   repdl__maxpool_fwd_elem, which does the other outputs and any window
+   holding a NaN. */
+#define REPDL__POOL_CHUNK 64
+REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *x, size_t p,
+                                     size_t ow, float *y, int64_t *argmax)
+{
+    repdl_pool2d_shape s = *sp;
+    size_t r0, r1, r, c, q, qa, qb, q0, hb, i;
+    repdl__pool_span(p, s.kh, s.stride_h, s.pad_h, s.h, &r0, &r1);
+    /* interior q: q stride_w >= pad_w and q stride_w - pad_w + kw <= w */
+    qa = (s.pad_w + s.stride_w - 1) / s.stride_w;
+    qb = s.w + s.pad_w >= s.kw ? (s.w + s.pad_w - s.kw) / s.stride_w + 1 : 0;
+    if (qb > ow) qb = ow;
+    if (qa > qb || r0 == r1 || (uint64_t)s.kh * s.w >= 0xffffffffu) qa = qb = 0;  /* 32-bit offsets */
+    hb = p * s.stride_h - s.pad_h;   /* modulo 2^64 */
+    for (q = 0; q < qa; q++) {
+        int64_t a;
+        y[q] = repdl__maxpool_fwd_elem(&s, x, p, q, &a);
+        if (argmax) argmax[q] = a;
+    }
+    for (q0 = qa; q0 < qb; q0 += REPDL__POOL_CHUNK) {
+        size_t m = qb - q0 < REPDL__POOL_CHUNK ? qb - q0 : REPDL__POOL_CHUNK;
+        float best[REPDL__POOL_CHUNK];
+        uint32_t tap[REPDL__POOL_CHUNK], nan[REPDL__POOL_CHUNK], anynan = 0;
+        const float *base = x + (q0 * s.stride_w - s.pad_w);
+        for (i = 0; i < m; i++) {
+            best[i] = base[(hb + r0) * s.w + i * s.stride_w];
+            tap[i] = 0;
+            nan[i] = 0;
+        }
+        for (r = r0; r < r1; r++)
+            for (c = 0; c < s.kw; c++) {
+                const float *src = base + (hb + r) * s.w + c;
+                uint32_t t = (uint32_t)((r - r0) * s.w + c);   /* tap offset from row r0 */
+                for (i = 0; i < m; i++) {
+                    float v = src[i * s.stride_w];
+                    int gt = v > best[i];
+                    best[i] = gt ? v : best[i];
+                    tap[i] = gt ? t : tap[i];
+                    nan[i] |= (uint32_t)(v != v);
+                }
+            }
+        for (i = 0; i < m; i++) anynan |= nan[i];
+        for (i = 0; i < m; i++) {
+            size_t qq = q0 + i;
+            if (REPDL_UNLIKELY(anynan) && nan[i]) {
+                int64_t a;
+                y[qq] = repdl__maxpool_fwd_elem(&s, x, p, qq, &a);
+                if (argmax) argmax[qq] = a;
+                continue;
+            }
+            y[qq] = best[i];
+            if (argmax) argmax[qq] = (int64_t)((hb + r0) * s.w + tap[i] + qq * s.stride_w - s.pad_w);
+        }
+    }
+    for (q = qb > qa ? qb : qa; q < ow; q++) {
+        int64_t a;
+        y[q] = repdl__maxpool_fwd_elem(&s, x, p, q, &a);
+        if (argmax) argmax[q] = a;
+    }
+}
+
 REPDL_FN void repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const float *x, float *y,
                                            int64_t *argmax)
 {
-    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p, q;
+    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p;
     size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
-            for (q = 0; q < ow; q++) {
-                int64_t a;
-                y[plane * ohw + p * ow + q] = repdl__maxpool_fwd_elem(s, x + plane * hw, p, q, &a);
-                if (argmax) argmax[plane * ohw + p * ow + q] = a;
-            }
+            repdl__maxpool_fwd_row(s, x + plane * hw, p, ow, y + plane * ohw + p * ow,
+                                   argmax ? argmax + plane * ohw + p * ow : NULL);
 }
 
 REPDL_FN void repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const int64_t *argmax,

@@ -130,8 +130,11 @@ static void act_tests(void)
                                     0x39800000u, 0x397fffffu, 0xb9800000u, 0xb97fffffu,
                                     0x41a00000u, 0x41a00001u, 0x4f800000u, 0x4f7fffffu, 0xcf800000u,
                                     0xcf7fffffu, 0xc2ae0000u, 0xc2ae0001u,
-                                    /* hard cases of sigmoidf */
-                                    0x3a689801u, 0x3fd8ed9eu, 0xc164ddcbu, 0xbf1964d0u};
+                                    /* the hard cases of sigmoidf (detail/sigmoidf_hard.inc) */
+                                    0x3a689801u, 0x3ab89c02u, 0x3b128604u, 0x3b8c250eu, 0x3bfa8d50u,
+                                    0x3d0cab6au, 0x3d21bc81u, 0x3e8dffafu, 0x3eb2c9b8u, 0x3fd8ed9eu,
+                                    0x407360f3u, 0xba928601u, 0xbbae719bu, 0xbd567bbbu, 0xbd655024u,
+                                    0xbda363f4u, 0xbe104170u, 0xbf1964d0u, 0xc164ddcbu};
     for (i = 0; i < sizeof specials / sizeof specials[0]; i++) {
         check_input(specials[i]);
         check_input(nextafterf(specials[i], INFINITY));
