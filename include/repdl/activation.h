@@ -274,25 +274,74 @@ REPDL_FN float repdl_softplus_backwardf(float x, float dy)
     return repdl__canon(repdl__fmul(dy, repdl_sigmoidf(x)));
 }
 
-/* ---- Array forms ---- */
-#define REPDL__ACT_ARRAYS(F)                                                              \
+/* ---- Array forms ----
+   Each is the loop of its scalar function, bit for bit; sigmoid, silu and
+   gelu_tanh get sigma from repdl_sigmoidf_array (vectorizable) chunk by
+   chunk; the others are plain loops. */
+#define REPDL__ACT_FWD_LOOP(F)                                                            \
     REPDL_FN void repdl_##F##_f32(size_t n, const float *x, float *y)                     \
     {                                                                                     \
         size_t i;                                                                         \
         for (i = 0; i < n; i++) y[i] = repdl_##F##f(x[i]);                                \
-    }                                                                                     \
+    }
+#define REPDL__ACT_BWD_LOOP(F)                                                            \
     REPDL_FN void repdl_##F##_backward_f32(size_t n, const float *x, const float *dy,     \
                                            float *dx)                                     \
     {                                                                                     \
         size_t i;                                                                         \
         for (i = 0; i < n; i++) dx[i] = repdl_##F##_backwardf(x[i], dy[i]);               \
     }
-REPDL__ACT_ARRAYS(relu)
-REPDL__ACT_ARRAYS(sigmoid)
-REPDL__ACT_ARRAYS(silu)
-REPDL__ACT_ARRAYS(gelu)
-REPDL__ACT_ARRAYS(gelu_tanh)
-REPDL__ACT_ARRAYS(softplus)
-#undef REPDL__ACT_ARRAYS
+REPDL__ACT_FWD_LOOP(relu)
+REPDL__ACT_BWD_LOOP(relu)
+REPDL__ACT_BWD_LOOP(sigmoid)
+REPDL__ACT_BWD_LOOP(silu)
+REPDL__ACT_FWD_LOOP(gelu)
+REPDL__ACT_BWD_LOOP(gelu)
+REPDL__ACT_BWD_LOOP(gelu_tanh)
+REPDL__ACT_FWD_LOOP(softplus)
+REPDL__ACT_BWD_LOOP(softplus)
+#undef REPDL__ACT_FWD_LOOP
+#undef REPDL__ACT_BWD_LOOP
+
+REPDL_FN void repdl_sigmoid_f32(size_t n, const float *x, float *y)
+{
+    repdl_sigmoidf_array(y, x, n);
+}
+
+/* y = x * sigma(x) (silu(-inf) = -0), with sigma by chunks */
+REPDL_FN void repdl_silu_f32(size_t n, const float *x, float *y)
+{
+    size_t i0, i;
+    for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
+        size_t m = n - i0 < REPDL__ARRAY_CHUNK ? n - i0 : REPDL__ARRAY_CHUNK;
+        float s[REPDL__ARRAY_CHUNK];
+        repdl_sigmoidf_array(s, x + i0, m);
+        for (i = 0; i < m; i++) {
+            float xi = x[i0 + i];
+            float r = repdl__canon(repdl__fmul(xi, s[i]));
+            y[i0 + i] = repdl__asuint(xi) == 0xff800000u ? -0.0f : r;
+        }
+    }
+}
+
+/* y = x * sigma(w(x)) (gelu_tanh(-inf) = -0), with sigma by chunks */
+REPDL_FN void repdl_gelu_tanh_f32(size_t n, const float *x, float *y)
+{
+    size_t i0, i;
+    for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
+        size_t m = n - i0 < REPDL__ARRAY_CHUNK ? n - i0 : REPDL__ARRAY_CHUNK;
+        float w[REPDL__ARRAY_CHUNK];
+        for (i = 0; i < m; i++) {
+            float x2;
+            w[i] = repdl__gelu_tanh_w(x[i0 + i], &x2);
+        }
+        repdl_sigmoidf_array(w, w, m);
+        for (i = 0; i < m; i++) {
+            float xi = x[i0 + i];
+            float r = repdl__canon(repdl__fmul(xi, w[i]));
+            y[i0 + i] = repdl__asuint(xi) == 0xff800000u ? -0.0f : r;
+        }
+    }
+}
 
 #endif /* REPDL_ACTIVATION_H */
