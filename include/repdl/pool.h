@@ -242,12 +242,24 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
     for (q0 = qa; q0 < qb; q0 += REPDL__POOL_CHUNK) {
         size_t m = qb - q0 < REPDL__POOL_CHUNK ? qb - q0 : REPDL__POOL_CHUNK;
         float best[REPDL__POOL_CHUNK];
-        uint32_t tap[REPDL__POOL_CHUNK], nan[REPDL__POOL_CHUNK], anynan = 0;
+        uint32_t tap[REPDL__POOL_CHUNK], anynan = 0;
         const float *base = x + (q0 * s.stride_w - s.pad_w);
+        size_t span = (m - 1) * s.stride_w + s.kw;   /* input columns the chunk reads */
+        for (r = r0; r < r1; r++) {                   /* any NaN among them? */
+            const float *src = base + (hb + r) * s.w;
+            for (i = 0; i < span; i++) anynan |= (uint32_t)(src[i] != src[i]);
+        }
+        if (REPDL_UNLIKELY(anynan)) {                 /* rare: the element function */
+            for (i = 0; i < m; i++) {
+                int64_t a;
+                y[q0 + i] = repdl__maxpool_fwd_elem(&s, x, p, q0 + i, &a);
+                if (argmax) argmax[q0 + i] = a;
+            }
+            continue;
+        }
         for (i = 0; i < m; i++) {
             best[i] = base[(hb + r0) * s.w + i * s.stride_w];
             tap[i] = 0;
-            nan[i] = 0;
         }
         for (r = r0; r < r1; r++)
             for (c = 0; c < s.kw; c++) {
@@ -258,18 +270,10 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
                     int gt = v > best[i];
                     best[i] = gt ? v : best[i];
                     tap[i] = gt ? t : tap[i];
-                    nan[i] |= (uint32_t)(v != v);
                 }
             }
-        for (i = 0; i < m; i++) anynan |= nan[i];
         for (i = 0; i < m; i++) {
             size_t qq = q0 + i;
-            if (REPDL_UNLIKELY(anynan) && nan[i]) {
-                int64_t a;
-                y[qq] = repdl__maxpool_fwd_elem(&s, x, p, qq, &a);
-                if (argmax) argmax[qq] = a;
-                continue;
-            }
             y[qq] = best[i];
             if (argmax) argmax[qq] = (int64_t)((hb + r0) * s.w + tap[i] + qq * s.stride_w - s.pad_w);
         }
@@ -305,16 +309,49 @@ REPDL_FN void repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const i
                         : -0.0f;
 }
 
+/* Host form of one output row p of avg_pool2d_forward: interior outputs
+   (all window columns in bounds) REPDL__POOL_CHUNK at a time, tap by tap
+   in window order (the same fadd chain from -0 for each output, then the
+   same division), the others by repdl__avgpool_fwd_elem. */
+REPDL_FN void repdl__avgpool_fwd_row(const repdl_pool2d_shape *sp, int count_include_pad,
+                                     const float *x, size_t p, size_t ow, float *y)
+{
+    repdl_pool2d_shape s = *sp;
+    size_t r0, r1, r, c, q, qa, qb, q0, hb, i;
+    float d;
+    repdl__pool_span(p, s.kh, s.stride_h, s.pad_h, s.h, &r0, &r1);
+    qa = (s.pad_w + s.stride_w - 1) / s.stride_w;
+    qb = s.w + s.pad_w >= s.kw ? (s.w + s.pad_w - s.kw) / s.stride_w + 1 : 0;
+    if (qb > ow) qb = ow;
+    if (qa > qb || r0 == r1) qa = qb = 0;
+    hb = p * s.stride_h - s.pad_h;   /* modulo 2^64 */
+    d = count_include_pad ? (float)(s.kh * s.kw) : (float)((r1 - r0) * s.kw);
+    for (q = 0; q < qa; q++) y[q] = repdl__avgpool_fwd_elem(&s, count_include_pad, x, p, q);
+    for (q0 = qa; q0 < qb; q0 += REPDL__POOL_CHUNK) {
+        size_t m = qb - q0 < REPDL__POOL_CHUNK ? qb - q0 : REPDL__POOL_CHUNK;
+        float acc[REPDL__POOL_CHUNK];
+        const float *base = x + (q0 * s.stride_w - s.pad_w);
+        for (i = 0; i < m; i++) acc[i] = -0.0f;
+        for (r = r0; r < r1; r++)
+            for (c = 0; c < s.kw; c++) {
+                const float *src = base + (hb + r) * s.w + c;
+                for (i = 0; i < m; i++) acc[i] = repdl__fadd(acc[i], src[i * s.stride_w]);
+            }
+        for (i = 0; i < m; i++) y[q0 + i] = repdl__canon(repdl__fdiv(acc[i], d));
+    }
+    for (q = qb > qa ? qb : qa; q < ow; q++)
+        y[q] = repdl__avgpool_fwd_elem(&s, count_include_pad, x, p, q);
+}
+
 REPDL_FN void repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                            const float *x, float *y)
 {
-    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p, q;
+    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p;
     size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
-            for (q = 0; q < ow; q++)
-                y[plane * ohw + p * ow + q] =
-                    repdl__avgpool_fwd_elem(s, count_include_pad, x + plane * hw, p, q);
+            repdl__avgpool_fwd_row(s, count_include_pad, x + plane * hw, p, ow,
+                                   y + plane * ohw + p * ow);
 }
 
 REPDL_FN void repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s, int count_include_pad,
