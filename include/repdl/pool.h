@@ -261,17 +261,35 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
             best[i] = base[(hb + r0) * s.w + i * s.stride_w];
             tap[i] = 0;
         }
-        for (r = r0; r < r1; r++)
-            for (c = 0; c < s.kw; c++) {
-                const float *src = base + (hb + r) * s.w + c;
-                uint32_t t = (uint32_t)((r - r0) * s.w + c);   /* tap offset from row r0 */
-                for (i = 0; i < m; i++) {
-                    float v = src[i * s.stride_w];
+        /* blocks of 8 outputs: the running max stays in registers */
+        for (i = 0; i + 8 <= m; i += 8) {
+            float b[8];
+            uint32_t tb[8];
+            int k;
+            for (k = 0; k < 8; k++) { b[k] = best[i + k]; tb[k] = 0; }
+            for (r = r0; r < r1; r++)
+                for (c = 0; c < s.kw; c++) {
+                    const float *src = base + (hb + r) * s.w + c + i * s.stride_w;
+                    uint32_t t = (uint32_t)((r - r0) * s.w + c);
+                    for (k = 0; k < 8; k++) {
+                        float v = src[(size_t)k * s.stride_w];
+                        int gt = v > b[k];
+                        b[k] = gt ? v : b[k];
+                        tb[k] = gt ? t : tb[k];
+                    }
+                }
+            for (k = 0; k < 8; k++) { best[i + k] = b[k]; tap[i + k] = tb[k]; }
+        }
+        for (; i < m; i++) {
+            for (r = r0; r < r1; r++)
+                for (c = 0; c < s.kw; c++) {
+                    float v = base[(hb + r) * s.w + c + i * s.stride_w];
+                    uint32_t t = (uint32_t)((r - r0) * s.w + c);
                     int gt = v > best[i];
                     best[i] = gt ? v : best[i];
                     tap[i] = gt ? t : tap[i];
                 }
-            }
+        }
         for (i = 0; i < m; i++) {
             size_t qq = q0 + i;
             y[qq] = best[i];
