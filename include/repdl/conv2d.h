@@ -27,8 +27,9 @@
 
    Return value: 0 done; -1 bad argument (s NULL, a stride, dilation or
    kernel size of 0, a NULL array that would be read or written); -2 out of
-   memory (the im2col scratch of CK x P floats, malloc; the outputs are then
-   unspecified).  Outputs are overwritten, never
+   memory (the im2col scratch: forward CK x P floats, backward (CK + OC) x P
+   floats per image of a batch of images (REPDL_CONV_BATCH_FLOATS), malloc;
+   the outputs are then unspecified).  Outputs are overwritten, never
    accumulated; dx, dw, db may be NULL (skipped).  Outputs must not overlap
    inputs.  Every NaN output is 0x7fc00000. */
 #ifndef REPDL_CONV2D_H
@@ -74,69 +75,95 @@ REPDL_FN int repdl__conv2d_check(const repdl_conv2d_shape *s)
     return 0;
 }
 
-/* col[kidx][pq] = x_tap(kidx, p, q) of one image x [c][h][w]: CK rows of
-   P = oh ow values, +0.0f for the padding taps. */
-REPDL_FN void repdl__im2col_f32(const repdl_conv2d_shape *s, size_t oh, size_t ow,
-                                const float *x, float *col)
+/* The output columns q whose tap column t lands inside the image: iw =
+   q sw + t dw - pw in [0, w) exactly for q in [*lo, *hi) (a contiguous
+   range, possibly empty). */
+REPDL_FN void repdl__conv_qrange(const repdl_conv2d_shape *s, size_t ow, size_t t, size_t *lo,
+                                 size_t *hi)
 {
-    size_t ci, r, t, p, q, P = oh * ow;
+    size_t base = t * s->dil_w, l, h;
+    l = base >= s->pad_w ? 0 : (s->pad_w - base + s->stride_w - 1) / s->stride_w;
+    h = s->w + s->pad_w <= base ? 0 : (s->w + s->pad_w - base + s->stride_w - 1) / s->stride_w;
+    if (h > ow) h = ow;
+    if (l > h) l = h;
+    *lo = l;
+    *hi = h;
+}
+
+/* col[kidx][pq] (row stride ldc >= P) = x_tap(kidx, p, q) of one image
+   x [c][h][w]: CK rows of P = oh ow values, +0.0f for the padding taps. */
+REPDL_FN void repdl__im2col_ld_f32(const repdl_conv2d_shape *s, size_t oh, size_t ow,
+                                   const float *x, float *col, size_t ldc)
+{
+    size_t ci, r, t, p, q, lo, hi;
     for (ci = 0; ci < s->c; ci++) {
         const float *xc = x + ci * s->h * s->w;
         for (r = 0; r < s->kh; r++) {
             for (t = 0; t < s->kw; t++) {
-                float *row = col + ((ci * s->kh + r) * s->kw + t) * P;
+                float *row = col + ((ci * s->kh + r) * s->kw + t) * ldc;
+                size_t off = t * s->dil_w; /* iw + pad_w of q = 0 */
+                repdl__conv_qrange(s, ow, t, &lo, &hi);
                 for (p = 0; p < oh; p++) {
                     size_t ih = p * s->stride_h + r * s->dil_h; /* + pad_h */
                     float *o = row + p * ow;
+                    const float *xr;
                     if (ih < s->pad_h || ih - s->pad_h >= s->h) {
                         for (q = 0; q < ow; q++) o[q] = 0.0f;
                         continue;
                     }
-                    {
-                        const float *xr = xc + (ih - s->pad_h) * s->w;
-                        size_t base = t * s->dil_w; /* iw + pad_w of q = 0 */
-                        if (s->stride_w == 1 && base >= s->pad_w &&
-                            base - s->pad_w + ow <= s->w) {
-                            const float *src = xr + (base - s->pad_w);
-                            for (q = 0; q < ow; q++) o[q] = src[q];
-                        } else {
-                            for (q = 0; q < ow; q++) {
-                                size_t iw = q * s->stride_w + base;
-                                o[q] = (iw < s->pad_w || iw - s->pad_w >= s->w)
-                                           ? 0.0f
-                                           : xr[iw - s->pad_w];
-                            }
-                        }
+                    xr = xc + (ih - s->pad_h) * s->w;
+                    for (q = 0; q < lo; q++) o[q] = 0.0f;
+                    if (s->stride_w == 1 && lo < hi) {
+                        const float *src = xr + (lo + off - s->pad_w);
+                        for (q = lo; q < hi; q++) o[q] = src[q - lo];
+                    } else {
+                        for (q = lo; q < hi; q++) o[q] = xr[q * s->stride_w + off - s->pad_w];
                     }
+                    for (q = hi; q < ow; q++) o[q] = 0.0f;
                 }
             }
         }
     }
 }
 
-/* dx of one image from dcol [CK][P]: -0, then the fadd chains in kidx
-   order (the outer loops run over kidx ascending; for a fixed input
-   element each kidx adds at most one term). */
-REPDL_FN void repdl__col2im_f32(const repdl_conv2d_shape *s, size_t oh, size_t ow,
-                                const float *dcol, float *dx)
+REPDL_FN void repdl__im2col_f32(const repdl_conv2d_shape *s, size_t oh, size_t ow,
+                                const float *x, float *col)
 {
-    size_t ci, r, t, p, q, i, P = oh * ow, hw = s->h * s->w;
+    repdl__im2col_ld_f32(s, oh, ow, x, col, oh * ow);
+}
+
+/* dx of one image from dcol [CK][P] (row stride ldd >= P): -0, then the
+   fadd chains in kidx order (the outer loops run over kidx ascending; for
+   a fixed input element each kidx adds at most one term, so the loops
+   over p and q may run in any order and vectorize). */
+REPDL_FN void repdl__col2im_ld_f32(const repdl_conv2d_shape *s, size_t oh, size_t ow,
+                                   const float *dcol, size_t ldd, float *dx)
+{
+    size_t ci, r, t, p, q, i, lo, hi, hw = s->h * s->w;
     for (i = 0; i < s->c * hw; i++) dx[i] = -0.0f;
     for (ci = 0; ci < s->c; ci++) {
         float *xc = dx + ci * hw;
         for (r = 0; r < s->kh; r++) {
             for (t = 0; t < s->kw; t++) {
-                const float *row = dcol + ((ci * s->kh + r) * s->kw + t) * P;
+                const float *row = dcol + ((ci * s->kh + r) * s->kw + t) * ldd;
+                size_t off = t * s->dil_w;
+                repdl__conv_qrange(s, ow, t, &lo, &hi);
+                if (lo >= hi) continue;
                 for (p = 0; p < oh; p++) {
                     size_t ih = p * s->stride_h + r * s->dil_h;
                     const float *o = row + p * ow;
-                    float *xr;
                     if (ih < s->pad_h || ih - s->pad_h >= s->h) continue;
-                    xr = xc + (ih - s->pad_h) * s->w;
-                    for (q = 0; q < ow; q++) {
-                        size_t iw = q * s->stride_w + t * s->dil_w;
-                        if (iw < s->pad_w || iw - s->pad_w >= s->w) continue;
-                        xr[iw - s->pad_w] = repdl__fadd(xr[iw - s->pad_w], o[q]);
+                    if (s->stride_w == 1) {
+                        float *REPDL_RESTRICT d = xc + (ih - s->pad_h) * s->w + (lo + off - s->pad_w);
+                        const float *REPDL_RESTRICT v = o + lo;
+                        size_t m = hi - lo;
+                        for (q = 0; q < m; q++) d[q] = repdl__fadd(d[q], v[q]);
+                    } else {
+                        float *xr = xc + (ih - s->pad_h) * s->w;
+                        for (q = lo; q < hi; q++) {
+                            size_t iw = q * s->stride_w + off - s->pad_w;
+                            xr[iw] = repdl__fadd(xr[iw], o[q]);
+                        }
                     }
                 }
             }
@@ -177,55 +204,111 @@ REPDL_FN int repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, const float *
     return 0;
 }
 
+#ifndef REPDL_CONV_BATCH_FLOATS
+/* Images of one backward batch: as many as fit im2col columns of this many
+   floats (at least one image). */
+#define REPDL_CONV_BATCH_FLOATS ((size_t)1 << 21)
+#endif
+
+/* db[o] = fadd chain over (n, p, q) of dy[n][o][pq] from -0: the chains of
+   up to 8 channels advance together (independent chains interleaved; each
+   one still adds its terms in its own order). */
+REPDL_FN void repdl__conv_db_f32(size_t n, size_t oc, size_t P, const float *dy, float *db)
+{
+    size_t o0, img, i, j;
+    for (o0 = 0; o0 < oc; o0 += 8) {
+        size_t m = oc - o0 < 8 ? oc - o0 : 8;
+        float acc[8];
+        for (j = 0; j < 8; j++) acc[j] = -0.0f;
+        for (img = 0; img < n; img++) {
+            const float *r = dy + (img * oc + o0) * P;
+            if (m == 8) {
+                for (i = 0; i < P; i++)
+                    for (j = 0; j < 8; j++) acc[j] = repdl__fadd(acc[j], r[j * P + i]);
+            } else {
+                for (i = 0; i < P; i++)
+                    for (j = 0; j < m; j++) acc[j] = repdl__fadd(acc[j], r[j * P + i]);
+            }
+        }
+        for (j = 0; j < m; j++) db[o0 + j] = repdl__canon(acc[j]);
+    }
+}
+
+/* Backward by batches of nb images (implementation; the orders are those
+   of the header comment): dyb [OC x nb P] gathers dy of the batch, image
+   after image along the columns; colb [CK x nb P] holds the im2col of the
+   batch (column b P + pq), so
+     dw continues its chains with dyb . colb^T: one product whose K steps
+        run over (n, p, q) n-major within the batch, the batches one after
+        another continuing the same chains (cont);
+     dcolb = w^T . dyb (each column is one (n, pq): the chain over o of
+        that column), then col2im image by image. */
 REPDL_FN int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float *x,
                                        const float *w, const float *dy, float *dx, float *dw,
                                        float *db)
 {
-    size_t oh, ow, P, CK, in_sz, img, o, i;
-    float *col = NULL;
+    size_t oh, ow, P, CK, OC, in_sz, nb, i0, b, o, i;
+    int do_dw, do_dx;
+    float *colb = NULL, *dyb = NULL;
     if (repdl__conv2d_check(s)) return -1;
     oh = repdl_conv2d_out_h(s);
     ow = repdl_conv2d_out_w(s);
     P = oh * ow;
     CK = s->c * s->kh * s->kw;
+    OC = s->oc;
     in_sz = s->c * s->h * s->w;
-    if (s->n && s->oc && P && !dy) return -1;
-    if (dx && s->n && in_sz && s->oc && P && !w) return -1;
-    if (dw && s->n && CK && P && s->oc && !x && in_sz) return -1;
-    if (db) {
-        for (o = 0; o < s->oc; o++) {
-            float acc = -0.0f;
-            for (img = 0; img < s->n; img++) {
-                const float *r = dy + (img * s->oc + o) * P;
-                for (i = 0; i < P; i++) acc = repdl__fadd(acc, r[i]);
+    if (s->n && OC && P && !dy) return -1;
+    if (dx && s->n && in_sz && OC && P && !w) return -1;
+    if (dw && s->n && CK && P && OC && !x && in_sz) return -1;
+    if (db) repdl__conv_db_f32(s->n, OC, P, dy, db);
+    do_dw = dw && OC && CK;
+    do_dx = dx && in_sz && s->n;
+    if (do_dw && (s->n == 0 || P == 0)) {
+        for (i = 0; i < OC * CK; i++) dw[i] = -0.0f;
+        do_dw = 0;
+    }
+    if (do_dx && (P == 0 || CK == 0)) {
+        for (i = 0; i < s->n * in_sz; i++) dx[i] = -0.0f;
+        do_dx = 0;
+    }
+    if (!do_dw && !do_dx) return 0;
+    /* here n, P, CK >= 1 */
+    nb = REPDL_CONV_BATCH_FLOATS / (CK * P);
+    if (nb < 1) nb = 1;
+    if (nb > s->n) nb = s->n;
+    if (nb > (size_t)-1 / (CK * P)) return -2;
+    colb = repdl__conv_alloc(CK * P * nb);
+    dyb = repdl__conv_alloc(OC * P * nb);
+    if (!colb || !dyb) {
+        free(colb);
+        free(dyb);
+        return -2;
+    }
+    for (i0 = 0; i0 < s->n; i0 += nb) {
+        size_t m = s->n - i0 < nb ? s->n - i0 : nb, L = m * P;
+        for (b = 0; b < m; b++)
+            for (o = 0; o < OC; o++) {
+                const float *src = dy + ((i0 + b) * OC + o) * P;
+                float *d = dyb + o * L + b * P;
+                for (i = 0; i < P; i++) d[i] = src[i];
             }
-            db[o] = repdl__canon(acc);
+        if (do_dw) {
+            for (b = 0; b < m; b++)
+                repdl__im2col_ld_f32(s, oh, ow, x + (i0 + b) * in_sz, colb + b * P, L);
+            /* dw [OC x CK] continues its chains with dyb [OC x L] . colb^T */
+            repdl__gemm_core_f32(0, 1, OC, CK, L, dyb, L, colb, L, NULL, NULL, i0 > 0, 1.0f,
+                                 0.0f, dw, CK);
+        }
+        if (do_dx) {
+            /* dcolb [CK x L] = w^T [CK x OC] . dyb [OC x L] */
+            repdl__gemm_core_f32(1, 0, CK, L, OC, w, CK, dyb, L, NULL, NULL, 0, 1.0f, 0.0f,
+                                 colb, L);
+            for (b = 0; b < m; b++)
+                repdl__col2im_ld_f32(s, oh, ow, colb + b * P, L, dx + (i0 + b) * in_sz);
         }
     }
-    if ((dw && s->oc && CK) || (dx && in_sz)) {
-        col = repdl__conv_alloc(CK * P);
-        if (!col) return -2;
-    }
-    if (dw && s->oc && CK) {
-        if (s->n == 0)
-            for (i = 0; i < s->oc * CK; i++) dw[i] = -0.0f;
-        for (img = 0; img < s->n; img++) {
-            repdl__im2col_f32(s, oh, ow, x + img * in_sz, col);
-            /* dw [OC x CK] continues its chains with dy[img] [OC x P] . col^T */
-            repdl__gemm_core_f32(0, 1, s->oc, CK, P, dy + img * s->oc * P, P, col, P, NULL,
-                                 NULL, img > 0, 1.0f, 0.0f, dw, CK);
-        }
-    }
-    if (dx && in_sz) {
-        for (img = 0; img < s->n; img++) {
-            if (CK && P)
-                /* dcol [CK x P] = w^T [CK x OC] . dy[img] [OC x P] */
-                repdl__gemm_core_f32(1, 0, CK, P, s->oc, w, CK, dy + img * s->oc * P, P, NULL,
-                                     NULL, 0, 1.0f, 0.0f, col, P);
-            repdl__col2im_f32(s, oh, ow, col, dx + img * in_sz);
-        }
-    }
-    free(col);
+    free(colb);
+    free(dyb);
     return 0;
 }
 
