@@ -234,6 +234,61 @@ REPDL_FN void repdl__conv_db_f32(size_t n, size_t oc, size_t P, const float *dy,
     }
 }
 
+/* dcol [CK x L] (row stride L) = w^T [CK x OC] . dyb [OC x L]: every
+   element the chain over o ascending of (w[o][kidx], dyb[o][col]) from -0,
+   run by the micro-kernel of gemm.h on operands packed here once: wp holds
+   w^T in micro-panels of MR rows (OC x MR each, zero rows past CK), dybp
+   holds dyb in micro-panels of nr columns (OC x nr each, zero columns past
+   L); the whole chain (OC steps) is one kernel call per tile, from a -0
+   tile (this is repdl__gemm_core_f32(1, 0, ...) without its per-tile
+   set-up, which dominates when OC is small). */
+REPDL_FN void repdl__conv_dcol_f32(int isa, size_t CK, size_t OC, size_t L, const float *w,
+                                   const float *dyb, float *wp, float *dybp, float *dcol)
+{
+    const size_t MR = REPDL__GEMM_MR, nr = (size_t)repdl__gemm_nr(isa);
+    float init[REPDL__GEMM_MR * REPDL__GEMM_NRMAX], out_l[REPDL__GEMM_MR * REPDL__GEMM_NRMAX];
+    size_t i0, j0, o, ii, jj, r;
+    repdl__gemm_tile t;
+    for (i0 = 0; i0 < MR * nr; i0++) init[i0] = -0.0f;
+    for (i0 = 0; i0 < CK; i0 += MR)
+        for (o = 0; o < OC; o++)
+            for (ii = 0; ii < MR; ii++)
+                wp[i0 * OC + o * MR + ii] = i0 + ii < CK ? w[o * CK + i0 + ii] : 0.0f;
+    for (j0 = 0; j0 < L; j0 += nr) {
+        size_t cols = L - j0 < nr ? L - j0 : nr;
+        float *d = dybp + j0 * OC;
+        for (o = 0; o < OC; o++) {
+            const float *src = dyb + o * L + j0;
+            for (jj = 0; jj < cols; jj++) d[o * nr + jj] = src[jj];
+            for (; jj < nr; jj++) d[o * nr + jj] = 0.0f;
+        }
+    }
+    t.in = init;
+    t.ldi = nr;
+    t.last = 1;
+    t.alpha = 1.0f;
+    t.beta = 0.0f;
+    for (j0 = 0; j0 < L; j0 += nr) {
+        size_t cols = L - j0 < nr ? L - j0 : nr;
+        for (i0 = 0; i0 < CK; i0 += MR) {
+            int rows = (int)(CK - i0 < MR ? CK - i0 : MR);
+            if (cols == nr) {
+                t.out = dcol + i0 * L + j0;
+                t.ldo = L;
+            } else {
+                t.out = out_l;
+                t.ldo = nr;
+            }
+            t.cold = t.out;
+            t.ldc = t.ldo;
+            repdl__gemm_ukr(isa, rows, OC, wp + i0 * OC, dybp + j0 * OC, &t);
+            if (cols != nr)
+                for (r = 0; r < (size_t)rows; r++)
+                    for (jj = 0; jj < cols; jj++) dcol[(i0 + r) * L + j0 + jj] = out_l[r * nr + jj];
+        }
+    }
+}
+
 /* Backward by batches of nb images (implementation; the orders are those
    of the header comment): dyb [OC x nb P] gathers dy of the batch, image
    after image along the columns; colb [CK x nb P] holds the im2col of the
@@ -248,8 +303,9 @@ REPDL_FN int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float 
                                        float *db)
 {
     size_t oh, ow, P, CK, OC, in_sz, nb, i0, b, o, i;
-    int do_dw, do_dx;
-    float *colb = NULL, *dyb = NULL;
+    int do_dw, do_dx, isa;
+    size_t nr;
+    float *colb = NULL, *dyb = NULL, *wp = NULL, *dybp = NULL;
     if (repdl__conv2d_check(s)) return -1;
     oh = repdl_conv2d_out_h(s);
     ow = repdl_conv2d_out_w(s);
@@ -267,7 +323,7 @@ REPDL_FN int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float 
         for (i = 0; i < OC * CK; i++) dw[i] = -0.0f;
         do_dw = 0;
     }
-    if (do_dx && (P == 0 || CK == 0)) {
+    if (do_dx && (P == 0 || CK == 0 || OC == 0)) {
         for (i = 0; i < s->n * in_sz; i++) dx[i] = -0.0f;
         do_dx = 0;
     }
@@ -277,11 +333,20 @@ REPDL_FN int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float 
     if (nb < 1) nb = 1;
     if (nb > s->n) nb = s->n;
     if (nb > (size_t)-1 / (CK * P)) return -2;
+    isa = repdl__gemm_isa();
+    nr = (size_t)repdl__gemm_nr(isa);
     colb = repdl__conv_alloc(CK * P * nb);
     dyb = repdl__conv_alloc(OC * P * nb);
-    if (!colb || !dyb) {
+    if (do_dx) {
+        /* packed operands of the dcol product (repdl__conv_dcol_f32) */
+        wp = repdl__conv_alloc((CK + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR * OC);
+        dybp = repdl__conv_alloc((P * nb + nr - 1) / nr * nr * OC);
+    }
+    if (!colb || !dyb || (do_dx && (!wp || !dybp))) {
         free(colb);
         free(dyb);
+        free(wp);
+        free(dybp);
         return -2;
     }
     for (i0 = 0; i0 < s->n; i0 += nb) {
@@ -301,14 +366,15 @@ REPDL_FN int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float 
         }
         if (do_dx) {
             /* dcolb [CK x L] = w^T [CK x OC] . dyb [OC x L] */
-            repdl__gemm_core_f32(1, 0, CK, L, OC, w, CK, dyb, L, NULL, NULL, 0, 1.0f, 0.0f,
-                                 colb, L);
+            repdl__conv_dcol_f32(isa, CK, OC, L, w, dyb, wp, dybp, colb);
             for (b = 0; b < m; b++)
                 repdl__col2im_ld_f32(s, oh, ow, colb + b * P, L, dx + (i0 + b) * in_sz);
         }
     }
     free(colb);
     free(dyb);
+    free(wp);
+    free(dybp);
     return 0;
 }
 
