@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "repdl_cuda.h"
+#include <repdl/cuda.h>
 
 namespace repdl_cuda {
 

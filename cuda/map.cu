@@ -6,7 +6,7 @@
    results are correctly rounded, so the device's bits are the host's.
 
    Adding a function: one line X(name) in REPDL_CUDA_MAP_FUNCTIONS
-   (repdl_cuda.h), its prototype there, and its header included below. */
+   (repdl/cuda.h), its prototype there, and its header included below. */
 #include <repdl/exp.h>
 #include <repdl/log.h>
 #include <repdl/sqrt.h>

@@ -20,7 +20,7 @@
 
 #include <repdl/reduce.h>
 
-#include "repdl_cuda.h"
+#include <repdl/cuda.h>
 
 /* The warp mapping of a leaf (reduce.cu) is written for this geometry. */
 #if REPDL_SUM_LANES != 64 || REPDL_SUM_VECS != 16 || REPDL_SUM_LEAF != 1024

@@ -2,7 +2,7 @@
    (--device cuda), built only when nvcc is found (cuda/meson.build,
    target train_fmnist_cuda).
 
-   Every operation is a repdl_cuda_* launcher of cuda/repdl_cuda.h, which
+   Every operation is a repdl_cuda_* launcher of include/repdl/cuda.h, which
    gives the bits of the host function it mirrors, so a run on the GPU
    prints the same hashes as on the CPU.  Buffers are device memory; the
    legacy default stream orders everything; host <-> device copies are
@@ -22,7 +22,7 @@
 #include <repdl/pool.h>
 #include <repdl/softmax.h>
 
-#include "repdl_cuda.h"
+#include <repdl/cuda.h>
 
 #include "train_backend.h"
 

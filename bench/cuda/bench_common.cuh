@@ -14,7 +14,7 @@
 
 #include <cuda_runtime.h>
 
-#include "repdl_cuda.h"
+#include <repdl/cuda.h>
 
 #define BENCH_SKIP 77
 

@@ -65,6 +65,22 @@
    unit. */
 #define REPDL_FN static inline REPDL_HD
 
+/* Every public function (docs/api.md): `grep -n 'REPDL_API' include/repdl`
+   lists the whole API.  Header-only use: static inline like REPDL_FN.
+   The linkable build (REPDL_BUILD_LIBRARY defined in the one translation
+   unit of librepdl, src/librepdl.c) turns every public function into an
+   external definition with default visibility, for FFI callers (ctypes,
+   cffi) and bindings; private helpers stay static. */
+#if defined(REPDL_BUILD_LIBRARY) && !defined(__CUDACC__)
+#if defined(__GNUC__) || defined(__clang__)
+#define REPDL_API __attribute__((visibility("default")))
+#else
+#define REPDL_API
+#endif
+#else
+#define REPDL_API static inline REPDL_HD
+#endif
+
 #if defined(__cplusplus)
 #define REPDL_RESTRICT __restrict__
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "repdl_cuda.h"
+#include <repdl/cuda.h>
 
 #define SKIP_EXIT 77
 

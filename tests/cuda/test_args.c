@@ -1,5 +1,5 @@
 /* tests/cuda/test_args.c: the launchers' argument checks and error codes.
-   Written in C: it also proves that repdl_cuda.h is C-callable.
+   Written in C: it also proves that repdl/cuda.h is C-callable.
 
    The checks below return before any CUDA call, so this test runs, and
    asserts, without a GPU.  Then:

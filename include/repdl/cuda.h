@@ -1,4 +1,4 @@
-/* repdl_cuda.h: C-callable launchers of repdl's CUDA kernels.
+/* repdl/cuda.h: C-callable launchers of repdl's CUDA kernels.
 
    The kernels are built from the same headers as the host library
    (include/repdl/): every element and every sum comes out bit for bit equal
@@ -6,7 +6,7 @@
    GPU model, grid size, block size or batch count.  docs/cuda.md documents
    the API, the error codes and the build.
 
-     #include "repdl_cuda.h"
+     #include "repdl/cuda.h"
      float *x, *y, *s;                        device pointers
      int rc = repdl_cuda_expf(x, y, n, stream);          y[i] = repdl_expf(x[i])
      rc = repdl_cuda_sum_f32(x, n, s, stream);           *s = repdl_sum_f32(x, n)
