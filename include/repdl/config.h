@@ -77,8 +77,11 @@
 #else
 #define REPDL_API
 #endif
+#define REPDL_HOST_API REPDL_API
 #else
 #define REPDL_API static inline REPDL_HD
+/* Public host-only functions (the POSIX-thread forms). */
+#define REPDL_HOST_API static inline
 #endif
 
 #if defined(__cplusplus)
@@ -308,7 +311,7 @@ REPDL_FN double repdl__dkeep(double x) { return x; }
    (crtfastmath.o, MXCSR, a CUDA -ftz=true build), so tests and launchers
    call this.  `one` must be 1.0f, passed at run time so that nothing can be
    folded. */
-REPDL_FN int repdl_fpenv_ok(float one)
+REPDL_API int repdl_fpenv_ok(float one)
 {
     float tiny = repdl__fmul(repdl__asfloat(0x00800000u), one); /* 2^-126 */
     float half = repdl__fmul(tiny, 0.5f);                       /* 2^-127, subnormal */

@@ -55,12 +55,12 @@ REPDL_FN size_t repdl__conv_out_dim(size_t in, size_t k, size_t stride, size_t p
     return (room - span) / stride + 1;
 }
 
-REPDL_FN size_t repdl_conv2d_out_h(const repdl_conv2d_shape *s)
+REPDL_API size_t repdl_conv2d_out_h(const repdl_conv2d_shape *s)
 {
     return repdl__conv_out_dim(s->h, s->kh, s->stride_h, s->pad_h, s->dil_h);
 }
 
-REPDL_FN size_t repdl_conv2d_out_w(const repdl_conv2d_shape *s)
+REPDL_API size_t repdl_conv2d_out_w(const repdl_conv2d_shape *s)
 {
     return repdl__conv_out_dim(s->w, s->kw, s->stride_w, s->pad_w, s->dil_w);
 }
@@ -180,7 +180,7 @@ REPDL_FN float *repdl__conv_alloc(size_t n)
     return (float *)malloc(n * sizeof(float));
 }
 
-REPDL_FN int repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, const float *x,
+REPDL_API int repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, const float *x,
                                       const float *w, const float *b, float *y)
 {
     size_t oh, ow, P, CK, in_sz, img;
@@ -298,7 +298,7 @@ REPDL_FN void repdl__conv_dcol_f32(int isa, size_t CK, size_t OC, size_t L, cons
         another continuing the same chains (cont);
      dcolb = w^T . dyb (each column is one (n, pq): the chain over o of
         that column), then col2im image by image. */
-REPDL_FN int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float *x,
+REPDL_API int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float *x,
                                        const float *w, const float *dy, float *dx, float *dw,
                                        float *db)
 {

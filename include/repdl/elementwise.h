@@ -32,19 +32,19 @@
 #include "config.h"
 #include "rng.h"
 
-REPDL_FN void repdl_add_f32(size_t n, const float *a, const float *b, float *y)
+REPDL_API void repdl_add_f32(size_t n, const float *a, const float *b, float *y)
 {
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__canon(repdl__fadd(a[i], b[i]));
 }
 
-REPDL_FN void repdl_mul_f32(size_t n, const float *a, const float *b, float *y)
+REPDL_API void repdl_mul_f32(size_t n, const float *a, const float *b, float *y)
 {
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__canon(repdl__fmul(a[i], b[i]));
 }
 
-REPDL_FN void repdl_scale_f32(size_t n, float alpha, const float *x, float *y)
+REPDL_API void repdl_scale_f32(size_t n, float alpha, const float *x, float *y)
 {
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__canon(repdl__fmul(alpha, x[i]));
@@ -64,7 +64,7 @@ REPDL_FN float repdl__dropout_elem(float x, uint32_t w, float p, float scale, ui
     return k ? repdl__canon(repdl__fmul(x, scale)) : 0.0f;
 }
 
-REPDL_FN void repdl_dropout_forward_range_f32(size_t n, float p, uint64_t seed, uint64_t offset,
+REPDL_API void repdl_dropout_forward_range_f32(size_t n, float p, uint64_t seed, uint64_t offset,
                                               uint64_t first, const float *x, float *y,
                                               uint8_t *mask)
 {
@@ -80,13 +80,13 @@ REPDL_FN void repdl_dropout_forward_range_f32(size_t n, float p, uint64_t seed, 
     }
 }
 
-REPDL_FN void repdl_dropout_forward_f32(size_t n, float p, uint64_t seed, uint64_t offset,
+REPDL_API void repdl_dropout_forward_f32(size_t n, float p, uint64_t seed, uint64_t offset,
                                         const float *x, float *y, uint8_t *mask)
 {
     repdl_dropout_forward_range_f32(n, p, seed, offset, 0u, x, y, mask);
 }
 
-REPDL_FN void repdl_dropout_backward_f32(size_t n, float p, const uint8_t *mask, const float *dy,
+REPDL_API void repdl_dropout_backward_f32(size_t n, float p, const uint8_t *mask, const float *dy,
                                          float *dx)
 {
     float scale = repdl__dropout_scale(repdl__dropout_p(p));

@@ -255,7 +255,7 @@ REPDL_FN int repdl__expf_y(float x, double *y)
 }
 
 /* exp(x) correctly rounded to binary32 (round to nearest even). */
-REPDL_FN float repdl_expf(float x)
+REPDL_API float repdl_expf(float x)
 {
     /* The approximation runs first, on every input (on NaN, inf or huge x it
        computes garbage, harmlessly: the table index is masked), so that one
@@ -287,7 +287,7 @@ REPDL_FN float repdl_expf(float x)
    function redoes the elements flagged by that pass: 87 < |x| within the
    approximation domain, and the rare (about 1 in 2^24) failures of the
    fast rounding test. */
-REPDL_FN void repdl_expf_array(float *out, const float *x, size_t n)
+REPDL_API void repdl_expf_array(float *out, const float *x, size_t n)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {

@@ -624,7 +624,7 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
 }
 
 /* C = alpha * (op(A) op(B) [+ bias]) + beta * C, canonical order (above). */
-REPDL_FN void repdl_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+REPDL_API void repdl_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
                              const float *A, size_t lda, const float *B, size_t ldb,
                              const float *bias, float beta, float *C, size_t ldc)
 {

@@ -41,7 +41,7 @@ static inline void *repdl__gemm_job_run(void *arg)
     return NULL;
 }
 
-static inline int repdl_gemm_f32_threads(int nthreads, int transA, int transB, size_t M,
+REPDL_HOST_API int repdl_gemm_f32_threads(int nthreads, int transA, int transB, size_t M,
                                          size_t N, size_t K, float alpha, const float *A,
                                          size_t lda, const float *B, size_t ldb,
                                          const float *bias, float beta, float *C, size_t ldc)

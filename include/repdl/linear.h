@@ -26,7 +26,7 @@
 #include "gemm.h"
 
 /* y = x W^T + b. */
-REPDL_FN void repdl_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
+REPDL_API void repdl_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
                                        const float *W, const float *b, float *y)
 {
     repdl_gemm_f32(0, 1, M, N, K, 1.0f, x, K, W, K, b, 0.0f, y, N);
@@ -45,7 +45,7 @@ REPDL_FN void repdl__colsum_f32(size_t M, size_t N, const float *dy, float *db)
     for (n = 0; n < N; n++) db[n] = repdl__canon(db[n]);
 }
 
-REPDL_FN void repdl_linear_backward_f32(size_t M, size_t K, size_t N, const float *x,
+REPDL_API void repdl_linear_backward_f32(size_t M, size_t K, size_t N, const float *x,
                                         const float *W, const float *dy, float *dx,
                                         float *dW, float *db)
 {

@@ -251,7 +251,7 @@ REPDL_FN float repdl__logf_special(float x)
 }
 
 /* Correctly rounded log(x) (see the top of this file). */
-REPDL_FN float repdl_logf(float x)
+REPDL_API float repdl_logf(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__logf_y(x, &y))) return repdl__logf_special(x);
@@ -297,7 +297,7 @@ REPDL_FN void repdl__logf_pass(float *dst, unsigned char *bad, const float *in)
    are redone by repdl_logf.  An unflagged element
    passed the rounding test, so its result is the correctly rounded one,
    which repdl_logf returns too. */
-REPDL_FN void repdl_logf_array(float *out, const float *x, size_t n)
+REPDL_API void repdl_logf_array(float *out, const float *x, size_t n)
 {
     /* the last, partial chunk is padded with 1.0f and written to res */
     size_t k0;

@@ -107,7 +107,7 @@ REPDL_FN float repdl__var_given_mean(const float *x, size_t n, float mean)
 
 /* y = layer_norm(x) over each row of cols values; mean[r], rstd[r] saved
    when not NULL.  gamma, beta: [cols] or NULL.  y may be x. */
-REPDL_FN void repdl_layer_norm_forward_f32(size_t rows, size_t cols, const float *x,
+REPDL_API void repdl_layer_norm_forward_f32(size_t rows, size_t cols, const float *x,
                                            const float *gamma, const float *beta, float eps,
                                            float *y, float *mean, float *rstd)
 {
@@ -228,7 +228,7 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
 /* Backward of layer norm (see the top of the file).  mean, rstd: as saved
    by the forward pass (required).  gamma NULL: non-affine.  dx, dgamma,
    dbeta: NULL skips that output. */
-REPDL_FN void repdl_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
+REPDL_API void repdl_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
                                             const float *gamma, const float *mean,
                                             const float *rstd, const float *dy, float *dx,
                                             float *dgamma, float *dbeta)
@@ -282,7 +282,7 @@ REPDL_FN void repdl_layer_norm_backward_f32(size_t rows, size_t cols, const floa
 
 /* y = rms_norm(x) over each row; rstd[r] saved when not NULL.  gamma:
    [cols] or NULL.  y may be x. */
-REPDL_FN void repdl_rms_norm_forward_f32(size_t rows, size_t cols, const float *x,
+REPDL_API void repdl_rms_norm_forward_f32(size_t rows, size_t cols, const float *x,
                                          const float *gamma, float eps, float *y, float *rstd)
 {
     size_t r, k, i;
@@ -304,7 +304,7 @@ REPDL_FN void repdl_rms_norm_forward_f32(size_t rows, size_t cols, const float *
 
 /* Backward of RMS norm.  rstd as saved by the forward pass (required);
    gamma NULL: non-affine; dx, dgamma NULL: skipped. */
-REPDL_FN void repdl_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
+REPDL_API void repdl_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
                                           const float *gamma, const float *rstd,
                                           const float *dy, float *dx, float *dgamma)
 {
@@ -428,7 +428,7 @@ REPDL_FN void repdl__bn_apply(const float *x, size_t n, size_t c, size_t hw, siz
    update; NULL running buffers: not updated).  N == 1: uvar is NaN (0/0;
    PyTorch refuses such a batch), so running_var becomes NaN.  N == 0:
    save_mean, save_rstd NaN, running statistics unchanged.  y may be x. */
-REPDL_FN void repdl_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, const float *x,
+REPDL_API void repdl_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, const float *x,
                                                  const float *gamma, const float *beta,
                                                  float eps, float momentum,
                                                  float *running_mean, float *running_var,
@@ -460,7 +460,7 @@ REPDL_FN void repdl_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, 
 
 /* Inference forward: y as in training with mean = running_mean[ch] and
    rstd = RN(1 / RN(sqrt(RN(running_var[ch] + eps)))).  y may be x. */
-REPDL_FN void repdl_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, const float *x,
+REPDL_API void repdl_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, const float *x,
                                                  const float *gamma, const float *beta,
                                                  float eps, const float *running_mean,
                                                  const float *running_var, float *y)
@@ -474,7 +474,7 @@ REPDL_FN void repdl_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, 
 /* Backward of training batch norm (see the top of the file), from the
    saved batch mean and rstd.  dx, dgamma, dbeta: NULL skips that output
    (the sums are computed anyway when dx needs them). */
-REPDL_FN void repdl_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const float *x,
+REPDL_API void repdl_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const float *x,
                                             const float *gamma, const float *save_mean,
                                             const float *save_rstd, const float *dy,
                                             float *dx, float *dgamma, float *dbeta)

@@ -98,7 +98,7 @@ REPDL_FN void repdl__sgd_elem(repdl__sgd_k k, float *w, float g, float *b, uint3
     *w = repdl__canon(repdl__fsub(wi, REPDL__PROD(k.lr, d, keep)));
 }
 
-REPDL_FN void repdl_sgd_step_f32(size_t n, float *w, const float *g, float *momentum_buf,
+REPDL_API void repdl_sgd_step_f32(size_t n, float *w, const float *g, float *momentum_buf,
                                  const repdl_sgd_config *c, uint64_t step)
 {
     repdl__sgd_k k;
@@ -116,14 +116,14 @@ REPDL_FN void repdl_sgd_step_f32(size_t n, float *w, const float *g, float *mome
 
 /* ---- Adam / AdamW ---- */
 
-REPDL_FN void repdl_adam_state_init(repdl_adam_state *s)
+REPDL_API void repdl_adam_state_init(repdl_adam_state *s)
 {
     s->t = 0;
     s->beta1_pow = 1.0f;
     s->beta2_pow = 1.0f;
 }
 
-REPDL_FN void repdl_adam_begin_step(repdl_adam_state *s, const repdl_adam_config *c)
+REPDL_API void repdl_adam_begin_step(repdl_adam_state *s, const repdl_adam_config *c)
 {
     s->t += 1u;
     s->beta1_pow = repdl__fmul(s->beta1_pow, c->beta1);
@@ -206,7 +206,7 @@ REPDL_FN void repdl__adam_chunk(repdl__adam_k k, size_t len, float *w, const flo
     }
 }
 
-REPDL_FN void repdl_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
+REPDL_API void repdl_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
                                   const repdl_adam_config *c, const repdl_adam_state *s)
 {
     repdl__adam_k k;

@@ -60,11 +60,11 @@ REPDL_FN size_t repdl__pool_out(size_t h, size_t k, size_t st, size_t pad)
     if (h + 2 * pad < k) return 0;
     return (h + 2 * pad - k) / st + 1;
 }
-REPDL_FN size_t repdl_pool2d_out_h(const repdl_pool2d_shape *s)
+REPDL_API size_t repdl_pool2d_out_h(const repdl_pool2d_shape *s)
 {
     return repdl__pool_out(s->h, s->kh, s->stride_h, s->pad_h);
 }
-REPDL_FN size_t repdl_pool2d_out_w(const repdl_pool2d_shape *s)
+REPDL_API size_t repdl_pool2d_out_w(const repdl_pool2d_shape *s)
 {
     return repdl__pool_out(s->w, s->kw, s->stride_w, s->pad_w);
 }
@@ -303,7 +303,7 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
     }
 }
 
-REPDL_FN void repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const float *x, float *y,
+REPDL_API void repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const float *x, float *y,
                                            int64_t *argmax)
 {
     size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p;
@@ -314,7 +314,7 @@ REPDL_FN void repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const fl
                                    argmax ? argmax + plane * ohw + p * ow : NULL);
 }
 
-REPDL_FN void repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const int64_t *argmax,
+REPDL_API void repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const int64_t *argmax,
                                             const float *dy, float *dx)
 {
     size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, hh, ww;
@@ -361,7 +361,7 @@ REPDL_FN void repdl__avgpool_fwd_row(const repdl_pool2d_shape *sp, int count_inc
         y[q] = repdl__avgpool_fwd_elem(&s, count_include_pad, x, p, q);
 }
 
-REPDL_FN void repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int count_include_pad,
+REPDL_API void repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                            const float *x, float *y)
 {
     size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p;
@@ -372,7 +372,7 @@ REPDL_FN void repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int coun
                                    y + plane * ohw + p * ow);
 }
 
-REPDL_FN void repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s, int count_include_pad,
+REPDL_API void repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                             const float *dy, float *dx)
 {
     size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, hh, ww;

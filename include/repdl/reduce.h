@@ -317,7 +317,7 @@ REPDL_FN float repdl__tree_root(const repdl__tree *t)
 /* ---- Sum ---- */
 
 /* The canonical sum of x[0..n).  -0.0 when n == 0. */
-REPDL_FN float repdl_sum_f32(const float *x, size_t n)
+REPDL_API float repdl_sum_f32(const float *x, size_t n)
 {
     repdl__tree t;
     size_t j, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
@@ -356,7 +356,7 @@ REPDL_FN unsigned repdl__sum_block_level(size_t count)
 /* 1 when [begin, begin + count) can be a node: begin is a multiple of
    1024 * 2^k, k = repdl__sum_block_level(count).  (Whether a short block
    is the last one, the caller knows.)  count == 0 is always fine. */
-REPDL_FN int repdl_sum_block_ok(size_t begin, size_t count)
+REPDL_API int repdl_sum_block_ok(size_t begin, size_t count)
 {
     unsigned k;
     if (count == 0) return 1;
@@ -367,7 +367,7 @@ REPDL_FN int repdl_sum_block_ok(size_t begin, size_t count)
 /* The partial of the aligned block x[begin .. begin + count): equal to
    repdl_sum_f32(x + begin, count); the canonical NaN when the block cannot
    be a node (repdl_sum_block_ok fails), to catch misaligned splits. */
-REPDL_FN float repdl_sum_partial_f32(const float *x, size_t begin, size_t count)
+REPDL_API float repdl_sum_partial_f32(const float *x, size_t begin, size_t count)
 {
     if (!repdl_sum_block_ok(begin, count)) return repdl__nanf();
     if (count == 0) return -0.0f;
@@ -382,7 +382,7 @@ REPDL_FN float repdl_sum_partial_f32(const float *x, size_t begin, size_t count)
      for (s = 1; s < p; s *= 2)
        for (i = 0; i + s < p; i += 2 * s) part[i] = part[i] + part[i + s];
 */
-REPDL_FN float repdl_sum_combine_f32(const float *partials, size_t p)
+REPDL_API float repdl_sum_combine_f32(const float *partials, size_t p)
 {
     repdl__tree t;
     size_t i;
@@ -407,7 +407,7 @@ typedef struct repdl_sum_state {
     int error;
 } repdl_sum_state;
 
-REPDL_FN void repdl_sum_state_init(repdl_sum_state *s)
+REPDL_API void repdl_sum_state_init(repdl_sum_state *s)
 {
     repdl__tree_init(&s->tree);
     s->next = 0;
@@ -415,7 +415,7 @@ REPDL_FN void repdl_sum_state_init(repdl_sum_state *s)
     s->error = 0;
 }
 
-REPDL_FN int repdl_sum_state_push(repdl_sum_state *s, size_t begin, size_t count,
+REPDL_API int repdl_sum_state_push(repdl_sum_state *s, size_t begin, size_t count,
                                   float partial)
 {
     unsigned k;
@@ -432,7 +432,7 @@ REPDL_FN int repdl_sum_state_push(repdl_sum_state *s, size_t begin, size_t count
     return 0;
 }
 
-REPDL_FN float repdl_sum_state_result(const repdl_sum_state *s)
+REPDL_API float repdl_sum_state_result(const repdl_sum_state *s)
 {
     if (s->error) return repdl__nanf();
     return repdl__canon(repdl__tree_root(&s->tree));
@@ -443,7 +443,7 @@ REPDL_FN float repdl_sum_state_result(const repdl_sum_state *s)
    [begin, end); or end - begin when less than a leaf remains (allowed only
    when end is the end of the array).  begin must be a multiple of 1024.
    Used to split a range of leaves between threads (reduce_threads.h). */
-REPDL_FN size_t repdl_sum_block_size(size_t begin, size_t end)
+REPDL_API size_t repdl_sum_block_size(size_t begin, size_t end)
 {
     size_t len = end - begin, b = REPDL_SUM_LEAF;
     if (len < REPDL_SUM_LEAF) return len;
@@ -482,7 +482,7 @@ REPDL_FN void repdl__fmul_exact_store_strided(float *dst, const float *x, ptrdif
 /* sum over i of RN(x[i] * y[i]), in the canonical order.  Each product is
    rounded to binary32 first (no FMA anywhere): the canonical sum of the
    array of products.  -0.0 when n == 0. */
-REPDL_FN float repdl_dot_f32(const float *x, const float *y, size_t n)
+REPDL_API float repdl_dot_f32(const float *x, const float *y, size_t n)
 {
     repdl__tree t;
     size_t j, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
@@ -513,7 +513,7 @@ REPDL_FN float repdl_dot_f32(const float *x, const float *y, size_t n)
 
 /* Strided dot: element i is x[i * incx] * y[i * incy] (strides in
    elements, any sign; 0 repeats one element). */
-REPDL_FN float repdl_dot_strided_f32(const float *x, ptrdiff_t incx, const float *y,
+REPDL_API float repdl_dot_strided_f32(const float *x, ptrdiff_t incx, const float *y,
                                      ptrdiff_t incy, size_t n)
 {
     float p[REPDL_SUM_LEAF];
@@ -535,12 +535,12 @@ REPDL_FN float repdl_dot_strided_f32(const float *x, ptrdiff_t incx, const float
    FLT_MAX; squares below 2^-149 round to zero (gradual underflow, as IEEE
    multiplication does).  Any NaN gives NaN; otherwise any infinity gives
    +inf.  n == 0 gives -0.0 (the empty sum). */
-REPDL_FN float repdl_sumsq_f32(const float *x, size_t n)
+REPDL_API float repdl_sumsq_f32(const float *x, size_t n)
 {
     return repdl_dot_f32(x, x, n);
 }
 
-REPDL_FN float repdl_sumsq_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_sumsq_strided_f32(const float *x, ptrdiff_t incx, size_t n)
 {
     return repdl_dot_strided_f32(x, incx, x, incx, n);
 }
@@ -550,12 +550,12 @@ REPDL_FN float repdl_sumsq_strided_f32(const float *x, ptrdiff_t incx, size_t n)
    1.8e19 and above), even where the true norm would be finite; tiny inputs
    lose accuracy to underflow of their squares (when every |x| < 2^-75,
    about 2.6e-23, the norm is 0).  n == 0 gives -0.0 (sqrt(-0) = -0). */
-REPDL_FN float repdl_norm2_f32(const float *x, size_t n)
+REPDL_API float repdl_norm2_f32(const float *x, size_t n)
 {
     return repdl__canon(repdl__fsqrt(repdl_sumsq_f32(x, n)));
 }
 
-REPDL_FN float repdl_norm2_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_norm2_strided_f32(const float *x, ptrdiff_t incx, size_t n)
 {
     return repdl__canon(repdl__fsqrt(repdl_sumsq_strided_f32(x, incx, n)));
 }
@@ -565,7 +565,7 @@ REPDL_FN float repdl_norm2_strided_f32(const float *x, ptrdiff_t incx, size_t n)
 /* Element i is x[i * incx] (incx in elements, any sign; 0 repeats x[0]).
    Gathers each leaf into a buffer, then the same leaf code: the same bits
    as repdl_sum_f32 on the gathered array. */
-REPDL_FN float repdl_sum_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_sum_strided_f32(const float *x, ptrdiff_t incx, size_t n)
 {
     float p[REPDL_SUM_LEAF];
     repdl__tree t;
@@ -633,13 +633,13 @@ REPDL_FN float repdl__div_count_f32(float s, size_t n)
 /* RN(S / n) where S = repdl_sum_f32(x, n): the canonical sum, then one
    correctly rounded division by the exact integer n.  NaN when n == 0
    (0/0); +-inf and NaN sums pass through. */
-REPDL_FN float repdl_mean_f32(const float *x, size_t n)
+REPDL_API float repdl_mean_f32(const float *x, size_t n)
 {
     if (n == 0) return repdl__nanf();
     return repdl__canon(repdl__div_count_f32(repdl_sum_f32(x, n), n));
 }
 
-REPDL_FN float repdl_mean_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_mean_strided_f32(const float *x, ptrdiff_t incx, size_t n)
 {
     if (n == 0) return repdl__nanf();
     return repdl__canon(repdl__div_count_f32(repdl_sum_strided_f32(x, incx, n), n));
@@ -653,7 +653,7 @@ REPDL_FN float repdl_mean_strided_f32(const float *x, ptrdiff_t incx, size_t n)
    NaN when n <= ddof, or when any x_i is NaN or infinite (m is then NaN or
    inf and inf - inf = NaN).  Squares overflow to +inf as in
    repdl_sumsq_f32. */
-REPDL_FN float repdl_var_strided_f32(const float *x, ptrdiff_t incx, size_t n,
+REPDL_API float repdl_var_strided_f32(const float *x, ptrdiff_t incx, size_t n,
                                      size_t ddof)
 {
     float p[REPDL_SUM_LEAF];
@@ -677,7 +677,7 @@ REPDL_FN float repdl_var_strided_f32(const float *x, ptrdiff_t incx, size_t n,
     return repdl__canon(repdl__div_count_f32(repdl__tree_root(&t), n - ddof));
 }
 
-REPDL_FN float repdl_var_f32(const float *x, size_t n, size_t ddof)
+REPDL_API float repdl_var_f32(const float *x, size_t n, size_t ddof)
 {
     return repdl_var_strided_f32(x, 1, n, ddof);
 }
@@ -686,42 +686,42 @@ REPDL_FN float repdl_var_f32(const float *x, size_t n, size_t ddof)
    out[r] = f(row r) for r < rows, row r being x[r * ldx .. r * ldx + n)
    (ldx in elements; x is not read when n == 0).  Each row is exactly the single-row call: the result
    of a row never depends on `rows` or on the other rows. */
-REPDL_FN void repdl_sum_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_sum_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
                                  float *out)
 {
     size_t r;
     for (r = 0; r < rows; r++) out[r] = repdl_sum_f32(n ? x + r * ldx : x, n);
 }
 
-REPDL_FN void repdl_dot_rows_f32(const float *x, size_t ldx, const float *y, size_t ldy,
+REPDL_API void repdl_dot_rows_f32(const float *x, size_t ldx, const float *y, size_t ldy,
                                  size_t rows, size_t n, float *out)
 {
     size_t r;
     for (r = 0; r < rows; r++) out[r] = repdl_dot_f32(n ? x + r * ldx : x, n ? y + r * ldy : y, n);
 }
 
-REPDL_FN void repdl_sumsq_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_sumsq_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
                                    float *out)
 {
     size_t r;
     for (r = 0; r < rows; r++) out[r] = repdl_sumsq_f32(n ? x + r * ldx : x, n);
 }
 
-REPDL_FN void repdl_norm2_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_norm2_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
                                    float *out)
 {
     size_t r;
     for (r = 0; r < rows; r++) out[r] = repdl_norm2_f32(n ? x + r * ldx : x, n);
 }
 
-REPDL_FN void repdl_mean_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_mean_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
                                   float *out)
 {
     size_t r;
     for (r = 0; r < rows; r++) out[r] = repdl_mean_f32(n ? x + r * ldx : x, n);
 }
 
-REPDL_FN void repdl_var_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_var_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
                                  size_t ddof, float *out)
 {
     size_t r;

@@ -91,13 +91,13 @@ static inline float repdl__threads_reduce(const float *x, const float *y, size_t
 
 /* The canonical sum and dot product with up to `nthreads` threads
    (1 <= nthreads <= REPDL_THREADS_MAX; others are clamped). */
-static inline float repdl_sum_f32_threads(const float *x, size_t n, int nthreads)
+REPDL_HOST_API float repdl_sum_f32_threads(const float *x, size_t n, int nthreads)
 {
     if (n == 0) return -0.0f;
     return repdl__threads_reduce(x, NULL, n, nthreads);
 }
 
-static inline float repdl_dot_f32_threads(const float *x, const float *y, size_t n,
+REPDL_HOST_API float repdl_dot_f32_threads(const float *x, const float *y, size_t n,
                                           int nthreads)
 {
     if (n == 0) return -0.0f;

@@ -95,7 +95,7 @@ REPDL_FN void repdl__philox4x32_r(int rounds, const uint32_t ctr[4], const uint3
 }
 
 /* Philox4x32-10: out = philox(ctr, key). */
-REPDL_FN void repdl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+REPDL_API void repdl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 {
     repdl__philox4x32_r(10, ctr, key, out);
 }
@@ -115,14 +115,14 @@ REPDL_FN void repdl__rng_block(uint64_t seed, uint64_t b, uint32_t c2, uint32_t 
 }
 
 /* Counter blocks that n uniform (u32, dropout) elements use: ceil(n / 4). */
-REPDL_FN uint64_t repdl_rng_uniform_blocks(size_t n) { return ((uint64_t)n + 3u) / 4u; }
+REPDL_API uint64_t repdl_rng_uniform_blocks(size_t n) { return ((uint64_t)n + 3u) / 4u; }
 /* Counter blocks that n normal elements use: n. */
-REPDL_FN uint64_t repdl_rng_normal_blocks(size_t n) { return (uint64_t)n; }
+REPDL_API uint64_t repdl_rng_normal_blocks(size_t n) { return (uint64_t)n; }
 
 /* ---- Single elements ---- */
 
 /* Element i of the uint32 stream (seed, offset). */
-REPDL_FN uint32_t repdl_rng_u32(uint64_t seed, uint64_t offset, uint64_t i)
+REPDL_API uint32_t repdl_rng_u32(uint64_t seed, uint64_t offset, uint64_t i)
 {
     uint32_t w[4];
     repdl__rng_block(seed, offset + i / 4u, 0u, 0u, w);
@@ -133,7 +133,7 @@ REPDL_FN uint32_t repdl_rng_u32(uint64_t seed, uint64_t offset, uint64_t i)
 REPDL_FN float repdl__rng_u01(uint32_t w) { return repdl__fmul((float)(w >> 8), 0x1p-24f); }
 
 /* Element i of the uniform stream, in [0, 1). */
-REPDL_FN float repdl_rng_uniform_f32(uint64_t seed, uint64_t offset, uint64_t i)
+REPDL_API float repdl_rng_uniform_f32(uint64_t seed, uint64_t offset, uint64_t i)
 {
     return repdl__rng_u01(repdl_rng_u32(seed, offset, i));
 }
@@ -163,7 +163,7 @@ REPDL_FN int repdl__rng_polar(uint32_t wx, uint32_t wy, float *z)
 #define REPDL_RNG_NORMAL_BLOCKS 16 /* attempt blocks a normal may use: 32 attempts */
 
 /* Element i of the standard normal stream (seed, offset). */
-REPDL_FN float repdl_rng_normal_f32(uint64_t seed, uint64_t offset, uint64_t i)
+REPDL_API float repdl_rng_normal_f32(uint64_t seed, uint64_t offset, uint64_t i)
 {
     uint64_t b = offset + i;
     uint32_t a;
@@ -206,7 +206,7 @@ REPDL_FN void repdl__rng_affine(size_t m, float a, float d, float *v, float *out
 }
 
 /* out[j] = lo + (hi - lo) * uniform(seed, offset, first + j), j < n. */
-REPDL_FN void repdl_rng_uniform_fill_range_f32(uint64_t seed, uint64_t offset, uint64_t first,
+REPDL_API void repdl_rng_uniform_fill_range_f32(uint64_t seed, uint64_t offset, uint64_t first,
                                                size_t n, float lo, float hi, float *out)
 {
     float d = repdl__fsub(hi, lo);
@@ -221,14 +221,14 @@ REPDL_FN void repdl_rng_uniform_fill_range_f32(uint64_t seed, uint64_t offset, u
     }
 }
 
-REPDL_FN void repdl_rng_uniform_fill_f32(uint64_t seed, uint64_t offset, size_t n, float lo,
+REPDL_API void repdl_rng_uniform_fill_f32(uint64_t seed, uint64_t offset, size_t n, float lo,
                                          float hi, float *out)
 {
     repdl_rng_uniform_fill_range_f32(seed, offset, 0u, n, lo, hi, out);
 }
 
 /* out[j] = mean + std * normal(seed, offset, first + j), j < n. */
-REPDL_FN void repdl_rng_normal_fill_range_f32(uint64_t seed, uint64_t offset, uint64_t first,
+REPDL_API void repdl_rng_normal_fill_range_f32(uint64_t seed, uint64_t offset, uint64_t first,
                                               size_t n, float mean, float std, float *out)
 {
     float v[REPDL__RNG_CHUNK];
@@ -240,7 +240,7 @@ REPDL_FN void repdl_rng_normal_fill_range_f32(uint64_t seed, uint64_t offset, ui
     }
 }
 
-REPDL_FN void repdl_rng_normal_fill_f32(uint64_t seed, uint64_t offset, size_t n, float mean,
+REPDL_API void repdl_rng_normal_fill_f32(uint64_t seed, uint64_t offset, size_t n, float mean,
                                         float std, float *out)
 {
     repdl_rng_normal_fill_range_f32(seed, offset, 0u, n, mean, std, out);
@@ -276,7 +276,7 @@ REPDL_FN uint32_t repdl__rng_bounded(uint64_t seed, uint64_t offset, uint64_t *c
    j = bounded(k + 1) (draws 0, 1, 2, ... of the permutation stream, in
    that order), swap perm[k] and perm[j].  n == 0: nothing (perm may be
    NULL).  n > 2^32 (values would not fit uint32): nothing is written. */
-REPDL_FN void repdl_rng_permutation(uint64_t seed, uint64_t offset, size_t n, uint32_t *perm)
+REPDL_API void repdl_rng_permutation(uint64_t seed, uint64_t offset, size_t n, uint32_t *perm)
 {
     uint64_t c = 0, k;
     if (n == 0 || (uint64_t)n > ((uint64_t)1 << 32)) return;

@@ -74,7 +74,7 @@ REPDL_FN float repdl__sigmoidf_tiny(float x)
 }
 
 /* sigma(x) = 1 / (1 + exp(-x)) correctly rounded to binary32. */
-REPDL_FN float repdl_sigmoidf(float x)
+REPDL_API float repdl_sigmoidf(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__sigmoidf_y(x, &y))) {
@@ -102,7 +102,7 @@ REPDL_FN float repdl_sigmoidf(float x)
    x >= 17.5 and x < -0x1.9fe368p6 are answered by selects), then the scalar
    function for the flagged elements: |x| < 2^-12, x < -87 (subnormal
    results) and the rare failures of the fast rounding test. */
-REPDL_FN void repdl_sigmoidf_array(float *out, const float *x, size_t n)
+REPDL_API void repdl_sigmoidf_array(float *out, const float *x, size_t n)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {

@@ -142,7 +142,7 @@ REPDL_FN void repdl__softmax_row(const float *x, float *y, size_t n)
 }
 
 /* y = softmax(x) row by row (see the top of this file).  In place ok. */
-REPDL_FN void repdl_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+REPDL_API void repdl_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
 {
     size_t r;
     if (cols == 0) return;
@@ -160,7 +160,7 @@ REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
 }
 
 /* y = log_softmax(x) row by row.  In place ok. */
-REPDL_FN void repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+REPDL_API void repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
 {
     size_t r;
     if (cols == 0) return;
@@ -170,7 +170,7 @@ REPDL_FN void repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, fl
 /* dx = d softmax given y = softmax(x) and dy:
    dx_i = RN(y_i * RN(dy_i - dot)), dot = repdl_dot_f32(y, dy, n).
    In place (dx == y or dx == dy) ok. */
-REPDL_FN void repdl_softmax_backward_f32(size_t rows, size_t cols, const float *y,
+REPDL_API void repdl_softmax_backward_f32(size_t rows, size_t cols, const float *y,
                                          const float *dy, float *dx)
 {
     size_t r, i;
@@ -187,7 +187,7 @@ REPDL_FN void repdl_softmax_backward_f32(size_t rows, size_t cols, const float *
 /* dx = d log_softmax given y = log_softmax(x) and dy:
    dx_i = RN(dy_i - RN(repdl_expf(y_i) * s)), s = repdl_sum_f32(dy, n).
    In place ok. */
-REPDL_FN void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
+REPDL_API void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
                                              const float *dy, float *dx)
 {
     size_t r, i, k;
@@ -240,7 +240,7 @@ REPDL_FN float repdl__loss_finish(float total, size_t rows, int reduction)
    loss is NaN.  rows == 0: SUM gives -0.0, MEAN NaN; cols == 0 with
    rows > 0: every target is out of range, NaN.  An unknown reduction
    returns NaN and writes NaN gradients. */
-REPDL_FN float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *logits,
+REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *logits,
                                        const int32_t *target, int reduction,
                                        float *dlogits)
 {
@@ -285,7 +285,7 @@ REPDL_FN float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *lo
    dlogp[r][t] = -1 (SUM) or -RN(1 / rows) (MEAN).
    A target outside [0, cols): that row's loss and gradient row are NaN.
    NaN losses are canonical.  rows == 0: SUM -0.0, MEAN NaN. */
-REPDL_FN float repdl_nll_loss_f32(size_t rows, size_t cols, const float *logp,
+REPDL_API float repdl_nll_loss_f32(size_t rows, size_t cols, const float *logp,
                                   const int32_t *target, int reduction, float *dlogp)
 {
     repdl__tree t;

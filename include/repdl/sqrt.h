@@ -21,7 +21,7 @@
 #include "config.h"
 
 /* Correctly rounded sqrt(x) (see the top of this file). */
-REPDL_FN float repdl_sqrtf(float x)
+REPDL_API float repdl_sqrtf(float x)
 {
     return repdl__canon(repdl__fsqrt(x));
 }
@@ -29,7 +29,7 @@ REPDL_FN float repdl_sqrtf(float x)
 /* out[k] = repdl_sqrtf(x[k]) for k < n, bit for bit.  out may be x itself
    (in place) but must not overlap it otherwise; n = 0 (x, out may then be
    NULL) does nothing. */
-REPDL_FN void repdl_sqrtf_array(float *out, const float *x, size_t n)
+REPDL_API void repdl_sqrtf_array(float *out, const float *x, size_t n)
 {
     size_t k;
     for (k = 0; k < n; k++) out[k] = repdl_sqrtf(x[k]);

@@ -87,7 +87,7 @@ REPDL_FN int repdl__tanhf_y(float x, double *y)
 }
 
 /* tanh(x) correctly rounded to binary32 (round to nearest even). */
-REPDL_FN float repdl_tanhf(float x)
+REPDL_API float repdl_tanhf(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__tanhf_y(x, &y))) {
@@ -114,7 +114,7 @@ REPDL_FN float repdl_tanhf(float x)
    pass per chunk of 256 (tiny, saturated and NaN inputs answered by
    selects), then the scalar function for the elements whose fast rounding
    test failed. */
-REPDL_FN void repdl_tanhf_array(float *out, const float *x, size_t n)
+REPDL_API void repdl_tanhf_array(float *out, const float *x, size_t n)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
