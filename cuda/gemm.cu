@@ -394,19 +394,19 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
 using namespace repdl_cuda;
 
 extern "C" int repdl_cuda_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K,
-                                   float alpha, const float *A, size_t lda, const float *B,
-                                   size_t ldb, const float *bias, float beta, float *C,
+                                   float alpha, float beta, const float *A, size_t lda,
+                                   const float *B, size_t ldb, const float *bias, float *C,
                                    size_t ldc, void *stream)
 {
     return gemm_checked(transA, transB, M, N, K, alpha, A, lda, B, ldb, bias, beta, C, ldc,
                         stream, NULL);
 }
 
-extern "C" int repdl_cuda_gemm_f32_config(int transA, int transB, size_t M, size_t N, size_t K,
-                                          float alpha, const float *A, size_t lda,
-                                          const float *B, size_t ldb, const float *bias,
-                                          float beta, float *C, size_t ldc, void *stream,
-                                          const repdl_cuda_gemm_config *config)
+extern "C" int repdl_cuda_gemm_config_f32(int transA, int transB, size_t M, size_t N, size_t K,
+                                          const repdl_cuda_gemm_config *config, float alpha, float beta,
+                                          const float *A, size_t lda, const float *B,
+                                          size_t ldb, const float *bias, float *C, size_t ldc,
+                                          void *stream)
 {
     return gemm_checked(transA, transB, M, N, K, alpha, A, lda, B, ldb, bias, beta, C, ldc,
                         stream, config);
@@ -452,10 +452,10 @@ extern "C" int repdl_cuda_conv2d_forward_f32(const struct repdl_conv2d_shape *s,
     return conv_forward(s, x, w, b, y, stream, NULL);
 }
 
-extern "C" int repdl_cuda_conv2d_forward_f32_config(const struct repdl_conv2d_shape *s,
-                                                    const float *x, const float *w,
-                                                    const float *b, float *y, void *stream,
-                                                    const repdl_cuda_gemm_config *config)
+extern "C" int repdl_cuda_conv2d_forward_config_f32(const struct repdl_conv2d_shape *s,
+                                                    const repdl_cuda_gemm_config *config, const float *x,
+                                                    const float *w, const float *b, float *y,
+                                                    void *stream)
 {
     return conv_forward(s, x, w, b, y, stream, config);
 }
@@ -467,11 +467,11 @@ extern "C" int repdl_cuda_conv2d_backward_f32(const struct repdl_conv2d_shape *s
     return conv_backward(s, x, w, dy, dx, dw, db, stream, NULL);
 }
 
-extern "C" int repdl_cuda_conv2d_backward_f32_config(const struct repdl_conv2d_shape *s,
-                                                     const float *x, const float *w,
-                                                     const float *dy, float *dx, float *dw,
-                                                     float *db, void *stream,
-                                                     const repdl_cuda_gemm_config *config)
+extern "C" int repdl_cuda_conv2d_backward_config_f32(const struct repdl_conv2d_shape *s,
+                                                     const repdl_cuda_gemm_config *config, const float *x,
+                                                     const float *w, const float *dy, float *dx,
+                                                     float *dw, float *db,
+                                                     void *stream)
 {
     return conv_backward(s, x, w, dy, dx, dw, db, stream, config);
 }

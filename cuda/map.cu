@@ -16,12 +16,12 @@
 
 namespace repdl_cuda {
 
-/* One functor per function: struct fn_expf { f(x) = repdl_expf(x) }. */
+/* One functor per function: struct fn_expf { f(x) = repdl_exp_f32(x) }. */
 #define REPDL_CUDA_FUNCTOR(name)                                             \
     struct fn_##name {                                                       \
         __device__ __forceinline__ float operator()(float x) const         \
         {                                                                    \
-            return repdl_##name(x);                                          \
+            return repdl_##name##_f32(x);                                   \
         }                                                                    \
     };
 REPDL_CUDA_MAP_FUNCTIONS(REPDL_CUDA_FUNCTOR)
@@ -88,8 +88,8 @@ static int launch_map(const float *x, float *y, size_t n, void *stream)
 } // namespace repdl_cuda
 
 #define REPDL_CUDA_MAP_LAUNCHER(name)                                        \
-    extern "C" int repdl_cuda_##name(const float *x, float *y, size_t n,     \
-                                     void *stream)                           \
+    extern "C" int repdl_cuda_##name##_array_f32(size_t n, const float *x,   \
+                                                float *y, void *stream)                           \
     {                                                                        \
         return repdl_cuda::launch_map<repdl_cuda::fn_##name>(x, y, n,        \
                                                              stream);        \

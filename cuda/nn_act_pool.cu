@@ -34,13 +34,13 @@ static unsigned grid_for(size_t work, const device_facts &dev)
     struct fwd_##name {                                                              \
         __device__ __forceinline__ float operator()(float x) const                   \
         {                                                                            \
-            return repdl_##name##f(x);                                               \
+            return repdl_##name##_f32(x);                                         \
         }                                                                            \
     };                                                                               \
     struct bwd_##name {                                                              \
         __device__ __forceinline__ float operator()(float x, float dy) const         \
         {                                                                            \
-            return repdl_##name##_backwardf(x, dy);                                  \
+            return repdl_##name##_backward_f32(x, dy);                                  \
         }                                                                            \
     };
 REPDL_CUDA_ACTIVATIONS(NNAP_FUNCTORS)
@@ -171,11 +171,12 @@ using namespace repdl_cuda;
 using namespace repdl_cuda::nnap;
 
 #define NNAP_LAUNCHERS(name)                                                                \
-    extern "C" int repdl_cuda_##name##_f32(size_t n, const float *x, float *y, void *stream) \
+    extern "C" int repdl_cuda_##name##_array_f32(size_t n, const float *x, float *y,          \
+                                                 void *stream)                              \
     {                                                                                       \
         return launch_fwd<fwd_##name>(n, x, y, stream);                                     \
     }                                                                                       \
-    extern "C" int repdl_cuda_##name##_backward_f32(size_t n, const float *x,               \
+    extern "C" int repdl_cuda_##name##_backward_array_f32(size_t n, const float *x,              \
                                                     const float *dy, float *dx,             \
                                                     void *stream)                           \
     {                                                                                       \

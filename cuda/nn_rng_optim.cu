@@ -142,8 +142,8 @@ adam_kernel(size_t n, repdl__adam_k k, float *w, const float *g, float *m, float
 
 using namespace repdl_cuda;
 
-extern "C" int repdl_cuda_rng_uniform_fill_f32(unsigned long long seed, unsigned long long offset,
-                                               size_t n, float lo, float hi, float *out,
+extern "C" int repdl_cuda_rng_uniform_fill_f32(size_t n, unsigned long long seed,
+                                               unsigned long long offset, float lo, float hi, float *out,
                                                void *stream)
 {
     size_t bytes;
@@ -158,8 +158,8 @@ extern "C" int repdl_cuda_rng_uniform_fill_f32(unsigned long long seed, unsigned
     return check_launch();
 }
 
-extern "C" int repdl_cuda_rng_normal_fill_f32(unsigned long long seed, unsigned long long offset,
-                                              size_t n, float mean, float std, float *out,
+extern "C" int repdl_cuda_rng_normal_fill_f32(size_t n, unsigned long long seed,
+                                              unsigned long long offset, float mean, float std, float *out,
                                               void *stream)
 {
     size_t bytes;
@@ -245,8 +245,8 @@ extern "C" int repdl_cuda_dropout_backward_f32(size_t n, float p, const unsigned
     return check_launch();
 }
 
-extern "C" int repdl_cuda_sgd_step_f32(size_t n, float *w, const float *g, float *momentum_buf,
-                                       const struct repdl_sgd_config *c, unsigned long long step,
+extern "C" int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *c, unsigned long long step, const float *g,
+                                       float *w, float *momentum_buf,
                                        void *stream)
 {
     size_t bytes;
@@ -264,9 +264,9 @@ extern "C" int repdl_cuda_sgd_step_f32(size_t n, float *w, const float *g, float
     return check_launch();
 }
 
-extern "C" int repdl_cuda_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
-                                        const struct repdl_adam_config *c,
-                                        const struct repdl_adam_state *s, void *stream)
+extern "C" int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config *c, const struct repdl_adam_state *s, const float *g, float *w,
+                                        float *m,
+                                        float *v, void *stream)
 {
     size_t bytes;
     device_facts dev;

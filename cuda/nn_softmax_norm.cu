@@ -3,8 +3,8 @@
    for bit equal to include/repdl/softmax.h and norm.h on the host, for any
    grid and any batch size.
 
-   The numeric steps are the host's own REPDL_FN pieces (repdl_expf,
-   repdl_logf, repdl__div_count_f32, repdl__norm_rstd, repdl__fmaf, and
+   The numeric steps are the host's own REPDL_FN pieces (repdl_exp_f32,
+   repdl_log_f32, repdl__div_count_f32, repdl__norm_rstd, repdl__fmaf, and
    reduce.h's leaf and tree functions); what is written here is where each
    value lives:
      a row (a channel of batch norm), by one warp: the max by integer
@@ -129,7 +129,7 @@ k_softmax(size_t rows, size_t cols, const float *x, float *y)
         }
         if (!LOG) {
             float s = warp_sum(cols, [&](size_t i) {
-                float e = repdl_expf(repdl__fsub(xr[i], m));
+                float e = repdl_exp_f32(repdl__fsub(xr[i], m));
                 yr[i] = e;
                 return e;
             }, buf, t);
@@ -138,9 +138,9 @@ k_softmax(size_t rows, size_t cols, const float *x, float *y)
             float s = warp_sum(cols, [&](size_t i) {
                 float d = repdl__fsub(xr[i], m);
                 yr[i] = d;
-                return repdl_expf(d);
+                return repdl_exp_f32(d);
             }, buf, t);
-            float ls = repdl_logf(s);
+            float ls = repdl_log_f32(s);
             for (size_t i = t; i < cols; i += 32) yr[i] = repdl__fsub(yr[i], ls);
         }
     }
@@ -163,7 +163,7 @@ k_softmax_backward(size_t rows, size_t cols, const float *y, const float *dy, fl
             float s = warp_sum(cols, [&](size_t i) { return gr[i]; }, buf, t);
             s = repdl__canon(s);
             for (size_t i = t; i < cols; i += 32)
-                o[i] = repdl__canon(repdl__fsub(gr[i], repdl__fmul(repdl_expf(yr[i]), s)));
+                o[i] = repdl__canon(repdl__fsub(gr[i], repdl__fmul(repdl_exp_f32(yr[i]), s)));
         }
     }
 }
@@ -190,11 +190,11 @@ k_cross_entropy(size_t rows, size_t cols, const float *x, const int32_t *target,
         float dt = repdl__fsub(xr[tg], m);
         __syncwarp(); /* x[tg] is read before g (maybe x) is written */
         float s = warp_sum(cols, [&](size_t i) {
-            float e = repdl_expf(repdl__fsub(xr[i], m));
+            float e = repdl_exp_f32(repdl__fsub(xr[i], m));
             if (g) g[i] = e;
             return e;
         }, buf, t);
-        if (t == 0) ws[r] = -repdl__fsub(dt, repdl_logf(s));
+        if (t == 0) ws[r] = -repdl__fsub(dt, repdl_log_f32(s));
         if (g)
             for (size_t i = t; i < cols; i += 32) {
                 float v = repdl__fdiv(g[i], s);
@@ -531,7 +531,7 @@ static int launch_loss(size_t rows, size_t cols, const float *x, const int32_t *
     if (CE) k_cross_entropy<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
     else k_nll<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
     rc = check_launch();
-    if (rc == REPDL_CUDA_OK) rc = repdl_cuda_sum_f32(w, rows, loss, stream);
+    if (rc == REPDL_CUDA_OK) rc = repdl_cuda_sum_f32(rows, w, loss, stream);
     if (rc == REPDL_CUDA_OK) {
         k_loss_finish<<<1, 1, 0, s>>>(loss, rows, reduction, 0);
         rc = check_launch();
@@ -571,23 +571,23 @@ extern "C" int repdl_cuda_log_softmax_backward_f32(size_t rows, size_t cols, con
     return launch_softmax_bw<true>(rows, cols, y, dy, dx, stream);
 }
 
-extern "C" int repdl_cuda_cross_entropy_f32(size_t rows, size_t cols, const float *logits,
-                                            const int32_t *target, int reduction, float *loss,
+extern "C" int repdl_cuda_cross_entropy_f32(size_t rows, size_t cols, int reduction,
+                                            const float *logits, const int32_t *target, float *loss,
                                             float *dlogits, void *stream)
 {
     return launch_loss<true>(rows, cols, logits, target, reduction, loss, dlogits, stream);
 }
 
-extern "C" int repdl_cuda_nll_loss_f32(size_t rows, size_t cols, const float *logp,
-                                       const int32_t *target, int reduction, float *loss,
+extern "C" int repdl_cuda_nll_loss_f32(size_t rows, size_t cols, int reduction,
+                                       const float *logp, const int32_t *target, float *loss,
                                        float *dlogp, void *stream)
 {
     return launch_loss<false>(rows, cols, logp, target, reduction, loss, dlogp, stream);
 }
 
-extern "C" int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, const float *x,
-                                                 const float *gamma, const float *beta,
-                                                 float eps, float *y, float *mean, float *rstd,
+extern "C" int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                                 const float *x, const float *gamma,
+                                                 const float *beta, float *y, float *mean, float *rstd,
                                                  void *stream)
 {
     if (rows == 0) return REPDL_CUDA_OK;
@@ -627,8 +627,8 @@ extern "C" int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, cons
     return REPDL_CUDA_OK;
 }
 
-extern "C" int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, const float *x,
-                                               const float *gamma, float eps, float *y,
+extern "C" int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                               const float *x, const float *gamma, float *y,
                                                float *rstd, void *stream)
 {
     if (rows == 0) return REPDL_CUDA_OK;
@@ -663,9 +663,9 @@ extern "C" int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const 
 }
 
 extern "C" int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw,
+                                                       float eps, float momentum,
                                                        const float *x, const float *gamma,
-                                                       const float *beta, float eps,
-                                                       float momentum, float *running_mean,
+                                                       const float *beta, float *running_mean,
                                                        float *running_var, float *y,
                                                        float *save_mean, float *save_rstd,
                                                        void *stream)
@@ -682,8 +682,8 @@ extern "C" int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_
 }
 
 extern "C" int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw,
-                                                       const float *x, const float *gamma,
-                                                       const float *beta, float eps,
+                                                       float eps, const float *x,
+                                                       const float *gamma, const float *beta,
                                                        const float *running_mean,
                                                        const float *running_var, float *y,
                                                        void *stream)

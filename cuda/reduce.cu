@@ -271,41 +271,41 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
 
 using repdl_cuda::launch_reduce;
 
-extern "C" int repdl_cuda_sum_f32(const float *x, size_t n, float *out, void *stream)
+extern "C" int repdl_cuda_sum_f32(size_t n, const float *x, float *out, void *stream)
 {
     return launch_reduce<false>(x, n, NULL, 0, 1, n, out, stream, NULL);
 }
 
-extern "C" int repdl_cuda_dot_f32(const float *x, const float *y, size_t n, float *out,
+extern "C" int repdl_cuda_dot_f32(size_t n, const float *x, const float *y, float *out,
                                   void *stream)
 {
     return launch_reduce<true>(x, n, y, n, 1, n, out, stream, NULL);
 }
 
-extern "C" int repdl_cuda_sum_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+extern "C" int repdl_cuda_sum_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                        float *out, void *stream)
 {
     return launch_reduce<false>(x, ldx, NULL, 0, rows, n, out, stream, NULL);
 }
 
-extern "C" int repdl_cuda_dot_rows_f32(const float *x, size_t ldx, const float *y,
-                                       size_t ldy, size_t rows, size_t n, float *out,
+extern "C" int repdl_cuda_dot_rows_f32(size_t rows, size_t n, const float *x,
+                                       size_t ldx, const float *y, size_t ldy, float *out,
                                        void *stream)
 {
     return launch_reduce<true>(x, ldx, y, ldy, rows, n, out, stream, NULL);
 }
 
-extern "C" int repdl_cuda_sum_rows_f32_config(const float *x, size_t ldx, size_t rows,
-                                              size_t n, float *out, void *stream,
-                                              const repdl_cuda_config *config)
+extern "C" int repdl_cuda_sum_rows_config_f32(size_t rows, size_t n, const repdl_cuda_config *config,
+                                              const float *x, size_t ldx, float *out,
+                                              void *stream)
 {
     return launch_reduce<false>(x, ldx, NULL, 0, rows, n, out, stream, config);
 }
 
-extern "C" int repdl_cuda_dot_rows_f32_config(const float *x, size_t ldx, const float *y,
-                                              size_t ldy, size_t rows, size_t n,
-                                              float *out, void *stream,
-                                              const repdl_cuda_config *config)
+extern "C" int repdl_cuda_dot_rows_config_f32(size_t rows, size_t n, const repdl_cuda_config *config,
+                                              const float *x, size_t ldx, const float *y,
+                                              size_t ldy, float *out,
+                                              void *stream)
 {
     return launch_reduce<true>(x, ldx, y, ldy, rows, n, out, stream, config);
 }

@@ -53,9 +53,9 @@ int main(void)
                 float x, mine, libm;
                 uint32_t u = (uint32_t)i + 77u, r;
                 memcpy(&x, &u, 4);
-                if (f == 0) { mine = repdl_expf(x); libm = expf(x); }
-                else if (f == 1) { mine = repdl_logf(x); libm = logf(x); }
-                else { mine = repdl_tanhf(x); libm = tanhf(x); }
+                if (f == 0) { mine = repdl_exp_f32(x); libm = expf(x); }
+                else if (f == 1) { mine = repdl_log_f32(x); libm = logf(x); }
+                else { mine = repdl_tanh_f32(x); libm = tanhf(x); }
                 r = bits(mine);
                 golden_sha256_update(&h, &r, 4);
                 total++;
@@ -66,14 +66,14 @@ int main(void)
                    " of %" PRIu64 " inputs", names[f], diff, total);
             if (diff) {
                 float x; memcpy(&x, &example, 4);
-                float m = f == 0 ? repdl_expf(x) : f == 1 ? repdl_logf(x) : repdl_tanhf(x);
+                float m = f == 0 ? repdl_exp_f32(x) : f == 1 ? repdl_log_f32(x) : repdl_tanh_f32(x);
                 float l = f == 0 ? expf(x) : f == 1 ? logf(x) : tanhf(x);
                 printf(" (e.g. x = %a: repdl %a, glibc %a)", (double)x, (double)m, (double)l);
             }
             printf("\n");
         }
         printf("   sqrtf(2) = %a (IEEE sqrt is correctly rounded everywhere)\n",
-               (double)repdl_sqrtf(2.0f));
+               (double)repdl_sqrt_f32(2.0f));
     }
 
     printf("\n2. Canonical sum of 1,000,003 floats of mixed magnitude:\n");
@@ -92,22 +92,22 @@ int main(void)
         for (size_t i = n; i-- > 0;) bwd += x[i];
         printf("   naive loop, forward  %a\n", (double)fwd);
         printf("   naive loop, backward %a   <- same data, other order, other bits\n", (double)bwd);
-        s1 = repdl_sum_f32(x, n);
-        parts[0] = repdl_sum_partial_f32(x, 0, half);
-        parts[1] = repdl_sum_partial_f32(x, half, n - half);
+        s1 = repdl_sum_f32(n, x);
+        parts[0] = repdl_sum_partial_f32(0, half, x);
+        parts[1] = repdl_sum_partial_f32(half, n - half, x);
         repdl_sum_state_init(&st);
         repdl_sum_state_push(&st, 0, half, parts[0]);
         repdl_sum_state_push(&st, half, n - half, parts[1]);
         s2 = repdl_sum_state_result(&st);
-        for (int t = 0; t < 4; t++) sT[t] = repdl_sum_f32_threads(x, n, t + 1);
+        for (int t = 0; t < 4; t++) sT[t] = repdl_sum_threads_f32(n, t + 1, x);
         printf("   repdl_sum_f32        %a\n", (double)s1);
         printf("   two aligned halves   %a\n", (double)s2);
         printf("   1, 2, 3, 4 threads   %a %a %a %a\n", (double)sT[0], (double)sT[1],
                (double)sT[2], (double)sT[3]);
-        printf("   repdl_dot_f32(x, x)  %a\n", (double)repdl_dot_f32(x, x, n));
+        printf("   repdl_dot_f32(x, x)  %a\n", (double)repdl_dot_f32(n, x, x));
         {
             uint32_t r[7] = {bits(s1), bits(s2), bits(sT[0]), bits(sT[1]), bits(sT[2]),
-                             bits(sT[3]), bits(repdl_dot_f32(x, x, n))};
+                             bits(sT[3]), bits(repdl_dot_f32(n, x, x))};
             golden_sha256_update(&h, r, sizeof r);
             for (int i = 1; i < 6; i++)
                 if (r[i] != r[0]) { printf("   MISMATCH: splitting changed the sum\n"); return 1; }

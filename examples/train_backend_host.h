@@ -175,16 +175,16 @@ static int host_conv_bwd(void *ctx, const repdl_conv2d_shape *s, const float *x,
     return rc;
 }
 
-/* ---- linear: one thread repdl_linear_*, more: repdl_gemm_f32_threads on
+/* ---- linear: one thread repdl_linear_*, more: repdl_gemm_threads_f32 on
    the same products (linear.h defines linear as those gemm calls) ---- */
 static int host_lin_fwd(void *ctx, size_t M, size_t K, size_t N, const float *x,
                         const float *W, const float *b, float *y)
 {
     host_ctx *c = (host_ctx *)ctx;
     if (c->threads <= 1) repdl_linear_forward_f32(M, K, N, x, W, b, y);
-    else if (repdl_gemm_f32_threads(c->threads, 0, 1, M, N, K, 1.0f, x, K, W, K, b, 0.0f, y,
+    else if (repdl_gemm_threads_f32(0, 1, M, N, K, c->threads, 1.0f, 0.0f, x, K, W, K, b, y,
                                     N)) {
-        c->err = "repdl_gemm_f32_threads failed";
+        c->err = "repdl_gemm_threads_f32 failed";
         return -1;
     }
     return 0;
@@ -198,11 +198,11 @@ static int host_lin_bwd(void *ctx, size_t M, size_t K, size_t N, const float *x,
         repdl_linear_backward_f32(M, K, N, x, W, dy, dx, dW, db);
         return 0;
     }
-    if ((dx && repdl_gemm_f32_threads(c->threads, 0, 0, M, K, N, 1.0f, dy, N, W, K, NULL, 0.0f,
+    if ((dx && repdl_gemm_threads_f32(0, 0, M, K, N, c->threads, 1.0f, 0.0f, dy, N, W, K, NULL,
                                       dx, K)) ||
-        (dW && repdl_gemm_f32_threads(c->threads, 1, 0, N, K, M, 1.0f, dy, N, x, K, NULL, 0.0f,
+        (dW && repdl_gemm_threads_f32(1, 0, N, K, M, c->threads, 1.0f, 0.0f, dy, N, x, K, NULL,
                                       dW, K))) {
-        c->err = "repdl_gemm_f32_threads failed";
+        c->err = "repdl_gemm_threads_f32 failed";
         return -1;
     }
     if (db) repdl_linear_backward_f32(M, K, N, x, W, dy, NULL, NULL, db);
@@ -212,13 +212,13 @@ static int host_lin_bwd(void *ctx, size_t M, size_t K, size_t N, const float *x,
 static int host_relu_fwd(void *ctx, size_t n, const float *x, float *y)
 {
     (void)ctx;
-    repdl_relu_f32(n, x, y);
+    repdl_relu_array_f32(n, x, y);
     return 0;
 }
 static int host_relu_bwd(void *ctx, size_t n, const float *x, const float *dy, float *dx)
 {
     (void)ctx;
-    repdl_relu_backward_f32(n, x, dy, dx);
+    repdl_relu_backward_array_f32(n, x, dy, dx);
     return 0;
 }
 static int host_pool_fwd(void *ctx, const repdl_pool2d_shape *s, const float *x, float *y,
@@ -239,14 +239,14 @@ static int host_xent(void *ctx, size_t rows, size_t cols, const float *logits,
                      const int32_t *target, float *loss, float *dlogits)
 {
     (void)ctx;
-    *loss = repdl_cross_entropy_f32(rows, cols, logits, target, REPDL_REDUCTION_MEAN, dlogits);
+    *loss = repdl_cross_entropy_f32(rows, cols, REPDL_REDUCTION_MEAN, logits, target, dlogits);
     return 0;
 }
 static int host_sgd(void *ctx, size_t n, float *w, const float *g, float *mbuf,
                     const repdl_sgd_config *c, uint64_t step)
 {
     (void)ctx;
-    repdl_sgd_step_f32(n, w, g, mbuf, c, step);
+    repdl_sgd_step_f32(n, c, step, g, w, mbuf);
     return 0;
 }
 static const char *host_last_error(void *ctx)

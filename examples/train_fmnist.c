@@ -10,12 +10,12 @@
 
    Every number that reaches the weights comes from a repdl operation:
      weights and biases   repdl_rng_uniform_fill_f32 (PyTorch's default
-                          bound 1/sqrt(fan_in), repdl_sqrtf then one division)
+                          bound 1/sqrt(fan_in), repdl_sqrt_f32 then one division)
      shuffling            repdl_rng_permutation, a pure function of
                           (seed, epoch)
      pixels               byte / 255.0f, one IEEE division (a 256-entry table)
      forward, backward    repdl_conv2d_*, repdl_relu*, repdl_max_pool2d_*,
-                          repdl_linear_* (repdl_gemm_f32_threads with
+                          repdl_linear_* (repdl_gemm_threads_f32 with
                           --threads > 1), repdl_cross_entropy_f32
      update               repdl_sgd_step_f32 (momentum)
    so the trained weights, and the test logits, are bitwise the same for any
@@ -121,8 +121,8 @@ static void model_init_weights(const model *m, uint64_t seed, float *params)
 {
     size_t t;
     for (t = 0; t < NTENSOR; t++) {
-        float bound = repdl__fdiv(1.0f, repdl_sqrtf((float)tensor_fanin[t]));
-        repdl_rng_uniform_fill_f32(seed, INIT_OFFSET(t), tensor_count[t], -bound, bound,
+        float bound = repdl__fdiv(1.0f, repdl_sqrt_f32((float)tensor_fanin[t]));
+        repdl_rng_uniform_fill_f32(tensor_count[t], seed, INIT_OFFSET(t), -bound, bound,
                                    params + m->off[t]);
     }
 }
@@ -667,7 +667,7 @@ int main(int argc, char **argv)
         size_t B = (size_t)o.batch, b;
         float loss;
         if (e != cur_epoch) {
-            repdl_rng_permutation(o.seed, PERM_OFFSET(e), train.count, perm);
+            repdl_rng_permutation(train.count, o.seed, PERM_OFFSET(e), perm);
             cur_epoch = e;
         }
         gather(&train, perm, (size_t)k * B, B, hx, hy);
@@ -686,7 +686,7 @@ int main(int argc, char **argv)
         if (step % spe == 0 || step == stop) {
             /* progress: mean loss of the epoch's steps (canonical sum, one
                division), training accuracy of those steps, test accuracy */
-            float mean = repdl__fdiv(repdl_sum_f32(losses, (size_t)epoch_steps),
+            float mean = repdl__fdiv(repdl_sum_f32((size_t)epoch_steps, losses),
                                      (float)epoch_steps);
             if (!o.quiet) {
                 long long c = evaluate(&be, &m, dP, &a, &test, ntest, logits, hx, hy);

@@ -109,13 +109,13 @@ static int cuda_lin_bwd(void *ctx, size_t M, size_t K, size_t N, const float *x,
 
 static int cuda_relu_fwd(void *ctx, size_t n, const float *x, float *y)
 {
-    LAUNCH((cuda_ctx *)ctx, repdl_cuda_relu_f32(n, x, y, NULL));
+    LAUNCH((cuda_ctx *)ctx, repdl_cuda_relu_array_f32(n, x, y, NULL));
     return 0;
 }
 
 static int cuda_relu_bwd(void *ctx, size_t n, const float *x, const float *dy, float *dx)
 {
-    LAUNCH((cuda_ctx *)ctx, repdl_cuda_relu_backward_f32(n, x, dy, dx, NULL));
+    LAUNCH((cuda_ctx *)ctx, repdl_cuda_relu_backward_array_f32(n, x, dy, dx, NULL));
     return 0;
 }
 
@@ -136,8 +136,8 @@ static int cuda_pool_bwd(void *ctx, const repdl_pool2d_shape *s, const int64_t *
 static int cuda_xent(void *ctx, size_t rows, size_t cols, const float *logits,
                      const int32_t *target, float *loss, float *dlogits)
 {
-    LAUNCH((cuda_ctx *)ctx, repdl_cuda_cross_entropy_f32(rows, cols, logits, target,
-                                                          REPDL_REDUCTION_MEAN, loss,
+    LAUNCH((cuda_ctx *)ctx, repdl_cuda_cross_entropy_f32(rows, cols, REPDL_REDUCTION_MEAN, logits,
+                                                          target, loss,
                                                           dlogits, NULL));
     return 0;
 }
@@ -145,7 +145,7 @@ static int cuda_xent(void *ctx, size_t rows, size_t cols, const float *logits,
 static int cuda_sgd(void *ctx, size_t n, float *w, const float *g, float *mbuf,
                     const repdl_sgd_config *cfg, uint64_t step)
 {
-    LAUNCH((cuda_ctx *)ctx, repdl_cuda_sgd_step_f32(n, w, g, mbuf, cfg, step, NULL));
+    LAUNCH((cuda_ctx *)ctx, repdl_cuda_sgd_step_f32(n, cfg, step, g, w, mbuf, NULL));
     return 0;
 }
 

@@ -56,9 +56,9 @@ enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_S
 typedef struct repdl_ref_fn {
     const char *name;                                 /* "expf" */
     enum repdl_ref_id id;
-    float (*scalar)(float);                           /* repdl_expf */
-    void (*array)(float *, const float *, size_t);    /* repdl_expf_array */
-    void (*loop)(float *, const float *, size_t);     /* a plain loop of repdl_expf,
+    float (*scalar)(float);                           /* repdl_exp_f32 */
+    void (*array)(float *, const float *, size_t);    /* repdl_exp_array_f32 */
+    void (*loop)(float *, const float *, size_t);     /* a plain loop of repdl_exp_f32,
                                                          which the compiler may inline
                                                          and vectorize on its own */
     int (*approx)(float, double *);                   /* repdl__expf_y, or NULL */
@@ -67,32 +67,32 @@ typedef struct repdl_ref_fn {
 
 /* Wrappers with the table's exact pointer types (the array forms may use
    REPDL_RESTRICT, which a function pointer type need not repeat). */
-#define REPDL_REF_WRAP(F)                                                     \
-    static float repdl_ref_w_##F(float x) { return repdl_##F(x); }             \
+#define REPDL_REF_WRAP(F, N)                                                   \
+    static float repdl_ref_w_##F(float x) { return repdl_##N##_f32(x); }      \
     static void repdl_ref_wa_##F(float *o, const float *x, size_t n)           \
-    { repdl_##F##_array(o, x, n); }                                            \
+    { repdl_##N##_array_f32(n, x, o); }                                       \
     static void repdl_ref_wl_##F(float *o, const float *x, size_t n)           \
-    { size_t i; for (i = 0; i < n; i++) o[i] = repdl_##F(x[i]); }
+    { size_t i; for (i = 0; i < n; i++) o[i] = repdl_##N##_f32(x[i]); }
 #define REPDL_REF_WRAP_Y(F)                                                   \
     static int repdl_ref_wy_##F(float x, double *y) { return repdl__##F##_y(x, y); }
 
 #ifdef REPDL_REF_HAVE_EXPF
-REPDL_REF_WRAP(expf)
+REPDL_REF_WRAP(expf, exp)
 REPDL_REF_WRAP_Y(expf)
 #endif
 #ifdef REPDL_REF_HAVE_LOGF
-REPDL_REF_WRAP(logf)
+REPDL_REF_WRAP(logf, log)
 REPDL_REF_WRAP_Y(logf)
 #endif
 #ifdef REPDL_REF_HAVE_TANHF
-REPDL_REF_WRAP(tanhf)
+REPDL_REF_WRAP(tanhf, tanh)
 REPDL_REF_WRAP_Y(tanhf)
 #endif
 #ifdef REPDL_REF_HAVE_SQRTF
-REPDL_REF_WRAP(sqrtf)
+REPDL_REF_WRAP(sqrtf, sqrt)
 #endif
 #ifdef REPDL_REF_HAVE_SIGMOIDF
-REPDL_REF_WRAP(sigmoidf)
+REPDL_REF_WRAP(sigmoidf, sigmoid)
 REPDL_REF_WRAP_Y(sigmoidf)
 #endif
 

@@ -61,7 +61,7 @@ static inline float repdl_ref_fmaf(float a, float b, float c)
 }
 
 /* sigma(x) = 1 / (1 + exp(-x)) rounded once to binary32 (the oracle for
-   repdl_sigmoidf).  MPFR has no sigmoid: t = 1/(1 + exp(-x)) is computed
+   repdl_sigmoid_f32).  MPFR has no sigmoid: t = 1/(1 + exp(-x)) is computed
    at precision p in MPFR's default (wide) exponent range with three
    roundings to nearest, so |t / sigma(x) - 1| < 2^(2-p); t(1 -+ 2^(3-p))
    enclose sigma(x), and when both round (binary32 range, subnormalized)

@@ -4,9 +4,9 @@
    Written from the operation sequences of docs/nn-softmax-norm.md, as
    plainly as possible: whole-array calls of the canonical reductions
    (repdl_sum_f32, repdl_max_f32, repdl_dot_f32, repdl_mean_f32,
-   repdl_var_f32) on malloc'd temporaries, scalar repdl_expf / repdl_logf,
+   repdl_var_f32) on malloc'd temporaries, scalar repdl_exp_f32 / repdl_log_f32,
    the C library's fmaf (correctly rounded) for the affine fma, IEEE
-   division and repdl_sqrtf.  No special cases beyond the definition (a
+   division and repdl_sqrt_f32.  No special cases beyond the definition (a
    row with a +inf is NaN here because inf - inf enters the sum, not by a
    test).  Every product that feeds an addition goes through
    repdl__fkeep, so no compiler fuses it.  Slow, and that is fine. */
@@ -40,9 +40,9 @@ static inline void ref_softmax(size_t rows, size_t cols, const float *x, float *
     float *e = ref_nn_alloc(cols);
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
-        float m = repdl_max_f32(xr, cols);
-        for (size_t i = 0; i < cols; i++) e[i] = repdl_expf(xr[i] - m);
-        float s = repdl_sum_f32(e, cols);
+        float m = repdl_max_f32(cols, xr);
+        for (size_t i = 0; i < cols; i++) e[i] = repdl_exp_f32(xr[i] - m);
+        float s = repdl_sum_f32(cols, e);
         for (size_t i = 0; i < cols; i++) y[r * cols + i] = ref_nn_canon(e[i] / s);
     }
     free(e);
@@ -53,12 +53,12 @@ static inline void ref_log_softmax(size_t rows, size_t cols, const float *x, flo
     float *e = ref_nn_alloc(cols), *d = ref_nn_alloc(cols);
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
-        float m = repdl_max_f32(xr, cols);
+        float m = repdl_max_f32(cols, xr);
         for (size_t i = 0; i < cols; i++) {
             d[i] = xr[i] - m;
-            e[i] = repdl_expf(d[i]);
+            e[i] = repdl_exp_f32(d[i]);
         }
-        float ls = repdl_logf(repdl_sum_f32(e, cols));
+        float ls = repdl_log_f32(repdl_sum_f32(cols, e));
         for (size_t i = 0; i < cols; i++) y[r * cols + i] = ref_nn_canon(d[i] - ls);
     }
     free(e);
@@ -70,7 +70,7 @@ static inline void ref_softmax_backward(size_t rows, size_t cols, const float *y
 {
     for (size_t r = 0; r < rows; r++) {
         const float *yr = y + r * cols, *g = dy + r * cols;
-        float dot = repdl_dot_f32(yr, g, cols);
+        float dot = repdl_dot_f32(cols, yr, g);
         for (size_t i = 0; i < cols; i++) dx[r * cols + i] = ref_nn_canon(yr[i] * (g[i] - dot));
     }
 }
@@ -80,17 +80,17 @@ static inline void ref_log_softmax_backward(size_t rows, size_t cols, const floa
 {
     for (size_t r = 0; r < rows; r++) {
         const float *yr = y + r * cols, *g = dy + r * cols;
-        float s = repdl_sum_f32(g, cols);
+        float s = repdl_sum_f32(cols, g);
         for (size_t i = 0; i < cols; i++)
-            dx[r * cols + i] = ref_nn_canon(g[i] - ref_nn_mul(repdl_expf(yr[i]), s));
+            dx[r * cols + i] = ref_nn_canon(g[i] - ref_nn_mul(repdl_exp_f32(yr[i]), s));
     }
 }
 
 /* reduction of per-row losses: 0 mean, 1 sum */
 static inline float ref_loss_reduce(const float *l, size_t rows, int reduction)
 {
-    if (reduction == 1) return repdl_sum_f32(l, rows);
-    if (reduction == 0) return repdl_mean_f32(l, rows); /* RN(sum / rows); NaN for 0 */
+    if (reduction == 1) return repdl_sum_f32(rows, l);
+    if (reduction == 0) return repdl_mean_f32(rows, l); /* RN(sum / rows); NaN for 0 */
     return ref_nn_nan();
 }
 
@@ -144,7 +144,7 @@ static inline float ref_nll_loss(size_t rows, size_t cols, const float *lp, cons
 
 static inline float ref_rstd(float var, float eps)
 {
-    return ref_nn_canon(1.0f / repdl_sqrtf(var + eps));
+    return ref_nn_canon(1.0f / repdl_sqrt_f32(var + eps));
 }
 
 /* the affine map of a normalised value */
@@ -162,8 +162,8 @@ static inline void ref_layer_norm_forward(size_t rows, size_t cols, const float 
 {
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
-        float mu = repdl_mean_f32(xr, cols);          /* NaN for cols == 0 */
-        float rs = ref_rstd(repdl_var_f32(xr, cols, 0), eps);
+        float mu = repdl_mean_f32(cols, xr);          /* NaN for cols == 0 */
+        float rs = ref_rstd(repdl_var_f32(cols, 0, xr), eps);
         mean[r] = mu;
         rstd[r] = rs;
         for (size_t j = 0; j < cols; j++)
@@ -176,7 +176,7 @@ static inline float ref_colsum(const float *v, size_t rows, size_t cols, size_t 
 {
     float *c = ref_nn_alloc(rows);
     for (size_t r = 0; r < rows; r++) c[r] = v[r * cols + j];
-    float s = repdl_sum_f32(c, rows);
+    float s = repdl_sum_f32(rows, c);
     free(c);
     return s;
 }
@@ -196,7 +196,7 @@ static inline void ref_layer_norm_backward(size_t rows, size_t cols, const float
             g[j] = gamma ? ref_nn_mul(dy[k], gamma[j]) : dy[k];
             p[j] = ref_nn_mul(g[j], xh[k]);
         }
-        float c1 = repdl_mean_f32(g, cols), c2 = repdl_mean_f32(p, cols);
+        float c1 = repdl_mean_f32(cols, g), c2 = repdl_mean_f32(cols, p);
         for (size_t j = 0; j < cols; j++) {
             size_t k = r * cols + j;
             dx[k] = ref_nn_canon(rstd[r] * ((g[j] - c1) - ref_nn_mul(xh[k], c2)));
@@ -219,7 +219,7 @@ static inline void ref_rms_norm_forward(size_t rows, size_t cols, const float *x
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
         for (size_t j = 0; j < cols; j++) sq[j] = ref_nn_mul(xr[j], xr[j]);
-        float rs = ref_rstd(repdl_mean_f32(sq, cols), eps);
+        float rs = ref_rstd(repdl_mean_f32(cols, sq), eps);
         rstd[r] = rs;
         for (size_t j = 0; j < cols; j++)
             y[r * cols + j] = ref_affine(xr[j] * rs, gamma, NULL, j);
@@ -240,7 +240,7 @@ static inline void ref_rms_norm_backward(size_t rows, size_t cols, const float *
             g[j] = gamma ? ref_nn_mul(dy[k], gamma[j]) : dy[k];
             p[j] = ref_nn_mul(g[j], xh);
         }
-        float c2 = repdl_mean_f32(p, cols);
+        float c2 = repdl_mean_f32(cols, p);
         for (size_t j = 0; j < cols; j++) {
             size_t k = r * cols + j;
             dx[k] = ref_nn_canon(rstd[r] * (g[j] - ref_nn_mul(ref_nn_mul(x[k], rstd[r]), c2)));
@@ -273,9 +273,9 @@ static inline void ref_batch_norm_train(size_t n, size_t c, size_t hw, const flo
             continue;
         }
         float *v = ref_bn_channel(x, n, c, hw, ch);
-        float mu = repdl_mean_f32(v, N);
-        float rs = ref_rstd(repdl_var_f32(v, N, 0), eps);
-        float uv = repdl_var_f32(v, N, 1);                 /* NaN for N == 1 */
+        float mu = repdl_mean_f32(N, v);
+        float rs = ref_rstd(repdl_var_f32(N, 0, v), eps);
+        float uv = repdl_var_f32(N, 1, v);                 /* NaN for N == 1 */
         for (size_t i = 0; i < n; i++)
             for (size_t k = 0; k < hw; k++) {
                 size_t q = (i * c + ch) * hw + k;
@@ -320,10 +320,10 @@ static inline void ref_batch_norm_backward(size_t n, size_t c, size_t hw, const 
         float *gv = ref_bn_channel(dy, n, c, hw, ch), *xv = ref_bn_channel(x, n, c, hw, ch);
         float mu = smean[ch], rs = srstd[ch];
         for (size_t e = 0; e < N; e++) xv[e] = ref_nn_mul(gv[e], ref_nn_mul(xv[e] - mu, rs));
-        dbeta[ch] = repdl_sum_f32(gv, N);
-        dgamma[ch] = repdl_sum_f32(xv, N);
+        dbeta[ch] = repdl_sum_f32(N, gv);
+        dgamma[ch] = repdl_sum_f32(N, xv);
         if (N) {
-            float c1 = repdl_mean_f32(gv, N), c2 = repdl_mean_f32(xv, N);
+            float c1 = repdl_mean_f32(N, gv), c2 = repdl_mean_f32(N, xv);
             float k = gamma ? gamma[ch] * rs : rs;
             for (size_t i = 0; i < n; i++)
                 for (size_t j = 0; j < hw; j++) {

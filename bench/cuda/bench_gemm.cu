@@ -83,7 +83,7 @@ int main(int argc, char **argv)
         size_t M = s.M, N = s.N, K = s.K;
         auto run_repdl = [&] {
             if (s.linear) RD(repdl_cuda_linear_forward_f32(M, K, N, A, B, NULL, C1, NULL));
-            else RD(repdl_cuda_gemm_f32(0, 0, M, N, K, 1.0f, A, K, B, N, NULL, 0.0f, C1, N, NULL));
+            else RD(repdl_cuda_gemm_f32(0, 0, M, N, K, 1.0f, 0.0f, A, K, B, N, NULL, C1, N, NULL));
         };
         /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
         auto run_cublas = [&] {

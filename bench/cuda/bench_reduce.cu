@@ -80,8 +80,8 @@ int main(int argc, char **argv)
             size_t b = cub_bytes;
             CU(cub::DeviceReduce::Sum(cub_tmp, b, x, out, (int64_t)n));
         });
-        double t_sum = median_ms([&] { RD(repdl_cuda_sum_f32(x, n, out, nullptr)); });
-        double t_dot = median_ms([&] { RD(repdl_cuda_dot_f32(x, y, n, out, nullptr)); });
+        double t_sum = median_ms([&] { RD(repdl_cuda_sum_f32(n, x, out, nullptr)); });
+        double t_dot = median_ms([&] { RD(repdl_cuda_dot_f32(n, x, y, out, nullptr)); });
         double frac = t_read / t_sum, vs_cub = t_cub / t_sum;
         bool big = lg >= 26;
         bool ok = (!big || frac >= 0.9) && vs_cub >= 1.0;
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
             size_t b = sb;
             CU(cub::DeviceSegmentedReduce::Sum(stmp, b, x, out, (int64_t)rows, offs, offs + 1));
         });
-        double t_rep = median_ms([&] { RD(repdl_cuda_sum_rows_f32(x, n, rows, n, out, nullptr)); });
+        double t_rep = median_ms([&] { RD(repdl_cuda_sum_rows_f32(rows, n, x, n, out, nullptr)); });
         double bytes = 4.0 * rows * n;
         std::printf("%-8zu %-8zu %10.1f %10.1f %9.3f\n", rows, n, bytes / t_cub / 1e6,
                     bytes / t_rep / 1e6, t_cub / t_rep);

@@ -1,5 +1,5 @@
-/* bench/elementary/bench_elementary.c: repdl_expf, repdl_logf, repdl_tanhf
-   and repdl_sqrtf against glibc's libm and LLVM libc, side by side in one
+/* bench/elementary/bench_elementary.c: repdl_exp_f32, repdl_log_f32, repdl_tanh_f32
+   and repdl_sqrt_f32 against glibc's libm and LLVM libc, side by side in one
    run.
 
    For each function, on an array of N inputs (default 4096, L1/L2-resident)
@@ -54,8 +54,8 @@
 
 /* ---- repdl, as a call and inlined ---- */
 
-#define REPDL_WRAP(F)                                                        \
-    static BENCH_NOINLINE float call_repdl_##F(float x) { return repdl_##F(x); } \
+#define REPDL_WRAP(F, N)                                                     \
+    static BENCH_NOINLINE float call_repdl_##F(float x) { return repdl_##N##_f32(x); } \
     static BENCH_NOINLINE void repdl_##F##_call_thr(float *out, const float *in, size_t n) \
     {                                                                        \
         for (size_t i = 0; i < n; i++) out[i] = call_repdl_##F(in[i]);       \
@@ -68,23 +68,23 @@
     }                                                                        \
     static BENCH_NOINLINE void repdl_##F##_inl_thr(float *out, const float *in, size_t n) \
     {                                                                        \
-        for (size_t i = 0; i < n; i++) out[i] = repdl_##F(in[i]);            \
+        for (size_t i = 0; i < n; i++) out[i] = repdl_##N##_f32(in[i]);            \
     }                                                                        \
     static BENCH_NOINLINE float repdl_##F##_inl_lat(const float *in, size_t n, float zero) \
     {                                                                        \
         float y = 0.0f;                                                      \
-        for (size_t i = 0; i < n; i++) BENCH_CHAIN(repdl_##F);               \
+        for (size_t i = 0; i < n; i++) BENCH_CHAIN(repdl_##N##_f32);               \
         return y;                                                            \
     }                                                                        \
     static BENCH_NOINLINE void repdl_##F##_arr_thr(float *out, const float *in, size_t n) \
     {                                                                        \
-        repdl_##F##_array(out, in, n);                                       \
+        repdl_##N##_array_f32(n, in, out);                                       \
     }
 
-REPDL_WRAP(expf)
-REPDL_WRAP(logf)
-REPDL_WRAP(tanhf)
-REPDL_WRAP(sqrtf)
+REPDL_WRAP(expf, exp)
+REPDL_WRAP(logf, log)
+REPDL_WRAP(tanhf, tanh)
+REPDL_WRAP(sqrtf, sqrt)
 
 /* An empty call, for the loop-overhead line of callgrind.sh. */
 static BENCH_NOINLINE float call_empty(float x) { return x; }
@@ -347,9 +347,9 @@ static int verdict(const char *what, double ratio, double limit)
 static void print_targets(void)
 {
     printf("\nTargets (issue 2; throughput ratios to glibc measured above):\n");
-    verdict("repdl_expf throughput (call)", result_thr[BENCH_EXPF][I_CALL] / result_thr[BENCH_EXPF][I_GLIBC], 1.0);
-    verdict("repdl_logf throughput (call)", result_thr[BENCH_LOGF][I_CALL] / result_thr[BENCH_LOGF][I_GLIBC], 1.0);
-    verdict("repdl_tanhf throughput (call)", result_thr[BENCH_TANHF][I_CALL] / result_thr[BENCH_TANHF][I_GLIBC], 0.5);
+    verdict("repdl_exp_f32 throughput (call)", result_thr[BENCH_EXPF][I_CALL] / result_thr[BENCH_EXPF][I_GLIBC], 1.0);
+    verdict("repdl_log_f32 throughput (call)", result_thr[BENCH_LOGF][I_CALL] / result_thr[BENCH_LOGF][I_GLIBC], 1.0);
+    verdict("repdl_tanh_f32 throughput (call)", result_thr[BENCH_TANHF][I_CALL] / result_thr[BENCH_TANHF][I_GLIBC], 0.5);
     for (int f = 0; f < BENCH_NFUNC; f++) {
         char what[96];
         const char *n = bench_baselines[f].name;

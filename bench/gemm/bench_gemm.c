@@ -69,9 +69,9 @@ static double time_gemm(int who, int nth, int tA, int tB, size_t M, size_t N, si
         double t0 = now();
         if (who == R_GEMM) {
             if (nth == 1)
-                repdl_gemm_f32(tA, tB, M, N, K, 1.0f, A, lda, B, ldb, NULL, 0.0f, C, N);
+                repdl_gemm_f32(tA, tB, M, N, K, 1.0f, 0.0f, A, lda, B, ldb, NULL, C, N);
             else
-                repdl_gemm_f32_threads(nth, tA, tB, M, N, K, 1.0f, A, lda, B, ldb, NULL, 0.0f, C,
+                repdl_gemm_threads_f32(tA, tB, M, N, K, nth, 1.0f, 0.0f, A, lda, B, ldb, NULL, C,
                                        N);
         }
 #ifdef REPDL_BENCH_OPENBLAS
@@ -129,11 +129,11 @@ static void conv_row(const char *name, size_t n, size_t c, size_t h, size_t w, s
         repdl_conv2d_backward_f32(&s, x, wt, y, dx, dw, db);
         t2 = now();
         for (i = 0; i < n; i++)
-            repdl_gemm_f32(0, 0, oc, P, CK, 1.0f, wt, CK, col, P, NULL, 0.0f, y + i * oc * P, P);
+            repdl_gemm_f32(0, 0, oc, P, CK, 1.0f, 0.0f, wt, CK, col, P, NULL, y + i * oc * P, P);
         t3 = now();
         for (i = 0; i < n; i++) { /* dw-shaped and dx-shaped products */
-            repdl_gemm_f32(0, 1, oc, CK, P, 1.0f, y + i * oc * P, P, col, P, NULL, 0.0f, dw, CK);
-            repdl_gemm_f32(1, 0, CK, P, oc, 1.0f, wt, CK, y + i * oc * P, P, NULL, 0.0f, col, P);
+            repdl_gemm_f32(0, 1, oc, CK, P, 1.0f, 0.0f, y + i * oc * P, P, col, P, NULL, dw, CK);
+            repdl_gemm_f32(1, 0, CK, P, oc, 1.0f, 0.0f, wt, CK, y + i * oc * P, P, NULL, col, P);
         }
         t4 = now();
         if (r >= 0) { tf[r] = t1 - t0; tb[r] = t2 - t1; tg[r] = t3 - t2; tgb[r] = t4 - t3; }

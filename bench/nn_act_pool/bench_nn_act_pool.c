@@ -42,12 +42,12 @@ int main(int argc, char **argv)
     float *x, *y;
     double *tr, *tp;
     static const struct { const char *name; act_fn rep, plain; } acts[] = {
-        {"relu", repdl_relu_f32, plain_relu},
-        {"sigmoid", repdl_sigmoid_f32, plain_sigmoid},
-        {"silu", repdl_silu_f32, plain_silu},
-        {"gelu", repdl_gelu_f32, plain_gelu},
-        {"gelu_tanh", repdl_gelu_tanh_f32, plain_gelu_tanh},
-        {"softplus", repdl_softplus_f32, plain_softplus},
+        {"relu", repdl_relu_array_f32, plain_relu},
+        {"sigmoid", repdl_sigmoid_array_f32, plain_sigmoid},
+        {"silu", repdl_silu_array_f32, plain_silu},
+        {"gelu", repdl_gelu_array_f32, plain_gelu},
+        {"gelu_tanh", repdl_gelu_tanh_array_f32, plain_gelu_tanh},
+        {"softplus", repdl_softplus_array_f32, plain_softplus},
     };
     for (a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--n") && a + 1 < argc) n = (size_t)strtoull(argv[++a], NULL, 10);

@@ -51,7 +51,7 @@ static void r_scale(void) { repdl_scale_f32(N, 0.7f, A, Y); }
 static void p_scale(void) { plain_scale(N, 0.7f, A, Y); }
 static void r_drop(void) { repdl_dropout_forward_f32(N, 0.1f, 1, 2, A, Y, MASK); }
 static void p_drop(void) { plain_dropout(N, 0.1f, 1, 2, A, Y, MASK); }
-static void r_adam(void) { repdl_adam_step_f32(N, Y, B, M, V, &AC, &AS); }
+static void r_adam(void) { repdl_adam_step_f32(N, &AC, &AS, B, Y, M, V); }
 static void p_adam(void) { plain_adam(N, Y, B, M, V, 1e-3f, 0.9f, 0.999f, 1e-8f, 1e-2f, 10); }
 
 static double sample(void (*f)(void), int reps)

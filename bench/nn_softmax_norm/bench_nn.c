@@ -57,7 +57,7 @@ static void run(int op, int naive)
         break;
     case LAYER_NORM:
         naive ? naive_layer_norm(R, C, x, g, b, 1e-5f, y)
-              : repdl_layer_norm_forward_f32(R, C, x, g, b, 1e-5f, y, mu, rs);
+              : repdl_layer_norm_forward_f32(R, C, 1e-5f, x, g, b, y, mu, rs);
         break;
     case LAYER_NORM_BW:
         naive ? naive_layer_norm_backward(R, C, x, g, mu, rs, dy, dx)
@@ -68,7 +68,7 @@ static void run(int op, int naive)
               : repdl_layer_norm_backward_f32(R, C, x, g, mu, rs, dy, NULL, pg, pb);
         break;
     case RMS_NORM:
-        naive ? naive_rms_norm(R, C, x, g, 1e-6f, y) : repdl_rms_norm_forward_f32(R, C, x, g, 1e-6f, y, rs);
+        naive ? naive_rms_norm(R, C, x, g, 1e-6f, y) : repdl_rms_norm_forward_f32(R, C, 1e-6f, x, g, y, rs);
         break;
     }
 }
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
         }
         for (size_t j = 0; j < C; j++) { g[j] = 1.0f + (float)j / C; b[j] = (float)j / C - 0.5f; }
         repdl_softmax_f32(R, C, x, y); /* a valid y for the backward */
-        repdl_layer_norm_forward_f32(R, C, x, g, b, 1e-5f, dx, mu, rs);
+        repdl_layer_norm_forward_f32(R, C, 1e-5f, x, g, b, dx, mu, rs);
         for (int op = 0; op < NOPS; op++) {
             double tr = median_time(op, 0, reps), tn = median_time(op, 1, reps);
             double bytes = (double)arrays[op] * n * 4;

@@ -74,7 +74,7 @@ static volatile float sink;
 static void run(int k, int dot, const float *x, const float *y, size_t n)
 {
     switch (k) {
-    case K_REPDL: sink = dot ? repdl_dot_f32(x, y, n) : repdl_sum_f32(x, n); break;
+    case K_REPDL: sink = dot ? repdl_dot_f32(n, x, y) : repdl_sum_f32(n, x); break;
     case K_NAIVE: sink = dot ? bench_naive_dot(x, y, n) : bench_naive_sum(x, n); break;
     case K_FASTMATH: sink = dot ? bench_fastmath_dot(x, y, n) : bench_fastmath_sum(x, n); break;
 #ifdef REPDL_BENCH_OPENBLAS

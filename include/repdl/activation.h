@@ -32,12 +32,12 @@
 
 /* ---- relu: max(x, +0); NaN -> NaN ---- */
 /* y = x if x > 0, NaN if x is NaN, +0 otherwise (-0 and negatives). */
-REPDL_API float repdl_reluf(float x)
+REPDL_API float repdl_relu_f32(float x)
 {
     return x > 0.0f ? x : (x != x ? repdl__nanf() : 0.0f);
 }
 /* dx = dy if x > 0; NaN if x is NaN; +0 otherwise (whatever dy). */
-REPDL_API float repdl_relu_backwardf(float x, float dy)
+REPDL_API float repdl_relu_backward_f32(float x, float dy)
 {
     return x > 0.0f ? repdl__canon(dy) : (x != x ? repdl__nanf() : 0.0f);
 }
@@ -45,32 +45,32 @@ REPDL_API float repdl_relu_backwardf(float x, float dy)
 /* ---- sigmoid: correctly rounded (sigmoid.h) ---- */
 /* dx = dy * (sigma(x) sigma(-x)): sigma'(x) = sigma(x) (1 - sigma(x)) =
    sigma(x) sigma(-x), both factors correctly rounded (no cancellation). */
-REPDL_API float repdl_sigmoid_backwardf(float x, float dy)
+REPDL_API float repdl_sigmoid_backward_f32(float x, float dy)
 {
-    float g = repdl__fmul(repdl_sigmoidf(x), repdl_sigmoidf(-x));
+    float g = repdl__fmul(repdl_sigmoid_f32(x), repdl_sigmoid_f32(-x));
     return repdl__canon(repdl__fmul(dy, g));
 }
 
 /* ---- silu: x sigma(x) ---- */
 /* y = x * sigma(x) (one rounding after the correctly rounded sigma);
    silu(-inf) = -0 (the limit; the formula would give -inf * 0). */
-REPDL_API float repdl_siluf(float x)
+REPDL_API float repdl_silu_f32(float x)
 {
     if (REPDL_UNLIKELY(repdl__asuint(x) == 0xff800000u)) return -0.0f;
-    return repdl__canon(repdl__fmul(x, repdl_sigmoidf(x)));
+    return repdl__canon(repdl__fmul(x, repdl_sigmoid_f32(x)));
 }
 /* silu'(x) = sigma(x) (1 + x sigma(-x)):
      g = sigma(x) * fmaf(x, sigma(-x), 1);  dx = dy * g.
    g(+inf) = 1, g(-inf) = -0 (the limits, which the formula reaches for
    large finite x too). */
-REPDL_API float repdl_silu_backwardf(float x, float dy)
+REPDL_API float repdl_silu_backward_f32(float x, float dy)
 {
     float g;
     uint32_t ux = repdl__asuint(x);
     if (REPDL_UNLIKELY((ux & 0x7fffffffu) == 0x7f800000u))
         g = ux == 0x7f800000u ? 1.0f : -0.0f;
     else
-        g = repdl__fmul(repdl_sigmoidf(x), repdl__fmaf(x, repdl_sigmoidf(-x), 1.0f));
+        g = repdl__fmul(repdl_sigmoid_f32(x), repdl__fmaf(x, repdl_sigmoid_f32(-x), 1.0f));
     return repdl__canon(repdl__fmul(dy, g));
 }
 
@@ -91,11 +91,11 @@ REPDL_FN float repdl__gelu_tanh_w(float x, float *x2)
     i = repdl__fadd(x, repdl__fkeep(repdl__fmul(REPDL__GELU_K1, x3)));
     return repdl__fmul(REPDL__GELU_C2, i);
 }
-REPDL_API float repdl_gelu_tanhf(float x)
+REPDL_API float repdl_gelu_tanh_f32(float x)
 {
     float x2;
     if (REPDL_UNLIKELY(repdl__asuint(x) == 0xff800000u)) return -0.0f;
-    return repdl__canon(repdl__fmul(x, repdl_sigmoidf(repdl__gelu_tanh_w(x, &x2))));
+    return repdl__canon(repdl__fmul(x, repdl_sigmoid_f32(repdl__gelu_tanh_w(x, &x2))));
 }
 /* d/dx x sigma(w) = sigma(w) + x sigma(w) sigma(-w) w'(x),
    w'(x) = C2 (1 + 3 K1 x^2):
@@ -103,7 +103,7 @@ REPDL_API float repdl_gelu_tanhf(float x)
      a = (x * s) * sn; g = fmaf(a, dw, s); dx = dy * g.
    |x| >= 2^32 (infinities included): g = 1 for x > 0, +0 for x < 0, the
    values the sequence gives just below 2^32 (where x2 would overflow). */
-REPDL_API float repdl_gelu_tanh_backwardf(float x, float dy)
+REPDL_API float repdl_gelu_tanh_backward_f32(float x, float dy)
 {
     float x2, w, s, sn, dw, a, g;
     uint32_t ux = repdl__asuint(x);
@@ -111,8 +111,8 @@ REPDL_API float repdl_gelu_tanh_backwardf(float x, float dy)
         g = ux < 0x80000000u ? 1.0f : 0.0f;
     } else {
         w = repdl__gelu_tanh_w(x, &x2);
-        s = repdl_sigmoidf(w);
-        sn = repdl_sigmoidf(-w);
+        s = repdl_sigmoid_f32(w);
+        sn = repdl_sigmoid_f32(-w);
         dw = repdl__fmul(REPDL__GELU_C2, repdl__fmaf(REPDL__GELU_K3, x2, 1.0f));
         a = repdl__fmul(repdl__fmul(x, s), sn);
         g = repdl__fmaf(a, dw, s);
@@ -207,7 +207,7 @@ REPDL_FN double repdl__gelu_q(double u, double *e)
    after that).  |x| >= 14.5: y = x for x > 0 (Q(u) < 2^-150) and -0 for
    x < 0 (|x Phi(x)| < phi(x) < 2^-151), infinities included (the limit:
    gelu(-inf) = -0).  NaN -> NaN. */
-REPDL_API float repdl_geluf(float x)
+REPDL_API float repdl_gelu_f32(float x)
 {
     uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
     double u, q, e, phi;
@@ -224,7 +224,7 @@ REPDL_API float repdl_geluf(float x)
    g = RN32(Phi + keep(x * e * RSQRT2PI)) in double, dx = dy * g (binary32).
    |x| >= 15: g = 1 for x > 0 (1 - Q + x phi, Q < 2^-160), -0 for x < 0
    (0 > g > x phi(x) > -2^-159). */
-REPDL_API float repdl_gelu_backwardf(float x, float dy)
+REPDL_API float repdl_gelu_backward_f32(float x, float dy)
 {
     uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
     double u, q, e, phi;
@@ -249,7 +249,7 @@ REPDL_API float repdl_gelu_backwardf(float x, float dy)
    L = log1p(e) = 2 atanh(s) = 2 (s + keep(s w A(w))), w = s^2, A from
    reference/gen/nn_act.sollya (relative error 2^-53.9, dirty);
    y = RN32(max(x, 0) + L) (x + L in double when x > 0).  NaN -> NaN. */
-REPDL_API float repdl_softplusf(float x)
+REPDL_API float repdl_softplus_f32(float x)
 {
     static const double A[9] = {
         0x1.5555555555959p-2, 0x1.99999998e81a9p-3, 0x1.2492497962842p-3,
@@ -269,53 +269,69 @@ REPDL_API float repdl_softplusf(float x)
 }
 /* softplus'(x) = sigma(x): dx = dy * sigma(x) (correctly rounded sigma);
    for x > 20 PyTorch passes dy through, and sigma(x) = 1 there: the same. */
-REPDL_API float repdl_softplus_backwardf(float x, float dy)
+REPDL_API float repdl_softplus_backward_f32(float x, float dy)
 {
-    return repdl__canon(repdl__fmul(dy, repdl_sigmoidf(x)));
+    return repdl__canon(repdl__fmul(dy, repdl_sigmoid_f32(x)));
 }
 
 /* ---- Array forms ----
    Each is the loop of its scalar function, bit for bit; sigmoid, silu and
-   gelu_tanh get sigma from repdl_sigmoidf_array (vectorizable) chunk by
+   gelu_tanh get sigma from repdl_sigmoid_array_f32 (vectorizable) chunk by
    chunk; the others are plain loops. */
-#define REPDL__ACT_FWD_LOOP(F)                                                            \
-    REPDL_FN void repdl_##F##_f32(size_t n, const float *x, float *y)                     \
-    {                                                                                     \
-        size_t i;                                                                         \
-        for (i = 0; i < n; i++) y[i] = repdl_##F##f(x[i]);                                \
-    }
-#define REPDL__ACT_BWD_LOOP(F)                                                            \
-    REPDL_FN void repdl_##F##_backward_f32(size_t n, const float *x, const float *dy,     \
-                                           float *dx)                                     \
-    {                                                                                     \
-        size_t i;                                                                         \
-        for (i = 0; i < n; i++) dx[i] = repdl_##F##_backwardf(x[i], dy[i]);               \
-    }
-REPDL__ACT_FWD_LOOP(relu)
-REPDL__ACT_BWD_LOOP(relu)
-REPDL__ACT_BWD_LOOP(sigmoid)
-REPDL__ACT_BWD_LOOP(silu)
-REPDL__ACT_FWD_LOOP(gelu)
-REPDL__ACT_BWD_LOOP(gelu)
-REPDL__ACT_BWD_LOOP(gelu_tanh)
-REPDL__ACT_FWD_LOOP(softplus)
-REPDL__ACT_BWD_LOOP(softplus)
-#undef REPDL__ACT_FWD_LOOP
-#undef REPDL__ACT_BWD_LOOP
-
-REPDL_API void repdl_sigmoid_f32(size_t n, const float *x, float *y)
+REPDL_API void repdl_relu_array_f32(size_t n, const float *x, float *y)
 {
-    repdl_sigmoidf_array(y, x, n);
+    size_t i;
+    for (i = 0; i < n; i++) y[i] = repdl_relu_f32(x[i]);
+}
+REPDL_API void repdl_relu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dx[i] = repdl_relu_backward_f32(x[i], dy[i]);
+}
+REPDL_API void repdl_sigmoid_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dx[i] = repdl_sigmoid_backward_f32(x[i], dy[i]);
+}
+REPDL_API void repdl_silu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dx[i] = repdl_silu_backward_f32(x[i], dy[i]);
+}
+REPDL_API void repdl_gelu_array_f32(size_t n, const float *x, float *y)
+{
+    size_t i;
+    for (i = 0; i < n; i++) y[i] = repdl_gelu_f32(x[i]);
+}
+REPDL_API void repdl_gelu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dx[i] = repdl_gelu_backward_f32(x[i], dy[i]);
+}
+REPDL_API void repdl_gelu_tanh_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dx[i] = repdl_gelu_tanh_backward_f32(x[i], dy[i]);
+}
+REPDL_API void repdl_softplus_array_f32(size_t n, const float *x, float *y)
+{
+    size_t i;
+    for (i = 0; i < n; i++) y[i] = repdl_softplus_f32(x[i]);
+}
+REPDL_API void repdl_softplus_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dx[i] = repdl_softplus_backward_f32(x[i], dy[i]);
 }
 
 /* y = x * sigma(x) (silu(-inf) = -0), with sigma by chunks */
-REPDL_API void repdl_silu_f32(size_t n, const float *x, float *y)
+REPDL_API void repdl_silu_array_f32(size_t n, const float *x, float *y)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
         size_t m = n - i0 < REPDL__ARRAY_CHUNK ? n - i0 : REPDL__ARRAY_CHUNK;
         float s[REPDL__ARRAY_CHUNK];
-        repdl_sigmoidf_array(s, x + i0, m);
+        repdl_sigmoid_array_f32(m, x + i0, s);
         for (i = 0; i < m; i++) {
             float xi = x[i0 + i];
             float r = repdl__canon(repdl__fmul(xi, s[i]));
@@ -325,7 +341,7 @@ REPDL_API void repdl_silu_f32(size_t n, const float *x, float *y)
 }
 
 /* y = x * sigma(w(x)) (gelu_tanh(-inf) = -0), with sigma by chunks */
-REPDL_API void repdl_gelu_tanh_f32(size_t n, const float *x, float *y)
+REPDL_API void repdl_gelu_tanh_array_f32(size_t n, const float *x, float *y)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
@@ -335,7 +351,7 @@ REPDL_API void repdl_gelu_tanh_f32(size_t n, const float *x, float *y)
             float x2;
             w[i] = repdl__gelu_tanh_w(x[i0 + i], &x2);
         }
-        repdl_sigmoidf_array(w, w, m);
+        repdl_sigmoid_array_f32(m, w, w);
         for (i = 0; i < m; i++) {
             float xi = x[i0 + i];
             float r = repdl__canon(repdl__fmul(xi, w[i]));

@@ -2,14 +2,14 @@
 
    The kernels are built from the same headers as the host library
    (include/repdl/): every element and every sum comes out bit for bit equal
-   to what repdl_expf, repdl_sum_f32, ... return on the CPU, whatever the
+   to what repdl_exp_f32, repdl_sum_f32, ... return on the CPU, whatever the
    GPU model, grid size, block size or batch count.  docs/cuda.md documents
    the API, the error codes and the build.
 
      #include "repdl/cuda.h"
      float *x, *y, *s;                        device pointers
-     int rc = repdl_cuda_expf(x, y, n, stream);          y[i] = repdl_expf(x[i])
-     rc = repdl_cuda_sum_f32(x, n, s, stream);           *s = repdl_sum_f32(x, n)
+     int rc = repdl_cuda_exp_array_f32(n, x, y, stream);          y[i] = repdl_exp_f32(x[i])
+     rc = repdl_cuda_sum_f32(n, x, s, stream);           *s = repdl_sum_f32(n, x)
      if (rc != REPDL_CUDA_OK) ... repdl_cuda_status_string(rc),
                                   repdl_cuda_last_cuda_error()
 
@@ -75,10 +75,10 @@ int repdl_cuda_check_device(void);
    canonical (0x7fc00000) as on the host.  In place (y == x) is allowed;
    any other overlap of x[0..n) and y[0..n) is REPDL_CUDA_ERR_ARGUMENT.
    n == 0 launches nothing and returns REPDL_CUDA_OK (NULL allowed). */
-int repdl_cuda_expf(const float *x, float *y, size_t n, void *stream);
-int repdl_cuda_logf(const float *x, float *y, size_t n, void *stream);
-int repdl_cuda_tanhf(const float *x, float *y, size_t n, void *stream);
-int repdl_cuda_sqrtf(const float *x, float *y, size_t n, void *stream);
+int repdl_cuda_exp_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_log_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_tanh_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_sqrt_array_f32(size_t n, const float *x, float *y, void *stream);
 
 /* The list of map functions, for code that wants to iterate over them:
    X(name) for each repdl_name above.  Adding a function to repdl's CUDA
@@ -86,31 +86,31 @@ int repdl_cuda_sqrtf(const float *x, float *y, size_t n, void *stream);
    cuda/map.cu; its prototype is the line above, to keep this header
    readable). */
 #define REPDL_CUDA_MAP_FUNCTIONS(X) \
-    X(expf)                         \
-    X(logf)                         \
-    X(tanhf)                        \
-    X(sqrtf)
+    X(exp)                          \
+    X(log)                          \
+    X(tanh)                         \
+    X(sqrt)
 
 /* ---- Canonical reductions (docs/canonical-order.md) ----
-   *out = repdl_sum_f32(x, n) / repdl_dot_f32(x, y, n), bit for bit, written
+   *out = repdl_sum_f32(n, x) / repdl_dot_f32(n, x, y), bit for bit, written
    to device memory.  n == 0 writes -0.0 (x, y may then be NULL); out must
    not be NULL.  NaN results are 0x7fc00000.
    These may allocate a small workspace with cudaMallocAsync on `stream`
    (several blocks per row), released in stream order. */
-int repdl_cuda_sum_f32(const float *x, size_t n, float *out, void *stream);
-int repdl_cuda_dot_f32(const float *x, const float *y, size_t n, float *out,
+int repdl_cuda_sum_f32(size_t n, const float *x, float *out, void *stream);
+int repdl_cuda_dot_f32(size_t n, const float *x, const float *y, float *out,
                        void *stream);
 
 /* Row-wise (batched) forms: row r of x is x[r*ldx .. r*ldx + n), and
-   out[r] = repdl_sum_f32(x + r*ldx, n) (resp. the dot of row r of x with
+   out[r] = repdl_sum_f32(n, x + r*ldx) (resp. the dot of row r of x with
    row r of y), for 0 <= r < rows.  Each row's bits are those of the
    single-row call, whatever rows is.  Any ld is accepted (rows may
    overlap, ld = 0 repeats one row); out[0..rows) must not overlap the
    inputs.  rows == 0 does nothing. */
-int repdl_cuda_sum_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+int repdl_cuda_sum_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                             float *out, void *stream);
-int repdl_cuda_dot_rows_f32(const float *x, size_t ldx, const float *y,
-                            size_t ldy, size_t rows, size_t n, float *out,
+int repdl_cuda_dot_rows_f32(size_t rows, size_t n, const float *x,
+                            size_t ldx, const float *y, size_t ldy, float *out,
                             void *stream);
 
 /* Explicit launch configuration, for the invariance tests and tuning.
@@ -133,13 +133,13 @@ typedef struct repdl_cuda_config {
     unsigned row_per_warp;
 } repdl_cuda_config;
 
-int repdl_cuda_sum_rows_f32_config(const float *x, size_t ldx, size_t rows,
-                                   size_t n, float *out, void *stream,
-                                   const repdl_cuda_config *config);
-int repdl_cuda_dot_rows_f32_config(const float *x, size_t ldx,
-                                   const float *y, size_t ldy, size_t rows,
-                                   size_t n, float *out, void *stream,
-                                   const repdl_cuda_config *config);
+int repdl_cuda_sum_rows_config_f32(size_t rows, size_t n, const repdl_cuda_config *config,
+                                   const float *x, size_t ldx, float *out,
+                                   void *stream);
+int repdl_cuda_dot_rows_config_f32(size_t rows, size_t n,
+                                   const repdl_cuda_config *config, const float *x, size_t ldx,
+                                   const float *y, size_t ldy, float *out,
+                                   void *stream);
 
 /* ---- Matrix products: gemm, linear, conv2d (cuda/gemm.cu; issue 6) ----
    The host functions of include/repdl/gemm.h, linear.h and conv2d.h, same
@@ -159,9 +159,9 @@ int repdl_cuda_dot_rows_f32_config(const float *x, size_t ldx,
 struct repdl_conv2d_shape;
 
 int repdl_cuda_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K,
-                        float alpha, const float *A, size_t lda,
-                        const float *B, size_t ldb, const float *bias,
-                        float beta, float *C, size_t ldc, void *stream);
+                        float alpha, float beta, const float *A,
+                        size_t lda, const float *B, size_t ldb,
+                        const float *bias, float *C, size_t ldc, void *stream);
 int repdl_cuda_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
                                   const float *W, const float *b, float *y,
                                   void *stream);
@@ -193,22 +193,22 @@ typedef struct repdl_cuda_gemm_config {
     size_t workspace_bytes;
 } repdl_cuda_gemm_config;
 
-int repdl_cuda_gemm_f32_config(int transA, int transB, size_t M, size_t N,
-                               size_t K, float alpha, const float *A,
-                               size_t lda, const float *B, size_t ldb,
-                               const float *bias, float beta, float *C,
-                               size_t ldc, void *stream,
-                               const repdl_cuda_gemm_config *config);
-int repdl_cuda_conv2d_forward_f32_config(const struct repdl_conv2d_shape *s,
-                                         const float *x, const float *w,
-                                         const float *b, float *y,
-                                         void *stream,
-                                         const repdl_cuda_gemm_config *config);
-int repdl_cuda_conv2d_backward_f32_config(const struct repdl_conv2d_shape *s,
-                                          const float *x, const float *w,
-                                          const float *dy, float *dx,
-                                          float *dw, float *db, void *stream,
-                                          const repdl_cuda_gemm_config *config);
+int repdl_cuda_gemm_config_f32(int transA, int transB, size_t M, size_t N,
+                               size_t K, const repdl_cuda_gemm_config *config, float alpha,
+                               float beta, const float *A, size_t lda,
+                               const float *B, size_t ldb, const float *bias,
+                               float *C, size_t ldc,
+                               void *stream);
+int repdl_cuda_conv2d_forward_config_f32(const struct repdl_conv2d_shape *s,
+                                         const repdl_cuda_gemm_config *config, const float *x,
+                                         const float *w, const float *b,
+                                         float *y,
+                                         void *stream);
+int repdl_cuda_conv2d_backward_config_f32(const struct repdl_conv2d_shape *s,
+                                          const repdl_cuda_gemm_config *config, const float *x,
+                                          const float *w, const float *dy,
+                                          float *dx, float *dw, float *db,
+                                          void *stream);
 /* (end matrix products) */
 
 /* ---- RNG, elementwise, dropout, optimizers (cuda/nn_rng_optim.cu) ----
@@ -223,9 +223,9 @@ int repdl_cuda_conv2d_backward_f32_config(const struct repdl_conv2d_shape *s,
 struct repdl_sgd_config;
 struct repdl_adam_config;
 struct repdl_adam_state;
-int repdl_cuda_rng_uniform_fill_f32(unsigned long long seed, unsigned long long offset, size_t n,
+int repdl_cuda_rng_uniform_fill_f32(size_t n, unsigned long long seed, unsigned long long offset,
                                     float lo, float hi, float *out, void *stream);
-int repdl_cuda_rng_normal_fill_f32(unsigned long long seed, unsigned long long offset, size_t n,
+int repdl_cuda_rng_normal_fill_f32(size_t n, unsigned long long seed, unsigned long long offset,
                                    float mean, float std, float *out, void *stream);
 int repdl_cuda_add_f32(size_t n, const float *a, const float *b, float *y, void *stream);
 int repdl_cuda_mul_f32(size_t n, const float *a, const float *b, float *y, void *stream);
@@ -236,12 +236,12 @@ int repdl_cuda_dropout_forward_f32(size_t n, float p, unsigned long long seed,
                                    unsigned char *mask, void *stream);
 int repdl_cuda_dropout_backward_f32(size_t n, float p, const unsigned char *mask, const float *dy,
                                     float *dx, void *stream);
-int repdl_cuda_sgd_step_f32(size_t n, float *w, const float *g, float *momentum_buf,
-                            const struct repdl_sgd_config *c, unsigned long long step,
+int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *c, unsigned long long step, const float *g,
+                            float *w, float *momentum_buf,
                             void *stream);
 /* s->t == 0 (repdl_adam_begin_step not called): nothing, REPDL_CUDA_OK */
-int repdl_cuda_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
-                             const struct repdl_adam_config *c, const struct repdl_adam_state *s,
+int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config *c, const struct repdl_adam_state *s, const float *g, float *w,
+                             float *m, float *v,
                              void *stream);
 /* (end rng/optim) */
 
@@ -264,31 +264,31 @@ int repdl_cuda_softmax_backward_f32(size_t rows, size_t cols, const float *y, co
                                     float *dx, void *stream);
 int repdl_cuda_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
                                         const float *dy, float *dx, void *stream);
-int repdl_cuda_cross_entropy_f32(size_t rows, size_t cols, const float *logits,
-                                 const int32_t *target, int reduction, float *loss,
+int repdl_cuda_cross_entropy_f32(size_t rows, size_t cols, int reduction,
+                                 const float *logits, const int32_t *target, float *loss,
                                  float *dlogits, void *stream);
-int repdl_cuda_nll_loss_f32(size_t rows, size_t cols, const float *logp, const int32_t *target,
-                            int reduction, float *loss, float *dlogp, void *stream);
-int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, const float *x,
-                                      const float *gamma, const float *beta, float eps,
+int repdl_cuda_nll_loss_f32(size_t rows, size_t cols, int reduction, const float *logp,
+                            const int32_t *target, float *loss, float *dlogp, void *stream);
+int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                      const float *x, const float *gamma, const float *beta,
                                       float *y, float *mean, float *rstd, void *stream);
 int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
                                        const float *gamma, const float *mean,
                                        const float *rstd, const float *dy, float *dx,
                                        float *dgamma, float *dbeta, void *stream);
-int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, const float *x,
-                                    const float *gamma, float eps, float *y, float *rstd,
+int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                    const float *x, const float *gamma, float *y, float *rstd,
                                     void *stream);
 int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
                                      const float *gamma, const float *rstd, const float *dy,
                                      float *dx, float *dgamma, void *stream);
-int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, const float *x,
-                                            const float *gamma, const float *beta, float eps,
-                                            float momentum, float *running_mean,
+int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, float eps,
+                                            float momentum, const float *x, const float *gamma,
+                                            const float *beta, float *running_mean,
                                             float *running_var, float *y, float *save_mean,
                                             float *save_rstd, void *stream);
-int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, const float *x,
-                                            const float *gamma, const float *beta, float eps,
+int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, float eps,
+                                            const float *x, const float *gamma, const float *beta,
                                             const float *running_mean,
                                             const float *running_var, float *y, void *stream);
 int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const float *x,
@@ -312,19 +312,19 @@ int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const floa
    shape, or a size whose byte count overflows: REPDL_CUDA_ERR_ARGUMENT. */
 #include <stdint.h>
 #define REPDL_CUDA_ACTIVATIONS(X) X(relu) X(sigmoid) X(silu) X(gelu) X(gelu_tanh) X(softplus)
-int repdl_cuda_relu_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_relu_backward_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
-int repdl_cuda_sigmoid_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_sigmoid_backward_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
-int repdl_cuda_silu_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_silu_backward_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
-int repdl_cuda_gelu_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_gelu_backward_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
-int repdl_cuda_gelu_tanh_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_gelu_tanh_backward_f32(size_t n, const float *x, const float *dy, float *dx,
+int repdl_cuda_relu_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_relu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_sigmoid_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_sigmoid_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_silu_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_silu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_gelu_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_gelu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_gelu_tanh_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_gelu_tanh_backward_array_f32(size_t n, const float *x, const float *dy, float *dx,
                                       void *stream);
-int repdl_cuda_softplus_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_softplus_backward_f32(size_t n, const float *x, const float *dy, float *dx,
+int repdl_cuda_softplus_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_softplus_backward_array_f32(size_t n, const float *x, const float *dy, float *dx,
                                      void *stream);
 struct repdl_pool2d_shape;
 int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape *s, const float *x, float *y,

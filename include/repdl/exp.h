@@ -1,6 +1,6 @@
 /* repdl/exp.h: correctly rounded natural exponential of a binary32 value.
 
-   Accuracy: repdl_expf(x) is exp(x) rounded to nearest-even binary32 for
+   Accuracy: repdl_exp_f32(x) is exp(x) rounded to nearest-even binary32 for
    every binary32 x, subnormal results included (exp(x) > 2^-150) and
    overflow to +inf; exp(+-0) = 1, exp(-inf) = +0, exp(+inf) = +inf, NaN ->
    the canonical NaN 0x7fc00000.  Proven by comparing all 2^32 inputs with
@@ -20,7 +20,7 @@
    reference/gen/expf.sollya; error bound: reference/gen/expf.py (it prints
    each term of the bound below).
 
-   Also: repdl_expf_array(out, x, n), the same results for an array, in a
+   Also: repdl_exp_array_f32(n, x, out), the same results for an array, in a
    form that compilers vectorize.  tanh.h shares the reduction below. */
 #ifndef REPDL_EXP_H
 #define REPDL_EXP_H
@@ -240,7 +240,7 @@ REPDL_FN double repdl__expf_core(float x)
 
 /* 1 with *y ~ exp(x), |*y / exp(x) - 1| < REPDL__EXPF_ERR - 2^-53, when x
    takes the approximation path: -0x1.9fe368p6 <= x <= 0x1.62e42ep6.
-   0 for the special cases that repdl_expf answers exactly: NaN, x > 0x1.62e42ep6
+   0 for the special cases that repdl_exp_f32 answers exactly: NaN, x > 0x1.62e42ep6
    (exp(x) >= FLT_MAX + ulp/2, so +inf, including +inf) and x < -0x1.9fe368p6
    (exp(x) < 2^-150, so +0, including -inf). */
 REPDL_FN int repdl__expf_y(float x, double *y)
@@ -255,7 +255,7 @@ REPDL_FN int repdl__expf_y(float x, double *y)
 }
 
 /* exp(x) correctly rounded to binary32 (round to nearest even). */
-REPDL_API float repdl_expf(float x)
+REPDL_API float repdl_exp_f32(float x)
 {
     /* The approximation runs first, on every input (on NaN, inf or huge x it
        computes garbage, harmlessly: the table index is masked), so that one
@@ -279,7 +279,7 @@ REPDL_API float repdl_expf(float x)
     }
 }
 
-/* The array form: out[i] = repdl_expf(x[i]) for 0 <= i < n, bit for bit.
+/* The array form: out[i] = repdl_exp_f32(x[i]) for 0 <= i < n, bit for bit.
    out may be x itself (in place), otherwise the two must not overlap;
    n = 0 accepts NULL pointers.  Each chunk of 256 takes a branch-free pass
    that compilers vectorize (the approximation runs on every element; NaN,
@@ -287,7 +287,7 @@ REPDL_API float repdl_expf(float x)
    function redoes the elements flagged by that pass: 87 < |x| within the
    approximation domain, and the rare (about 1 in 2^24) failures of the
    fast rounding test. */
-REPDL_API void repdl_expf_array(float *out, const float *x, size_t n)
+REPDL_API void repdl_exp_array_f32(size_t n, const float *x, float *out)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
@@ -301,7 +301,7 @@ REPDL_API void repdl_expf_array(float *out, const float *x, size_t n)
             int unf = (ux > 0xc2cff1b4u) & (ux <= 0xff800000u);        /* +0 */
             int nan = (ux & 0x7fffffffu) > 0x7f800000u;                /* NaN */
             int sp = ovf | unf | nan;
-            int fast = (ux & 0x7fffffffu) <= 0x42ae0000u;              /* as repdl_expf */
+            int fast = (ux & 0x7fffffffu) <= 0x42ae0000u;              /* as repdl_exp_f32 */
             /* specials run the approximation on a harmless argument: x with
                its exponent field cleared (|.| < 2^-126); an input-dependent
                value keeps compilers from branching around a constant */
@@ -318,7 +318,7 @@ REPDL_API void repdl_expf_array(float *out, const float *x, size_t n)
         }
         if (REPDL_UNLIKELY(anybad))
             for (i = 0; i < m; i++)
-                if (bad[i]) res[i] = repdl__asuint(repdl_expf(xc[i]));
+                if (bad[i]) res[i] = repdl__asuint(repdl_exp_f32(xc[i]));
         memcpy(out + i0, res, m * sizeof res[0]);   /* after every read of xc: in place is fine */
     }
 }

@@ -1,7 +1,7 @@
 /* repdl/gemm.h: reproducible single-precision matrix product (GEMM).
 
-     repdl_gemm_f32(transA, transB, M, N, K, alpha, A, lda, B, ldb, bias,
-                    beta, C, ldc);
+     repdl_gemm_f32(transA, transB, M, N, K, alpha, beta, A, lda, B, ldb,
+                    bias, C, ldc);
      C = alpha * (op(A) op(B) [+ bias]) + beta * C
 
    op(A) is M x K (A, or A^T when transA != 0), op(B) is K x N, row-major,
@@ -625,8 +625,8 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
 
 /* C = alpha * (op(A) op(B) [+ bias]) + beta * C, canonical order (above). */
 REPDL_API void repdl_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
-                             const float *A, size_t lda, const float *B, size_t ldb,
-                             const float *bias, float beta, float *C, size_t ldc)
+                             float beta, const float *A, size_t lda, const float *B,
+                             size_t ldb, const float *bias, float *C, size_t ldc)
 {
     repdl__gemm_core_f32(transA, transB, M, N, K, A, lda, B, ldb, bias, NULL, 0, alpha, beta,
                          C, ldc);

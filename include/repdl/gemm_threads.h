@@ -1,7 +1,7 @@
 /* repdl/gemm_threads.h: the canonical matrix product split across POSIX
    threads (host only; not included by repdl.h: link with -pthread).
 
-   repdl_gemm_f32_threads(T, ...) == repdl_gemm_f32(...), bit for bit, for
+   repdl_gemm_threads_f32(T, ...) == repdl_gemm_f32(...), bit for bit, for
    every T: C is cut into T blocks of whole rows or whole columns and each
    thread computes its block with repdl_gemm_f32 on the sub-matrices.  The
    chain of C[i][j] (gemm.h) depends only on row i of op(A), column j of
@@ -36,15 +36,15 @@ typedef struct repdl__gemm_job {
 static inline void *repdl__gemm_job_run(void *arg)
 {
     repdl__gemm_job *j = (repdl__gemm_job *)arg;
-    repdl_gemm_f32(j->transA, j->transB, j->M, j->N, j->K, j->alpha, j->A, j->lda, j->B, j->ldb,
-                   j->bias, j->beta, j->C, j->ldc);
+    repdl_gemm_f32(j->transA, j->transB, j->M, j->N, j->K, j->alpha, j->beta, j->A, j->lda, j->B,
+                   j->ldb, j->bias, j->C, j->ldc);
     return NULL;
 }
 
-REPDL_HOST_API int repdl_gemm_f32_threads(int nthreads, int transA, int transB, size_t M,
-                                         size_t N, size_t K, float alpha, const float *A,
-                                         size_t lda, const float *B, size_t ldb,
-                                         const float *bias, float beta, float *C, size_t ldc)
+REPDL_HOST_API int repdl_gemm_threads_f32(int transA, int transB, size_t M, size_t N,
+                                         size_t K, int nthreads, float alpha, float beta,
+                                         const float *A, size_t lda, const float *B,
+                                         size_t ldb, const float *bias, float *C, size_t ldc)
 {
     repdl__gemm_job job[REPDL_GEMM_THREADS_MAX];
     pthread_t tid[REPDL_GEMM_THREADS_MAX];

@@ -29,7 +29,7 @@
 REPDL_API void repdl_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
                                        const float *W, const float *b, float *y)
 {
-    repdl_gemm_f32(0, 1, M, N, K, 1.0f, x, K, W, K, b, 0.0f, y, N);
+    repdl_gemm_f32(0, 1, M, N, K, 1.0f, 0.0f, x, K, W, K, b, y, N);
 }
 
 /* db[n] = fadd chain over m ascending of dy[m][n], from -0.  Vectorizes
@@ -50,9 +50,9 @@ REPDL_API void repdl_linear_backward_f32(size_t M, size_t K, size_t N, const flo
                                         float *dW, float *db)
 {
     /* dx [M x K] = dy [M x N] . W [N x K] */
-    if (dx) repdl_gemm_f32(0, 0, M, K, N, 1.0f, dy, N, W, K, NULL, 0.0f, dx, K);
+    if (dx) repdl_gemm_f32(0, 0, M, K, N, 1.0f, 0.0f, dy, N, W, K, NULL, dx, K);
     /* dW [N x K] = dy^T [N x M] . x [M x K] */
-    if (dW) repdl_gemm_f32(1, 0, N, K, M, 1.0f, dy, N, x, K, NULL, 0.0f, dW, K);
+    if (dW) repdl_gemm_f32(1, 0, N, K, M, 1.0f, 0.0f, dy, N, x, K, NULL, dW, K);
     if (db) repdl__colsum_f32(M, N, dy, db);
 }
 

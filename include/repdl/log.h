@@ -1,6 +1,6 @@
 /* repdl/log.h: correctly rounded natural logarithm of a binary32 value.
 
-   Accuracy: repdl_logf(x) is log(x) rounded to nearest-even binary32 for
+   Accuracy: repdl_log_f32(x) is log(x) rounded to nearest-even binary32 for
    every binary32 x.  log(+-0) = -inf, log(+inf) = +inf, log(1) = +0,
    log(x < 0) (-inf included) and log(NaN) = the canonical NaN 0x7fc00000.
    Subnormal inputs are ordinary inputs; no result is subnormal or
@@ -26,7 +26,7 @@
    table and coefficients with --check); polynomial:
    reference/gen/logf.sollya.
 
-   Also: repdl_logf_array(out, x, n), the same results for an array, in a
+   Also: repdl_log_array_f32(n, x, out), the same results for an array, in a
    form that compilers vectorize. */
 #ifndef REPDL_LOG_H
 #define REPDL_LOG_H
@@ -213,12 +213,12 @@ REPDL_FN double repdl__logf_core(uint32_t u)
     return repdl__dadd(repdl__dadd(s, r), p2);
 }
 
-/* The rounding test of repdl_logf: detail/cr.h's repdl__round_ok_normal
+/* The rounding test of repdl_log_f32: detail/cr.h's repdl__round_ok_normal
    with c = TOL = E 2^53 = 8 (ulps of binary64): with
    |y / log(x) - 1| < E = REPDL__LOGF_ERR and |y| in [2^k, 2^(k+1)),
    |y - log(x)| < E 2^(k+1) = TOL ulp(y).  Valid because every result of
    logf is a normal binary32 (2^-24 < |log(x)| < 2^7 for x != 1, and
-   y = +0 for x = 1).  When it fails, repdl_logf still applies
+   y = +0 for x = 1).  When it fails, repdl_log_f32 still applies
    repdl__round_ok(y, E) and then the hard-case table.  (It fails only where
    a boundary lies within TOL ulp(y) <= 2E|y| of y, so even without the
    second test the table, made with 4E, would list every such input:
@@ -227,7 +227,7 @@ REPDL_FN double repdl__logf_core(uint32_t u)
 
 /* 1 when x takes the approximation path, with *y ~ log(x),
    |*y / log(x) - 1| < REPDL__LOGF_ERR; 0 for the special inputs (x <= 0,
-   -0 included, +inf, NaN), whose results repdl_logf gives exactly. */
+   -0 included, +inf, NaN), whose results repdl_log_f32 gives exactly. */
 REPDL_FN int repdl__logf_y(float x, double *y)
 {
     uint32_t u = repdl__asuint(x);
@@ -251,7 +251,7 @@ REPDL_FN float repdl__logf_special(float x)
 }
 
 /* Correctly rounded log(x) (see the top of this file). */
-REPDL_API float repdl_logf(float x)
+REPDL_API float repdl_log_f32(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__logf_y(x, &y))) return repdl__logf_special(x);
@@ -268,11 +268,11 @@ REPDL_API float repdl_logf(float x)
     }
 }
 
-/* Chunk of repdl_logf_array: small enough for the stack of a GPU thread;
+/* Chunk of repdl_log_array_f32: small enough for the stack of a GPU thread;
    a multiple of 8. */
 #define REPDL__LOGF_CHUNK 128
 
-/* The branch-free pass of repdl_logf_array over one whole chunk: a fixed
+/* The branch-free pass of repdl_log_array_f32 over one whole chunk: a fixed
    trip count, which gcc -O2's cheap vectorizer also accepts. */
 REPDL_FN void repdl__logf_pass(float *dst, unsigned char *bad, const float *in)
 {
@@ -286,7 +286,7 @@ REPDL_FN void repdl__logf_pass(float *dst, unsigned char *bad, const float *in)
     }
 }
 
-/* out[k] = repdl_logf(x[k]) for k < n, bit for bit.  out may be x itself
+/* out[k] = repdl_log_f32(x[k]) for k < n, bit for bit.  out may be x itself
    (in place) but must not overlap it otherwise; n = 0 (x, out may then be
    NULL) does nothing.  Each chunk is copied (so that in-place calls keep
    their inputs), then run through a branch-free loop that compilers
@@ -294,10 +294,10 @@ REPDL_FN void repdl__logf_pass(float *dst, unsigned char *bad, const float *in)
    gathers, -march=native with AVX2 or AVX-512 gathers): every element
    takes the approximation path, and specials (subnormals included) and
    inputs whose rounding test fails are flagged; then the flagged elements
-   are redone by repdl_logf.  An unflagged element
+   are redone by repdl_log_f32.  An unflagged element
    passed the rounding test, so its result is the correctly rounded one,
-   which repdl_logf returns too. */
-REPDL_API void repdl_logf_array(float *out, const float *x, size_t n)
+   which repdl_log_f32 returns too. */
+REPDL_API void repdl_log_array_f32(size_t n, const float *x, float *out)
 {
     /* the last, partial chunk is padded with 1.0f and written to res */
     size_t k0;
@@ -316,7 +316,7 @@ REPDL_API void repdl_logf_array(float *out, const float *x, size_t n)
             {
                 size_t j, end = k + 8 < len ? k + 8 : len;
                 for (j = k; j < end; j++)
-                    if (bad[j]) dst[j] = repdl_logf(in[j]);
+                    if (bad[j]) dst[j] = repdl_log_f32(in[j]);
             }
         }
         if (dst == res) memcpy(out + k0, res, len * sizeof(float));

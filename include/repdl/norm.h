@@ -4,7 +4,7 @@
    compiler, flag set, thread count, batch size and on the GPU
    (cuda/nn_softmax_norm.cu).  docs/nn-softmax-norm.md has the table.
 
-     repdl_layer_norm_forward_f32(rows, cols, x, gamma, beta, 1e-5f, y, mean, rstd);
+     repdl_layer_norm_forward_f32(rows, cols, 1e-5f, x, gamma, beta, y, mean, rstd);
 
    Notation: RN(.) one rounding to nearest-even binary32; S(v_i) the
    canonical sum (reduce.h) of the rounded values v_i in index order;
@@ -107,15 +107,15 @@ REPDL_FN float repdl__var_given_mean(const float *x, size_t n, float mean)
 
 /* y = layer_norm(x) over each row of cols values; mean[r], rstd[r] saved
    when not NULL.  gamma, beta: [cols] or NULL.  y may be x. */
-REPDL_API void repdl_layer_norm_forward_f32(size_t rows, size_t cols, const float *x,
-                                           const float *gamma, const float *beta, float eps,
+REPDL_API void repdl_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                           const float *x, const float *gamma, const float *beta,
                                            float *y, float *mean, float *rstd)
 {
     size_t r, k, i;
     for (r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
         float *yr = y + r * cols;
-        /* repdl_mean_f32(xr, cols), with the row sum staged in L1 */
+        /* repdl_mean_f32(cols, xr), with the row sum staged in L1 */
         float mu = cols ? repdl__canon(repdl__div_count_f32(repdl__row_sum_f32(xr, cols), cols))
                         : repdl__nanf();
         float var = cols ? repdl__var_given_mean(xr, cols, mu) : repdl__nanf();
@@ -282,14 +282,14 @@ REPDL_API void repdl_layer_norm_backward_f32(size_t rows, size_t cols, const flo
 
 /* y = rms_norm(x) over each row; rstd[r] saved when not NULL.  gamma:
    [cols] or NULL.  y may be x. */
-REPDL_API void repdl_rms_norm_forward_f32(size_t rows, size_t cols, const float *x,
-                                         const float *gamma, float eps, float *y, float *rstd)
+REPDL_API void repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                         const float *x, const float *gamma, float *y, float *rstd)
 {
     size_t r, k, i;
     for (r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
         float *yr = y + r * cols;
-        /* RN(repdl_sumsq_f32(xr, cols) / cols) */
+        /* RN(repdl_sumsq_f32(cols, xr) / cols) */
         float ms = cols ? repdl__div_count_f32(repdl__row_dot_f32(xr, xr, cols), cols) : repdl__nanf();
         float rs = repdl__norm_rstd(ms, eps);
         if (rstd) rstd[r] = rs;
@@ -428,9 +428,9 @@ REPDL_FN void repdl__bn_apply(const float *x, size_t n, size_t c, size_t hw, siz
    update; NULL running buffers: not updated).  N == 1: uvar is NaN (0/0;
    PyTorch refuses such a batch), so running_var becomes NaN.  N == 0:
    save_mean, save_rstd NaN, running statistics unchanged.  y may be x. */
-REPDL_API void repdl_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, const float *x,
+REPDL_API void repdl_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, float eps,
+                                                 float momentum, const float *x,
                                                  const float *gamma, const float *beta,
-                                                 float eps, float momentum,
                                                  float *running_mean, float *running_var,
                                                  float *y, float *save_mean, float *save_rstd)
 {
@@ -460,9 +460,9 @@ REPDL_API void repdl_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw,
 
 /* Inference forward: y as in training with mean = running_mean[ch] and
    rstd = RN(1 / RN(sqrt(RN(running_var[ch] + eps)))).  y may be x. */
-REPDL_API void repdl_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, const float *x,
-                                                 const float *gamma, const float *beta,
-                                                 float eps, const float *running_mean,
+REPDL_API void repdl_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, float eps,
+                                                 const float *x, const float *gamma,
+                                                 const float *beta, const float *running_mean,
                                                  const float *running_var, float *y)
 {
     size_t ch;

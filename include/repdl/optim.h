@@ -98,8 +98,8 @@ REPDL_FN void repdl__sgd_elem(repdl__sgd_k k, float *w, float g, float *b, uint3
     *w = repdl__canon(repdl__fsub(wi, REPDL__PROD(k.lr, d, keep)));
 }
 
-REPDL_API void repdl_sgd_step_f32(size_t n, float *w, const float *g, float *momentum_buf,
-                                 const repdl_sgd_config *c, uint64_t step)
+REPDL_API void repdl_sgd_step_f32(size_t n, const repdl_sgd_config *c, uint64_t step, const float *g,
+                                 float *w, float *momentum_buf)
 {
     repdl__sgd_k k;
     uint32_t keep;
@@ -206,8 +206,8 @@ REPDL_FN void repdl__adam_chunk(repdl__adam_k k, size_t len, float *w, const flo
     }
 }
 
-REPDL_API void repdl_adam_step_f32(size_t n, float *w, const float *g, float *m, float *v,
-                                  const repdl_adam_config *c, const repdl_adam_state *s)
+REPDL_API void repdl_adam_step_f32(size_t n, const repdl_adam_config *c, const repdl_adam_state *s, const float *g, float *w,
+                                  float *m, float *v)
 {
     repdl__adam_k k;
     uint32_t keep;

@@ -7,9 +7,9 @@
    reference/reduce_ref.h.  The same bits come out for any compiler, flags,
    vector width, thread count, CUDA grid or batch size.
 
-     float s = repdl_sum_f32(x, n);
-     float d = repdl_dot_f32(x, y, n);       each product rounded, then summed
-     float m = repdl_mean_f32(x, n);         RN(sum / n), one rounding
+     float s = repdl_sum_f32(n, x);
+     float d = repdl_dot_f32(n, x, y);       each product rounded, then summed
+     float m = repdl_mean_f32(n, x);         RN(sum / n), one rounding
 
    The tree (docs/canonical-order.md, sections 2 to 4):
      - leaves of REPDL_SUM_LEAF = 1024 consecutive elements, seen as
@@ -26,10 +26,10 @@
 
    Splitting (section 6): every power-of-two-aligned run of leaves is a
    subtree, and the value of such a block is the canonical sum of the block
-   alone.  So repdl_sum_f32(x + b, c) computed anywhere (thread, CUDA block,
+   alone.  So repdl_sum_f32(c, x + b) computed anywhere (thread, CUDA block,
    MPI rank) for aligned blocks [b, b + c), then combined with
    repdl_sum_combine_f32 (equal blocks) or repdl_sum_state_* (any aligned
-   blocks), gives repdl_sum_f32(x, n), bit for bit.
+   blocks), gives repdl_sum_f32(n, x), bit for bit.
 
    Edge cases, every function: n == 0 reads nothing (x may be NULL); the sum
    of nothing is -0.0; every NaN result is 0x7fc00000.  Sizes and indices
@@ -317,7 +317,7 @@ REPDL_FN float repdl__tree_root(const repdl__tree *t)
 /* ---- Sum ---- */
 
 /* The canonical sum of x[0..n).  -0.0 when n == 0. */
-REPDL_API float repdl_sum_f32(const float *x, size_t n)
+REPDL_API float repdl_sum_f32(size_t n, const float *x)
 {
     repdl__tree t;
     size_t j, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
@@ -365,13 +365,13 @@ REPDL_API int repdl_sum_block_ok(size_t begin, size_t count)
 }
 
 /* The partial of the aligned block x[begin .. begin + count): equal to
-   repdl_sum_f32(x + begin, count); the canonical NaN when the block cannot
+   repdl_sum_f32(count, x + begin); the canonical NaN when the block cannot
    be a node (repdl_sum_block_ok fails), to catch misaligned splits. */
-REPDL_API float repdl_sum_partial_f32(const float *x, size_t begin, size_t count)
+REPDL_API float repdl_sum_partial_f32(size_t begin, size_t count, const float *x)
 {
     if (!repdl_sum_block_ok(begin, count)) return repdl__nanf();
     if (count == 0) return -0.0f;
-    return repdl_sum_f32(x + begin, count);
+    return repdl_sum_f32(count, x + begin);
 }
 
 /* Combines the partials of p consecutive equal blocks of 1024 * 2^k
@@ -382,7 +382,7 @@ REPDL_API float repdl_sum_partial_f32(const float *x, size_t begin, size_t count
      for (s = 1; s < p; s *= 2)
        for (i = 0; i + s < p; i += 2 * s) part[i] = part[i] + part[i + s];
 */
-REPDL_API float repdl_sum_combine_f32(const float *partials, size_t p)
+REPDL_API float repdl_sum_combine_f32(size_t p, const float *partials)
 {
     repdl__tree t;
     size_t i;
@@ -395,7 +395,7 @@ REPDL_API float repdl_sum_combine_f32(const float *partials, size_t p)
      repdl_sum_state s;  repdl_sum_state_init(&s);
      repdl_sum_state_push(&s, 0, 4096, pa);      pa = sum of x[0..4096)
      repdl_sum_state_push(&s, 4096, 904, pb);    pb = sum of x[4096..5000)
-     float total = repdl_sum_state_result(&s);   == repdl_sum_f32(x, 5000)
+     float total = repdl_sum_state_result(&s);   == repdl_sum_f32(5000, x)
    Blocks must come in order, start at 0, be consecutive and each be a node;
    a block shorter than 1024 * 2^k ends the array.  push returns 0, or -1
    (and the state is poisoned: result is NaN) for a block that breaks these
@@ -482,7 +482,7 @@ REPDL_FN void repdl__fmul_exact_store_strided(float *dst, const float *x, ptrdif
 /* sum over i of RN(x[i] * y[i]), in the canonical order.  Each product is
    rounded to binary32 first (no FMA anywhere): the canonical sum of the
    array of products.  -0.0 when n == 0. */
-REPDL_API float repdl_dot_f32(const float *x, const float *y, size_t n)
+REPDL_API float repdl_dot_f32(size_t n, const float *x, const float *y)
 {
     repdl__tree t;
     size_t j, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
@@ -513,8 +513,8 @@ REPDL_API float repdl_dot_f32(const float *x, const float *y, size_t n)
 
 /* Strided dot: element i is x[i * incx] * y[i * incy] (strides in
    elements, any sign; 0 repeats one element). */
-REPDL_API float repdl_dot_strided_f32(const float *x, ptrdiff_t incx, const float *y,
-                                     ptrdiff_t incy, size_t n)
+REPDL_API float repdl_dot_strided_f32(size_t n, const float *x, ptrdiff_t incx,
+                                     const float *y, ptrdiff_t incy)
 {
     float p[REPDL_SUM_LEAF];
     repdl__tree t;
@@ -530,34 +530,34 @@ REPDL_API float repdl_dot_strided_f32(const float *x, ptrdiff_t incx, const floa
 }
 
 /* Sum of squares: sum over i of RN(x[i] * x[i]), canonical order; bit for
-   bit repdl_dot_f32(x, x, n).  Plain, unscaled: a square overflows to +inf
+   bit repdl_dot_f32(n, x, x).  Plain, unscaled: a square overflows to +inf
    for |x| >= 2^64 (about 1.8e19) and the sum to +inf when it exceeds
    FLT_MAX; squares below 2^-149 round to zero (gradual underflow, as IEEE
    multiplication does).  Any NaN gives NaN; otherwise any infinity gives
    +inf.  n == 0 gives -0.0 (the empty sum). */
-REPDL_API float repdl_sumsq_f32(const float *x, size_t n)
+REPDL_API float repdl_sumsq_f32(size_t n, const float *x)
 {
-    return repdl_dot_f32(x, x, n);
+    return repdl_dot_f32(n, x, x);
 }
 
-REPDL_API float repdl_sumsq_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_sumsq_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
-    return repdl_dot_strided_f32(x, incx, x, incx, n);
+    return repdl_dot_strided_f32(n, x, incx, x, incx);
 }
 
-/* 2-norm: RN(sqrt(repdl_sumsq_f32(x, n))), the square root correctly
+/* 2-norm: RN(sqrt(repdl_sumsq_f32(n, x))), the square root correctly
    rounded.  Overflows to +inf when the sum of squares does (|x| around
    1.8e19 and above), even where the true norm would be finite; tiny inputs
    lose accuracy to underflow of their squares (when every |x| < 2^-75,
    about 2.6e-23, the norm is 0).  n == 0 gives -0.0 (sqrt(-0) = -0). */
-REPDL_API float repdl_norm2_f32(const float *x, size_t n)
+REPDL_API float repdl_norm2_f32(size_t n, const float *x)
 {
-    return repdl__canon(repdl__fsqrt(repdl_sumsq_f32(x, n)));
+    return repdl__canon(repdl__fsqrt(repdl_sumsq_f32(n, x)));
 }
 
-REPDL_API float repdl_norm2_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_norm2_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
-    return repdl__canon(repdl__fsqrt(repdl_sumsq_strided_f32(x, incx, n)));
+    return repdl__canon(repdl__fsqrt(repdl_sumsq_strided_f32(n, x, incx)));
 }
 
 /* ---- Strided sum ---- */
@@ -565,12 +565,12 @@ REPDL_API float repdl_norm2_strided_f32(const float *x, ptrdiff_t incx, size_t n
 /* Element i is x[i * incx] (incx in elements, any sign; 0 repeats x[0]).
    Gathers each leaf into a buffer, then the same leaf code: the same bits
    as repdl_sum_f32 on the gathered array. */
-REPDL_API float repdl_sum_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_sum_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
     float p[REPDL_SUM_LEAF];
     repdl__tree t;
     size_t j, i;
-    if (incx == 1) return repdl_sum_f32(x, n);
+    if (incx == 1) return repdl_sum_f32(n, x);
     repdl__tree_init(&t);
     for (j = 0; j < n; j += REPDL_SUM_LEAF) {
         size_t len = n - j < REPDL_SUM_LEAF ? n - j : REPDL_SUM_LEAF;
@@ -630,38 +630,38 @@ REPDL_FN float repdl__div_count_f32(float s, size_t n)
 
 /* ---- Mean and variance ---- */
 
-/* RN(S / n) where S = repdl_sum_f32(x, n): the canonical sum, then one
+/* RN(S / n) where S = repdl_sum_f32(n, x): the canonical sum, then one
    correctly rounded division by the exact integer n.  NaN when n == 0
    (0/0); +-inf and NaN sums pass through. */
-REPDL_API float repdl_mean_f32(const float *x, size_t n)
+REPDL_API float repdl_mean_f32(size_t n, const float *x)
 {
     if (n == 0) return repdl__nanf();
-    return repdl__canon(repdl__div_count_f32(repdl_sum_f32(x, n), n));
+    return repdl__canon(repdl__div_count_f32(repdl_sum_f32(n, x), n));
 }
 
-REPDL_API float repdl_mean_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_mean_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
     if (n == 0) return repdl__nanf();
-    return repdl__canon(repdl__div_count_f32(repdl_sum_strided_f32(x, incx, n), n));
+    return repdl__canon(repdl__div_count_f32(repdl_sum_strided_f32(n, x, incx), n));
 }
 
 /* Two-pass variance with `ddof` delta degrees of freedom (0: population,
    divide by n; 1: sample, divide by n - 1):
-     m   = repdl_mean_f32(x, n)
+     m   = repdl_mean_f32(n, x)
      d_i = RN(x_i - m),  s_i = RN(d_i * d_i)
      var = RN(S2 / (n - ddof)),  S2 = canonical sum of the s_i.
    NaN when n <= ddof, or when any x_i is NaN or infinite (m is then NaN or
    inf and inf - inf = NaN).  Squares overflow to +inf as in
    repdl_sumsq_f32. */
-REPDL_API float repdl_var_strided_f32(const float *x, ptrdiff_t incx, size_t n,
-                                     size_t ddof)
+REPDL_API float repdl_var_strided_f32(size_t n, size_t ddof, const float *x,
+                                     ptrdiff_t incx)
 {
     float p[REPDL_SUM_LEAF];
     repdl__tree t;
     size_t j, i;
     float m;
     if (n <= ddof) return repdl__nanf();
-    m = repdl_mean_strided_f32(x, incx, n);
+    m = repdl_mean_strided_f32(n, x, incx);
     repdl__tree_init(&t);
     for (j = 0; j < n; j += REPDL_SUM_LEAF) {
         size_t len = n - j < REPDL_SUM_LEAF ? n - j : REPDL_SUM_LEAF;
@@ -677,55 +677,55 @@ REPDL_API float repdl_var_strided_f32(const float *x, ptrdiff_t incx, size_t n,
     return repdl__canon(repdl__div_count_f32(repdl__tree_root(&t), n - ddof));
 }
 
-REPDL_API float repdl_var_f32(const float *x, size_t n, size_t ddof)
+REPDL_API float repdl_var_f32(size_t n, size_t ddof, const float *x)
 {
-    return repdl_var_strided_f32(x, 1, n, ddof);
+    return repdl_var_strided_f32(n, ddof, x, 1);
 }
 
 /* ---- Row-wise (batched) forms ----
    out[r] = f(row r) for r < rows, row r being x[r * ldx .. r * ldx + n)
    (ldx in elements; x is not read when n == 0).  Each row is exactly the single-row call: the result
    of a row never depends on `rows` or on the other rows. */
-REPDL_API void repdl_sum_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_sum_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                  float *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_sum_f32(n ? x + r * ldx : x, n);
+    for (r = 0; r < rows; r++) out[r] = repdl_sum_f32(n, n ? x + r * ldx : x);
 }
 
-REPDL_API void repdl_dot_rows_f32(const float *x, size_t ldx, const float *y, size_t ldy,
-                                 size_t rows, size_t n, float *out)
+REPDL_API void repdl_dot_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                 const float *y, size_t ldy, float *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_dot_f32(n ? x + r * ldx : x, n ? y + r * ldy : y, n);
+    for (r = 0; r < rows; r++) out[r] = repdl_dot_f32(n, n ? x + r * ldx : x, n ? y + r * ldy : y);
 }
 
-REPDL_API void repdl_sumsq_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_sumsq_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                    float *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_sumsq_f32(n ? x + r * ldx : x, n);
+    for (r = 0; r < rows; r++) out[r] = repdl_sumsq_f32(n, n ? x + r * ldx : x);
 }
 
-REPDL_API void repdl_norm2_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_norm2_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                    float *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_norm2_f32(n ? x + r * ldx : x, n);
+    for (r = 0; r < rows; r++) out[r] = repdl_norm2_f32(n, n ? x + r * ldx : x);
 }
 
-REPDL_API void repdl_mean_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_mean_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                   float *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_mean_f32(n ? x + r * ldx : x, n);
+    for (r = 0; r < rows; r++) out[r] = repdl_mean_f32(n, n ? x + r * ldx : x);
 }
 
-REPDL_API void repdl_var_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
-                                 size_t ddof, float *out)
+REPDL_API void repdl_var_rows_f32(size_t rows, size_t n, size_t ddof, const float *x,
+                                 size_t ldx, float *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_var_f32(n ? x + r * ldx : x, n, ddof);
+    for (r = 0; r < rows; r++) out[r] = repdl_var_f32(n, ddof, n ? x + r * ldx : x);
 }
 
 #include "reduce_minmax.h"

@@ -97,7 +97,7 @@ REPDL_FN size_t repdl__find_first(const float *x, ptrdiff_t incx, size_t n, uint
     return REPDL_NO_INDEX; /* not reached for n > 0 */
 }
 
-REPDL_API float repdl_max_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_max_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
     uint32_t hi, lo, a;
     repdl__minmax_scan(x, incx, n, &hi, &lo, &a);
@@ -105,7 +105,7 @@ REPDL_API float repdl_max_strided_f32(const float *x, ptrdiff_t incx, size_t n)
     return repdl__asfloat(repdl__order_unkey(hi));
 }
 
-REPDL_API float repdl_min_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API float repdl_min_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
     uint32_t hi, lo, a;
     repdl__minmax_scan(x, incx, n, &hi, &lo, &a);
@@ -114,7 +114,7 @@ REPDL_API float repdl_min_strided_f32(const float *x, ptrdiff_t incx, size_t n)
 }
 
 /* Two passes: the extreme, then its first occurrence. */
-REPDL_API size_t repdl_argmax_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API size_t repdl_argmax_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
     uint32_t hi, lo, a;
     if (n == 0) return REPDL_NO_INDEX;
@@ -122,7 +122,7 @@ REPDL_API size_t repdl_argmax_strided_f32(const float *x, ptrdiff_t incx, size_t
     return repdl__find_first(x, incx, n, a > 0x7f800000u ? REPDL_NAN_BITS : repdl__order_unkey(hi));
 }
 
-REPDL_API size_t repdl_argmin_strided_f32(const float *x, ptrdiff_t incx, size_t n)
+REPDL_API size_t repdl_argmin_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
     uint32_t hi, lo, a;
     if (n == 0) return REPDL_NO_INDEX;
@@ -130,16 +130,16 @@ REPDL_API size_t repdl_argmin_strided_f32(const float *x, ptrdiff_t incx, size_t
     return repdl__find_first(x, incx, n, a > 0x7f800000u ? REPDL_NAN_BITS : repdl__order_unkey(lo));
 }
 
-REPDL_API float repdl_max_f32(const float *x, size_t n) { return repdl_max_strided_f32(x, 1, n); }
-REPDL_API float repdl_min_f32(const float *x, size_t n) { return repdl_min_strided_f32(x, 1, n); }
-REPDL_API size_t repdl_argmax_f32(const float *x, size_t n) { return repdl_argmax_strided_f32(x, 1, n); }
-REPDL_API size_t repdl_argmin_f32(const float *x, size_t n) { return repdl_argmin_strided_f32(x, 1, n); }
+REPDL_API float repdl_max_f32(size_t n, const float *x) { return repdl_max_strided_f32(n, x, 1); }
+REPDL_API float repdl_min_f32(size_t n, const float *x) { return repdl_min_strided_f32(n, x, 1); }
+REPDL_API size_t repdl_argmax_f32(size_t n, const float *x) { return repdl_argmax_strided_f32(n, x, 1); }
+REPDL_API size_t repdl_argmin_f32(size_t n, const float *x) { return repdl_argmin_strided_f32(n, x, 1); }
 
 /* Merging the (value, index) results of two blocks, in any order:
    (*v, *i) becomes the argmax (argmin) of the two by the rules above
    (first NaN, else the larger (smaller) value, ties to the lesser index).
    An empty block is (anything, REPDL_NO_INDEX) and changes nothing. */
-REPDL_API void repdl_argmax_merge_f32(float *v, size_t *i, float v2, size_t i2)
+REPDL_API void repdl_argmax_merge_f32(float v2, size_t i2, float *v, size_t *i)
 {
     uint32_t u = repdl__asuint(*v), u2 = repdl__asuint(v2);
     int n1 = repdl__isnan_bits(u), n2 = repdl__isnan_bits(u2), take;
@@ -151,7 +151,7 @@ REPDL_API void repdl_argmax_merge_f32(float *v, size_t *i, float v2, size_t i2)
     if (take) { *v = v2; *i = i2; }
 }
 
-REPDL_API void repdl_argmin_merge_f32(float *v, size_t *i, float v2, size_t i2)
+REPDL_API void repdl_argmin_merge_f32(float v2, size_t i2, float *v, size_t *i)
 {
     uint32_t u = repdl__asuint(*v), u2 = repdl__asuint(v2);
     int n1 = repdl__isnan_bits(u), n2 = repdl__isnan_bits(u2), take;
@@ -164,32 +164,32 @@ REPDL_API void repdl_argmin_merge_f32(float *v, size_t *i, float v2, size_t i2)
 }
 
 /* Row-wise forms: out[r] = f(x + r * ldx, n) (x not read when n == 0). */
-REPDL_API void repdl_max_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_max_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                  float *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_max_f32(n ? x + r * ldx : x, n);
+    for (r = 0; r < rows; r++) out[r] = repdl_max_f32(n, n ? x + r * ldx : x);
 }
 
-REPDL_API void repdl_min_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_min_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                  float *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_min_f32(n ? x + r * ldx : x, n);
+    for (r = 0; r < rows; r++) out[r] = repdl_min_f32(n, n ? x + r * ldx : x);
 }
 
-REPDL_API void repdl_argmax_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_argmax_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                     size_t *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_argmax_f32(n ? x + r * ldx : x, n);
+    for (r = 0; r < rows; r++) out[r] = repdl_argmax_f32(n, n ? x + r * ldx : x);
 }
 
-REPDL_API void repdl_argmin_rows_f32(const float *x, size_t ldx, size_t rows, size_t n,
+REPDL_API void repdl_argmin_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                     size_t *out)
 {
     size_t r;
-    for (r = 0; r < rows; r++) out[r] = repdl_argmin_f32(n ? x + r * ldx : x, n);
+    for (r = 0; r < rows; r++) out[r] = repdl_argmin_f32(n, n ? x + r * ldx : x);
 }
 
 #endif /* REPDL_REDUCE_MINMAX_H */

@@ -1,7 +1,7 @@
 /* repdl/reduce_threads.h: canonical sum and dot split across POSIX threads
    (host only; not included by repdl.h: link with -pthread).
 
-   repdl_sum_f32_threads(x, n, T) == repdl_sum_f32(x, n), bit for bit, for
+   repdl_sum_threads_f32(n, T, x) == repdl_sum_f32(n, x), bit for bit, for
    every T >= 1: each thread sums whole nodes of the canonical tree (aligned
    blocks, repdl_sum_block_size) and the calling thread merges the block
    partials in order with repdl_sum_state (docs/canonical-order.md,
@@ -43,8 +43,8 @@ static inline void *repdl__share_run(void *arg)
         size_t c = repdl_sum_block_size(b, s->end);
         s->bbegin[s->nblocks] = b;
         s->bcount[s->nblocks] = c;
-        s->partial[s->nblocks] = s->y ? repdl_dot_f32(s->x + b, s->y + b, c)
-                                      : repdl_sum_f32(s->x + b, c);
+        s->partial[s->nblocks] = s->y ? repdl_dot_f32(c, s->x + b, s->y + b)
+                                      : repdl_sum_f32(c, s->x + b);
         s->nblocks++;
         b += c;
     }
@@ -91,14 +91,14 @@ static inline float repdl__threads_reduce(const float *x, const float *y, size_t
 
 /* The canonical sum and dot product with up to `nthreads` threads
    (1 <= nthreads <= REPDL_THREADS_MAX; others are clamped). */
-REPDL_HOST_API float repdl_sum_f32_threads(const float *x, size_t n, int nthreads)
+REPDL_HOST_API float repdl_sum_threads_f32(size_t n, int nthreads, const float *x)
 {
     if (n == 0) return -0.0f;
     return repdl__threads_reduce(x, NULL, n, nthreads);
 }
 
-REPDL_HOST_API float repdl_dot_f32_threads(const float *x, const float *y, size_t n,
-                                          int nthreads)
+REPDL_HOST_API float repdl_dot_threads_f32(size_t n, int nthreads, const float *x,
+                                          const float *y)
 {
     if (n == 0) return -0.0f;
     return repdl__threads_reduce(x, y, n, nthreads);

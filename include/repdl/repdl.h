@@ -9,7 +9,7 @@
    `static inline`, and under nvcc also __host__ __device__.  No library to
    link.  Contents:
 
-     repdl_expf, repdl_logf, repdl_tanhf, repdl_sqrtf
+     repdl_exp_f32, repdl_log_f32, repdl_tanh_f32, repdl_sqrt_f32
          correctly rounded binary32 functions (docs/elementary.md);
      repdl_sum_f32, repdl_dot_f32, ... canonical reductions
          (docs/canonical-order.md).

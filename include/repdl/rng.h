@@ -38,7 +38,7 @@
                      (exact: multiples of 2^-23 in [-1, 1))
                 s = RN(RN(x*x) + RN(y*y))        accept iff 0 < s < 1
                 z = RN(x * RN(sqrt(RN(RN(-2 * logf(s)) / s))))
-              with logf = repdl_logf (correctly rounded), -2*l exact.
+              with logf = repdl_log_f32 (correctly rounded), -2*l exact.
               Attempts: words (0,1) then (2,3) of block a = 0, 1, ..., 15.
               All 32 rejected (probability about 0.2146^32 < 1e-21): z = +0.
    Fills:  uniform_fill: out[j] = RN(lo + RN(RN(hi - lo) * u_j));
@@ -154,7 +154,7 @@ REPDL_FN int repdl__rng_polar(uint32_t wx, uint32_t wy, float *z)
     float l, t;
     if (!(s < 1.0f) || s == 0.0f) return 0;
     /* s in [2^-46, 1): logf(s) in [-31.9, 0), -2l exact, t finite */
-    l = repdl_logf(s);
+    l = repdl_log_f32(s);
     t = repdl__fdiv(repdl__fmul(-2.0f, l), s);
     *z = repdl__fmul(x, repdl__fsqrt(t));
     return 1;
@@ -206,8 +206,8 @@ REPDL_FN void repdl__rng_affine(size_t m, float a, float d, float *v, float *out
 }
 
 /* out[j] = lo + (hi - lo) * uniform(seed, offset, first + j), j < n. */
-REPDL_API void repdl_rng_uniform_fill_range_f32(uint64_t seed, uint64_t offset, uint64_t first,
-                                               size_t n, float lo, float hi, float *out)
+REPDL_API void repdl_rng_uniform_fill_range_f32(size_t n, uint64_t seed, uint64_t offset,
+                                               uint64_t first, float lo, float hi, float *out)
 {
     float d = repdl__fsub(hi, lo);
     uint32_t w[REPDL__RNG_CHUNK];
@@ -221,15 +221,15 @@ REPDL_API void repdl_rng_uniform_fill_range_f32(uint64_t seed, uint64_t offset, 
     }
 }
 
-REPDL_API void repdl_rng_uniform_fill_f32(uint64_t seed, uint64_t offset, size_t n, float lo,
+REPDL_API void repdl_rng_uniform_fill_f32(size_t n, uint64_t seed, uint64_t offset, float lo,
                                          float hi, float *out)
 {
-    repdl_rng_uniform_fill_range_f32(seed, offset, 0u, n, lo, hi, out);
+    repdl_rng_uniform_fill_range_f32(n, seed, offset, 0u, lo, hi, out);
 }
 
 /* out[j] = mean + std * normal(seed, offset, first + j), j < n. */
-REPDL_API void repdl_rng_normal_fill_range_f32(uint64_t seed, uint64_t offset, uint64_t first,
-                                              size_t n, float mean, float std, float *out)
+REPDL_API void repdl_rng_normal_fill_range_f32(size_t n, uint64_t seed, uint64_t offset,
+                                              uint64_t first, float mean, float std, float *out)
 {
     float v[REPDL__RNG_CHUNK];
     size_t j0, j;
@@ -240,10 +240,10 @@ REPDL_API void repdl_rng_normal_fill_range_f32(uint64_t seed, uint64_t offset, u
     }
 }
 
-REPDL_API void repdl_rng_normal_fill_f32(uint64_t seed, uint64_t offset, size_t n, float mean,
+REPDL_API void repdl_rng_normal_fill_f32(size_t n, uint64_t seed, uint64_t offset, float mean,
                                         float std, float *out)
 {
-    repdl_rng_normal_fill_range_f32(seed, offset, 0u, n, mean, std, out);
+    repdl_rng_normal_fill_range_f32(n, seed, offset, 0u, mean, std, out);
 }
 
 /* ---- Permutation (host: sequential by definition) ---- */
@@ -276,7 +276,7 @@ REPDL_FN uint32_t repdl__rng_bounded(uint64_t seed, uint64_t offset, uint64_t *c
    j = bounded(k + 1) (draws 0, 1, 2, ... of the permutation stream, in
    that order), swap perm[k] and perm[j].  n == 0: nothing (perm may be
    NULL).  n > 2^32 (values would not fit uint32): nothing is written. */
-REPDL_API void repdl_rng_permutation(uint64_t seed, uint64_t offset, size_t n, uint32_t *perm)
+REPDL_API void repdl_rng_permutation(size_t n, uint64_t seed, uint64_t offset, uint32_t *perm)
 {
     uint64_t c = 0, k;
     if (n == 0 || (uint64_t)n > ((uint64_t)1 << 32)) return;

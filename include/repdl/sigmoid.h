@@ -1,6 +1,6 @@
 /* repdl/sigmoid.h: correctly rounded logistic sigmoid of a binary32 value.
 
-   Accuracy: repdl_sigmoidf(x) is sigma(x) = 1 / (1 + exp(-x)) rounded to
+   Accuracy: repdl_sigmoid_f32(x) is sigma(x) = 1 / (1 + exp(-x)) rounded to
    nearest-even binary32 for every binary32 x, subnormal results included;
    sigma(+-0) = 0.5, sigma(+inf) = 1, sigma(-inf) = +0, NaN -> the canonical
    NaN 0x7fc00000.  Proven by comparing all 2^32 inputs with MPFR
@@ -30,7 +30,7 @@
                               when y1 is a midpoint, the right way).  For
                               |x| < 2^-27 everything within 2^-29 of 1/2
                               rounds to 1/2, y1's own rounding included.
-   Also: repdl_sigmoidf_array(out, x, n), the same results for an array. */
+   Also: repdl_sigmoid_array_f32(n, x, out), the same results for an array. */
 #ifndef REPDL_SIGMOID_H
 #define REPDL_SIGMOID_H
 
@@ -52,7 +52,7 @@ REPDL_FN double repdl__sigmoidf_core(float x)
 
 /* 1 with *y ~ sigma(x), |*y / sigma(x) - 1| < REPDL__SIGMOIDF_ERR - 2^-53,
    when 2^-12 <= |x|, -0x1.9fe368p6 <= x < 17.5; 0 for the special cases
-   that repdl_sigmoidf answers exactly (NaN, +-inf, x >= 17.5,
+   that repdl_sigmoid_f32 answers exactly (NaN, +-inf, x >= 17.5,
    x < -0x1.9fe368p6, |x| < 2^-12). */
 REPDL_FN int repdl__sigmoidf_y(float x, double *y)
 {
@@ -74,7 +74,7 @@ REPDL_FN float repdl__sigmoidf_tiny(float x)
 }
 
 /* sigma(x) = 1 / (1 + exp(-x)) correctly rounded to binary32. */
-REPDL_API float repdl_sigmoidf(float x)
+REPDL_API float repdl_sigmoid_f32(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__sigmoidf_y(x, &y))) {
@@ -95,14 +95,14 @@ REPDL_API float repdl_sigmoidf(float x)
     }
 }
 
-/* out[i] = repdl_sigmoidf(x[i]), 0 <= i < n, bit for bit; out == x (in
+/* out[i] = repdl_sigmoid_f32(x[i]), 0 <= i < n, bit for bit; out == x (in
    place) is fine, any other overlap is not; n = 0 accepts NULL.  As
-   repdl_expf_array (exp.h): a branch-free pass per chunk of 256 that
+   repdl_exp_array_f32 (exp.h): a branch-free pass per chunk of 256 that
    compilers vectorize (the approximation runs on every element; NaN,
    x >= 17.5 and x < -0x1.9fe368p6 are answered by selects), then the scalar
    function for the flagged elements: |x| < 2^-12, x < -87 (subnormal
    results) and the rare failures of the fast rounding test. */
-REPDL_API void repdl_sigmoidf_array(float *out, const float *x, size_t n)
+REPDL_API void repdl_sigmoid_array_f32(size_t n, const float *x, float *out)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
@@ -130,7 +130,7 @@ REPDL_API void repdl_sigmoidf_array(float *out, const float *x, size_t n)
         }
         if (REPDL_UNLIKELY(anybad))
             for (i = 0; i < m; i++)
-                if (bad[i]) res[i] = repdl__asuint(repdl_sigmoidf(xc[i]));
+                if (bad[i]) res[i] = repdl__asuint(repdl_sigmoid_f32(xc[i]));
         memcpy(out + i0, res, m * sizeof res[0]);   /* after every read of xc: in place is fine */
     }
 }

@@ -6,18 +6,18 @@
    cuda/nn_softmax_norm.cu), documented below and in docs/nn-softmax-norm.md.
 
      repdl_softmax_f32(rows, cols, x, y);               y may be x
-     float loss = repdl_cross_entropy_f32(rows, cols, logits, target,
-                                          REPDL_REDUCTION_MEAN, dlogits);
+     float loss = repdl_cross_entropy_f32(rows, cols, REPDL_REDUCTION_MEAN, logits,
+                                          target, dlogits);
 
    Notation: RN(.) one rounding to nearest-even binary32; for a row
    x[0..n) (n = cols):
-     m      = repdl_max_f32(x, n)        max by the rules of reduce_minmax.h
+     m      = repdl_max_f32(n, x)        max by the rules of reduce_minmax.h
                                          (-0 < +0; any NaN gives NaN)
      d_i    = RN(x_i - m)
-     e_i    = repdl_expf(d_i)            correctly rounded exp
-     s      = repdl_sum_f32(e, n)        the canonical sum (reduce.h)
+     e_i    = repdl_exp_f32(d_i)            correctly rounded exp
+     s      = repdl_sum_f32(n, e)        the canonical sum (reduce.h)
    softmax       y_i = RN(e_i / s)                      (IEEE division)
-   log_softmax   y_i = RN(d_i - repdl_logf(s))          (correctly rounded log)
+   log_softmax   y_i = RN(d_i - repdl_log_f32(s))          (correctly rounded log)
    The sums are computed a leaf (1024 elements) at a time as they are
    produced, pushed into the canonical tree: the same bits as
    repdl_sum_f32 on the whole array (reduce.h, section 6 of
@@ -38,10 +38,10 @@
    this file; any other overlap is not.
 
    Backward (y the forward output, dy the incoming gradient):
-     softmax_backward      dot = repdl_dot_f32(y, dy, n)  (each product
+     softmax_backward      dot = repdl_dot_f32(n, y, dy)  (each product
                            rounded, canonical sum), dx_i = RN(y_i * RN(dy_i - dot))
-     log_softmax_backward  s = repdl_sum_f32(dy, n),
-                           dx_i = RN(dy_i - RN(repdl_expf(y_i) * s))
+     log_softmax_backward  s = repdl_sum_f32(n, dy),
+                           dx_i = RN(dy_i - RN(repdl_exp_f32(y_i) * s))
    (products are rounded before they are subtracted: buffered behind a
    compiler barrier, never contracted into an FMA).
 
@@ -72,7 +72,7 @@ REPDL_FN float repdl__row_sum_f32(const float *x, size_t n)
 {
     repdl__tree t;
     size_t j, i;
-    if (n >= REPDL_SUM_STREAM_MIN) return repdl_sum_f32(x, n);
+    if (n >= REPDL_SUM_STREAM_MIN) return repdl_sum_f32(n, x);
     repdl__tree_init(&t);
     for (j = 0; j < n; j += REPDL_SUM_LEAF) {
         float p[REPDL_SUM_LEAF];
@@ -87,7 +87,7 @@ REPDL_FN float repdl__row_dot_f32(const float *x, const float *y, size_t n)
 {
     repdl__tree t;
     size_t j;
-    if (n >= REPDL_SUM_STREAM_MIN) return repdl_dot_f32(x, y, n);
+    if (n >= REPDL_SUM_STREAM_MIN) return repdl_dot_f32(n, x, y);
     repdl__tree_init(&t);
     for (j = 0; j < n; j += REPDL_SUM_LEAF) {
         float p[REPDL_SUM_LEAF];
@@ -112,7 +112,7 @@ REPDL_FN int repdl__sm_finite(float m)
 }
 
 /* The first pass of a row shared by softmax, log_softmax and
-   cross-entropy, for a finite max m: e[i] = repdl_expf(RN(x_i - m)) (when
+   cross-entropy, for a finite max m: e[i] = repdl_exp_f32(RN(x_i - m)) (when
    e != NULL) and d[i] = RN(x_i - m) (when d != NULL), and the canonical
    sum of the e_i, returned.  One leaf at a time; x may equal e or d. */
 REPDL_FN float repdl__softmax_pass(const float *x, size_t n, float m, float *e, float *d)
@@ -125,7 +125,7 @@ REPDL_FN float repdl__softmax_pass(const float *x, size_t n, float m, float *e, 
         float db[REPDL_SUM_LEAF], eb[REPDL_SUM_LEAF];
         float *dd = d ? d + j : db, *ee = e ? e + j : eb;
         for (i = 0; i < len; i++) dd[i] = repdl__fsub(x[j + i], m);
-        repdl_expf_array(ee, dd, len);
+        repdl_exp_array_f32(len, dd, ee);
         repdl__tree_push(&t, 0, repdl__sum_leaf_f32(ee, len));
     }
     return repdl__tree_root(&t);
@@ -134,7 +134,7 @@ REPDL_FN float repdl__softmax_pass(const float *x, size_t n, float m, float *e, 
 /* One row of softmax. */
 REPDL_FN void repdl__softmax_row(const float *x, float *y, size_t n)
 {
-    float m = repdl_max_f32(x, n), s;
+    float m = repdl_max_f32(n, x), s;
     size_t i;
     if (!repdl__sm_finite(m)) { repdl__sm_fill_nan(y, n); return; }
     s = repdl__softmax_pass(x, n, m, y, NULL); /* s in [1, n] */
@@ -152,10 +152,10 @@ REPDL_API void repdl_softmax_f32(size_t rows, size_t cols, const float *x, float
 /* One row of log_softmax. */
 REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
 {
-    float m = repdl_max_f32(x, n), ls;
+    float m = repdl_max_f32(n, x), ls;
     size_t i;
     if (!repdl__sm_finite(m)) { repdl__sm_fill_nan(y, n); return; }
-    ls = repdl_logf(repdl__softmax_pass(x, n, m, NULL, y)); /* y holds d */
+    ls = repdl_log_f32(repdl__softmax_pass(x, n, m, NULL, y)); /* y holds d */
     for (i = 0; i < n; i++) y[i] = repdl__fsub(y[i], ls);
 }
 
@@ -168,7 +168,7 @@ REPDL_API void repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, f
 }
 
 /* dx = d softmax given y = softmax(x) and dy:
-   dx_i = RN(y_i * RN(dy_i - dot)), dot = repdl_dot_f32(y, dy, n).
+   dx_i = RN(y_i * RN(dy_i - dot)), dot = repdl_dot_f32(n, y, dy).
    In place (dx == y or dx == dy) ok. */
 REPDL_API void repdl_softmax_backward_f32(size_t rows, size_t cols, const float *y,
                                          const float *dy, float *dx)
@@ -185,7 +185,7 @@ REPDL_API void repdl_softmax_backward_f32(size_t rows, size_t cols, const float 
 }
 
 /* dx = d log_softmax given y = log_softmax(x) and dy:
-   dx_i = RN(dy_i - RN(repdl_expf(y_i) * s)), s = repdl_sum_f32(dy, n).
+   dx_i = RN(dy_i - RN(repdl_exp_f32(y_i) * s)), s = repdl_sum_f32(n, dy).
    In place ok. */
 REPDL_API void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
                                              const float *dy, float *dx)
@@ -199,7 +199,7 @@ REPDL_API void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const fl
         for (k = 0; k < cols; k += REPDL__NN_CHUNK) {
             float p[REPDL__NN_CHUNK];
             size_t len = cols - k < REPDL__NN_CHUNK ? cols - k : REPDL__NN_CHUNK;
-            repdl_expf_array(p, yr + k, len);
+            repdl_exp_array_f32(len, yr + k, p);
             for (i = 0; i < len; i++) p[i] = repdl__fmul(p[i], s);
             REPDL__MATERIALIZE(p); /* rounded products: no FMA with the next line */
             for (i = 0; i < len; i++) o[k + i] = repdl__canon(repdl__fsub(gr[k + i], p[i]));
@@ -222,7 +222,7 @@ REPDL_FN float repdl__loss_finish(float total, size_t rows, int reduction)
 }
 
 /* Cross-entropy of logits [rows x cols] with class targets in [0, cols):
-     loss_r = -RN(d_t - repdl_logf(s))    t = target[r], m, d, s as at the
+     loss_r = -RN(d_t - repdl_log_f32(s))    t = target[r], m, d, s as at the
                                           top of this file
    which is exactly -log_softmax(x_r)[t] (negation is exact; a perfect
    single-class row gives -0.0, as PyTorch), so cross-entropy equals
@@ -240,8 +240,8 @@ REPDL_FN float repdl__loss_finish(float total, size_t rows, int reduction)
    loss is NaN.  rows == 0: SUM gives -0.0, MEAN NaN; cols == 0 with
    rows > 0: every target is out of range, NaN.  An unknown reduction
    returns NaN and writes NaN gradients. */
-REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *logits,
-                                       const int32_t *target, int reduction,
+REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, int reduction,
+                                       const float *logits, const int32_t *target,
                                        float *dlogits)
 {
     repdl__tree t;
@@ -257,7 +257,7 @@ REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *l
             float *g = dlogits ? dlogits + r * cols : NULL;
             int32_t tg = target[r];
             float m, s, dt, loss;
-            m = cols ? repdl_max_f32(x, cols) : repdl__nanf();
+            m = cols ? repdl_max_f32(cols, x) : repdl__nanf();
             if (tg < 0 || (size_t)tg >= cols || !repdl__sm_finite(m) || bad_red) {
                 lb[k] = repdl__nanf();
                 if (g) repdl__sm_fill_nan(g, cols);
@@ -265,7 +265,7 @@ REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *l
             }
             dt = repdl__fsub(x[tg], m); /* read before g (maybe x) is written */
             s = repdl__softmax_pass(x, cols, m, g, NULL);
-            loss = -repdl__fsub(dt, repdl_logf(s)); /* -log_softmax(x)[t], exactly */
+            loss = -repdl__fsub(dt, repdl_log_f32(s)); /* -log_softmax(x)[t], exactly */
             lb[k] = loss;
             if (g) {
                 for (i = 0; i < cols; i++) g[i] = repdl__fdiv(g[i], s);
@@ -285,8 +285,8 @@ REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, const float *l
    dlogp[r][t] = -1 (SUM) or -RN(1 / rows) (MEAN).
    A target outside [0, cols): that row's loss and gradient row are NaN.
    NaN losses are canonical.  rows == 0: SUM -0.0, MEAN NaN. */
-REPDL_API float repdl_nll_loss_f32(size_t rows, size_t cols, const float *logp,
-                                  const int32_t *target, int reduction, float *dlogp)
+REPDL_API float repdl_nll_loss_f32(size_t rows, size_t cols, int reduction,
+                                  const float *logp, const int32_t *target, float *dlogp)
 {
     repdl__tree t;
     float lb[REPDL_SUM_LEAF];

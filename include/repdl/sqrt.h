@@ -1,6 +1,6 @@
 /* repdl/sqrt.h: correctly rounded square root of a binary32 value.
 
-   Accuracy: repdl_sqrtf(x) is sqrt(x) rounded to nearest-even binary32 for
+   Accuracy: repdl_sqrt_f32(x) is sqrt(x) rounded to nearest-even binary32 for
    every binary32 x: IEEE 754 requires it of the square root instruction of
    every platform repdl runs on (x86 sqrtss/sqrtps, AArch64 fsqrt, PTX
    sqrt.rn.f32), so repdl only removes what differs between platforms:
@@ -12,7 +12,7 @@
    inputs with MPFR (docs/functions/sqrtf.md).
 
    Which instruction (config.h, repdl__fsqrt): the compiler builtin when
-   -fno-math-errno is in force (then repdl_sqrtf_array vectorizes), inline
+   -fno-math-errno is in force (then repdl_sqrt_array_f32 vectorizes), inline
    assembly on x86-64, AArch64, RISC-V and POWER otherwise (correct, but a
    compiler does not vectorize inline assembly), __fsqrt_rn on the device. */
 #ifndef REPDL_SQRT_H
@@ -21,18 +21,18 @@
 #include "config.h"
 
 /* Correctly rounded sqrt(x) (see the top of this file). */
-REPDL_API float repdl_sqrtf(float x)
+REPDL_API float repdl_sqrt_f32(float x)
 {
     return repdl__canon(repdl__fsqrt(x));
 }
 
-/* out[k] = repdl_sqrtf(x[k]) for k < n, bit for bit.  out may be x itself
+/* out[k] = repdl_sqrt_f32(x[k]) for k < n, bit for bit.  out may be x itself
    (in place) but must not overlap it otherwise; n = 0 (x, out may then be
    NULL) does nothing. */
-REPDL_API void repdl_sqrtf_array(float *out, const float *x, size_t n)
+REPDL_API void repdl_sqrt_array_f32(size_t n, const float *x, float *out)
 {
     size_t k;
-    for (k = 0; k < n; k++) out[k] = repdl_sqrtf(x[k]);
+    for (k = 0; k < n; k++) out[k] = repdl_sqrt_f32(x[k]);
 }
 
 #endif /* REPDL_SQRT_H */

@@ -1,6 +1,6 @@
 /* repdl/tanh.h: correctly rounded hyperbolic tangent of a binary32 value.
 
-   Accuracy: repdl_tanhf(x) is tanh(x) rounded to nearest-even binary32 for
+   Accuracy: repdl_tanh_f32(x) is tanh(x) rounded to nearest-even binary32 for
    every binary32 x; tanh(+-0) = +-0, tanh(+-inf) = +-1, NaN -> the
    canonical NaN 0x7fc00000.  Proven by comparing all 2^32 inputs with MPFR,
    in both contracted and uncontracted builds (docs/functions/tanhf.md).
@@ -23,7 +23,7 @@
    Polynomial: reference/gen/tanhf.sollya; thresholds and error bound:
    reference/gen/tanhf.py.
 
-   Also: repdl_tanhf_array(out, x, n), the same results for an array, in a
+   Also: repdl_tanh_array_f32(n, x, out), the same results for an array, in a
    form that compilers vectorize. */
 #ifndef REPDL_TANH_H
 #define REPDL_TANH_H
@@ -75,7 +75,7 @@ REPDL_FN double repdl__tanhf_core(float x)
 }
 
 /* 1 with *y ~ tanh(x), |*y / tanh(x) - 1| < REPDL__TANHF_ERR - 2^-53, when
-   2^-12 <= |x| < 0x1.205968p3; 0 for the special cases that repdl_tanhf
+   2^-12 <= |x| < 0x1.205968p3; 0 for the special cases that repdl_tanh_f32
    answers exactly: NaN, +-inf, |x| >= 0x1.205968p3 (+-1), |x| < 2^-12 (x). */
 REPDL_FN int repdl__tanhf_y(float x, double *y)
 {
@@ -87,7 +87,7 @@ REPDL_FN int repdl__tanhf_y(float x, double *y)
 }
 
 /* tanh(x) correctly rounded to binary32 (round to nearest even). */
-REPDL_API float repdl_tanhf(float x)
+REPDL_API float repdl_tanh_f32(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__tanhf_y(x, &y))) {
@@ -108,13 +108,13 @@ REPDL_API float repdl_tanhf(float x)
     }
 }
 
-/* The array form: out[i] = repdl_tanhf(x[i]) for 0 <= i < n, bit for bit.
+/* The array form: out[i] = repdl_tanh_f32(x[i]) for 0 <= i < n, bit for bit.
    out may be x itself (in place), otherwise the two must not overlap;
-   n = 0 accepts NULL pointers.  As repdl_expf_array (exp.h): a branch-free
+   n = 0 accepts NULL pointers.  As repdl_exp_array_f32 (exp.h): a branch-free
    pass per chunk of 256 (tiny, saturated and NaN inputs answered by
    selects), then the scalar function for the elements whose fast rounding
    test failed. */
-REPDL_API void repdl_tanhf_array(float *out, const float *x, size_t n)
+REPDL_API void repdl_tanh_array_f32(size_t n, const float *x, float *out)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
@@ -130,11 +130,11 @@ REPDL_API void repdl_tanhf_array(float *out, const float *x, size_t n)
             int nan = ax > 0x7f800000u;
             int sp = tiny | sat | nan;
             /* specials run the approximation on a harmless argument, as in
-               repdl_expf_array */
+               repdl_exp_array_f32 */
             double y = repdl__tanhf_core(repdl__asfloat(ux & (sp ? 0x807fffffu : 0xffffffffu)));
             uint32_t r = repdl__asuint(repdl__d2f(y));
             uint32_t fail = (uint32_t)(!sp & !repdl__round_ok_normal(y, 8u));
-            /* selects as masks, as in repdl_expf_array */
+            /* selects as masks, as in repdl_exp_array_f32 */
             uint32_t spm = 0u - (uint32_t)sp;
             r = (r & ~spm) | (ux & (0u - (uint32_t)tiny))
                 | (((ux & 0x80000000u) | 0x3f800000u) & (0u - (uint32_t)sat))
@@ -145,7 +145,7 @@ REPDL_API void repdl_tanhf_array(float *out, const float *x, size_t n)
         }
         if (REPDL_UNLIKELY(anybad))
             for (i = 0; i < m; i++)
-                if (bad[i]) res[i] = repdl__asuint(repdl_tanhf(xc[i]));
+                if (bad[i]) res[i] = repdl__asuint(repdl_tanh_f32(xc[i]));
         memcpy(out + i0, res, m * sizeof res[0]);   /* after every read of xc: in place is fine */
     }
 }

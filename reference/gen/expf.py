@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """reference/gen/expf.py: constants, table, thresholds and error bound of
-repdl_expf (include/repdl/exp.h).
+repdl_exp_f32 (include/repdl/exp.h).
 
     /usr/bin/python3 reference/gen/expf.py            # print everything
     /usr/bin/python3 reference/gen/expf.py --check    # also check exp.h holds it

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""reference/gen/logf.py: table, polynomial and error bound of repdl_logf
+"""reference/gen/logf.py: table, polynomial and error bound of repdl_log_f32
 (include/repdl/log.h).
 
 Run from the repository root (needs mpmath, and sollya on PATH):

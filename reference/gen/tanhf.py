@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""reference/gen/tanhf.py: thresholds and error bound of repdl_tanhf
+"""reference/gen/tanhf.py: thresholds and error bound of repdl_tanh_f32
 (include/repdl/tanh.h).
 
     /usr/bin/python3 reference/gen/tanhf.py            # print everything

@@ -13,18 +13,18 @@
     __global__ void k_##F(float *out, const float *x, int n)                   \
     {                                                                          \
         int i = blockIdx.x * blockDim.x + threadIdx.x;                         \
-        if (i < n) out[i] = repdl_##F(x[i]);                                   \
+        if (i < n) out[i] = repdl_##F##_f32(x[i]);                                \
     }                                                                          \
     __global__ void k_##F##_array(float *out, const float *x, int n)           \
     {                                                                          \
         int i = blockIdx.x * blockDim.x + threadIdx.x;                         \
-        if (i * 64 < n) repdl_##F##_array(out + i * 64, x + i * 64,            \
-                                          (size_t)(n - i * 64 < 64 ? n - i * 64 : 64)); \
+        if (i * 64 < n) repdl_##F##_array_f32((size_t)(n - i * 64 < 64 ? n - i * 64 : 64), \
+                                          x + i * 64, out + i * 64); \
     }
 
-REPDL_TEST_KERNELS(expf)
-REPDL_TEST_KERNELS(logf)
-REPDL_TEST_KERNELS(tanhf)
-REPDL_TEST_KERNELS(sqrtf)
+REPDL_TEST_KERNELS(exp)
+REPDL_TEST_KERNELS(log)
+REPDL_TEST_KERNELS(tanh)
+REPDL_TEST_KERNELS(sqrt)
 
 __global__ void k_fpenv(int *ok, float one) { *ok = repdl_fpenv_ok(one); }

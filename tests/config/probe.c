@@ -10,5 +10,5 @@
 float repdl_probe(float x);
 float repdl_probe(float x)
 {
-    return repdl_expf(x) + repdl_logf(x) + repdl_tanhf(x) + repdl_sqrtf(x);
+    return repdl_exp_f32(x) + repdl_log_f32(x) + repdl_tanh_f32(x) + repdl_sqrt_f32(x);
 }

@@ -21,7 +21,7 @@ static int failures = 0;
         }                                                                           \
     } while (0)
 
-typedef int (*launcher_t)(const float *, float *, size_t, void *);
+typedef int (*launcher_t)(size_t, const float *, float *, void *);
 
 int main(void)
 {
@@ -30,7 +30,7 @@ int main(void)
        that gets them fails its argument checks first. */
     float *p = (float *)(uintptr_t)0x10000000u;
     static const launcher_t maps[] = {
-#define ENTRY(name) repdl_cuda_##name,
+#define ENTRY(name) repdl_cuda_##name##_array_f32,
         REPDL_CUDA_MAP_FUNCTIONS(ENTRY)
 #undef ENTRY
     };
@@ -49,55 +49,55 @@ int main(void)
     }
 
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
-        EXPECT(maps[i](NULL, p, 10, NULL), ARG);
-        EXPECT(maps[i](p, NULL, 10, NULL), ARG);
-        EXPECT(maps[i](p, p + 1, 10, NULL), ARG);  /* partial overlap */
-        EXPECT(maps[i](p + 9, p, 10, NULL), ARG);  /* partial overlap */
-        EXPECT(maps[i](p, p, (size_t)-1 / 2, NULL), ARG); /* byte count overflows */
-        EXPECT(maps[i](NULL, NULL, 0, NULL), REPDL_CUDA_OK); /* n = 0: nothing */
+        EXPECT(maps[i](10, NULL, p, NULL), ARG);
+        EXPECT(maps[i](10, p, NULL, NULL), ARG);
+        EXPECT(maps[i](10, p, p + 1, NULL), ARG);  /* partial overlap */
+        EXPECT(maps[i](10, p + 9, p, NULL), ARG);  /* partial overlap */
+        EXPECT(maps[i]((size_t)-1 / 2, p, p, NULL), ARG); /* byte count overflows */
+        EXPECT(maps[i](0, NULL, NULL, NULL), REPDL_CUDA_OK); /* n = 0: nothing */
     }
 
     /* Reductions */
-    EXPECT(repdl_cuda_sum_f32(NULL, 5, p, NULL), ARG);
-    EXPECT(repdl_cuda_sum_f32(p, 5, NULL, NULL), ARG);
-    EXPECT(repdl_cuda_sum_f32(NULL, 0, NULL, NULL), ARG); /* out is always written */
-    EXPECT(repdl_cuda_sum_f32(p, 5, p + 4, NULL), ARG);   /* out inside x */
-    EXPECT(repdl_cuda_dot_f32(p, NULL, 5, p + 100, NULL), ARG);
-    EXPECT(repdl_cuda_dot_f32(NULL, p, 5, p + 100, NULL), ARG);
-    EXPECT(repdl_cuda_dot_f32(p, p + 200, 5, p + 203, NULL), ARG); /* out inside y */
-    EXPECT(repdl_cuda_sum_rows_f32(p, 10, 4, 10, p + 35, NULL), ARG); /* out inside x rows */
-    EXPECT(repdl_cuda_sum_rows_f32(p, (size_t)-1 / 4, 3, 10, p + 1000, NULL), ARG); /* span overflows */
-    EXPECT(repdl_cuda_dot_rows_f32(p, 10, p, (size_t)-1 / 4, 3, 10, p + 1000, NULL), ARG);
-    EXPECT(repdl_cuda_sum_rows_f32(NULL, 0, 0, 5, NULL, NULL), REPDL_CUDA_OK); /* rows = 0 */
+    EXPECT(repdl_cuda_sum_f32(5, NULL, p, NULL), ARG);
+    EXPECT(repdl_cuda_sum_f32(5, p, NULL, NULL), ARG);
+    EXPECT(repdl_cuda_sum_f32(0, NULL, NULL, NULL), ARG); /* out is always written */
+    EXPECT(repdl_cuda_sum_f32(5, p, p + 4, NULL), ARG);   /* out inside x */
+    EXPECT(repdl_cuda_dot_f32(5, p, NULL, p + 100, NULL), ARG);
+    EXPECT(repdl_cuda_dot_f32(5, NULL, p, p + 100, NULL), ARG);
+    EXPECT(repdl_cuda_dot_f32(5, p, p + 200, p + 203, NULL), ARG); /* out inside y */
+    EXPECT(repdl_cuda_sum_rows_f32(4, 10, p, 10, p + 35, NULL), ARG); /* out inside x rows */
+    EXPECT(repdl_cuda_sum_rows_f32(3, 10, p, (size_t)-1 / 4, p + 1000, NULL), ARG); /* span overflows */
+    EXPECT(repdl_cuda_dot_rows_f32(3, 10, p, 10, p, (size_t)-1 / 4, p + 1000, NULL), ARG);
+    EXPECT(repdl_cuda_sum_rows_f32(0, 5, NULL, 0, NULL, NULL), REPDL_CUDA_OK); /* rows = 0 */
 
     /* Configurations */
     memset(&cfg, 0, sizeof cfg);
     cfg.threads = 48;
-    EXPECT(repdl_cuda_sum_rows_f32_config(p, 10, 1, 10, p + 100, NULL, &cfg), ARG);
+    EXPECT(repdl_cuda_sum_rows_config_f32(1, 10, &cfg, p, 10, p + 100, NULL), ARG);
     cfg.threads = 2048;
-    EXPECT(repdl_cuda_sum_rows_f32_config(p, 10, 1, 10, p + 100, NULL, &cfg), ARG);
+    EXPECT(repdl_cuda_sum_rows_config_f32(1, 10, &cfg, p, 10, p + 100, NULL), ARG);
     cfg.threads = 16;
-    EXPECT(repdl_cuda_sum_rows_f32_config(p, 10, 1, 10, p + 100, NULL, &cfg), ARG);
+    EXPECT(repdl_cuda_sum_rows_config_f32(1, 10, &cfg, p, 10, p + 100, NULL), ARG);
     cfg.threads = 0;
     cfg.leaves_per_warp = 3;
-    EXPECT(repdl_cuda_dot_rows_f32_config(p, 10, p, 10, 1, 10, p + 100, NULL, &cfg), ARG);
+    EXPECT(repdl_cuda_dot_rows_config_f32(1, 10, &cfg, p, 10, p, 10, p + 100, NULL), ARG);
     cfg.leaves_per_warp = 0;
     cfg.row_per_warp = 2;
-    EXPECT(repdl_cuda_sum_rows_f32_config(p, 10, 1, 10, p + 100, NULL, &cfg), ARG);
+    EXPECT(repdl_cuda_sum_rows_config_f32(1, 10, &cfg, p, 10, p + 100, NULL), ARG);
     cfg.row_per_warp = 0;
     cfg.grid = 0x80000000u;
-    EXPECT(repdl_cuda_sum_rows_f32_config(p, 10, 1, 10, p + 100, NULL, &cfg), ARG);
+    EXPECT(repdl_cuda_sum_rows_config_f32(1, 10, &cfg, p, 10, p + 100, NULL), ARG);
 
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         /* No GPU: valid arguments reach CUDA, which must fail visibly. */
-        EXPECT(repdl_cuda_sum_f32(p, 5, p + 100, NULL), REPDL_CUDA_ERR_CUDA);
+        EXPECT(repdl_cuda_sum_f32(5, p, p + 100, NULL), REPDL_CUDA_ERR_CUDA);
         if (repdl_cuda_last_cuda_error() == 0) {
             printf("FAIL no GPU, but last_cuda_error() == 0\n");
             failures++;
         }
-        EXPECT(repdl_cuda_expf(p, p + 100, 5, NULL), REPDL_CUDA_ERR_CUDA);
+        EXPECT(repdl_cuda_exp_array_f32(5, p, p + 100, NULL), REPDL_CUDA_ERR_CUDA);
         EXPECT(repdl_cuda_check_device(), REPDL_CUDA_ERR_CUDA);
         printf("test_args: no GPU (%s): argument checks and the CUDA error path "
                "tested, valid launches not\n",
@@ -107,16 +107,16 @@ int main(void)
         CU(cudaMalloc((void **)&d, 64 * sizeof(float)));
         CU(cudaMemset(d, 0, 64 * sizeof(float)));
         EXPECT(repdl_cuda_check_device(), REPDL_CUDA_OK);
-        EXPECT(repdl_cuda_sum_f32(NULL, 0, d, NULL), REPDL_CUDA_OK);
-        EXPECT(repdl_cuda_dot_f32(NULL, NULL, 0, d + 1, NULL), REPDL_CUDA_OK);
-        EXPECT(repdl_cuda_sum_rows_f32(NULL, 0, 1, 0, d + 2, NULL), REPDL_CUDA_OK);
+        EXPECT(repdl_cuda_sum_f32(0, NULL, d, NULL), REPDL_CUDA_OK);
+        EXPECT(repdl_cuda_dot_f32(0, NULL, NULL, d + 1, NULL), REPDL_CUDA_OK);
+        EXPECT(repdl_cuda_sum_rows_f32(1, 0, NULL, 0, d + 2, NULL), REPDL_CUDA_OK);
         CU(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
         for (int i = 0; i < 3; i++)
             if (f2u(h[i]) != 0x80000000u) {
                 printf("FAIL empty reduction %d gave 0x%08x, not -0.0\n", i, (unsigned)f2u(h[i]));
                 failures++;
             }
-        EXPECT(repdl_cuda_expf(d + 8, d + 8, 16, NULL), REPDL_CUDA_OK);
+        EXPECT(repdl_cuda_exp_array_f32(16, d + 8, d + 8, NULL), REPDL_CUDA_OK);
         CU(cudaDeviceSynchronize());
         CU(cudaFree(d));
         printf("test_args: GPU present: argument checks and valid calls tested\n");

@@ -86,12 +86,12 @@ static void gemm_case(int tA, int tB, size_t M, size_t N, size_t K, float alpha,
     fill(bias, N + 1, kind);
     fill(C, nc + 1, kind);
     memcpy(H, C, nc * 4);
-    repdl_gemm_f32(tA, tB, M, N, K, alpha, A + misalign, lda, B, ldb, use_bias ? bias : NULL,
-                   beta, H, ldc);
+    repdl_gemm_f32(tA, tB, M, N, K, alpha, beta, A + misalign, lda, B, ldb,
+                   use_bias ? bias : NULL, H, ldc);
     float *dA = dev_copy(A, na), *dB = dev_copy(B, nb + 1), *dbias = dev_copy(bias, N + 1);
     float *dC = dev_copy(C, nc + 1);
-    RD(repdl_cuda_gemm_f32(tA, tB, M, N, K, alpha, dA + misalign, lda, dB, ldb,
-                           use_bias ? dbias : NULL, beta, dC, ldc, NULL));
+    RD(repdl_cuda_gemm_f32(tA, tB, M, N, K, alpha, beta, dA + misalign, lda, dB,
+                           ldb, use_bias ? dbias : NULL, dC, ldc, NULL));
     back(G, dC, nc);
     if (compare("gemm", G, H, nc))
         printf("FAIL gemm tA=%d tB=%d M=%zu N=%zu K=%zu alpha=%g beta=%g bias=%d kind=%d mis=%d\n",
@@ -109,8 +109,8 @@ static void gemm_case(int tA, int tB, size_t M, size_t N, size_t K, float alpha,
         cfg.grid_y = (unsigned)(1 + rng_below(3));
         cfg.scalar_loads = (unsigned)(c & 1);
         CU(cudaMemcpy(dC, C, nc * 4, cudaMemcpyHostToDevice));
-        RD(repdl_cuda_gemm_f32_config(tA, tB, M, N, K, alpha, dA + misalign, lda, dB, ldb,
-                                      use_bias ? dbias : NULL, beta, dC, ldc, NULL, &cfg));
+        RD(repdl_cuda_gemm_config_f32(tA, tB, M, N, K, &cfg, alpha, beta, dA + misalign, lda,
+                                      dB, ldb, use_bias ? dbias : NULL, dC, ldc, NULL));
         back(H, dC, nc);
         if (compare("gemm-config", H, G, nc))
             printf("FAIL gemm config grid %u x %u scalar %u M=%zu N=%zu K=%zu\n", cfg.grid_x,
@@ -194,8 +194,8 @@ static void conv_case(const repdl_conv2d_shape *s, int kind)
         repdl_cuda_gemm_config cfg;
         memset(&cfg, 0, sizeof cfg);
         cfg.workspace_bytes = c ? 1 : 0; /* 1: one image a chunk */
-        RD(repdl_cuda_conv2d_forward_f32_config(s, dx_, dw_, db_, oy, NULL, &cfg));
-        RD(repdl_cuda_conv2d_backward_f32_config(s, dx_, dw_, ddy, odx, odw, odb, NULL, &cfg));
+        RD(repdl_cuda_conv2d_forward_config_f32(s, &cfg, dx_, dw_, db_, oy, NULL));
+        RD(repdl_cuda_conv2d_backward_config_f32(s, &cfg, dx_, dw_, ddy, odx, odw, odb, NULL));
         size_t bad = 0;
         back(g, oy, ny); bad += compare("conv-y", g, hy, ny);
         back(g, odx, nx); bad += compare("conv-dx", g, hdx, nx);
@@ -220,11 +220,11 @@ static void argument_errors(void)
     bad_cfg.scalar_loads = 2;
     repdl_conv2d_shape s0 = {1, 1, 4, 4, 1, 3, 3, 0, 1, 0, 0, 1, 1}; /* stride 0 */
     struct { const char *what; int rc; } cases[] = {
-        {"ldc < N", repdl_cuda_gemm_f32(0, 0, 2, 4, 2, 1.0f, buf, 2, buf + 8, 4, NULL, 0.0f, buf + 32, 3, NULL)},
-        {"lda < K", repdl_cuda_gemm_f32(0, 0, 2, 4, 3, 1.0f, buf, 2, buf + 8, 4, NULL, 0.0f, buf + 32, 4, NULL)},
-        {"C overlaps A", repdl_cuda_gemm_f32(0, 0, 2, 2, 2, 1.0f, buf, 2, buf + 8, 2, NULL, 0.0f, buf + 2, 2, NULL)},
-        {"A NULL", repdl_cuda_gemm_f32(0, 0, 2, 2, 2, 1.0f, NULL, 2, buf + 8, 2, NULL, 0.0f, buf + 32, 2, NULL)},
-        {"bad config", repdl_cuda_gemm_f32_config(0, 0, 2, 2, 2, 1.0f, buf, 2, buf + 8, 2, NULL, 0.0f, buf + 32, 2, NULL, &bad_cfg)},
+        {"ldc < N", repdl_cuda_gemm_f32(0, 0, 2, 4, 2, 1.0f, 0.0f, buf, 2, buf + 8, 4, NULL, buf + 32, 3, NULL)},
+        {"lda < K", repdl_cuda_gemm_f32(0, 0, 2, 4, 3, 1.0f, 0.0f, buf, 2, buf + 8, 4, NULL, buf + 32, 4, NULL)},
+        {"C overlaps A", repdl_cuda_gemm_f32(0, 0, 2, 2, 2, 1.0f, 0.0f, buf, 2, buf + 8, 2, NULL, buf + 2, 2, NULL)},
+        {"A NULL", repdl_cuda_gemm_f32(0, 0, 2, 2, 2, 1.0f, 0.0f, NULL, 2, buf + 8, 2, NULL, buf + 32, 2, NULL)},
+        {"bad config", repdl_cuda_gemm_config_f32(0, 0, 2, 2, 2, &bad_cfg, 1.0f, 0.0f, buf, 2, buf + 8, 2, NULL, buf + 32, 2, NULL)},
         {"conv stride 0", repdl_cuda_conv2d_forward_f32(&s0, buf, buf + 16, NULL, buf + 32, NULL)},
         {"conv NULL shape", repdl_cuda_conv2d_forward_f32(NULL, buf, buf + 16, NULL, buf + 32, NULL)},
     };
@@ -237,7 +237,7 @@ static void argument_errors(void)
     }
     /* empty products launch nothing and succeed, NULL allowed */
     checks++;
-    if (repdl_cuda_gemm_f32(0, 0, 0, 5, 5, 1.0f, NULL, 5, NULL, 5, NULL, 0.0f, NULL, 5, NULL) != REPDL_CUDA_OK) {
+    if (repdl_cuda_gemm_f32(0, 0, 0, 5, 5, 1.0f, 0.0f, NULL, 5, NULL, 5, NULL, NULL, 5, NULL) != REPDL_CUDA_OK) {
         failures++;
         printf("FAIL M == 0 not ok\n");
     }

@@ -7,7 +7,7 @@
                             (suite quick)
      test_map --small       2^20 inputs (for compute-sanitizer)
 
-   The expected values are repdl_expf, ... compiled for the host by the C
+   The expected values are repdl_exp_f32, ... compiled for the host by the C
    compiler, which tests/elementary proves against MPFR for every input.
    Also checked on the first chunk: in-place (y == x) and unaligned
    pointers (the scalar path of the kernel).
@@ -21,7 +21,7 @@
 
 #include "gpu_test.h"
 
-typedef int (*launcher_t)(const float *, float *, size_t, void *);
+typedef int (*launcher_t)(size_t, const float *, float *, void *);
 typedef float (*hostfn_t)(float);
 
 static const struct {
@@ -29,7 +29,7 @@ static const struct {
     launcher_t dev;
     hostfn_t host;
 } funcs[] = {
-#define ENTRY(name) {#name, repdl_cuda_##name, repdl_##name},
+#define ENTRY(name) {#name, repdl_cuda_##name##_array_f32, repdl_##name##_f32},
     REPDL_CUDA_MAP_FUNCTIONS(ENTRY)
 #undef ENTRY
 };
@@ -129,18 +129,18 @@ int main(int argc, char **argv)
             size_t m = (size_t)(total - base < chunk ? total - base : chunk);
             for (size_t i = 0; i < m; i++) hx[i] = u2f((uint32_t)((base + i) * stride + offset));
             CU(cudaMemcpy(dx, hx, m * sizeof(float), cudaMemcpyHostToDevice));
-            RD(funcs[f].dev(dx, dy, m, NULL));
+            RD(funcs[f].dev(m, dx, dy, NULL));
             CU(cudaMemcpy(hy, dy, m * sizeof(float), cudaMemcpyDeviceToHost));
             host_map(funcs[f].host, hx, ref, m);
             bad += compare("", funcs[f].name, hx, hy, ref, 0, m);
             checked += m;
             if (base == 0 && m > 8) {
                 /* unaligned: x + 1, y + 3 -> the scalar path */
-                RD(funcs[f].dev(dx + 1, dy + 3, m - 3, NULL));
+                RD(funcs[f].dev(m - 3, dx + 1, dy + 3, NULL));
                 CU(cudaMemcpy(hy, dy + 3, (m - 3) * sizeof(float), cudaMemcpyDeviceToHost));
                 bad += compare("unaligned", funcs[f].name, hx + 1, hy, ref + 1, 0, m - 3);
                 /* in place */
-                RD(funcs[f].dev(dx, dx, m, NULL));
+                RD(funcs[f].dev(m, dx, dx, NULL));
                 CU(cudaMemcpy(hy, dx, m * sizeof(float), cudaMemcpyDeviceToHost));
                 bad += compare("in-place", funcs[f].name, hx, hy, ref, 0, m);
             }

@@ -53,7 +53,7 @@ typedef void (*host_fwd)(size_t, const float *, float *);
 typedef void (*host_bwd)(size_t, const float *, const float *, float *);
 struct act { const char *name; gpu_fwd gf; gpu_bwd gb; host_fwd hf; host_bwd hb; };
 
-#define ACT(F) {#F, repdl_cuda_##F##_f32, repdl_cuda_##F##_backward_f32, repdl_##F##_f32, repdl_##F##_backward_f32}
+#define ACT(F) {#F, repdl_cuda_##F##_array_f32, repdl_cuda_##F##_backward_array_f32, repdl_##F##_array_f32, repdl_##F##_backward_array_f32}
 static const struct act acts[] = {ACT(relu), ACT(sigmoid), ACT(silu), ACT(gelu), ACT(gelu_tanh), ACT(softplus)};
 #undef ACT
 

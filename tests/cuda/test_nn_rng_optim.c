@@ -67,11 +67,11 @@ static void run_size(size_t n)
     up(db, hb, n);
 
     /* fills */
-    RD(repdl_cuda_rng_uniform_fill_f32(seed, offset, n, -0.5f, 2.0f, dy, NULL));
-    repdl_rng_uniform_fill_f32(seed, offset, n, -0.5f, 2.0f, hy);
+    RD(repdl_cuda_rng_uniform_fill_f32(n, seed, offset, -0.5f, 2.0f, dy, NULL));
+    repdl_rng_uniform_fill_f32(n, seed, offset, -0.5f, 2.0f, hy);
     compare("uniform fill", n, dy, hy, 4);
-    RD(repdl_cuda_rng_normal_fill_f32(seed, offset, n, 0.25f, 3.0f, dy, NULL));
-    repdl_rng_normal_fill_f32(seed, offset, n, 0.25f, 3.0f, hy);
+    RD(repdl_cuda_rng_normal_fill_f32(n, seed, offset, 0.25f, 3.0f, dy, NULL));
+    repdl_rng_normal_fill_f32(n, seed, offset, 0.25f, 3.0f, hy);
     compare("normal fill", n, dy, hy, 4);
 
     /* elementwise, out of place and in place */
@@ -115,8 +115,8 @@ static void run_size(size_t n)
         for (i = 0; i < n; i++) { hy[i] = ha[i]; hm[i] = 0.0f; hv[i] = 0.0f; }
         up(dy, hy, n); up(dm, hm, n); up(dv, hv, n);
         for (step = 1; step <= 3; step++) {
-            RD(repdl_cuda_sgd_step_f32(n, dy, db, dm, &sc, step, NULL));
-            repdl_sgd_step_f32(n, hy, hb, hm, &sc, step);
+            RD(repdl_cuda_sgd_step_f32(n, &sc, step, db, dy, dm, NULL));
+            repdl_sgd_step_f32(n, &sc, step, hb, hy, hm);
         }
         compare("sgd w", n, dy, hy, 4);
         compare("sgd momentum", n, dm, hm, 4);
@@ -126,8 +126,8 @@ static void run_size(size_t n)
             repdl_adam_state_init(&s);
             for (step = 1; step <= 3; step++) {
                 repdl_adam_begin_step(&s, &ac);
-                RD(repdl_cuda_adam_step_f32(n, dy, db, dm, dv, &ac, &s, NULL));
-                repdl_adam_step_f32(n, hy, hb, hm, hv, &ac, &s);
+                RD(repdl_cuda_adam_step_f32(n, &ac, &s, db, dy, dm, dv, NULL));
+                repdl_adam_step_f32(n, &ac, &s, hb, hy, hm, hv);
             }
             compare("adam w", n, dy, hy, 4);
             compare("adam m", n, dm, hm, 4);
@@ -146,7 +146,7 @@ int main(void)
     gpu_require("test_nn_rng_optim");
     /* n == 0 with NULL; bad arguments */
     RD(repdl_cuda_add_f32(0, NULL, NULL, NULL, NULL));
-    RD(repdl_cuda_rng_normal_fill_f32(1, 2, 0, 0.0f, 1.0f, NULL, NULL));
+    RD(repdl_cuda_rng_normal_fill_f32(0, 1, 2, 0.0f, 1.0f, NULL, NULL));
     if (repdl_cuda_add_f32(4, NULL, NULL, NULL, NULL) != REPDL_CUDA_ERR_ARGUMENT) {
         printf("FAIL add with NULL pointers accepted\n");
         failures++;

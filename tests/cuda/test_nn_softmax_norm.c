@@ -134,14 +134,14 @@ static void check_shape(size_t rows, size_t cols, int kind)
     }
     for (int red = 0; red < 2; red++) {
         float hl, gl;
-        hl = repdl_cross_entropy_f32(rows, cols, x, t, red, hy);
-        RD(repdl_cuda_cross_entropy_f32(rows, cols, dx_, dt, red, dl, dyo, NULL));
+        hl = repdl_cross_entropy_f32(rows, cols, red, x, t, hy);
+        RD(repdl_cuda_cross_entropy_f32(rows, cols, red, dx_, dt, dl, dyo, NULL));
         down(gy, dyo, n);
         down(&gl, dl, 1);
         same("cross_entropy loss", &gl, &hl, 1, rows, cols);
         same("cross_entropy grad", gy, hy, n, rows, cols);
-        hl = repdl_nll_loss_f32(rows, cols, x, t, red, hy);
-        RD(repdl_cuda_nll_loss_f32(rows, cols, dx_, dt, red, dl, dyo, NULL));
+        hl = repdl_nll_loss_f32(rows, cols, red, x, t, hy);
+        RD(repdl_cuda_nll_loss_f32(rows, cols, red, dx_, dt, dl, dyo, NULL));
         down(gy, dyo, n);
         down(&gl, dl, 1);
         same("nll loss", &gl, &hl, 1, rows, cols);
@@ -150,8 +150,8 @@ static void check_shape(size_t rows, size_t cols, int kind)
     for (int aff = 0; aff < 4; aff++) {
         const float *hgam = aff & 1 ? gam : NULL, *hbet = aff & 2 ? bet : NULL;
         const float *dgam = aff & 1 ? dg : NULL, *dbet = aff & 2 ? db : NULL;
-        repdl_layer_norm_forward_f32(rows, cols, x, hgam, hbet, 1e-5f, hy, hm, hr);
-        RD(repdl_cuda_layer_norm_forward_f32(rows, cols, dx_, dgam, dbet, 1e-5f, dyo, dm, dr, NULL));
+        repdl_layer_norm_forward_f32(rows, cols, 1e-5f, x, hgam, hbet, hy, hm, hr);
+        RD(repdl_cuda_layer_norm_forward_f32(rows, cols, 1e-5f, dx_, dgam, dbet, dyo, dm, dr, NULL));
         down(gy, dyo, n); down(gm, dm, rows); down(gr, dr, rows);
         same("layer_norm y", gy, hy, n, rows, cols);
         same("layer_norm mean", gm, hm, rows, rows, cols);
@@ -162,8 +162,8 @@ static void check_shape(size_t rows, size_t cols, int kind)
         same("layer_norm dx", gy, hy, n, rows, cols);
         same("layer_norm dgamma", gg, hg, cols, rows, cols);
         same("layer_norm dbeta", gb, hb, cols, rows, cols);
-        repdl_rms_norm_forward_f32(rows, cols, x, hgam, 1e-6f, hy, hr);
-        RD(repdl_cuda_rms_norm_forward_f32(rows, cols, dx_, dgam, 1e-6f, dyo, dr, NULL));
+        repdl_rms_norm_forward_f32(rows, cols, 1e-6f, x, hgam, hy, hr);
+        RD(repdl_cuda_rms_norm_forward_f32(rows, cols, 1e-6f, dx_, dgam, dyo, dr, NULL));
         down(gy, dyo, n); down(gr, dr, rows);
         same("rms_norm y", gy, hy, n, rows, cols);
         same("rms_norm rstd", gr, hr, rows, rows, cols);
@@ -185,16 +185,16 @@ static void check_shape(size_t rows, size_t cols, int kind)
             for (int aff = 0; aff < 2; aff++) {
                 const float *hgam = aff ? gam : NULL, *hbet = aff ? bet : NULL;
                 const float *dgam = aff ? dg : NULL, *dbet = aff ? db : NULL;
-                repdl_batch_norm_forward_train_f32(bn, bc, bh, x, hgam, hbet, 1e-5f, 0.1f, hrm, hrv, hy, hm, hr);
-                RD(repdl_cuda_batch_norm_forward_train_f32(bn, bc, bh, dx_, dgam, dbet, 1e-5f, 0.1f, drm, drv, dyo, dm, dr, NULL));
+                repdl_batch_norm_forward_train_f32(bn, bc, bh, 1e-5f, 0.1f, x, hgam, hbet, hrm, hrv, hy, hm, hr);
+                RD(repdl_cuda_batch_norm_forward_train_f32(bn, bc, bh, 1e-5f, 0.1f, dx_, dgam, dbet, drm, drv, dyo, dm, dr, NULL));
                 down(gy, dyo, m); down(gm, dm, bc); down(gr, dr, bc); down(grm, drm, bc); down(grv, drv, bc);
                 same("batch_norm train y", gy, hy, m, bn, bc);
                 same("batch_norm save_mean", gm, hm, bc, bn, bc);
                 same("batch_norm save_rstd", gr, hr, bc, bn, bc);
                 same("batch_norm running_mean", grm, hrm, bc, bn, bc);
                 same("batch_norm running_var", grv, hrv, bc, bn, bc);
-                repdl_batch_norm_forward_infer_f32(bn, bc, bh, x, hgam, hbet, 1e-5f, hrm, hrv, hy);
-                RD(repdl_cuda_batch_norm_forward_infer_f32(bn, bc, bh, dx_, dgam, dbet, 1e-5f, drm, drv, dyo, NULL));
+                repdl_batch_norm_forward_infer_f32(bn, bc, bh, 1e-5f, x, hgam, hbet, hrm, hrv, hy);
+                RD(repdl_cuda_batch_norm_forward_infer_f32(bn, bc, bh, 1e-5f, dx_, dgam, dbet, drm, drv, dyo, NULL));
                 down(gy, dyo, m);
                 same("batch_norm infer y", gy, hy, m, bn, bc);
                 repdl_batch_norm_backward_f32(bn, bc, bh, x, hgam, hm, hr, dy, hy, hg, hb);

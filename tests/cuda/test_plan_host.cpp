@@ -145,7 +145,7 @@ int main()
         for (auto &v : xs) v = gen(kind);
         for (auto &v : ys) v = gen((int)(next() % 5));
         std::vector<float> ls = leaves(xs.data(), nullptr, n), ld = leaves(xs.data(), ys.data(), n);
-        float want_s = repdl_sum_f32(xs.data(), n), want_d = repdl_dot_f32(xs.data(), ys.data(), n);
+        float want_s = repdl_sum_f32(n, xs.data()), want_d = repdl_dot_f32(n, xs.data(), ys.data());
         std::vector<repdl_cuda_config> cfgs;
         for (unsigned th = 32; th <= 256; th *= 2) {
             cfgs.push_back({th, 0, 0, 1});

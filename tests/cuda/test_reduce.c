@@ -126,16 +126,16 @@ static void check_vector(size_t n, int kind, int nconfigs)
     CU(cudaMemcpy(dx, hx, (n + 1) * sizeof(float), cudaMemcpyHostToDevice));
     CU(cudaMemcpy(dy, hy, (n + 1) * sizeof(float), cudaMemcpyHostToDevice));
 
-    float s = repdl_sum_f32(hx, n), d = repdl_dot_f32(hx, hy, n);
-    float s1 = repdl_sum_f32(hx + 1, n), d1 = repdl_dot_f32(hx + 1, hy, n);
+    float s = repdl_sum_f32(n, hx), d = repdl_dot_f32(n, hx, hy);
+    float s1 = repdl_sum_f32(n, hx + 1), d1 = repdl_dot_f32(n, hx + 1, hy);
 
-    RD(repdl_cuda_sum_f32(dx, n, dout, NULL));
+    RD(repdl_cuda_sum_f32(n, dx, dout, NULL));
     report("sum", n, 0, kind, NULL, fetch(dout), s);
-    RD(repdl_cuda_dot_f32(dx, dy, n, dout, NULL));
+    RD(repdl_cuda_dot_f32(n, dx, dy, dout, NULL));
     report("dot", n, 0, kind, NULL, fetch(dout), d);
-    RD(repdl_cuda_sum_f32(dx + 1, n, dout + 1, NULL)); /* unaligned x */
+    RD(repdl_cuda_sum_f32(n, dx + 1, dout + 1, NULL)); /* unaligned x */
     report("sum unaligned", n, 0, kind, NULL, fetch(dout + 1), s1);
-    RD(repdl_cuda_dot_f32(dx + 1, dy, n, dout, NULL));
+    RD(repdl_cuda_dot_f32(n, dx + 1, dy, dout, NULL));
     report("dot unaligned", n, 0, kind, NULL, fetch(dout), d1);
 
     for (int k = 0; k < nconfigs; k++) {
@@ -143,9 +143,9 @@ static void check_vector(size_t n, int kind, int nconfigs)
         random_cfg(&c);
         /* Keep the workspace of tiny leaves-per-warp on huge n bounded. */
         if (c.leaves_per_warp && n / 1024 / c.leaves_per_warp > ((size_t)1 << 22)) c.leaves_per_warp = 0;
-        RD(repdl_cuda_sum_rows_f32_config(dx, n, 1, n, dout, NULL, &c));
+        RD(repdl_cuda_sum_rows_config_f32(1, n, &c, dx, n, dout, NULL));
         report("sum cfg", n, 0, kind, &c, fetch(dout), s);
-        RD(repdl_cuda_dot_rows_f32_config(dx, n, dy, n, 1, n, dout, NULL, &c));
+        RD(repdl_cuda_dot_rows_config_f32(1, n, &c, dx, n, dy, n, dout, NULL));
         report("dot cfg", n, 0, kind, &c, fetch(dout), d);
     }
     CU(cudaFree(dx));
@@ -171,8 +171,8 @@ static void check_rows(size_t rows, size_t n, size_t ldx, size_t ldy, int nconfi
         gen_array(hy + r * ldy, n, (kind + 3 * (int)r + 1) % NKINDS);
     }
     for (size_t r = 0; r < rows; r++) {
-        hs[r] = repdl_sum_f32(hx + r * ldx, n);
-        hd[r] = repdl_dot_f32(hx + r * ldx, hy + r * ldy, n);
+        hs[r] = repdl_sum_f32(n, hx + r * ldx);
+        hd[r] = repdl_dot_f32(n, hx + r * ldx, hy + r * ldy);
     }
     float *dx = dalloc(spanx + 1), *dy = dalloc(spany + 1), *dout = dalloc(rows + 1);
     CU(cudaMemcpy(dx, hx, spanx * sizeof(float), cudaMemcpyHostToDevice));
@@ -182,21 +182,21 @@ static void check_rows(size_t rows, size_t n, size_t ldx, size_t ldy, int nconfi
         repdl_cuda_config c;
         if (k >= 0) random_cfg(&c);
         const repdl_cuda_config *cp = k >= 0 ? &c : NULL;
-        RD(cp ? repdl_cuda_sum_rows_f32_config(dx, ldx, rows, n, dout, NULL, cp)
-              : repdl_cuda_sum_rows_f32(dx, ldx, rows, n, dout, NULL));
+        RD(cp ? repdl_cuda_sum_rows_config_f32(rows, n, cp, dx, ldx, dout, NULL)
+              : repdl_cuda_sum_rows_f32(rows, n, dx, ldx, dout, NULL));
         CU(cudaMemcpy(got, dout, rows * sizeof(float), cudaMemcpyDeviceToHost));
         for (size_t r = 0; r < rows; r++) report("sum rows", n, r, kind, cp, got[r], hs[r]);
-        RD(cp ? repdl_cuda_dot_rows_f32_config(dx, ldx, dy, ldy, rows, n, dout, NULL, cp)
-              : repdl_cuda_dot_rows_f32(dx, ldx, dy, ldy, rows, n, dout, NULL));
+        RD(cp ? repdl_cuda_dot_rows_config_f32(rows, n, cp, dx, ldx, dy, ldy, dout, NULL)
+              : repdl_cuda_dot_rows_f32(rows, n, dx, ldx, dy, ldy, dout, NULL));
         CU(cudaMemcpy(got, dout, rows * sizeof(float), cudaMemcpyDeviceToHost));
         for (size_t r = 0; r < rows; r++) report("dot rows", n, r, kind, cp, got[r], hd[r]);
     }
     /* batch invariance on the device: each row alone (a few rows) */
     for (size_t t = 0; t < 4 && rows; t++) {
         size_t r = rng_below(rows);
-        RD(repdl_cuda_sum_f32(dx + r * ldx, n, dout, NULL));
+        RD(repdl_cuda_sum_f32(n, dx + r * ldx, dout, NULL));
         report("sum row alone", n, r, kind, NULL, fetch(dout), hs[r]);
-        RD(repdl_cuda_dot_f32(dx + r * ldx, dy + r * ldy, n, dout, NULL));
+        RD(repdl_cuda_dot_f32(n, dx + r * ldx, dy + r * ldy, dout, NULL));
         report("dot row alone", n, r, kind, NULL, fetch(dout), hd[r]);
     }
     CU(cudaFree(dx));

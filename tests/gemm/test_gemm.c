@@ -125,7 +125,7 @@ static void check_gemm(int tA, int tB, size_t M, size_t N, size_t K, float alpha
     float *A = gen_arr(na, kind), *B = gen_arr(nb, kind), *bias = gen_arr(N, kind);
     float *C = gen_arr(nc, kind), *R = dup_arr(C, nc);
     ref_gemm_f32(tA, tB, M, N, K, alpha, A, lda, B, ldb, with_bias ? bias : NULL, beta, R, ldc);
-    repdl_gemm_f32(tA, tB, M, N, K, alpha, A, lda, B, ldb, with_bias ? bias : NULL, beta, C, ldc);
+    repdl_gemm_f32(tA, tB, M, N, K, alpha, beta, A, lda, B, ldb, with_bias ? bias : NULL, C, ldc);
     CHECK_SAME(C, R, nc, "gemm tA=%d tB=%d M=%zu N=%zu K=%zu alpha=%g beta=%g bias=%d kind=%d pad=%zu",
                tA, tB, M, N, K, alpha, beta, with_bias, kind, pad);
     free(A); free(B); free(bias); free(C); free(R);
@@ -180,30 +180,30 @@ static void test_gemm_edges(void)
     /* K == 0: A, B NULL, C = alpha * bias (or -0), then beta */
     for (i = 0; i < 6; i++) C[i] = R[i] = (float)i - 2.5f;
     ref_gemm_f32(0, 0, 2, 3, 0, -2.0f, NULL, 1, NULL, 3, bias, 0.5f, R, 3);
-    repdl_gemm_f32(0, 0, 2, 3, 0, -2.0f, NULL, 1, NULL, 3, bias, 0.5f, C, 3);
+    repdl_gemm_f32(0, 0, 2, 3, 0, -2.0f, 0.5f, NULL, 1, NULL, 3, bias, C, 3);
     CHECK_SAME(C, R, 6, "K == 0 with bias");
     CHECK(asu(C[2]) == 0x7fc00000u, "canonical NaN from a NaN bias: 0x%08x", asu(C[2]));
     for (i = 0; i < 6; i++) C[i] = 7.0f;
-    repdl_gemm_f32(1, 1, 2, 3, 0, 1.0f, NULL, 1, NULL, 1, NULL, 0.0f, C, 3);
+    repdl_gemm_f32(1, 1, 2, 3, 0, 1.0f, 0.0f, NULL, 1, NULL, 1, NULL, C, 3);
     for (i = 0; i < 6; i++) CHECK(asu(C[i]) == 0x80000000u, "K == 0, no bias, beta 0: -0 (%zu)", i);
     /* M == 0 or N == 0: nothing touched, NULL everywhere */
     for (i = 0; i < 6; i++) Cs[i] = C[i] = (float)i;
-    repdl_gemm_f32(0, 0, 0, 3, 5, 1.0f, NULL, 5, NULL, 3, NULL, 1.0f, NULL, 3);
-    repdl_gemm_f32(0, 0, 2, 0, 5, 1.0f, NULL, 5, NULL, 0, NULL, 1.0f, C, 3);
-    repdl_gemm_f32_threads(3, 0, 0, 0, 0, 5, 1.0f, NULL, 5, NULL, 0, NULL, 1.0f, NULL, 3);
+    repdl_gemm_f32(0, 0, 0, 3, 5, 1.0f, 1.0f, NULL, 5, NULL, 3, NULL, NULL, 3);
+    repdl_gemm_f32(0, 0, 2, 0, 5, 1.0f, 1.0f, NULL, 5, NULL, 0, NULL, C, 3);
+    repdl_gemm_threads_f32(0, 0, 0, 0, 5, 3, 1.0f, 1.0f, NULL, 5, NULL, 0, NULL, NULL, 3);
     CHECK_SAME(C, Cs, 6, "N == 0 wrote C");
     /* beta == 0: C_old not read (NaN in C must not leak) */
     {
         float A[2] = {1.0f, 2.0f}, B[2] = {3.0f, -0.5f}, D[1] = {asf(0x7fc00001u)};
-        repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, A, 2, B, 1, NULL, 0.0f, D, 1);
+        repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, 0.0f, A, 2, B, 1, NULL, D, 1);
         CHECK(D[0] == 2.0f, "beta 0 read C: %a", D[0]);
         /* -0 results: (-0) * x chain from -0 stays -0 */
         A[0] = -0.0f; A[1] = 0.0f; B[0] = 1.0f; B[1] = -1.0f;
-        repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, A, 2, B, 1, NULL, 0.0f, D, 1);
+        repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, 0.0f, A, 2, B, 1, NULL, D, 1);
         CHECK(asu(D[0]) == 0x80000000u, "-0 chain: 0x%08x", asu(D[0]));
         /* 0 * inf = NaN, canonical */
         A[0] = 0.0f; B[0] = asf(0x7f800000u);
-        repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, A, 2, B, 1, NULL, 0.0f, D, 1);
+        repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, 0.0f, A, 2, B, 1, NULL, D, 1);
         CHECK(asu(D[0]) == 0x7fc00000u, "0 * inf: 0x%08x", asu(D[0]));
     }
     /* the chain is fused: -(1 + 2^-22) + (1 + 2^-23)^2 = 2^-46 exactly
@@ -212,7 +212,7 @@ static void test_gemm_edges(void)
         float A[2], B[2], D[1];
         A[0] = 1.0f; B[0] = -asf(0x3f800002u);
         A[1] = asf(0x3f800001u); B[1] = asf(0x3f800001u);
-        repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, A, 2, B, 1, NULL, 0.0f, D, 1);
+        repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, 0.0f, A, 2, B, 1, NULL, D, 1);
         CHECK(asu(D[0]) == 0x28800000u, "fma chain: got %a want 0x1p-46", D[0]);
     }
 }
@@ -224,17 +224,17 @@ static void test_batch_invariance(void)
     size_t K = small_mode ? 70 : 300, N = 40, M = 512, i, j, k;
     float *A = gen_arr(M * K, 1), *B = gen_arr(K * M, 1), *bias = gen_arr(M, 1);
     float *C = gen_arr(M * M, 0), *row = gen_arr(M, 0), *Bc = gen_arr(K, 0);
-    repdl_gemm_f32(0, 0, M, N, K, 1.0f, A, K, B, N, bias, 0.0f, C, N);
+    repdl_gemm_f32(0, 0, M, N, K, 1.0f, 0.0f, A, K, B, N, bias, C, N);
     for (i = 0; i < M; i += 37) {
-        repdl_gemm_f32(0, 0, 1, N, K, 1.0f, A + i * K, K, B, N, bias, 0.0f, row, N);
+        repdl_gemm_f32(0, 0, 1, N, K, 1.0f, 0.0f, A + i * K, K, B, N, bias, row, N);
         CHECK_SAME(row, C + i * N, N, "batch invariance row %zu", i);
     }
     /* columns: C = A[0:3] B, N = 512; then N = 1 with column j of B */
-    repdl_gemm_f32(0, 0, 3, M, K, 0.5f, A, K, B, M, bias, 0.0f, C, M);
+    repdl_gemm_f32(0, 0, 3, M, K, 0.5f, 0.0f, A, K, B, M, bias, C, M);
     for (j = 0; j < M; j += 41) {
         float col[3], want[3];
         for (k = 0; k < K; k++) Bc[k] = B[k * M + j];
-        repdl_gemm_f32(0, 0, 3, 1, K, 0.5f, A, K, Bc, 1, bias + j, 0.0f, col, 1);
+        repdl_gemm_f32(0, 0, 3, 1, K, 0.5f, 0.0f, A, K, Bc, 1, bias + j, col, 1);
         for (i = 0; i < 3; i++) want[i] = C[i * M + j];
         CHECK_SAME(col, want, 3, "batch invariance column %zu", j);
     }
@@ -259,8 +259,8 @@ static void test_threads(void)
                 ref_gemm_f32(tA, tB, M, N, K, 1.0f, A, lda, B, ldb, bias, beta, R, N);
                 for (t = 0; t < 5; t++) {
                     memcpy(C, C0, M * N * sizeof(float));
-                    CHECK(repdl_gemm_f32_threads(counts[t], tA, tB, M, N, K, 1.0f, A, lda, B, ldb,
-                                                 bias, beta, C, N) == 0, "threads rc");
+                    CHECK(repdl_gemm_threads_f32(tA, tB, M, N, K, counts[t], 1.0f, beta, A, lda, B,
+                                                 ldb, bias, C, N) == 0, "threads rc");
                     CHECK_SAME(C, R, M * N, "threads=%d M=%zu N=%zu K=%zu tA=%d tB=%d",
                                counts[t], M, N, K, tA, tB);
                 }

@@ -53,60 +53,60 @@
 #ifdef GOLDEN_NO_ARRAY
 #define GOLDEN_MAPS(F)                                                        \
     static void map_##F(float *o, const float *x, size_t n)                   \
-    { size_t i; for (i = 0; i < n; i++) o[i] = repdl_##F(x[i]); }
+    { size_t i; for (i = 0; i < n; i++) o[i] = repdl_##F##_f32(x[i]); }
 #define GOLDEN_ARRAY(F) NULL
 #else
 #define GOLDEN_MAPS(F)                                                        \
     static void map_##F(float *o, const float *x, size_t n)                   \
-    { size_t i; for (i = 0; i < n; i++) o[i] = repdl_##F(x[i]); }             \
-    static void arr_##F(float *o, const float *x, size_t n) { repdl_##F##_array(o, x, n); }
+    { size_t i; for (i = 0; i < n; i++) o[i] = repdl_##F##_f32(x[i]); }             \
+    static void arr_##F(float *o, const float *x, size_t n) { repdl_##F##_array_f32(n, x, o); }
 #define GOLDEN_ARRAY(F) arr_##F
 #endif
 
 #ifdef GOLDEN_HAVE_EXPF
-GOLDEN_MAPS(expf)
+GOLDEN_MAPS(exp)
 #endif
 #ifdef GOLDEN_HAVE_LOGF
-GOLDEN_MAPS(logf)
+GOLDEN_MAPS(log)
 #endif
 #ifdef GOLDEN_HAVE_TANHF
-GOLDEN_MAPS(tanhf)
+GOLDEN_MAPS(tanh)
 #endif
 #ifdef GOLDEN_HAVE_SQRTF
-GOLDEN_MAPS(sqrtf)
+GOLDEN_MAPS(sqrt)
 #endif
 
 #ifdef GOLDEN_HAVE_REDUCE
 /* Reductions: the public API behind golden_red / golden_batch (the strides
    are those of the op: 1 for the contiguous forms, which ignore them). */
-RED1(sum, repdl_sum_f32(x, n))
-RED1(dot, repdl_dot_f32(x, y, n))
-RED1(sumsq, repdl_sumsq_f32(x, n))
-RED1(norm2, repdl_norm2_f32(x, n))
-RED1(mean, repdl_mean_f32(x, n))
-RED1(var0, repdl_var_f32(x, n, 0))
-RED1(var1, repdl_var_f32(x, n, 1))
-RED1(max, repdl_max_f32(x, n))
-RED1(min, repdl_min_f32(x, n))
-REDI(argmax, repdl_argmax_f32(x, n))
-REDI(argmin, repdl_argmin_f32(x, n))
-RED1(sum_strided, repdl_sum_strided_f32(x, incx, n))
-RED1(dot_strided, repdl_dot_strided_f32(x, incx, y, incy, n))
+RED1(sum, repdl_sum_f32(n, x))
+RED1(dot, repdl_dot_f32(n, x, y))
+RED1(sumsq, repdl_sumsq_f32(n, x))
+RED1(norm2, repdl_norm2_f32(n, x))
+RED1(mean, repdl_mean_f32(n, x))
+RED1(var0, repdl_var_f32(n, 0, x))
+RED1(var1, repdl_var_f32(n, 1, x))
+RED1(max, repdl_max_f32(n, x))
+RED1(min, repdl_min_f32(n, x))
+REDI(argmax, repdl_argmax_f32(n, x))
+REDI(argmin, repdl_argmin_f32(n, x))
+RED1(sum_strided, repdl_sum_strided_f32(n, x, incx))
+RED1(dot_strided, repdl_dot_strided_f32(n, x, incx, y, incy))
 
 #define ROWS1(NAME, CALL)                                                     \
     static void rows_##NAME(const float *x, size_t ldx, const float *y,       \
                             size_t ldy, size_t rows, size_t n, void *out)     \
     { (void)y; (void)ldy; CALL; }
-ROWS1(sum, repdl_sum_rows_f32(x, ldx, rows, n, (float *)out))
-ROWS1(dot, repdl_dot_rows_f32(x, ldx, y, ldy, rows, n, (float *)out))
-ROWS1(sumsq, repdl_sumsq_rows_f32(x, ldx, rows, n, (float *)out))
-ROWS1(norm2, repdl_norm2_rows_f32(x, ldx, rows, n, (float *)out))
-ROWS1(mean, repdl_mean_rows_f32(x, ldx, rows, n, (float *)out))
-ROWS1(var1, repdl_var_rows_f32(x, ldx, rows, n, 1, (float *)out))
-ROWS1(max, repdl_max_rows_f32(x, ldx, rows, n, (float *)out))
-ROWS1(min, repdl_min_rows_f32(x, ldx, rows, n, (float *)out))
-ROWS1(argmax, repdl_argmax_rows_f32(x, ldx, rows, n, (size_t *)out))
-ROWS1(argmin, repdl_argmin_rows_f32(x, ldx, rows, n, (size_t *)out))
+ROWS1(sum, repdl_sum_rows_f32(rows, n, x, ldx, (float *)out))
+ROWS1(dot, repdl_dot_rows_f32(rows, n, x, ldx, y, ldy, (float *)out))
+ROWS1(sumsq, repdl_sumsq_rows_f32(rows, n, x, ldx, (float *)out))
+ROWS1(norm2, repdl_norm2_rows_f32(rows, n, x, ldx, (float *)out))
+ROWS1(mean, repdl_mean_rows_f32(rows, n, x, ldx, (float *)out))
+ROWS1(var1, repdl_var_rows_f32(rows, n, 1, x, ldx, (float *)out))
+ROWS1(max, repdl_max_rows_f32(rows, n, x, ldx, (float *)out))
+ROWS1(min, repdl_min_rows_f32(rows, n, x, ldx, (float *)out))
+ROWS1(argmax, repdl_argmax_rows_f32(rows, n, x, ldx, (size_t *)out))
+ROWS1(argmin, repdl_argmin_rows_f32(rows, n, x, ldx, (size_t *)out))
 
 #define GOLDEN_REDUCE_OPS                                                      \
     GOLDEN_OP_RED("sum_f32", red_sum, GOLDEN_F32),                             \
@@ -137,16 +137,16 @@ ROWS1(argmin, repdl_argmin_rows_f32(x, ldx, rows, n, (size_t *)out))
 
 static const golden_op ops[] = {
 #ifdef GOLDEN_HAVE_EXPF
-    GOLDEN_OP_MAP("expf", map_expf, GOLDEN_ARRAY(expf)),
+    GOLDEN_OP_MAP("expf", map_exp, GOLDEN_ARRAY(exp)),
 #endif
 #ifdef GOLDEN_HAVE_LOGF
-    GOLDEN_OP_MAP("logf", map_logf, GOLDEN_ARRAY(logf)),
+    GOLDEN_OP_MAP("logf", map_log, GOLDEN_ARRAY(log)),
 #endif
 #ifdef GOLDEN_HAVE_TANHF
-    GOLDEN_OP_MAP("tanhf", map_tanhf, GOLDEN_ARRAY(tanhf)),
+    GOLDEN_OP_MAP("tanhf", map_tanh, GOLDEN_ARRAY(tanh)),
 #endif
 #ifdef GOLDEN_HAVE_SQRTF
-    GOLDEN_OP_MAP("sqrtf", map_sqrtf, GOLDEN_ARRAY(sqrtf)),
+    GOLDEN_OP_MAP("sqrtf", map_sqrt, GOLDEN_ARRAY(sqrt)),
 #endif
 #ifdef GOLDEN_HAVE_REDUCE
     GOLDEN_REDUCE_OPS

@@ -88,25 +88,25 @@ static void check_input(float x)
     float dy = rnd_float();
     double d;
     float want;
-    eq("relu", x, 0, repdl_reluf(x), ref_relu(x));
-    eq("relu_backward", x, dy, repdl_relu_backwardf(x, dy), ref_relu_bwd(x, dy));
-    eq("sigmoid", x, 0, repdl_sigmoidf(x), ref_sigmoid(x));
-    eq("sigmoid_backward", x, dy, repdl_sigmoid_backwardf(x, dy), ref_sigmoid_bwd(x, dy));
-    eq("silu", x, 0, repdl_siluf(x), ref_silu(x));
-    eq("silu_backward", x, dy, repdl_silu_backwardf(x, dy), ref_silu_bwd(x, dy));
-    eq("gelu_tanh", x, 0, repdl_gelu_tanhf(x), ref_gelu_tanh(x));
-    eq("gelu_tanh_backward", x, dy, repdl_gelu_tanh_backwardf(x, dy), ref_gelu_tanh_bwd(x, dy));
-    eq("softplus_backward", x, dy, repdl_softplus_backwardf(x, dy), ref_softplus_bwd(x, dy));
+    eq("relu", x, 0, repdl_relu_f32(x), ref_relu(x));
+    eq("relu_backward", x, dy, repdl_relu_backward_f32(x, dy), ref_relu_bwd(x, dy));
+    eq("sigmoid", x, 0, repdl_sigmoid_f32(x), ref_sigmoid(x));
+    eq("sigmoid_backward", x, dy, repdl_sigmoid_backward_f32(x, dy), ref_sigmoid_bwd(x, dy));
+    eq("silu", x, 0, repdl_silu_f32(x), ref_silu(x));
+    eq("silu_backward", x, dy, repdl_silu_backward_f32(x, dy), ref_silu_bwd(x, dy));
+    eq("gelu_tanh", x, 0, repdl_gelu_tanh_f32(x), ref_gelu_tanh(x));
+    eq("gelu_tanh_backward", x, dy, repdl_gelu_tanh_backward_f32(x, dy), ref_gelu_tanh_bwd(x, dy));
+    eq("softplus_backward", x, dy, repdl_softplus_backward_f32(x, dy), ref_softplus_bwd(x, dy));
     want = ref_gelu(x, &d);
-    eq_far("gelu", x, repdl_geluf(x), want, d);
+    eq_far("gelu", x, repdl_gelu_f32(x), want, d);
     want = ref_softplus(x, &d);
-    eq_far("softplus", x, repdl_softplusf(x), want, d);
+    eq_far("softplus", x, repdl_softplus_f32(x), want, d);
     want = ref_gelu_grad(x, &d);
-    eq_far("gelu_backward(dy=1)", x, repdl_gelu_backwardf(x, 1.0f), want, d);
+    eq_far("gelu_backward(dy=1)", x, repdl_gelu_backward_f32(x, 1.0f), want, d);
     /* dx = dy * g, g = the dy = 1 value (the documented last step) */
     {
-        float g = repdl_gelu_backwardf(x, 1.0f), p = dy * g;
-        eq("gelu_backward", x, dy, repdl_gelu_backwardf(x, dy), p != p ? uf(0x7fc00000u) : p);
+        float g = repdl_gelu_backward_f32(x, 1.0f), p = dy * g;
+        eq("gelu_backward", x, dy, repdl_gelu_backward_f32(x, dy), p != p ? uf(0x7fc00000u) : p);
     }
 }
 
@@ -161,28 +161,28 @@ static void act_tests(void)
 #define ARR(F)                                                                             \
     do {                                                                                   \
         size_t a0, len;                                                                    \
-        repdl_##F##_f32(N, x, y);                                                          \
-        for (j = 0; j < N; j++) eq(#F "_f32", x[j], 0, y[j], repdl_##F##f(x[j]));          \
+        repdl_##F##_array_f32(N, x, y);                                                          \
+        for (j = 0; j < N; j++) eq(#F "_f32", x[j], 0, y[j], repdl_##F##_f32(x[j]));          \
         for (a0 = 0; a0 < N; a0 += len) {                                                  \
             len = 1 + rnd() % 700;                                                         \
             if (len > N - a0) len = N - a0;                                                \
-            repdl_##F##_f32(len, x + a0, z + a0);                                          \
+            repdl_##F##_array_f32(len, x + a0, z + a0);                                          \
         }                                                                                  \
         checks++;                                                                          \
         if (memcmp(y, z, N * sizeof(float))) fail(#F "_f32 pieces", 0, 0, 0, 0);           \
         memcpy(z, x, N * sizeof(float));                                                   \
-        repdl_##F##_f32(N, z, z);                                                          \
+        repdl_##F##_array_f32(N, z, z);                                                          \
         checks++;                                                                          \
         if (memcmp(y, z, N * sizeof(float))) fail(#F "_f32 in place", 0, 0, 0, 0);         \
-        repdl_##F##_backward_f32(N, x, dy, y);                                             \
+        repdl_##F##_backward_array_f32(N, x, dy, y);                                             \
         for (j = 0; j < N; j++)                                                            \
-            eq(#F "_backward_f32", x[j], dy[j], y[j], repdl_##F##_backwardf(x[j], dy[j])); \
+            eq(#F "_backward_f32", x[j], dy[j], y[j], repdl_##F##_backward_f32(x[j], dy[j])); \
         memcpy(z, dy, N * sizeof(float));                                                  \
-        repdl_##F##_backward_f32(N, x, z, z);                                              \
+        repdl_##F##_backward_array_f32(N, x, z, z);                                              \
         checks++;                                                                          \
         if (memcmp(y, z, N * sizeof(float))) fail(#F "_backward_f32 in place", 0, 0, 0, 0);\
-        repdl_##F##_f32(0, NULL, NULL);                                                    \
-        repdl_##F##_backward_f32(0, NULL, NULL, NULL);                                     \
+        repdl_##F##_array_f32(0, NULL, NULL);                                                    \
+        repdl_##F##_backward_array_f32(0, NULL, NULL, NULL);                                     \
     } while (0)
         ARR(relu);
         ARR(sigmoid);

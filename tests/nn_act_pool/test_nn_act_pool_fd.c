@@ -22,8 +22,8 @@ static int failures;
         int k;                                                                              \
         for (k = -512; k <= 512; k++) {                                                     \
             float x = (float)k / 64.0f + 1.0f / 256.0f, h = 1.0f / 64.0f;                   \
-            double fd = ((double)repdl_##F##f(x + h) - (double)repdl_##F##f(x - h)) / (2.0 * h); \
-            double g = repdl_##F##_backwardf(x, 1.0f);                                      \
+            double fd = ((double)repdl_##F##_f32(x + h) - (double)repdl_##F##_f32(x - h)) / (2.0 * h); \
+            double g = repdl_##F##_backward_f32(x, 1.0f);                                      \
             if (fabs(fd - g) > 2e-3 * (1.0 + fabs(g))) {                                    \
                 if (failures++ < 20)                                                        \
                     printf("FAIL %s'(%g): backward %.9g, finite difference %.9g\n", #F,     \
@@ -99,7 +99,7 @@ int main(void)
         int k;
         for (k = -8; k <= 8; k++) {
             float x = (float)k + 0.5f;
-            if (repdl_relu_backwardf(x, 1.0f) != (x > 0 ? 1.0f : 0.0f)) failures++;
+            if (repdl_relu_backward_f32(x, 1.0f) != (x > 0 ? 1.0f : 0.0f)) failures++;
         }
     }
     pool_fd(1, 0, s1); pool_fd(1, 0, s2); pool_fd(1, 0, s3);

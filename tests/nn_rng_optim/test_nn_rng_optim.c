@@ -191,7 +191,7 @@ static void test_normal_mpfr(void)
     size_t i;
     int maxatt = 0;
     size_t retried = 0;
-    repdl_rng_normal_fill_f32(42, 7, n, 0.0f, 1.0f, v);
+    repdl_rng_normal_fill_f32(n, 42, 7, 0.0f, 1.0f, v);
     for (i = 0; i < n; i++) {
         int a = 0;
         float z = M_normal(42, 7, i, &a);
@@ -229,46 +229,46 @@ static void test_fills(void)
     size_t c, j, k;
     for (c = 0; c < sizeof los / sizeof los[0]; c++) {
         float d = R_sub(his[c], los[c]);
-        repdl_rng_uniform_fill_f32(9, 1234, n, los[c], his[c], a);
+        repdl_rng_uniform_fill_f32(n, 9, 1234, los[c], his[c], a);
         for (j = 0; j < n; j++) {
             float e = R_canon(R_add(los[c], R_mul(d, R_uniform(9, 1234, j))));
             CHECK(same(a[j], e), "uniform fill case %zu j %zu: %a vs %a", c, j, a[j], e);
         }
         /* any split: [0, k) and [k, n) with first = k */
         for (k = 0; k <= n; k += 97) {
-            repdl_rng_uniform_fill_range_f32(9, 1234, 0, k, los[c], his[c], b);
-            repdl_rng_uniform_fill_range_f32(9, 1234, k, n - k, los[c], his[c], b + k);
+            repdl_rng_uniform_fill_range_f32(k, 9, 1234, 0, los[c], his[c], b);
+            repdl_rng_uniform_fill_range_f32(n - k, 9, 1234, k, los[c], his[c], b + k);
             CHECK(memcmp(a, b, n * sizeof(float)) == 0, "uniform split %zu", k);
         }
         /* batch invariance: a prefix is the prefix */
-        repdl_rng_uniform_fill_f32(9, 1234, 13, los[c], his[c], b);
+        repdl_rng_uniform_fill_f32(13, 9, 1234, los[c], his[c], b);
         CHECK(memcmp(a, b, 13 * sizeof(float)) == 0, "uniform prefix");
     }
     /* normal fill with mean/std: RN(mean + RN(std * z)) */
     {
         static const float mean[] = {0.0f, 1.5f, -2.0f, 1e30f}, sd[] = {1.0f, 0.02f, 3.0f, 1e30f};
         for (c = 0; c < 4; c++) {
-            repdl_rng_normal_fill_f32(5, 99, n, mean[c], sd[c], a);
+            repdl_rng_normal_fill_f32(n, 5, 99, mean[c], sd[c], a);
             for (j = 0; j < n; j++) {
                 float z = repdl_rng_normal_f32(5, 99, j); /* z itself: against MPFR above */
                 float e = R_canon(R_add(mean[c], R_mul(sd[c], z)));
                 CHECK(same(a[j], e), "normal fill case %zu j %zu", c, j);
             }
             for (k = 1; k <= n; k += 211) {
-                repdl_rng_normal_fill_range_f32(5, 99, 0, k, mean[c], sd[c], b);
-                repdl_rng_normal_fill_range_f32(5, 99, k, n - k, mean[c], sd[c], b + k);
+                repdl_rng_normal_fill_range_f32(k, 5, 99, 0, mean[c], sd[c], b);
+                repdl_rng_normal_fill_range_f32(n - k, 5, 99, k, mean[c], sd[c], b + k);
                 CHECK(memcmp(a, b, n * sizeof(float)) == 0, "normal split %zu", k);
             }
         }
     }
     /* NaN bounds: canonical NaN; inf - inf too */
-    repdl_rng_uniform_fill_f32(1, 0, 8, R_float(0x7fc12345u), 1.0f, a);
+    repdl_rng_uniform_fill_f32(8, 1, 0, R_float(0x7fc12345u), 1.0f, a);
     for (j = 0; j < 8; j++) CHECK(R_bits(a[j]) == 0x7fc00000u, "NaN lo");
-    repdl_rng_uniform_fill_f32(1, 0, 8, -INFINITY, INFINITY, a);
+    repdl_rng_uniform_fill_f32(8, 1, 0, -INFINITY, INFINITY, a);
     for (j = 0; j < 8; j++) CHECK(R_bits(a[j]) == 0x7fc00000u, "inf bounds give NaN");
     /* n == 0 with NULL */
-    repdl_rng_uniform_fill_f32(1, 0, 0, 0.0f, 1.0f, NULL);
-    repdl_rng_normal_fill_f32(1, 0, 0, 0.0f, 1.0f, NULL);
+    repdl_rng_uniform_fill_f32(0, 1, 0, 0.0f, 1.0f, NULL);
+    repdl_rng_normal_fill_f32(0, 1, 0, 0.0f, 1.0f, NULL);
     free(a);
     free(b);
 }
@@ -283,7 +283,7 @@ static void test_permutation(void)
         unsigned char *seen = (unsigned char *)calloc(n ? n : 1, 1);
         uint64_t off;
         for (off = 0; off < 3; off++) {
-            repdl_rng_permutation(77, off, n, p);
+            repdl_rng_permutation(n, 77, off, p);
             R_permutation(77, off, n, q);
             CHECK(n == 0 || memcmp(p, q, n * 4) == 0, "permutation n %zu off %llu", n,
                   (unsigned long long)off);
@@ -297,7 +297,7 @@ static void test_permutation(void)
         free(q);
         free(seen);
     }
-    repdl_rng_permutation(1, 2, 0, NULL);
+    repdl_rng_permutation(0, 1, 2, NULL);
     /* the bounded draw at its extremes: r = 1 gives 0, r = 2^32 gives the
        word itself (no rejection) */
     {
@@ -454,7 +454,7 @@ static void test_sgd(void)
             for (i = 0; i < n; i++) g[i] = gen(i % 13 == 0 ? (int)(i % 4) : 0);
             memcpy(w2, w, n * 4);
             memcpy(b2, b, n * 4);
-            repdl_sgd_step_f32(n, w, g, cf->momentum != 0.0f ? b : NULL, cf, step);
+            repdl_sgd_step_f32(n, cf, step, g, w, cf->momentum != 0.0f ? b : NULL);
             for (i = 0; i < n; i++)
                 R_sgd(cf->lr, cf->momentum, cf->dampening, cf->weight_decay, cf->nesterov, step,
                       &wr[i], g[i], cf->momentum != 0.0f ? &br[i] : NULL);
@@ -462,12 +462,12 @@ static void test_sgd(void)
             CHECK(memcmp(b, br, n * 4) == 0, "sgd buf cfg %zu step %llu", c, (unsigned long long)step);
             /* any split gives the same bits */
             k = (size_t)(next64() % (n + 1));
-            repdl_sgd_step_f32(k, w2, g, cf->momentum != 0.0f ? b2 : NULL, cf, step);
-            repdl_sgd_step_f32(n - k, w2 + k, g + k, cf->momentum != 0.0f ? b2 + k : NULL, cf, step);
+            repdl_sgd_step_f32(k, cf, step, g, w2, cf->momentum != 0.0f ? b2 : NULL);
+            repdl_sgd_step_f32(n - k, cf, step, g + k, w2 + k, cf->momentum != 0.0f ? b2 + k : NULL);
             CHECK(memcmp(w, w2, n * 4) == 0 && memcmp(b, b2, n * 4) == 0, "sgd split %zu", k);
         }
     }
-    repdl_sgd_step_f32(0, NULL, NULL, NULL, &cfgs[1], 1);
+    repdl_sgd_step_f32(0, &cfgs[1], 1, NULL, NULL, NULL);
     free(w); free(g); free(b); free(wr); free(br); free(w2); free(b2);
 }
 
@@ -495,7 +495,7 @@ static void test_adam(void)
             m[i] = mr[i] = v[i] = vr[i] = 0.0f;
         }
         /* t == 0: nothing happens */
-        repdl_adam_step_f32(n, w, w, m, v, cf, &s);
+        repdl_adam_step_f32(n, cf, &s, w, w, m, v);
         CHECK(memcmp(w, wr, n * 4) == 0, "adam t == 0 is a no-op");
         for (step = 1; step <= 8; step++) {
             for (i = 0; i < n; i++) g[i] = gen(i % 13 == 0 ? (int)(i % 4) : 0);
@@ -507,7 +507,7 @@ static void test_adam(void)
                 ckpt = s;
                 memcpy(w2, w, n * 4); memcpy(m2, m, n * 4); memcpy(v2, v, n * 4);
             }
-            repdl_adam_step_f32(n, w, g, m, v, cf, &s);
+            repdl_adam_step_f32(n, cf, &s, g, w, m, v);
             for (i = 0; i < n; i++)
                 R_adam(cf->lr, cf->beta1, cf->beta2, cf->eps, cf->weight_decay, cf->decoupled, p1,
                        p2, &wr[i], g[i], &mr[i], &vr[i]);
@@ -516,13 +516,13 @@ static void test_adam(void)
             CHECK(memcmp(v, vr, n * 4) == 0, "adam v cfg %zu step %d", c, step);
             if (step == 4) { /* resume from the checkpoint, split anywhere */
                 k = (size_t)(next64() % (n + 1));
-                repdl_adam_step_f32(k, w2, g, m2, v2, cf, &ckpt);
-                repdl_adam_step_f32(n - k, w2 + k, g + k, m2 + k, v2 + k, cf, &ckpt);
+                repdl_adam_step_f32(k, cf, &ckpt, g, w2, m2, v2);
+                repdl_adam_step_f32(n - k, cf, &ckpt, g + k, w2 + k, m2 + k, v2 + k);
                 CHECK(memcmp(w, w2, n * 4) == 0 && memcmp(m, m2, n * 4) == 0 &&
                       memcmp(v, v2, n * 4) == 0, "adam resume + split %zu", k);
             }
         }
-        repdl_adam_step_f32(0, NULL, NULL, NULL, NULL, cf, &s);
+        repdl_adam_step_f32(0, cf, &s, NULL, NULL, NULL, NULL);
     }
     free(w); free(g); free(m); free(v); free(wr); free(mr); free(vr); free(w2); free(m2); free(v2);
 }
@@ -538,13 +538,13 @@ static void test_stats(void)
     float *a = falloc(n);
     double s1 = 0, s2 = 0, s3 = 0, s4 = 0;
     size_t i;
-    repdl_rng_uniform_fill_f32(2024, 0, n, 0.0f, 1.0f, a);
+    repdl_rng_uniform_fill_f32(n, 2024, 0, 0.0f, 1.0f, a);
     for (i = 0; i < n; i++) { s1 += a[i]; s2 += (double)a[i] * a[i]; }
     s1 /= (double)n;
     s2 = s2 / (double)n - s1 * s1;
     printf("uniform: mean %.6f (1/2), var %.6f (1/12 = %.6f)\n", s1, s2, 1.0 / 12);
     CHECK(fabs(s1 - 0.5) < 3e-3 && fabs(s2 - 1.0 / 12) < 2e-3, "uniform moments");
-    repdl_rng_normal_fill_f32(2024, 0, n, 0.0f, 1.0f, a);
+    repdl_rng_normal_fill_f32(n, 2024, 0, 0.0f, 1.0f, a);
     s1 = s2 = 0;
     for (i = 0; i < n; i++) {
         double z = a[i];
@@ -562,7 +562,7 @@ static void test_stats(void)
         double chi = 0;
         int j;
         for (off = 0; off < (uint64_t)trials; off++) {
-            repdl_rng_permutation(5, off, 3, p);
+            repdl_rng_permutation(3, 5, off, p);
             cnt[p[0] * 2 + (p[1] > p[2])]++;
         }
         for (j = 0; j < 6; j++) chi += (cnt[j] - trials / 6.0) * (cnt[j] - trials / 6.0) / (trials / 6.0);

@@ -152,18 +152,18 @@ static void check_shape(size_t rows, size_t cols, int kind)
 
     /* losses: both reductions, with and without gradient, in place */
     for (int red = 0; red < 2; red++) {
-        float l = repdl_cross_entropy_f32(rows, cols, x, t, red, dx);
+        float l = repdl_cross_entropy_f32(rows, cols, red, x, t, dx);
         float lr = ref_cross_entropy(rows, cols, x, t, red, dxr);
         same1(red ? "cross_entropy sum" : "cross_entropy mean", l, lr, rows, cols, kind);
         same("cross_entropy grad", dx, dxr, n, rows, cols, kind);
-        same1("cross_entropy no grad", repdl_cross_entropy_f32(rows, cols, x, t, red, NULL), lr,
+        same1("cross_entropy no grad", repdl_cross_entropy_f32(rows, cols, red, x, t, NULL), lr,
               rows, cols, kind);
         memcpy(ip, x, n * sizeof(float));
-        same1("cross_entropy in place", repdl_cross_entropy_f32(rows, cols, ip, t, red, ip), lr,
+        same1("cross_entropy in place", repdl_cross_entropy_f32(rows, cols, red, ip, t, ip), lr,
               rows, cols, kind);
         same("cross_entropy grad in place", ip, dxr, n, rows, cols, kind);
         ref_log_softmax(rows, cols, x, yr);
-        l = repdl_nll_loss_f32(rows, cols, yr, t, red, dx);
+        l = repdl_nll_loss_f32(rows, cols, red, yr, t, dx);
         lr = ref_nll_loss(rows, cols, yr, t, red, dxr);
         same1("nll", l, lr, rows, cols, kind);
         same("nll grad", dx, dxr, n, rows, cols, kind);
@@ -173,13 +173,13 @@ static void check_shape(size_t rows, size_t cols, int kind)
     for (int aff = 0; aff < 4; aff++) {
         const float *g = (aff & 1) ? gam : NULL, *b = (aff & 2) ? bet : NULL;
         float eps = aff == 3 ? 0.0f : 1e-5f;
-        repdl_layer_norm_forward_f32(rows, cols, x, g, b, eps, y, mu, rs);
+        repdl_layer_norm_forward_f32(rows, cols, eps, x, g, b, y, mu, rs);
         ref_layer_norm_forward(rows, cols, x, g, b, eps, yr, mur, rsr);
         same("layer_norm y", y, yr, n, rows, cols, kind * 4 + aff);
         same("layer_norm mean", mu, mur, rows, rows, cols, kind * 4 + aff);
         same("layer_norm rstd", rs, rsr, rows, rows, cols, kind * 4 + aff);
         memcpy(ip, x, n * sizeof(float));
-        repdl_layer_norm_forward_f32(rows, cols, ip, g, b, eps, ip, NULL, NULL);
+        repdl_layer_norm_forward_f32(rows, cols, eps, ip, g, b, ip, NULL, NULL);
         same("layer_norm in place", ip, yr, n, rows, cols, kind * 4 + aff);
         repdl_layer_norm_backward_f32(rows, cols, x, g, mur, rsr, dy, dx, dg, db);
         ref_layer_norm_backward(rows, cols, x, g, mur, rsr, dy, dxr, dgr, dbr);
@@ -187,7 +187,7 @@ static void check_shape(size_t rows, size_t cols, int kind)
         same("layer_norm dgamma", dg, dgr, cols, rows, cols, kind * 4 + aff);
         same("layer_norm dbeta", db, dbr, cols, rows, cols, kind * 4 + aff);
 
-        repdl_rms_norm_forward_f32(rows, cols, x, g, eps, y, rs);
+        repdl_rms_norm_forward_f32(rows, cols, eps, x, g, y, rs);
         ref_rms_norm_forward(rows, cols, x, g, eps, yr, rsr);
         same("rms_norm y", y, yr, n, rows, cols, kind * 4 + aff);
         same("rms_norm rstd", rs, rsr, rows, rows, cols, kind * 4 + aff);
@@ -214,14 +214,14 @@ static void check_shape(size_t rows, size_t cols, int kind)
             }
             for (int aff = 0; aff < 4; aff += 3) {
                 const float *g = aff ? g2 : NULL, *b = aff ? b2 : NULL;
-                repdl_batch_norm_forward_train_f32(bn, bc, bh, x, g, b, 1e-5f, 0.1f, rm, rv, y, sm, sr);
+                repdl_batch_norm_forward_train_f32(bn, bc, bh, 1e-5f, 0.1f, x, g, b, rm, rv, y, sm, sr);
                 ref_batch_norm_train(bn, bc, bh, x, g, b, 1e-5f, 0.1f, rmr, rvr, yr, smr, srr);
                 same("batch_norm train y", y, yr, n, bn * 1000 + bc, bh, kind);
                 same("batch_norm save_mean", sm, smr, bc, bn * 1000 + bc, bh, kind);
                 same("batch_norm save_rstd", sr, srr, bc, bn * 1000 + bc, bh, kind);
                 same("batch_norm running_mean", rm, rmr, bc, bn * 1000 + bc, bh, kind);
                 same("batch_norm running_var", rv, rvr, bc, bn * 1000 + bc, bh, kind);
-                repdl_batch_norm_forward_infer_f32(bn, bc, bh, x, g, b, 1e-5f, rmr, rvr, y);
+                repdl_batch_norm_forward_infer_f32(bn, bc, bh, 1e-5f, x, g, b, rmr, rvr, y);
                 ref_batch_norm_infer(bn, bc, bh, x, g, b, 1e-5f, rmr, rvr, yr);
                 same("batch_norm infer y", y, yr, n, bn * 1000 + bc, bh, kind);
                 repdl_batch_norm_backward_f32(bn, bc, bh, x, g, smr, srr, dy, dx, dg2, db2);
@@ -269,7 +269,7 @@ static void check_edges(void)
     repdl_softmax_f32(1, 4, x, y);
     expect("softmax -inf entry is +0, others 1/2", f2u(y[1]) == 0u && y[0] == 0.5f && y[2] == 0.5f);
     repdl_log_softmax_f32(1, 4, x, y);
-    expect("log_softmax -inf entry is -inf", f2u(y[1]) == 0xff800000u && f2u(y[0]) == f2u(repdl_logf(0.5f)));
+    expect("log_softmax -inf entry is -inf", f2u(y[1]) == 0xff800000u && f2u(y[0]) == f2u(repdl_log_f32(0.5f)));
     /* equal logits: uniform */
     for (int i = 0; i < 4; i++) x[i] = -7.25f;
     repdl_softmax_f32(1, 4, x, y);
@@ -285,51 +285,51 @@ static void check_edges(void)
     {
         int32_t t[2] = {0, 1};
         float lg[4] = {0, 0, 0, 0}, g[4];
-        float l = repdl_cross_entropy_f32(2, 2, lg, t, REPDL_REDUCTION_MEAN, g);
-        expect("CE of equal logits is log 2", f2u(l) == f2u(repdl_logf(2.0f)));
+        float l = repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
+        expect("CE of equal logits is log 2", f2u(l) == f2u(repdl_log_f32(2.0f)));
         expect("CE mean grad -1/4, 1/4", g[0] == -0.25f && g[1] == 0.25f && g[3] == -0.25f);
-        l = repdl_cross_entropy_f32(2, 2, lg, t, REPDL_REDUCTION_SUM, g);
-        expect("CE sum is 2 log 2", f2u(l) == f2u(repdl__fadd(repdl_logf(2.0f), repdl_logf(2.0f))));
+        l = repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, lg, t, g);
+        expect("CE sum is 2 log 2", f2u(l) == f2u(repdl__fadd(repdl_log_f32(2.0f), repdl_log_f32(2.0f))));
         t[1] = 2;
-        l = repdl_cross_entropy_f32(2, 2, lg, t, REPDL_REDUCTION_MEAN, g);
+        l = repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
         expect("CE target out of range: NaN loss and NaN grad row",
                f2u(l) == NANB && f2u(g[2]) == NANB && f2u(g[3]) == NANB && g[0] == -0.25f);
         t[1] = -1;
-        l = repdl_nll_loss_f32(2, 2, lg, t, REPDL_REDUCTION_SUM, NULL);
+        l = repdl_nll_loss_f32(2, 2, REPDL_REDUCTION_SUM, lg, t, NULL);
         expect("NLL negative target: NaN", f2u(l) == NANB);
-        expect("CE rows 0 mean NaN", f2u(repdl_cross_entropy_f32(0, 5, NULL, NULL, REPDL_REDUCTION_MEAN, NULL)) == NANB);
-        expect("CE rows 0 sum -0", f2u(repdl_cross_entropy_f32(0, 5, NULL, NULL, REPDL_REDUCTION_SUM, NULL)) == 0x80000000u);
-        expect("NLL rows 0 sum -0", f2u(repdl_nll_loss_f32(0, 5, NULL, NULL, REPDL_REDUCTION_SUM, NULL)) == 0x80000000u);
+        expect("CE rows 0 mean NaN", f2u(repdl_cross_entropy_f32(0, 5, REPDL_REDUCTION_MEAN, NULL, NULL, NULL)) == NANB);
+        expect("CE rows 0 sum -0", f2u(repdl_cross_entropy_f32(0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u);
+        expect("NLL rows 0 sum -0", f2u(repdl_nll_loss_f32(0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u);
         t[0] = 1; t[1] = 0;
         lg[1] = -2.5f; lg[2] = -0.5f;
-        l = repdl_nll_loss_f32(2, 2, lg, t, REPDL_REDUCTION_MEAN, g);
+        l = repdl_nll_loss_f32(2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
         expect("NLL mean (2.5 + 0.5) / 2 = 1.5", l == 1.5f && g[1] == -0.5f && f2u(g[0]) == 0u && g[2] == -0.5f);
-        expect("CE bad reduction NaN", f2u(repdl_cross_entropy_f32(2, 2, lg, t, 7, NULL)) == NANB);
+        expect("CE bad reduction NaN", f2u(repdl_cross_entropy_f32(2, 2, 7, lg, t, NULL)) == NANB);
     }
     /* norms */
     {
         float a[4] = {1, 2, 3, 4}, o[4], m, r;
-        repdl_layer_norm_forward_f32(1, 4, a, NULL, NULL, 0.0f, o, &m, &r);
+        repdl_layer_norm_forward_f32(1, 4, 0.0f, a, NULL, NULL, o, &m, &r);
         /* mean 2.5, var 1.25, rstd = RN(1 / RN(sqrt(1.25))) */
         expect("layer_norm mean 2.5", m == 2.5f);
-        expect("layer_norm rstd", f2u(r) == f2u(1.0f / repdl_sqrtf(1.25f)));
+        expect("layer_norm rstd", f2u(r) == f2u(1.0f / repdl_sqrt_f32(1.25f)));
         expect("layer_norm y[0] = RN(-1.5 * rstd)", f2u(o[0]) == f2u(repdl__fkeep(-1.5f * r)));
-        repdl_layer_norm_forward_f32(1, 0, NULL, NULL, NULL, 1e-5f, NULL, &m, &r);
+        repdl_layer_norm_forward_f32(1, 0, 1e-5f, NULL, NULL, NULL, NULL, &m, &r);
         expect("layer_norm cols 0: NaN statistics", f2u(m) == NANB && f2u(r) == NANB);
         a[2] = u2f(0x7f800000u);
-        repdl_layer_norm_forward_f32(1, 4, a, NULL, NULL, 1e-5f, o, &m, &r);
+        repdl_layer_norm_forward_f32(1, 4, 1e-5f, a, NULL, NULL, o, &m, &r);
         expect("layer_norm with inf: NaN row", f2u(o[0]) == NANB && f2u(o[3]) == NANB);
         a[2] = 3;
-        repdl_rms_norm_forward_f32(1, 4, a, NULL, 0.0f, o, &r);
+        repdl_rms_norm_forward_f32(1, 4, 0.0f, a, NULL, o, &r);
         /* mean square 7.5 */
-        expect("rms_norm rstd", f2u(r) == f2u(1.0f / repdl_sqrtf(7.5f)));
+        expect("rms_norm rstd", f2u(r) == f2u(1.0f / repdl_sqrt_f32(7.5f)));
         /* batch norm N == 1: unbiased variance NaN -> running_var NaN */
         float rm = 0.0f, rv = 1.0f, sm, sr, yy;
-        repdl_batch_norm_forward_train_f32(1, 1, 1, a, NULL, NULL, 1e-5f, 0.1f, &rm, &rv, &yy, &sm, &sr);
+        repdl_batch_norm_forward_train_f32(1, 1, 1, 1e-5f, 0.1f, a, NULL, NULL, &rm, &rv, &yy, &sm, &sr);
         expect("batch_norm N == 1: running_var NaN, mean updated",
                f2u(rv) == NANB && rm == repdl__fkeep(0.1f * 1.0f) && sm == 1.0f && f2u(yy) == 0u);
         rm = 5.0f; rv = 6.0f;
-        repdl_batch_norm_forward_train_f32(0, 1, 3, NULL, NULL, NULL, 1e-5f, 0.1f, &rm, &rv, NULL, &sm, &sr);
+        repdl_batch_norm_forward_train_f32(0, 1, 3, 1e-5f, 0.1f, NULL, NULL, NULL, &rm, &rv, NULL, &sm, &sr);
         expect("batch_norm N == 0: NaN saved stats, running unchanged",
                f2u(sm) == NANB && f2u(sr) == NANB && rm == 5.0f && rv == 6.0f);
     }
@@ -353,8 +353,8 @@ static void run_job(job *j)
     case 1: repdl_log_softmax_f32(m, c, x, y); break;
     case 2: repdl_softmax_backward_f32(m, c, x, j->dy + r0 * c, y); break;
     case 3: repdl_log_softmax_backward_f32(m, c, x, j->dy + r0 * c, y); break;
-    case 4: repdl_layer_norm_forward_f32(m, c, x, j->g, j->b, 1e-5f, y, j->mu + r0, j->rs + r0); break;
-    case 5: repdl_rms_norm_forward_f32(m, c, x, j->g, 1e-6f, y, j->rs + r0); break;
+    case 4: repdl_layer_norm_forward_f32(m, c, 1e-5f, x, j->g, j->b, y, j->mu + r0, j->rs + r0); break;
+    case 5: repdl_rms_norm_forward_f32(m, c, 1e-6f, x, j->g, y, j->rs + r0); break;
     case 6: repdl_layer_norm_backward_f32(m, c, x, j->g, j->mean + r0, j->rstd + r0, j->dy + r0 * c, y, NULL, NULL); break;
     case 7: repdl_rms_norm_backward_f32(m, c, x, j->g, j->rstd + r0, j->dy + r0 * c, y, NULL); break;
     }
@@ -375,7 +375,7 @@ static void check_invariance(void)
     gen(x, rows, cols, 2);
     gen(dy, rows, cols, 4);
     for (size_t j = 0; j < cols; j++) { g[j] = gen_value(4); b[j] = gen_value(0); }
-    repdl_layer_norm_forward_f32(rows, cols, x, g, b, 1e-5f, full, mean, rstd);
+    repdl_layer_norm_forward_f32(rows, cols, 1e-5f, x, g, b, full, mean, rstd);
     for (int op = 0; op < NOPS; op++) {
         job all = {op, 0, rows, cols, x, dy, g, b, mean, rstd, full, mu, rs};
         run_job(&all);
@@ -421,15 +421,15 @@ static void check_many_rows(void)
     gen(dy, rows, cols, 4);
     for (size_t r = 0; r < rows; r++) t[r] = (int32_t)rng_below(cols);
     for (int red = 0; red < 2; red++) {
-        float l = repdl_cross_entropy_f32(rows, cols, x, t, red, g);
+        float l = repdl_cross_entropy_f32(rows, cols, red, x, t, g);
         float lr = ref_cross_entropy(rows, cols, x, t, red, gr);
         same1("CE many rows", l, lr, rows, cols, red);
         same("CE many rows grad", g, gr, n, rows, cols, red);
-        l = repdl_nll_loss_f32(rows, cols, x, t, red, g);
+        l = repdl_nll_loss_f32(rows, cols, red, x, t, g);
         lr = ref_nll_loss(rows, cols, x, t, red, gr);
         same1("NLL many rows", l, lr, rows, cols, red);
     }
-    repdl_layer_norm_forward_f32(rows, cols, x, gam, NULL, 1e-5f, g, mu, rs);
+    repdl_layer_norm_forward_f32(rows, cols, 1e-5f, x, gam, NULL, g, mu, rs);
     repdl_layer_norm_backward_f32(rows, cols, x, gam, mu, rs, dy, dx, dg, db);
     ref_layer_norm_backward(rows, cols, x, gam, mu, rs, dy, dxr, dgr, dbr);
     same("layer_norm many rows dgamma", dg, dgr, cols, rows, cols, 0);

@@ -168,19 +168,19 @@ int main(void)
     repdl_log_softmax_f32(ROWS, COLS, x, y);
     repdl_log_softmax_backward_f32(ROWS, COLS, y, dy, g);
     check("log_softmax_backward", f_lsm, x, n, g);
-    repdl_cross_entropy_f32(ROWS, COLS, x, tgt, REPDL_REDUCTION_MEAN, g);
+    repdl_cross_entropy_f32(ROWS, COLS, REPDL_REDUCTION_MEAN, x, tgt, g);
     check("cross_entropy mean dlogits", f_ce, x, n, g);
-    repdl_nll_loss_f32(ROWS, COLS, x, tgt, REPDL_REDUCTION_SUM, g);
+    repdl_nll_loss_f32(ROWS, COLS, REPDL_REDUCTION_SUM, x, tgt, g);
     check("nll sum dlogp", f_nll, x, n, g);
 
     {   /* layer norm: p = x, gamma, beta */
         float p[ROWS * COLS + 2 * COLS];
         for (int i = 0; i < n + 2 * COLS; i++) p[i] = x[i];
         for (int i = 0; i < COLS; i++) p[n + i] = (float)(1 + 0.5 * urand());
-        repdl_layer_norm_forward_f32(ROWS, COLS, p, p + n, p + n + COLS, 1e-5f, y, mu, rs);
+        repdl_layer_norm_forward_f32(ROWS, COLS, 1e-5f, p, p + n, p + n + COLS, y, mu, rs);
         repdl_layer_norm_backward_f32(ROWS, COLS, p, p + n, mu, rs, dy, g, g + n, g + n + COLS);
         check("layer_norm_backward dx dgamma dbeta", f_ln, p, n + 2 * COLS, g);
-        repdl_rms_norm_forward_f32(ROWS, COLS, p, p + n, 1e-6f, y, rs);
+        repdl_rms_norm_forward_f32(ROWS, COLS, 1e-6f, p, p + n, y, rs);
         repdl_rms_norm_backward_f32(ROWS, COLS, p, p + n, rs, dy, g, g + n);
         check("rms_norm_backward dx dgamma", f_rms, p, n + COLS, g);
     }
@@ -188,7 +188,7 @@ int main(void)
         int m = NB * CB * HW;
         float yb[NB * CB * HW], gb[NB * CB * HW + 2 * CB], sm[CB], sr[CB];
         for (int i = 0; i < CB; i++) x[m + i] = (float)(1 + 0.5 * urand());
-        repdl_batch_norm_forward_train_f32(NB, CB, HW, x, x + m, x + m + CB, 1e-5f, 0.1f, NULL,
+        repdl_batch_norm_forward_train_f32(NB, CB, HW, 1e-5f, 0.1f, x, x + m, x + m + CB, NULL,
                                            NULL, yb, sm, sr);
         repdl_batch_norm_backward_f32(NB, CB, HW, x, x + m, sm, sr, dy, gb, gb + m, gb + m + CB);
         check("batch_norm_backward dx dgamma dbeta", f_bn, x, m + 2 * CB, gb);

@@ -18,7 +18,7 @@
      - split invariance: random aligned splits through repdl_sum_state,
        equal blocks through repdl_sum_combine_f32, for sum and dot;
      - batch invariance: row r of a row-wise call equals the single call;
-     - thread-count invariance: repdl_sum_f32_threads with 1..4 threads;
+     - thread-count invariance: repdl_sum_threads_f32 with 1..4 threads;
      - the documented edge cases (n == 0 with NULL, misaligned blocks,
        n <= ddof, ...);
      - the pairwise depth: no element passes through more than
@@ -176,116 +176,116 @@ static void test_edges(void)
     float out[2];
     repdl_sum_state st;
 
-    CHECK_BITS(repdl_sum_f32(NULL, 0), -0.0f, "sum of nothing");
-    CHECK_BITS(repdl_dot_f32(NULL, NULL, 0), -0.0f, "dot of nothing");
-    CHECK_BITS(repdl_sumsq_f32(NULL, 0), -0.0f, "sumsq of nothing");
-    CHECK_BITS(repdl_norm2_f32(NULL, 0), -0.0f, "norm2 of nothing");
-    CHECK_BITS(repdl_mean_f32(NULL, 0), gen_bits(0x7fc00000u), "mean of nothing");
-    CHECK_BITS(repdl_var_f32(NULL, 0, 0), gen_bits(0x7fc00000u), "var of nothing");
-    CHECK_BITS(repdl_max_f32(NULL, 0), gen_bits(0xff800000u), "max of nothing");
-    CHECK_BITS(repdl_min_f32(NULL, 0), gen_bits(0x7f800000u), "min of nothing");
-    CHECK(repdl_argmax_f32(NULL, 0) == REPDL_NO_INDEX, "argmax of nothing");
-    CHECK(repdl_argmin_f32(NULL, 0) == REPDL_NO_INDEX, "argmin of nothing");
-    CHECK_BITS(repdl_sum_strided_f32(NULL, 7, 0), -0.0f, "strided sum of nothing");
-    CHECK_BITS(repdl_dot_strided_f32(NULL, 3, NULL, -2, 0), -0.0f, "strided dot");
-    CHECK_BITS(repdl_mean_strided_f32(NULL, 2, 0), gen_bits(0x7fc00000u), "strided mean");
-    CHECK_BITS(repdl_var_strided_f32(NULL, 2, 0, 1), gen_bits(0x7fc00000u), "strided var");
-    CHECK_BITS(repdl_max_strided_f32(NULL, 5, 0), gen_bits(0xff800000u), "strided max");
-    CHECK_BITS(repdl_sum_combine_f32(NULL, 0), -0.0f, "combine of nothing");
-    CHECK_BITS(repdl_sum_partial_f32(NULL, 0, 0), -0.0f, "empty partial");
-    CHECK_BITS(repdl_sum_f32_threads(NULL, 0, 4), -0.0f, "threads, nothing");
-    CHECK_BITS(repdl_dot_f32_threads(NULL, NULL, 0, 3), -0.0f, "threads dot, nothing");
-    repdl_sum_rows_f32(NULL, 5, 2, 0, out);
+    CHECK_BITS(repdl_sum_f32(0, NULL), -0.0f, "sum of nothing");
+    CHECK_BITS(repdl_dot_f32(0, NULL, NULL), -0.0f, "dot of nothing");
+    CHECK_BITS(repdl_sumsq_f32(0, NULL), -0.0f, "sumsq of nothing");
+    CHECK_BITS(repdl_norm2_f32(0, NULL), -0.0f, "norm2 of nothing");
+    CHECK_BITS(repdl_mean_f32(0, NULL), gen_bits(0x7fc00000u), "mean of nothing");
+    CHECK_BITS(repdl_var_f32(0, 0, NULL), gen_bits(0x7fc00000u), "var of nothing");
+    CHECK_BITS(repdl_max_f32(0, NULL), gen_bits(0xff800000u), "max of nothing");
+    CHECK_BITS(repdl_min_f32(0, NULL), gen_bits(0x7f800000u), "min of nothing");
+    CHECK(repdl_argmax_f32(0, NULL) == REPDL_NO_INDEX, "argmax of nothing");
+    CHECK(repdl_argmin_f32(0, NULL) == REPDL_NO_INDEX, "argmin of nothing");
+    CHECK_BITS(repdl_sum_strided_f32(0, NULL, 7), -0.0f, "strided sum of nothing");
+    CHECK_BITS(repdl_dot_strided_f32(0, NULL, 3, NULL, -2), -0.0f, "strided dot");
+    CHECK_BITS(repdl_mean_strided_f32(0, NULL, 2), gen_bits(0x7fc00000u), "strided mean");
+    CHECK_BITS(repdl_var_strided_f32(0, 1, NULL, 2), gen_bits(0x7fc00000u), "strided var");
+    CHECK_BITS(repdl_max_strided_f32(0, NULL, 5), gen_bits(0xff800000u), "strided max");
+    CHECK_BITS(repdl_sum_combine_f32(0, NULL), -0.0f, "combine of nothing");
+    CHECK_BITS(repdl_sum_partial_f32(0, 0, NULL), -0.0f, "empty partial");
+    CHECK_BITS(repdl_sum_threads_f32(0, 4, NULL), -0.0f, "threads, nothing");
+    CHECK_BITS(repdl_dot_threads_f32(0, 3, NULL, NULL), -0.0f, "threads dot, nothing");
+    repdl_sum_rows_f32(2, 0, NULL, 5, out);
     CHECK_BITS(out[1], -0.0f, "rows of nothing");
-    repdl_argmax_rows_f32(NULL, 5, 2, 0, idx);
+    repdl_argmax_rows_f32(2, 0, NULL, 5, idx);
     CHECK(idx[0] == REPDL_NO_INDEX && idx[1] == REPDL_NO_INDEX, "argmax rows of nothing");
-    repdl_sum_rows_f32(NULL, 5, 0, 7, NULL); /* no rows: touches nothing */
+    repdl_sum_rows_f32(0, 7, NULL, 5, NULL); /* no rows: touches nothing */
 
     /* variance: n <= ddof */
     x3[0] = 1.0f;
     x3[1] = 2.0f;
     x3[2] = 4.0f;
-    CHECK_BITS(repdl_var_f32(x3, 1, 1), gen_bits(0x7fc00000u), "var n=1 ddof=1");
-    CHECK_BITS(repdl_var_f32(x3, 1, 0), 0.0f, "var n=1 ddof=0 is +0");
-    CHECK_BITS(repdl_var_f32(x3, 2, 5), gen_bits(0x7fc00000u), "var n=2 ddof=5");
+    CHECK_BITS(repdl_var_f32(1, 1, x3), gen_bits(0x7fc00000u), "var n=1 ddof=1");
+    CHECK_BITS(repdl_var_f32(1, 0, x3), 0.0f, "var n=1 ddof=0 is +0");
+    CHECK_BITS(repdl_var_f32(2, 5, x3), gen_bits(0x7fc00000u), "var n=2 ddof=5");
     /* mean 7/3: one rounding */
-    CHECK_BITS(repdl_mean_f32(x3, 3), div_oracle(7.0f, 3), "mean 7/3");
+    CHECK_BITS(repdl_mean_f32(3, x3), div_oracle(7.0f, 3), "mean 7/3");
     /* population variance of {1,2,4}: m = RN(7/3), squares of rounded deviations */
     {
         float m = div_oracle(7.0f, 3), d0 = 1.0f - m, d1 = 2.0f - m, d2 = 4.0f - m;
         float s = (ref_mul(d0, d0) + ref_mul(d2, d2)) + ref_mul(d1, d1);
         /* lanes 0,1,2 fold: h=2 adds lane 2 to lane 0, then h=1 adds lane 1 */
-        CHECK_BITS(repdl_var_f32(x3, 3, 0), div_oracle(s, 3), "var {1,2,4}");
-        CHECK_BITS(repdl_var_f32(x3, 3, 1), div_oracle(s, 2), "var {1,2,4} ddof 1");
+        CHECK_BITS(repdl_var_f32(3, 0, x3), div_oracle(s, 3), "var {1,2,4}");
+        CHECK_BITS(repdl_var_f32(3, 1, x3), div_oracle(s, 2), "var {1,2,4} ddof 1");
     }
     /* infinities: mean passes them, variance is NaN */
     x3[1] = inf;
-    CHECK_BITS(repdl_mean_f32(x3, 3), inf, "mean with +inf");
-    CHECK_BITS(repdl_var_f32(x3, 3, 0), gen_bits(0x7fc00000u), "var with +inf");
-    CHECK_BITS(repdl_norm2_f32(x3, 3), inf, "norm2 with +inf");
+    CHECK_BITS(repdl_mean_f32(3, x3), inf, "mean with +inf");
+    CHECK_BITS(repdl_var_f32(3, 0, x3), gen_bits(0x7fc00000u), "var with +inf");
+    CHECK_BITS(repdl_norm2_f32(3, x3), inf, "norm2 with +inf");
     /* overflow of the squares */
     x3[0] = gen_bits(0x5f800000u); /* 2^64: square 2^128 overflows */
-    CHECK_BITS(repdl_sumsq_f32(x3, 1), inf, "sumsq overflow");
+    CHECK_BITS(repdl_sumsq_f32(1, x3), inf, "sumsq overflow");
     x3[0] = gen_bits(0x5f7fffffu); /* just below 2^64: square finite */
-    CHECK(repdl_sumsq_f32(x3, 1) < inf, "sumsq just below overflow");
+    CHECK(repdl_sumsq_f32(1, x3) < inf, "sumsq just below overflow");
     /* underflow: (2^-75)^2 = 2^-150, half the smallest subnormal, rounds to
        +0 (tie to even); (1.5 * 2^-75)^2 = 1.125 * 2^-149 rounds to 2^-149;
        (2^-74)^2 = 2^-148 exactly */
     x3[0] = gen_bits(0x1a000000u); /* 2^-75 */
-    CHECK_BITS(repdl_sumsq_f32(x3, 1), 0.0f, "sumsq underflow to +0");
+    CHECK_BITS(repdl_sumsq_f32(1, x3), 0.0f, "sumsq underflow to +0");
     x3[0] = gen_bits(0x1a400000u); /* 1.5 * 2^-75 */
-    CHECK_BITS(repdl_sumsq_f32(x3, 1), gen_bits(1), "sumsq smallest subnormal");
+    CHECK_BITS(repdl_sumsq_f32(1, x3), gen_bits(1), "sumsq smallest subnormal");
     x3[0] = gen_bits(0x1a800000u); /* 2^-74 */
-    CHECK_BITS(repdl_sumsq_f32(x3, 1), gen_bits(2), "sumsq 2^-148");
+    CHECK_BITS(repdl_sumsq_f32(1, x3), gen_bits(2), "sumsq 2^-148");
     /* signed zeros */
     x3[0] = -0.0f;
     x3[1] = 0.0f;
     x3[2] = -0.0f;
-    CHECK_BITS(repdl_max_f32(x3, 3), 0.0f, "max(-0, +0, -0) = +0");
-    CHECK_BITS(repdl_min_f32(x3, 3), -0.0f, "min = -0");
-    CHECK(repdl_argmax_f32(x3, 3) == 1, "argmax of +0");
-    CHECK(repdl_argmin_f32(x3, 3) == 0, "argmin: first -0");
-    CHECK_BITS(repdl_sum_f32(x3, 1), -0.0f, "sum {-0}");
-    CHECK_BITS(repdl_sum_f32(x3, 3), 0.0f, "sum {-0, +0, -0}");
-    CHECK_BITS(repdl_sumsq_f32(x3, 1), 0.0f, "sumsq {-0} = +0");
-    CHECK_BITS(repdl_mean_f32(x3, 1), -0.0f, "mean {-0}");
+    CHECK_BITS(repdl_max_f32(3, x3), 0.0f, "max(-0, +0, -0) = +0");
+    CHECK_BITS(repdl_min_f32(3, x3), -0.0f, "min = -0");
+    CHECK(repdl_argmax_f32(3, x3) == 1, "argmax of +0");
+    CHECK(repdl_argmin_f32(3, x3) == 0, "argmin: first -0");
+    CHECK_BITS(repdl_sum_f32(1, x3), -0.0f, "sum {-0}");
+    CHECK_BITS(repdl_sum_f32(3, x3), 0.0f, "sum {-0, +0, -0}");
+    CHECK_BITS(repdl_sumsq_f32(1, x3), 0.0f, "sumsq {-0} = +0");
+    CHECK_BITS(repdl_mean_f32(1, x3), -0.0f, "mean {-0}");
     /* NaN: canonical, first index */
     x3[0] = 3.0f;
     x3[1] = gen_bits(0xffc01234u);
     x3[2] = gen_bits(0x7f800001u);
-    CHECK_BITS(repdl_sum_f32(x3, 3), gen_bits(0x7fc00000u), "NaN sum canonical");
-    CHECK_BITS(repdl_max_f32(x3, 3), gen_bits(0x7fc00000u), "NaN max canonical");
-    CHECK(repdl_argmax_f32(x3, 3) == 1 && repdl_argmin_f32(x3, 3) == 1, "first NaN");
+    CHECK_BITS(repdl_sum_f32(3, x3), gen_bits(0x7fc00000u), "NaN sum canonical");
+    CHECK_BITS(repdl_max_f32(3, x3), gen_bits(0x7fc00000u), "NaN max canonical");
+    CHECK(repdl_argmax_f32(3, x3) == 1 && repdl_argmin_f32(3, x3) == 1, "first NaN");
     /* ties */
     x3[0] = 5.0f;
     x3[1] = 7.0f;
     x3[2] = 7.0f;
-    CHECK(repdl_argmax_f32(x3, 3) == 1, "argmax tie: first");
-    CHECK(repdl_argmin_strided_f32(x3 + 2, -1, 3) == 2, "argmin strided");
-    CHECK(repdl_argmax_strided_f32(x3 + 2, -1, 3) == 0, "argmax strided tie: first");
+    CHECK(repdl_argmax_f32(3, x3) == 1, "argmax tie: first");
+    CHECK(repdl_argmin_strided_f32(3, x3 + 2, -1) == 2, "argmin strided");
+    CHECK(repdl_argmax_strided_f32(3, x3 + 2, -1) == 0, "argmax strided tie: first");
     /* merge helpers */
     {
         float v = 1.0f;
         size_t i = 10;
-        repdl_argmax_merge_f32(&v, &i, 1.0f, 4);
+        repdl_argmax_merge_f32(1.0f, 4, &v, &i);
         CHECK(i == 4, "merge tie takes the lesser index");
-        repdl_argmax_merge_f32(&v, &i, 0.5f, 0);
+        repdl_argmax_merge_f32(0.5f, 0, &v, &i);
         CHECK(i == 4, "merge keeps the larger value");
-        repdl_argmax_merge_f32(&v, &i, gen_bits(0x7fc00000u), 9);
+        repdl_argmax_merge_f32(gen_bits(0x7fc00000u), 9, &v, &i);
         CHECK(i == 9, "merge: NaN wins");
-        repdl_argmax_merge_f32(&v, &i, gen_bits(0xffffffffu), 7);
+        repdl_argmax_merge_f32(gen_bits(0xffffffffu), 7, &v, &i);
         CHECK(i == 7, "merge: first NaN");
-        repdl_argmax_merge_f32(&v, &i, 100.0f, 1);
+        repdl_argmax_merge_f32(100.0f, 1, &v, &i);
         CHECK(i == 7, "merge: NaN stays");
-        repdl_argmax_merge_f32(&v, &i, 100.0f, REPDL_NO_INDEX);
+        repdl_argmax_merge_f32(100.0f, REPDL_NO_INDEX, &v, &i);
         CHECK(i == 7, "merge: empty block");
         CHECK_BITS(repdl_max2_f32(-0.0f, 0.0f), 0.0f, "max2 zeros");
         CHECK_BITS(repdl_min2_f32(0.0f, -0.0f), -0.0f, "min2 zeros");
     }
 
     /* The partial API refuses blocks that are not nodes */
-    CHECK_BITS(repdl_sum_partial_f32(zeros, 512, 1), gen_bits(0x7fc00000u), "misaligned");
-    CHECK_BITS(repdl_sum_partial_f32(zeros, 1024, 2048), gen_bits(0x7fc00000u),
+    CHECK_BITS(repdl_sum_partial_f32(512, 1, zeros), gen_bits(0x7fc00000u), "misaligned");
+    CHECK_BITS(repdl_sum_partial_f32(1024, 2048, zeros), gen_bits(0x7fc00000u),
                "level-1 block at an odd leaf");
     CHECK(repdl_sum_block_ok(1024, 1024) && repdl_sum_block_ok(2048, 2048) &&
               !repdl_sum_block_ok(1024, 1025) && repdl_sum_block_ok(4096, 3000) &&
@@ -327,10 +327,10 @@ static float *sc_a, *sc_b; /* scratch arrays */
 
 static void check_minmax(const float *x, size_t n, const char *what)
 {
-    CHECK_BITS(repdl_max_f32(x, n), ref_max(x, n), "max %s n=%zu", what, n);
-    CHECK_BITS(repdl_min_f32(x, n), ref_min(x, n), "min %s n=%zu", what, n);
-    CHECK(repdl_argmax_f32(x, n) == ref_argext(x, n, 1), "argmax %s n=%zu", what, n);
-    CHECK(repdl_argmin_f32(x, n) == ref_argext(x, n, 0), "argmin %s n=%zu", what, n);
+    CHECK_BITS(repdl_max_f32(n, x), ref_max(x, n), "max %s n=%zu", what, n);
+    CHECK_BITS(repdl_min_f32(n, x), ref_min(x, n), "min %s n=%zu", what, n);
+    CHECK(repdl_argmax_f32(n, x) == ref_argext(x, n, 1), "argmax %s n=%zu", what, n);
+    CHECK(repdl_argmin_f32(n, x) == ref_argext(x, n, 0), "argmin %s n=%zu", what, n);
 }
 
 /* Random split of [0, n) into nodes, each summed alone, merged in order. */
@@ -355,8 +355,8 @@ static void check_splits(const float *x, const float *y, size_t n, float want_su
             kk = (unsigned)gen_below(kmax + 1);
             c = (size_t)REF_LEAF << kk;
             if (c > n - b) c = n - b; /* the last block, short */
-            ok &= repdl_sum_state_push(&ss, b, c, repdl_sum_partial_f32(x, b, c)) == 0;
-            ok &= repdl_sum_state_push(&sd, b, c, repdl_dot_f32(x + b, y + b, c)) == 0;
+            ok &= repdl_sum_state_push(&ss, b, c, repdl_sum_partial_f32(b, c, x)) == 0;
+            ok &= repdl_sum_state_push(&sd, b, c, repdl_dot_f32(c, x + b, y + b)) == 0;
             b += c;
         }
         CHECK(ok, "split refused, %s n=%zu", what, n);
@@ -369,9 +369,9 @@ static void check_splits(const float *x, const float *y, size_t n, float want_su
         float *part = (float *)malloc(p * sizeof(float));
         for (i = 0; i < p; i++) {
             size_t c = n - i * blk < blk ? n - i * blk : blk;
-            part[i] = repdl_sum_f32(x + i * blk, c);
+            part[i] = repdl_sum_f32(c, x + i * blk);
         }
-        CHECK_BITS(repdl_sum_combine_f32(part, p), want_sum, "combine k=%u %s n=%zu", k,
+        CHECK_BITS(repdl_sum_combine_f32(p, part), want_sum, "combine k=%u %s n=%zu", k,
                    what, n);
         CHECK_BITS(ref_combine(part, p), want_sum, "ref_combine k=%u %s n=%zu", k, what, n);
         /* the in-place GPU form of the documentation */
@@ -401,17 +401,17 @@ static void check_strided(const float *x, const float *y, size_t n, float want_s
             px[(ptrdiff_t)i * inc] = x[i];
             py[(ptrdiff_t)i * inc] = y[i];
         }
-        CHECK_BITS(repdl_sum_strided_f32(px, inc, n), want_sum, "strided %td sum %s n=%zu",
+        CHECK_BITS(repdl_sum_strided_f32(n, px, inc), want_sum, "strided %td sum %s n=%zu",
                    inc, what, n);
-        CHECK_BITS(repdl_dot_strided_f32(px, inc, py, inc, n), want_dot,
+        CHECK_BITS(repdl_dot_strided_f32(n, px, inc, py, inc), want_dot,
                    "strided %td dot %s n=%zu", inc, what, n);
-        CHECK_BITS(repdl_mean_strided_f32(px, inc, n), repdl_mean_f32(x, n),
+        CHECK_BITS(repdl_mean_strided_f32(n, px, inc), repdl_mean_f32(n, x),
                    "strided mean %s n=%zu", what, n);
-        CHECK_BITS(repdl_var_strided_f32(px, inc, n, 1), repdl_var_f32(x, n, 1),
+        CHECK_BITS(repdl_var_strided_f32(n, 1, px, inc), repdl_var_f32(n, 1, x),
                    "strided var %s n=%zu", what, n);
-        CHECK_BITS(repdl_max_strided_f32(px, inc, n), ref_max(x, n), "strided max");
-        CHECK(repdl_argmin_strided_f32(px, inc, n) == ref_argext(x, n, 0), "strided argmin");
-        CHECK_BITS(repdl_norm2_strided_f32(px, inc, n), repdl_norm2_f32(x, n),
+        CHECK_BITS(repdl_max_strided_f32(n, px, inc), ref_max(x, n), "strided max");
+        CHECK(repdl_argmin_strided_f32(n, px, inc) == ref_argext(x, n, 0), "strided argmin");
+        CHECK_BITS(repdl_norm2_strided_f32(n, px, inc), repdl_norm2_f32(n, x),
                    "strided norm2");
         free(bx);
         free(by);
@@ -419,9 +419,9 @@ static void check_strided(const float *x, const float *y, size_t n, float want_s
     /* stride 0: n copies of x[0] */
     if (n > 0) {
         for (i = 0; i < n; i++) sc_a[i] = x[0];
-        CHECK_BITS(repdl_sum_strided_f32(x, 0, n), ref_sum(sc_a, n), "stride 0 %s n=%zu",
+        CHECK_BITS(repdl_sum_strided_f32(n, x, 0), ref_sum(sc_a, n), "stride 0 %s n=%zu",
                    what, n);
-        CHECK_BITS(repdl_dot_strided_f32(x, 0, y, 1, n), ref_dot(sc_a, y, n),
+        CHECK_BITS(repdl_dot_strided_f32(n, x, 0, y, 1), ref_dot(sc_a, y, n),
                    "stride 0 dot %s n=%zu", what, n);
     }
 }
@@ -440,35 +440,35 @@ static void check_rows(const float *x, const float *y, size_t n, const char *wha
         memcpy(bx + r * ld + (n - (r * 7) % (n + 1)), x, ((r * 7) % (n + 1)) * sizeof(float));
         memcpy(by + r * ld, y, n * sizeof(float));
     }
-    repdl_sum_rows_f32(bx, ld, R, n, o);
+    repdl_sum_rows_f32(R, n, bx, ld, o);
     for (r = 0; r < R; r++) {
-        CHECK_BITS(o[r], repdl_sum_f32(bx + r * ld, n), "sum row %zu %s n=%zu", r, what, n);
+        CHECK_BITS(o[r], repdl_sum_f32(n, bx + r * ld), "sum row %zu %s n=%zu", r, what, n);
         CHECK_BITS(o[r], ref_sum(bx + r * ld, n), "sum row ref %zu %s n=%zu", r, what, n);
     }
-    repdl_dot_rows_f32(bx, ld, by, ld, R, n, o);
+    repdl_dot_rows_f32(R, n, bx, ld, by, ld, o);
     for (r = 0; r < R; r++)
-        CHECK_BITS(o[r], repdl_dot_f32(bx + r * ld, by + r * ld, n), "dot row %zu", r);
-    repdl_sumsq_rows_f32(bx, ld, R, n, o);
-    for (r = 0; r < R; r++) CHECK_BITS(o[r], repdl_sumsq_f32(bx + r * ld, n), "sumsq row");
-    repdl_norm2_rows_f32(bx, ld, R, n, o);
-    for (r = 0; r < R; r++) CHECK_BITS(o[r], repdl_norm2_f32(bx + r * ld, n), "norm2 row");
-    repdl_mean_rows_f32(bx, ld, R, n, o);
-    for (r = 0; r < R; r++) CHECK_BITS(o[r], repdl_mean_f32(bx + r * ld, n), "mean row");
-    repdl_var_rows_f32(bx, ld, R, n, 1, o);
-    for (r = 0; r < R; r++) CHECK_BITS(o[r], repdl_var_f32(bx + r * ld, n, 1), "var row");
-    repdl_max_rows_f32(bx, ld, R, n, o);
+        CHECK_BITS(o[r], repdl_dot_f32(n, bx + r * ld, by + r * ld), "dot row %zu", r);
+    repdl_sumsq_rows_f32(R, n, bx, ld, o);
+    for (r = 0; r < R; r++) CHECK_BITS(o[r], repdl_sumsq_f32(n, bx + r * ld), "sumsq row");
+    repdl_norm2_rows_f32(R, n, bx, ld, o);
+    for (r = 0; r < R; r++) CHECK_BITS(o[r], repdl_norm2_f32(n, bx + r * ld), "norm2 row");
+    repdl_mean_rows_f32(R, n, bx, ld, o);
+    for (r = 0; r < R; r++) CHECK_BITS(o[r], repdl_mean_f32(n, bx + r * ld), "mean row");
+    repdl_var_rows_f32(R, n, 1, bx, ld, o);
+    for (r = 0; r < R; r++) CHECK_BITS(o[r], repdl_var_f32(n, 1, bx + r * ld), "var row");
+    repdl_max_rows_f32(R, n, bx, ld, o);
     for (r = 0; r < R; r++) CHECK_BITS(o[r], ref_max(bx + r * ld, n), "max row");
-    repdl_min_rows_f32(bx, ld, R, n, o);
+    repdl_min_rows_f32(R, n, bx, ld, o);
     for (r = 0; r < R; r++) CHECK_BITS(o[r], ref_min(bx + r * ld, n), "min row");
-    repdl_argmax_rows_f32(bx, ld, R, n, idx);
+    repdl_argmax_rows_f32(R, n, bx, ld, idx);
     for (r = 0; r < R; r++) CHECK(idx[r] == ref_argext(bx + r * ld, n, 1), "argmax row");
-    repdl_argmin_rows_f32(bx, ld, R, n, idx);
+    repdl_argmin_rows_f32(R, n, bx, ld, idx);
     for (r = 0; r < R; r++) CHECK(idx[r] == ref_argext(bx + r * ld, n, 0), "argmin row");
     /* batch size 1 and R give the same row 0 */
     {
         float one_row;
-        repdl_sum_rows_f32(bx, ld, 1, n, &one_row);
-        repdl_sum_rows_f32(bx, ld, R, n, o);
+        repdl_sum_rows_f32(1, n, bx, ld, &one_row);
+        repdl_sum_rows_f32(R, n, bx, ld, o);
         CHECK_BITS(o[0], one_row, "batch invariance row 0 %s n=%zu", what, n);
     }
     free(bx);
@@ -484,17 +484,17 @@ static void check_array(const float *x, const float *y, size_t n, int kind, int 
     float want_sq = ref_dot(x, x, n);
     int T;
 
-    CHECK_BITS(repdl_sum_f32(x, n), want_sum, "sum %s n=%zu", what, n);
-    CHECK_BITS(repdl_dot_f32(x, y, n), want_dot, "dot %s n=%zu", what, n);
-    CHECK_BITS(repdl_sumsq_f32(x, n), want_sq, "sumsq %s n=%zu", what, n);
-    CHECK_BITS(repdl_norm2_f32(x, n), canon(sqrtf(want_sq)), "norm2 %s n=%zu", what, n);
+    CHECK_BITS(repdl_sum_f32(n, x), want_sum, "sum %s n=%zu", what, n);
+    CHECK_BITS(repdl_dot_f32(n, x, y), want_dot, "dot %s n=%zu", what, n);
+    CHECK_BITS(repdl_sumsq_f32(n, x), want_sq, "sumsq %s n=%zu", what, n);
+    CHECK_BITS(repdl_norm2_f32(n, x), canon(sqrtf(want_sq)), "norm2 %s n=%zu", what, n);
     if (n > 0) {
         float m = div_oracle(want_sum, n);
-        CHECK_BITS(repdl_mean_f32(x, n), m, "mean %s n=%zu", what, n);
+        CHECK_BITS(repdl_mean_f32(n, x), m, "mean %s n=%zu", what, n);
         {
             float s2 = ref_sum_sqdev(x, n, m);
-            CHECK_BITS(repdl_var_f32(x, n, 0), div_oracle(s2, n), "var0 %s n=%zu", what, n);
-            CHECK_BITS(repdl_var_f32(x, n, 1), n > 1 ? div_oracle(s2, n - 1)
+            CHECK_BITS(repdl_var_f32(n, 0, x), div_oracle(s2, n), "var0 %s n=%zu", what, n);
+            CHECK_BITS(repdl_var_f32(n, 1, x), n > 1 ? div_oracle(s2, n - 1)
                                                      : gen_bits(0x7fc00000u),
                        "var1 %s n=%zu", what, n);
         }
@@ -502,10 +502,10 @@ static void check_array(const float *x, const float *y, size_t n, int kind, int 
     check_minmax(x, n, what);
     if (!same_bits(fused_dot(x, y, n), want_dot)) control_seen = 1;
     for (T = 1; T <= 4; T++) {
-        CHECK_BITS(repdl_sum_f32_threads(x, n, T), want_sum, "threads %d sum %s n=%zu", T,
+        CHECK_BITS(repdl_sum_threads_f32(n, T, x), want_sum, "threads %d sum %s n=%zu", T,
                    what, n);
         if (full || T == 3)
-            CHECK_BITS(repdl_dot_f32_threads(x, y, n, T), want_dot, "threads %d dot", T);
+            CHECK_BITS(repdl_dot_threads_f32(n, T, x, y), want_dot, "threads %d dot", T);
     }
     if (!full) return;
     check_splits(x, y, n, want_sum, want_dot, what);
@@ -627,7 +627,7 @@ int main(int argc, char **argv)
             /* the same data at an unaligned address */
             if (n < 5000 && n > 0) {
                 memcpy(sc_b + 1, x, n * sizeof(float));
-                CHECK_BITS(repdl_sum_f32(sc_b + 1, n), ref_sum(x, n), "unaligned n=%zu", n);
+                CHECK_BITS(repdl_sum_f32(n, sc_b + 1), ref_sum(x, n), "unaligned n=%zu", n);
             }
         }
     }

@@ -94,13 +94,13 @@ int main(void)
     hn = n;
 
     want = ref_canon(ref_tree(huge_leaf, NULL, (n + REF_LEAF - 1) / REF_LEAF));
-    got = repdl_sum_f32(x, n);
+    got = repdl_sum_f32(n, x);
     printf("sum of %zu elements: got %a want %a\n", n, got, want);
     fails += !same_bits(got, want) || !same_bits(got, 1023.75f);
 
     huge_dot = 1;
     want = ref_canon(ref_tree(huge_leaf, NULL, (n + REF_LEAF - 1) / REF_LEAF));
-    got = repdl_dot_f32(x, x, n);
+    got = repdl_dot_f32(n, x, x);
     printf("dot of %zu elements: got %a want %a\n", n, got, want);
     fails += !same_bits(got, want);
 
@@ -112,11 +112,11 @@ int main(void)
             x[i * (size_t)inc + 2] = (float)(i + 1) * 1.5f;
             g[i] = x[i * (size_t)inc + 2];
         }
-        got = repdl_sum_strided_f32(x + 2, inc, 4);
+        got = repdl_sum_strided_f32(4, x + 2, inc);
         want = ref_sum(g, 4);
         printf("strided +2^30+1: got %a want %a\n", got, want);
         fails += !same_bits(got, want);
-        got = repdl_sum_strided_f32(x + 2 + 3 * (size_t)inc, -inc, 4);
+        got = repdl_sum_strided_f32(4, x + 2 + 3 * (size_t)inc, -inc);
         {
             float r[4];
             for (i = 0; i < 4; i++) r[i] = g[3 - i];
@@ -124,9 +124,9 @@ int main(void)
         }
         printf("strided -(2^30+1): got %a want %a\n", got, want);
         fails += !same_bits(got, want);
-        got = repdl_max_strided_f32(x + 2, inc, 4);
+        got = repdl_max_strided_f32(4, x + 2, inc);
         fails += !same_bits(got, 6.0f);
-        fails += repdl_argmax_strided_f32(x + 2, inc, 4) != 3;
+        fails += repdl_argmax_strided_f32(4, x + 2, inc) != 3;
     }
 
     munmap(x, bytes);

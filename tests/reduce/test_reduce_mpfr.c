@@ -94,7 +94,7 @@ static void test_mean_var(void)
     for (i = 0; i < n; i++) x[i] = gen_exp_range(127 - 3, 127 + 3) + 10.0f;
     s = ref_sum(x, n);
     m = mpfr_div_count(s, (unsigned long)n);
-    got = repdl_mean_f32(x, n);
+    got = repdl_mean_f32(n, x);
     checks++;
     if (!same_bits(got, m)) {
         fails++;
@@ -102,7 +102,7 @@ static void test_mean_var(void)
     }
     s2 = ref_sum_sqdev(x, n, m);
     want = mpfr_div_count(s2, (unsigned long)(n - 1));
-    got = repdl_var_f32(x, n, 1);
+    got = repdl_var_f32(n, 1, x);
     checks++;
     if (!same_bits(got, want)) {
         fails++;
@@ -129,7 +129,7 @@ static void check_bound(const float *x, size_t n, const char *what)
     mpfr_t *v = (mpfr_t *)malloc(n * sizeof(mpfr_t));
     mpfr_ptr *pv = (mpfr_ptr *)malloc(n * sizeof(mpfr_ptr));
     mpfr_t exact, absum, err, lhs, rhs, t;
-    float got = repdl_sum_f32(x, n);
+    float got = repdl_sum_f32(n, x);
     size_t i;
     int d = ceil_log2(n), ok;
     if (got - got != 0) { /* overflowed (inf or NaN): no bound to check */

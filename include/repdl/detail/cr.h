@@ -51,7 +51,7 @@ REPDL_FN int repdl__round_ok_normal(double y, uint32_t c)
     return ((lo + (0x10000000u + c)) & 0x1fffffffu) > 2u * c;
 }
 
-/* The array forms (repdl_expf_array, ...) work in chunks of
+/* The array forms (repdl_exp_array_f32, ...) work in chunks of
    REPDL__ARRAY_CHUNK elements: a branch-free pass over the chunk, then a
    scalar fix-up of the flagged elements.  The input of the chunk at i0 is
    x + i0 itself when a whole chunk remains; otherwise the m remaining
