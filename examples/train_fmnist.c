@@ -108,7 +108,7 @@ static void model_init_layout(model *m)
 /* Stream positions (rng.h, docs/train.md): tensor t is drawn from the
    uniform stream (seed, offset t * 2^32) (a tensor uses fewer than 2^32
    counter blocks, so the ranges never meet); the permutation of epoch e
-   (0-based) is repdl_rng_permutation(seed, offset e, ...), whose counters
+   (0-based) is repdl_rng_permutation(n, seed, offset e, perm), whose counters
    live in a space of their own (ctr[3] >= 2^31), disjoint from the
    uniform one. */
 #define INIT_OFFSET(t) ((uint64_t)(t) << 32)

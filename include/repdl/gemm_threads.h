@@ -1,7 +1,7 @@
 /* repdl/gemm_threads.h: the canonical matrix product split across POSIX
    threads (host only; not included by repdl.h: link with -pthread).
 
-   repdl_gemm_threads_f32(T, ...) == repdl_gemm_f32(...), bit for bit, for
+   repdl_gemm_threads_f32(.., K, T, ...) == repdl_gemm_f32(.., K, ...), bit for bit, for
    every T: C is cut into T blocks of whole rows or whole columns and each
    thread computes its block with repdl_gemm_f32 on the sub-matrices.  The
    chain of C[i][j] (gemm.h) depends only on row i of op(A), column j of
