@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/common.cuh: what every launcher shares: status recording, the
    per-device facts (SM count, probe result), argument checks.  Host code
    only; nothing numeric. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/gemm.cu: repdl's matrix products on the GPU (gemm, linear, conv2d),
    bit for bit equal to include/repdl/gemm.h, linear.h and conv2d.h on the
    host, for any grid, batch or workspace size (docs/cuda-gemm.md).

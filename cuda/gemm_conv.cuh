@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/gemm_conv.cuh: the per-element index maps of the GPU conv2d
    (cuda/gemm.cu), written once for the device kernels and for the host
    replay test (tests/cuda/test_gemm_tile_host.cpp, plain C++).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/gemm_tile.cuh: the tile of repdl's FFMA matrix product, written once
    for the device kernel (cuda/gemm.cu) and for a host replay of the same
    code (tests/cuda/test_gemm_tile_host.cpp, plain C++, no GPU).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/map.cu: elementwise kernels y[i] = f(x[i]) for repdl's correctly
    rounded functions, and their launchers.
 

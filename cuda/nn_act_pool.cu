@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/nn_act_pool.cu: activations (relu, sigmoid, silu, gelu, gelu_tanh,
    softplus) with their backward passes, and max/avg pool2d with theirs,
    on the GPU: bit for bit include/repdl/activation.h and pool.h on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/nn_rng_optim.cu: random fills, elementwise ops, dropout and
    optimizer steps on the GPU, bit for bit the host's (include/repdl/rng.h,
    elementwise.h, optim.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/nn_softmax_norm.cu: softmax, log_softmax, cross-entropy, NLL, layer
    norm, RMS norm and batch norm with their backward passes on the GPU, bit
    for bit equal to include/repdl/softmax.h and norm.h on the host, for any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/reduce.cu: the canonical reduction (docs/canonical-order.md) in one
    coalesced pass: sum, dot and their row-wise forms, bit for bit equal to
    repdl_sum_f32 / repdl_dot_f32 on the host for any grid and block size.

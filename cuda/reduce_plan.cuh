@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/reduce_plan.cuh: how the CUDA reduction splits the canonical tree
    (docs/canonical-order.md) between warps, blocks and the grid.  Index
    arithmetic and the combining steps, host and device: the kernels in
-   reduce.cu and the host test tests/cuda/test_plan_host.cu run this same
+   reduce.cu and the host test tests/cuda/test_plan_host.cpp run this same
    code, so the split is checked in CI without a GPU.
 
    A row of n elements has nleaf = ceil(n / 1024) leaves.  With W warps a

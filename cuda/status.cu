@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda/status.cu: status strings, the thread's last CUDA error, and the
    one-time floating-point environment probe of each device. */
 #include <atomic>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* examples/demo.c: what repdl promises, shown on this machine.
 
    1. Correctly rounded functions: over 2^24 inputs spread across every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* examples/train_backend.h: where examples/train_fmnist.c computes.
 
    A backend is a table of the operations the training loop uses, on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* examples/train_backend_host.h: the host backend of examples/train_fmnist.c.
 
    Calls repdl's headers.  With --threads N > 1 it splits each operation

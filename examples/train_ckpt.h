@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* examples/train_ckpt.h: the checkpoint file of examples/train_fmnist.c
    (format version 1, docs/train.md), written atomically and read back with
    every field checked.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* examples/train_fmnist.c: LeNet-5 trained on Fashion-MNIST with repdl
    only, the same SHA-256 hashes on every machine (docs/train.md).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* examples/train_fmnist_cuda.c: the CUDA backend of examples/train_fmnist.c
    (--device cuda), built only when nvcc is found (cuda/meson.build,
    target train_fmnist_cuda).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* examples/train_idx.h: IDX image and label files (the MNIST format), plain
    or gzip-compressed, read whole and validated, for examples/train_fmnist.c.
 

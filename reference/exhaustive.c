@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference/exhaustive.c: checks a repdl function against the MPFR oracle
    on every binary32 input, comparing bit patterns (+0 and -0 differ; a NaN
    result must be exactly 0x7fc00000).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference/funcs.h: the table of repdl functions that the oracle tools
    (exhaustive.c, hardcases.c, worstcases.c) and the elementary tests know.
 

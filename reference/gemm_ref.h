@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference/gemm_ref.h: the canonical orders of the matrix products
    (docs/canonical-order.md, "Matrix products") written as plainly as
    possible: the oracle of include/repdl/gemm.h, linear.h, conv2d.h and of

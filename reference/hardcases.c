@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference/hardcases.c: generates the hard-case table of a correctly
    rounded function, include/repdl/detail/F_hard.inc.
 

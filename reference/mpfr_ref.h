@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference/mpfr_ref.h: the MPFR oracle for repdl's correctly rounded
    binary32 functions.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference/nn_ref.h: the plain definitions of softmax.h and norm.h, the
    oracle of tests/nn_softmax_norm and tests/cuda/test_nn_softmax_norm.c.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference/oracle.h: the expected result of each function for one input,
    two ways that must agree (exhaustive --mode mpfr checks it):
 

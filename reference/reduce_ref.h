@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference/reduce_ref.h: the canonical summation order of
    docs/canonical-order.md, written as plainly as possible: the oracle that
    every fast implementation (include/repdl/reduce.h, the CUDA kernels) is

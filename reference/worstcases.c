@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference/worstcases.c: finds the hardest-to-round binary32 inputs of a
    function, for the worst-case files tests/elementary/F.wc.
 

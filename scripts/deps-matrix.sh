@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the optional packages of the compiler x flags x architecture
 # matrix (tests/matrix.sh, docs/matrix.md): Debian's cross compilers for
 # aarch64, ppc64le and riscv64, qemu-user to run their static binaries, and

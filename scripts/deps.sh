@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what repdl's build, tests and benchmarks need on Debian 12
 # (idempotent: installs only the packages that are missing).
 set -euo pipefail
 pkgs=(gcc g++ clang meson ninja-build pkg-config libmpfr-dev libgmp-dev
-      libopenblas-dev libllvmlibc-22-dev python3 valgrind
+      libopenblas-dev libllvmlibc-22-dev python3 valgrind cmake
       zlib1g-dev dataset-fashion-mnist)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README's first command: install dependencies, build everything, run
 # the demo, then train LeNet-5 on Fashion-MNIST with repdl only
 # (examples/train_fmnist.c, docs/train.md) and print its hashes next to the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/matrix.sh: "same bits everywhere", checked.  Builds the golden test
 # (tests/golden/golden.c) in every cell of a compiler x flags x architecture
 # matrix, runs it, and checks that every cell prints the golden hashes of
@@ -73,6 +74,36 @@ refuse_cells() {
   echo "refuse-i686-clang-x87|refuse|clang --target=i686-linux-gnu|-std=c99 -O2 -mfpmath=387|-|FLT_EVAL_METHOD=2"
 }
 
+# One cell per value-changing flag (docs/flags.md): gcc announces each by a
+# macro and repdl refuses it; clang announces none, and repdl's headers are
+# immune (float_control pragmas), so the clang cells must give the golden
+# hashes.  -funsafe-math-optimizations and -ffast-math also make the
+# *link* add crtfastmath.o, which sets flush-to-zero for the whole process:
+# no header can undo that, so the clang cell is compiled with the flag and
+# linked without it (kind goldenobj), and a second cell links with it and
+# must be refused at run time by repdl_fpenv_ok (kind fpenv).
+# -fcx-limited-range changes complex arithmetic only (repdl has none);
+# clang 14 does not accept it.
+flag_cells() {
+  local f id
+  for f in "-funsafe-math-optimizations" "-fassociative-math -fno-signed-zeros -fno-trapping-math" \
+           "-freciprocal-math" "-fno-signed-zeros"; do
+    id=${f%% *}; id=${id#-}
+    echo "flag-gcc-$id|refuse|gcc|-std=c99 -O3 $f|-|gcc macro"
+    if [ "$id" = funsafe-math-optimizations ]; then
+      echo "flag-clang-$id|goldenobj|clang|-std=c99 -O3 $f|-|x86-64"
+      echo "flag-clang-$id-linked|fpenv|clang|-std=c99 -O3 $f|-|x86-64"
+    else
+      echo "flag-clang-$id|golden|clang|-std=c99 -O3 $f|-|x86-64"
+    fi
+  done
+  echo "flag-clang++-fassociative-math|golden|clang++|-x c++ -std=c++17 -O3 -march=native -ffp-contract=fast -fassociative-math -fno-signed-zeros -fno-trapping-math -freciprocal-math|-|x86-64"
+  echo "flag-gcc-fcx-limited-range|golden|gcc|-std=c99 -O3 -fcx-limited-range|-|x86-64"
+  echo "flag-clang-ffinite-math-only|refuse|clang|-std=c99 -O2 -ffinite-math-only|-|__FINITE_MATH_ONLY__"
+  echo "flag-clang-Ofast|refuse|clang|-std=c99 -Ofast|-|__FAST_MATH__"
+  echo "flag-gcc-std-gnu89|refuse|gcc|-std=gnu89 -O2|-|C89"
+}
+
 # Full 2^32 tables: a few native cells (docs/matrix.md says why only these).
 fulltable_cells() {
   echo "full-gcc-O3-native-fast|full|gcc|-std=c99 -O3 -march=native -ffp-contract=fast|-|x86-64"
@@ -81,7 +112,7 @@ fulltable_cells() {
 
 # The CI subset: at least one qemu architecture, clang, a contracted
 # -march=native build, C++, 32-bit, and every refusal.
-quick_ids='^(gcc-O2-x86-64-off|gcc-O3-native-fast|gcc-O0-x86-64-fast|clang-O3-native-fast|clang-O0-x86-64-off|clang-O2-x86-64-v3-fast|g[+][+]-O2-x86-64-v3-fast|clang[+][+]-O3-native-fast|aarch64-gcc-O3-fast|aarch64-clang-O2-off|i686-gcc-O3-fast|refuse-.*)$'
+quick_ids='^(gcc-O2-x86-64-off|gcc-O3-native-fast|gcc-O0-x86-64-fast|clang-O3-native-fast|clang-O0-x86-64-off|clang-O2-x86-64-v3-fast|g[+][+]-O2-x86-64-v3-fast|clang[+][+]-O3-native-fast|aarch64-gcc-O3-fast|aarch64-clang-O2-off|i686-gcc-O3-fast|refuse-.*|flag-.*)$'
 
 # ---------------------------------------------------------------------------
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -104,7 +135,9 @@ run_cell() {
   if [ "$kind" = refuse ]; then
     # the control build (same compiler, without the flag) must compile ...
     local ctl=${flags/-ffast-math/}; ctl=${ctl/-Ofast/-O2}; ctl=${ctl/-ffinite-math-only/}
-    ctl=${ctl/-mfpmath=387/-msse2 -mfpmath=sse}
+    ctl=${ctl/-mfpmath=387/-msse2 -mfpmath=sse}; ctl=${ctl/-funsafe-math-optimizations/}
+    ctl=${ctl/-fassociative-math/}; ctl=${ctl/-fno-signed-zeros/}; ctl=${ctl/-freciprocal-math/}
+    ctl=${ctl/-std=gnu89/-std=c99}
     # shellcheck disable=SC2086
     if ! echo '#include <repdl/repdl.h>' | nice $comp $ctl -I"$ROOT/include" -fsyntax-only \
         $( [[ $flags == *c++* ]] || echo "-x c" ) - >"$log" 2>&1; then
@@ -124,10 +157,31 @@ run_cell() {
     fi
     return
   fi
+  if [ "$kind" = goldenobj ]; then
+    # compiled with the flags, linked without them (no crtfastmath.o)
+    # shellcheck disable=SC2086
+    if ! { nice $comp $flags -I"$ROOT/include" -I"$ROOT/tests/golden" -c "$ROOT/tests/golden/golden.c" \
+             -o "$bin.o" && nice $comp "$bin.o" -o "$bin" -lpthread -lm; } >"$log" 2>&1; then
+      echo "$id|FAIL|-|-|-|build failed (see $log)"; return
+    fi
   # shellcheck disable=SC2086
-  if ! nice $comp $flags -I"$ROOT/include" -I"$ROOT/tests/golden" "$ROOT/tests/golden/golden.c" \
+  elif ! nice $comp $flags -I"$ROOT/include" -I"$ROOT/tests/golden" "$ROOT/tests/golden/golden.c" \
       -o "$bin" -lpthread -lm >"$log" 2>&1; then
     echo "$id|FAIL|-|-|-|build failed (see $log)"; return
+  fi
+  if [ "$kind" = fpenv ]; then
+    # linked with the flag: the process runs with FTZ/DAZ, and the golden
+    # program must stop with repdl_fpenv_ok's verdict, not print hashes
+    t1=$(date +%s.%N)
+    if "$bin" --hashes "$ROOT/tests/golden/hashes.txt" --stride 4096 >>"$log" 2>&1; then
+      echo "$id|FAIL|-|-|-|ran under FTZ/DAZ without refusing"; return
+    fi
+    if grep -q 'flushes subnormals' "$log"; then
+      echo "$id|PASS|refused|$(secs "$t0" "$t1")|-|crtfastmath.o sets FTZ/DAZ: refused at run time (repdl_fpenv_ok)"
+    else
+      echo "$id|FAIL|-|-|-|failed without the fpenv refusal (see $log)"
+    fi
+    return
   fi
   t1=$(date +%s.%N)
   local args=(--hashes "$ROOT/tests/golden/hashes.txt")
@@ -168,7 +222,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-cells=$( { native_cells; cross_cells; refuse_cells; [ $mode = full ] && fulltable_cells; } )
+cells=$( { native_cells; cross_cells; refuse_cells; flag_cells; [ $mode = full ] && fulltable_cells; } )
 [ $mode = quick ] && cells=$(awk -F'|' -v re="$quick_ids" '$1 ~ re' <<<"$cells")
 [ -n "$filter" ] && cells=$(awk -F'|' -v re="$filter" '$1 ~ re' <<<"$cells")
 if [ $list = 1 ]; then echo "$cells"; exit 0; fi
@@ -193,7 +247,7 @@ out=$(
     IFS='|' read -r id kind comp flags runner what <<<"$line"
     r=$(awk -F'|' -v id="$id" '$1 == id' <<<"$results" | tail -1)
     IFS='|' read -r _ st dg bs rs note <<<"${r:-$id|FAIL|-|-|-|no result}"
-    if [ "$kind" = refuse ]; then on=compile-only; elif [ "$runner" = - ]; then on="$what native"; else on="$runner"; fi
+    if [ "$kind" = refuse ]; then on=compile-only; elif [ "$kind" = fpenv ]; then on="$what (run-time refusal)"; elif [ "$runner" = - ]; then on="$what native"; else on="$runner"; fi
     echo "| $id | $comp | \`$flags\` | $on | $st | $dg | $bs | $rs | $note |"
   done <<<"$cells"
 )

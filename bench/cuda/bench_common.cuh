@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/cuda/bench_common.cuh: timing and reporting shared by the CUDA
    benchmarks.  Times are medians of repeated runs measured with CUDA
    events on one stream; every figure is printed with the anchor measured

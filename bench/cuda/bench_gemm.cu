@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/cuda/bench_gemm.cu: repdl's reproducible FFMA gemm against cuBLAS
    SGEMM in strict FP32 (CUBLAS_PEDANTIC_MATH: no TF32, no tensor cores,
    no reduced-precision reductions), on the same device, in the same run.

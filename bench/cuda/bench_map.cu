@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/cuda/bench_map.cu: repdl's map kernels (correctly rounded) against
    the same kernel calling CUDA's own expf, logf, tanhf, sqrtf (default
    flags: not fast-math, not correctly rounded except sqrtf), and against

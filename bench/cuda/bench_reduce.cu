@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/cuda/bench_reduce.cu: repdl's canonical reduction on the GPU
    against CUB's DeviceReduce::Sum (not reproducible across GPUs) and
    against the device's measured memory bandwidth.

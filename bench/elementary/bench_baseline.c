@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/elementary/bench_baseline.c: the anchors of the elementary
    benchmark, glibc's libm and LLVM libc's correctly rounded functions, in
    loops of real calls.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/elementary/bench_elementary.c: repdl_exp_f32, repdl_log_f32, repdl_tanh_f32
    and repdl_sqrt_f32 against glibc's libm and LLVM libc, side by side in one
    run.

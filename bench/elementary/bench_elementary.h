@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/elementary/bench_elementary.h: declarations shared by the two
    translation units of the elementary-function benchmark.
 

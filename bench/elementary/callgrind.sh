@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Instructions per call (callgrind's Ir) of expf, logf, tanhf, sqrtf:
 # glibc vs repdl vs LLVM libc.  Instruction counts do not depend on the
 # machine's load, so they are repeatable where timings on a shared machine

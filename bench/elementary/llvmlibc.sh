@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Private copy of LLVM libc's expf, logf, tanhf, sqrtf for the elementary
 # benchmark, linkable next to glibc.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/gemm/bench_gemm.c: repdl_gemm_f32 (and its threaded form) against
    OpenBLAS cblas_sgemm measured in the same run, and conv2d against the
    same work done as plain products (docs/bench-gemm.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/nn_act_pool/bench_nn_act_pool.c: throughput of the activations'
    forward passes and of pool2d on the CPU, repdl against the plain loops
    of plain.c, measured in the same run: GB/s = (bytes read + written) /

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/nn_act_pool/plain.c: the anchors of bench_nn_act_pool: the
    textbook loops with glibc's float functions (not reproducible: glibc's
    results are not correctly rounded and differ between versions, and the

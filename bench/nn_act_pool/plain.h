@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/nn_act_pool/plain.h: the anchors (plain.c). */
 #include <stddef.h>
 void plain_relu(size_t n, const float *x, float *y);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/nn_rng_optim/bench_nn_rng_optim.c: add, scale, dropout and Adam
    of repdl against the plain loops of plain.c, measured in the same run
    (docs/nn-rng-optim.md).

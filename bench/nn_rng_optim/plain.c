@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/nn_rng_optim/plain.c: the anchors: the plain C loops a framework
    would write (contraction allowed, no NaN canonicalisation, no barrier),
    built at -O3 -march=native -ffp-contract=fast.  Not reproducible across

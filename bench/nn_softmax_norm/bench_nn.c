@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/nn_softmax_norm/bench_nn.c: throughput of softmax.h and norm.h on
    the CPU (one thread) against plain non-reproducible C loops (naive.c:
    glibc expf/logf, sequential float sums), measured in the same run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/nn_softmax_norm/naive.c: the anchors: plain, non-reproducible C
    loops (glibc expf/logf/sqrtf, sequential sums in float, reciprocal
    multiply), compiled alone at -O3 -march=native without -ffast-math. */

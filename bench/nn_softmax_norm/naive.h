@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/nn_softmax_norm/naive.h: the plain-loop anchors of bench_nn.c. */
 #ifndef BENCH_NN_NAIVE_H
 #define BENCH_NN_NAIVE_H

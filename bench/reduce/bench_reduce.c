@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/reduce/bench_reduce.c: repdl_sum_f32 and repdl_dot_f32 against
    the naive loop (-O3), the same loop at -O3 -ffast-math (vectorized, not
    reproducible), OpenBLAS cblas_sdot, and the machine's read bandwidth,

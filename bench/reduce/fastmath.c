@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/reduce/fastmath.c: the same naive loops compiled with -O3
    -ffast-math (this translation unit only; it must not include repdl, which
    refuses -ffast-math).  The compiler is then free to reassociate: it

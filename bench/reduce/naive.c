@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/reduce/naive.c: the naive sequential loops, built at -O3 like the
    rest of the benchmark but in their own translation unit.  IEEE semantics
    forbid reordering the additions, so they are not vectorized: one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/activation.h: activation functions and their backward passes
    (float32), reproducible: the same bits on every machine, compiler, flag
    set and vector width (docs/nn-act-pool.md gives each definition).
@@ -29,6 +30,7 @@
 #include "config.h"
 #include "exp.h"
 #include "sigmoid.h"
+REPDL_BEGIN_CODE
 
 /* ---- relu: max(x, +0); NaN -> NaN ---- */
 /* y = x if x > 0, NaN if x is NaN, +0 otherwise (-0 and negatives). */
@@ -80,9 +82,9 @@ REPDL_API float repdl_silu_backward_f32(float x, float dy)
    cancellation of 1 + tanh for negative x.  Sequence (binary32):
      x2 = x*x; x3 = x2*x; i = x + keep(K1*x3); w = C2*i; y = x * sigma(w)
    K1 = RN(0.044715), C2 = RN(2 sqrt(2/pi)).  gelu_tanh(-inf) = -0. ---- */
-#define REPDL__GELU_K1 0x1.6e4e26p-5f  /* RN32(0.044715) */
-#define REPDL__GELU_K3 0x1.12ba9ep-3f  /* RN32(3 * 0.044715) = RN32(0.134145) */
-#define REPDL__GELU_C2 0x1.988454p+0f  /* RN32(2 sqrt(2/pi)) */
+#define REPDL__GELU_K1 0.044715f /* 0x1.6e4e26p-5f */  /* RN32(0.044715) */
+#define REPDL__GELU_K3 0.134145f /* 0x1.12ba9ep-3f */  /* RN32(3 * 0.044715) = RN32(0.134145) */
+#define REPDL__GELU_C2 1.5957692f /* 0x1.988454p+0f */  /* RN32(2 sqrt(2/pi)) */
 REPDL_FN float repdl__gelu_tanh_w(float x, float *x2)
 {
     float x3, i;
@@ -133,16 +135,16 @@ REPDL_API float repdl_gelu_tanh_backward_f32(float x, float dy)
    uncontracted path is one of the paths it covers). */
 REPDL_FN double repdl__act_exp(double a)
 {
-    double z = repdl__dadd(repdl__dkeep(repdl__dmul(a, 0x1.71547652b82fep8)), 0x1.8p52);
+    double z = repdl__dadd(repdl__dkeep(repdl__dmul(a, 369.3299304675746)), 6755399441055744.0);
     uint64_t ki = repdl__asuint64(z), j = ki & 255u;
-    double kd = repdl__dsub(z, 0x1.8p52);
-    double r = repdl__dsub(a, repdl__dkeep(repdl__dmul(kd, 0x1.62e42fefap-9)));
+    double kd = repdl__dsub(z, 6755399441055744.0 /* 0x1.8p52 */);
+    double r = repdl__dsub(a, repdl__dkeep(repdl__dmul(kd, 0.0027076061740558544 /* 0x1.62e42fefap-9 */)));
     double s, r2, p, sr, sr2;
-    r = repdl__dsub(r, repdl__dkeep(repdl__dmul(kd, 0x1.cf79abc9e3b3ap-48)));
+    r = repdl__dsub(r, repdl__dkeep(repdl__dmul(kd, 6.432011555819173e-15 /* 0x1.cf79abc9e3b3ap-48 */)));
     s = repdl__asdouble(repdl__exp2_256_bits(j) + (ki << 44));
     r2 = repdl__dmul(r, r);
-    p = repdl__dadd(0x1.00000000000d2p-1, repdl__dkeep(repdl__dmul(r, 0x1.55555720cca8ep-3)));
-    p = repdl__dadd(p, repdl__dkeep(repdl__dmul(r2, 0x1.55554e56bbb14p-5)));
+    p = repdl__dadd(0.5000000000000233, repdl__dkeep(repdl__dmul(r, 0.16666668003889068)));
+    p = repdl__dadd(p, repdl__dkeep(repdl__dmul(r2, 0.0416666536383358 /* 0x1.55554e56bbb14p-5 */)));
     sr = repdl__dkeep(repdl__dmul(s, r));
     sr2 = repdl__dmul(s, r2);
     return repdl__dadd(s, repdl__dadd(sr, repdl__dkeep(repdl__dmul(sr2, p))));
@@ -170,28 +172,28 @@ REPDL_FN double repdl__act_horner(const double *c, int n, double v)
 REPDL_FN double repdl__gelu_q(double u, double *e)
 {
     static const double P1[11] = {
-        0x1.9884533d43651p-2, -0x1.1058377e2cf61p-4, 0x1.46d042976e6c7p-7,
-        -0x1.37403f6d3c2eap-10, 0x1.e42b0dda7f58p-14, -0x1.3ce9084a1fa38p-17,
-        0x1.658bcc4c29f1cp-21, -0x1.6242fe199fbb7p-25, 0x1.39ee4f0b8f937p-29,
-        -0x1.00abb050862dp-33, 0x1.6fd5cfae836c4p-38};
+        0.3989422804014327, -0.06649038006690723, 0.009973557010073532,
+        -0.0011873282158456019, 0.00011543468955462453, -9.444662414146145e-06,
+        6.659814828684324e-07, -4.1241488624332536e-08, 2.2841478758594596e-09,
+        -1.167203022744101e-10, 5.227252589479909e-12};
     static const double R1[13] = {
-        0x1.fffeecb7cab1p-2, -0x1.987a2025b8453p-2, 0x1.ffa68e3b5f03dp-3,
-        -0x1.0f67ab60eae93p-3, 0x1.f90ff61e6c60fp-5, -0x1.a11b618af349dp-6,
-        0x1.2f8e3b7b436aep-7, -0x1.7be4ea7059565p-9, 0x1.88dc4733343fap-11,
-        -0x1.3de96120a8095p-13, 0x1.74f60ee507dcdp-16, -0x1.1772201340b58p-19,
-        0x1.8ee62a556d7eep-24};
+        0.49999589797759914, -0.3989033720991461, 0.24982939833341958,
+        -0.13252195252913576, 0.06165311880193879, -0.02545818830167389,
+        0.009263781589221889, -0.00289836274912385, 0.0007493218639870174,
+        -0.0001515920821662005, 2.2230217741390536e-05, -2.08203346974257e-06,
+        9.287593035517013e-08 /* 0x1.8ee62a556d7eep-24 */};
     static const double R2[15] = {
-        -0x1.b52211a04e0c1p-19, 0x1.98a6ab51e7dc2p-2, -0x1.36f679c25ff39p-9,
-        -0x1.7ed374ef15d1ap-2, -0x1.520718f3d23b8p-3, 0x1.d160b3fbebb71p0,
-        -0x1.bd5816536a0a6p-2, -0x1.e91fe481ac0dbp3, 0x1.c886be7bfef81p5,
-        -0x1.d94bd0b2134e4p6, 0x1.482ae5071d58fp7, -0x1.39cea8a6941fap7,
-        0x1.9167df92f1607p6, -0x1.373ee8be3a2d7p5, 0x1.bc5d18c85a192p2};
+        -3.256895254957147e-06, 0.39907329261219726, -0.002372457850640244,
+        -0.37385351857433735, -0.16505259985049547, 1.817881821636288,
+        -0.43490633854026794, -15.285143140092648, 57.06579300758222,
+        -118.32403829806168, 164.0837785933804, -156.90363045271062,
+        100.35143880460974, -38.905717359686314, 6.9431821781694385};
     static const double R3[15] = {
-        -0x1.cf7bfbe4dd69dp-32, 0x1.988456b3fcae7p-2, -0x1.86ab6630258cfp-19,
-        -0x1.986a098ebeb05p-2, -0x1.354b3c178a8f8p-9, 0x1.3caa131f706a4p0,
-        -0x1.04b1eb583c2c1p-1, -0x1.191e81ec0c64p0, -0x1.1c0d1ccea4253p5,
-        0x1.d4a1c177f7937p7, -0x1.746031e69dd6ep9, 0x1.6cbfdc77d9921p10,
-        -0x1.c524921ac9845p10, 0x1.4ab9b23a3113cp10, -0x1.b231277a3a4f5p8};
+        -4.2153652643488886e-10, 0.39894233201554957, -2.910714805247264e-06,
+        -0.39884200032945244, -0.002359725079959959, 1.2369701339488666,
+        -0.5091699166497038, -1.0981217576303521, -35.50640260160858,
+        234.31592917344253, -744.7515228529644, 1458.9978313088143,
+        -1812.5714175193727, 1322.9015031317967, -434.1920086281164};
     double w = repdl__dmul(u, u);                    /* exact: u is a binary32 */
     *e = repdl__act_exp(repdl__dmul(w, -0.5));      /* -u^2/2, exact */
     if (u < 1.0)
@@ -237,7 +239,7 @@ REPDL_API float repdl_gelu_backward_f32(float x, float dy)
         q = repdl__gelu_q(u, &e);
         phi = ux < 0x80000000u ? repdl__dsub(1.0, q) : q;
         g = repdl__d2f(repdl__dadd(phi, repdl__dkeep(repdl__dmul(repdl__dmul((double)x, e),
-                                                                 0x1.9884533d43651p-2)))); /* RN(1/sqrt(2 pi)) */
+                                                                 0.3989422804014327 /* 0x1.9884533d43651p-2 */)))); /* RN(1/sqrt(2 pi)) */
     }
     return repdl__canon(repdl__fmul(dy, g));
 }
@@ -252,9 +254,9 @@ REPDL_API float repdl_gelu_backward_f32(float x, float dy)
 REPDL_API float repdl_softplus_f32(float x)
 {
     static const double A[9] = {
-        0x1.5555555555959p-2, 0x1.99999998e81a9p-3, 0x1.2492497962842p-3,
-        0x1.c71c4a06b3dbp-4, 0x1.74625998ccde2p-4, 0x1.3aa89e54bd74ep-4,
-        0x1.1643f3489b941p-4, 0x1.957523a418b6fp-5, 0x1.6b772c734e739p-4};
+        0.3333333333333904, 0.199999999979821, 0.14285714532553767,
+        0.11111096302487655, 0.09091410635738087, 0.07682096336415364,
+        0.06793589623132325, 0.04949433289654947, 0.08873669970935517};
     uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
     double e, s, w, l;
     if (REPDL_UNLIKELY(ax > 0x7f800000u)) return repdl__nanf();
@@ -360,4 +362,5 @@ REPDL_API void repdl_gelu_tanh_array_f32(size_t n, const float *x, float *y)
     }
 }
 
+REPDL_END_CODE
 #endif /* REPDL_ACTIVATION_H */

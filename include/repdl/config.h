@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/config.h: portability layer shared by every repdl header.
 
    Holds the host/device decoration, the function-attribute macro, bit casts,
@@ -5,7 +6,7 @@
    compile-time refusals of builds that cannot be reproducible.  Nothing
    numeric lives here: no function of this file approximates anything.
 
-   Rules every numeric header follows (docs/design.md says why):
+   Rules every numeric header follows (DEVELOPERS.md says why):
      - functions are REPDL_FN (static inline, and __host__ __device__ under
        nvcc); private helpers are named repdl__*;
      - no libm call, no long double, no __int128, no __CUDA_ARCH__ branch:
@@ -28,8 +29,27 @@
 #error "repdl: refusing to build with -ffast-math (__FAST_MATH__ is defined): it licenses reassociation, flush-to-zero and approximate division, so results would depend on the compiler. Remove -ffast-math (and -Ofast) for files that include repdl."
 #endif
 
+/* gcc's value-changing optimisations, each announced by a macro (clang
+   defines none of them: the REPDL_BEGIN_CODE pragmas below make clang
+   builds immune instead; docs/flags.md has the table of flags). */
+#if defined(__ASSOCIATIVE_MATH__)
+#error "repdl: refusing to build with -fassociative-math (set by -funsafe-math-optimizations; __ASSOCIATIVE_MATH__ is defined): it lets gcc reorder sums inside repdl's functions, which changes results (canonical order, correctly rounded paths). Remove the flag for files that include repdl."
+#endif
+
+#if defined(__RECIPROCAL_MATH__)
+#error "repdl: refusing to build with -freciprocal-math (set by -funsafe-math-optimizations; __RECIPROCAL_MATH__ is defined): it replaces x / y by x * (1 / y), two roundings instead of one. Remove the flag for files that include repdl."
+#endif
+
+#if defined(__NO_SIGNED_ZEROS__)
+#error "repdl: refusing to build with -fno-signed-zeros (set by -funsafe-math-optimizations; __NO_SIGNED_ZEROS__ is defined): repdl's results include -0.0 (the empty sum, relu(-0), ...) and this flag lets gcc fold them to +0. Remove the flag for files that include repdl."
+#endif
+
 #if defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__
 #error "repdl: refusing to build with -ffinite-math-only: repdl defines results for NaN and infinities, and this flag lets the compiler delete those checks."
+#endif
+
+#if !defined(__cplusplus) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)
+#error "repdl: refusing to build as C89/C90 (-std=c89, -std=gnu89, -ansi): repdl is C99 (or C++). Compile with -std=c99 or later."
 #endif
 
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
@@ -51,6 +71,25 @@
 
 #if FLT_MANT_DIG != 24 || DBL_MANT_DIG != 53 || FLT_RADIX != 2
 #error "repdl: float must be IEEE binary32 and double IEEE binary64."
+#endif
+
+/* ---- Immunity: the caller's value-changing flags stop at repdl's code ----
+   Every repdl header brackets its code with REPDL_BEGIN_CODE ...
+   REPDL_END_CODE.  Under clang this is `#pragma float_control(precise, on,
+   push)` ... `pop`: inside the bracket clang keeps IEEE semantics
+   (no reassociation, reciprocals or signed-zero folding, contraction at
+   most within one expression, which repdl is proven under) whatever
+   -funsafe-math-optimizations, -fassociative-math, -freciprocal-math or
+   -fno-signed-zeros say, and the caller's own code keeps its flags.
+   gcc has no such pragma that holds (`#pragma GCC optimize` does not
+   reliably reset these), so gcc builds with them are refused above.
+   docs/flags.md lists every flag tried and its outcome. */
+#if defined(__clang__)
+#define REPDL_BEGIN_CODE _Pragma("float_control(precise, on, push)")
+#define REPDL_END_CODE _Pragma("float_control(pop)")
+#else
+#define REPDL_BEGIN_CODE
+#define REPDL_END_CODE
 #endif
 
 /* ---- Decoration ---- */
@@ -104,6 +143,8 @@
    REPDL_FN function is placed by nvcc in both host and device memory, so
    numeric headers declare their tables that way, inside the function that
    reads them (tests/config checks it compiles under nvcc). */
+
+REPDL_BEGIN_CODE
 
 /* ---- Bit casts (memcpy: valid C99 and C++, free after optimisation) ---- */
 
@@ -318,5 +359,7 @@ REPDL_API int repdl_fpenv_ok(float one)
     float back = repdl__fadd(half, half);                       /* DAZ would read it as 0 */
     return repdl__asuint(half) == 0x00400000u && repdl__asuint(back) == 0x00800000u;
 }
+
+REPDL_END_CODE
 
 #endif /* REPDL_CONFIG_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/conv2d.h: reproducible 2-D convolution (NCHW, groups = 1), forward
    and backward, as im2col + the canonical matrix product of gemm.h.
 
@@ -36,6 +37,7 @@
 #define REPDL_CONV2D_H
 
 #include "gemm.h"
+REPDL_BEGIN_CODE
 
 typedef struct repdl_conv2d_shape {
     size_t n, c, h, w;                                     /* input */
@@ -378,4 +380,5 @@ REPDL_API int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float
     return 0;
 }
 
+REPDL_END_CODE
 #endif /* REPDL_CONV2D_H */

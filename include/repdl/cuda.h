@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/cuda.h: C-callable launchers of repdl's CUDA kernels.
 
    The kernels are built from the same headers as the host library

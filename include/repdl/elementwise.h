@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/elementwise.h: elementwise add, mul, scale and dropout of binary32
    arrays, the same bits everywhere.
 
@@ -31,6 +32,7 @@
 
 #include "config.h"
 #include "rng.h"
+REPDL_BEGIN_CODE
 
 REPDL_API void repdl_add_f32(size_t n, const float *a, const float *b, float *y)
 {
@@ -94,4 +96,5 @@ REPDL_API void repdl_dropout_backward_f32(size_t n, float p, const uint8_t *mask
     for (i = 0; i < n; i++) dx[i] = mask[i] ? repdl__canon(repdl__fmul(dy[i], scale)) : 0.0f;
 }
 
+REPDL_END_CODE
 #endif /* REPDL_ELEMENTWISE_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/gemm.h: reproducible single-precision matrix product (GEMM).
 
      repdl_gemm_f32(transA, transB, M, N, K, alpha, beta, A, lda, B, ldb,
@@ -51,6 +52,7 @@
 #include <stdlib.h>
 
 #include "config.h"
+REPDL_BEGIN_CODE
 
 /* ---- Blocking (performance only: no value depends on these) ---- */
 #ifndef REPDL_GEMM_KC
@@ -271,17 +273,22 @@ repdl__ukr_avx512(int rows, size_t kc, const float *a, const float *b, const rep
 REPDL_FN int repdl__gemm_isa(void)
 {
 #if REPDL__GEMM_X86
+    /* The probe's answer, cached.  Threads may race to the first call:
+       each computes the same value and stores it atomically (relaxed is
+       enough, the value carries no other data), so the race is benign and
+       ThreadSanitizer sees none. */
     static int isa = -1;
-    if (isa < 0) {
-        int v = 0;
+    int v = __atomic_load_n(&isa, __ATOMIC_RELAXED);
+    if (v < 0) {
+        v = 0;
         __builtin_cpu_init();
         if (REPDL_GEMM_ISA_MAX >= 2 && __builtin_cpu_supports("avx512f")) v = 2;
         else if (REPDL_GEMM_ISA_MAX >= 1 && __builtin_cpu_supports("avx2") &&
                  __builtin_cpu_supports("fma"))
             v = 1;
-        isa = v;
+        __atomic_store_n(&isa, v, __ATOMIC_RELAXED);
     }
-    return isa;
+    return v;
 #else
     return 0;
 #endif
@@ -632,4 +639,5 @@ REPDL_API void repdl_gemm_f32(int transA, int transB, size_t M, size_t N, size_t
                          C, ldc);
 }
 
+REPDL_END_CODE
 #endif /* REPDL_GEMM_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/gemm_threads.h: the canonical matrix product split across POSIX
    threads (host only; not included by repdl.h: link with -pthread).
 
@@ -16,6 +17,7 @@
 #include <pthread.h>
 
 #include "gemm.h"
+REPDL_BEGIN_CODE
 
 #ifndef REPDL_GEMM_THREADS_MAX
 #define REPDL_GEMM_THREADS_MAX 64
@@ -101,4 +103,5 @@ REPDL_HOST_API int repdl_gemm_threads_f32(int transA, int transB, size_t M, size
     return 0;
 }
 
+REPDL_END_CODE
 #endif /* REPDL_GEMM_THREADS_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/linear.h: fully connected layer (PyTorch layout), forward and
    backward, as canonical matrix products (include/repdl/gemm.h).
 
@@ -24,6 +25,7 @@
 #define REPDL_LINEAR_H
 
 #include "gemm.h"
+REPDL_BEGIN_CODE
 
 /* y = x W^T + b. */
 REPDL_API void repdl_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
@@ -56,4 +58,5 @@ REPDL_API void repdl_linear_backward_f32(size_t M, size_t K, size_t N, const flo
     if (db) repdl__colsum_f32(M, N, dy, db);
 }
 
+REPDL_END_CODE
 #endif /* REPDL_LINEAR_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/norm.h: layer norm, RMS norm and batch norm of binary32 arrays,
    forward and backward.  Reproducible, not correctly rounded: each result
    is a fixed sequence of correctly rounded steps, the same bits on every
@@ -55,6 +56,8 @@
 #include "config.h"
 #include "reduce.h"
 #include "softmax.h" /* repdl__row_sum_f32, repdl__row_dot_f32 */
+#include <stdlib.h>
+REPDL_BEGIN_CODE
 
 /* Chunk of the elementwise passes. */
 #define REPDL__NORM_CHUNK 256
@@ -143,16 +146,22 @@ REPDL_API void repdl_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
    (products rounded, behind a barrier), added by the vertical tree; the
    64 lane values are folded by halving as they come (a counter over the
    lanes in bit-reversed order); each column's leaf value goes into its
-   own repdl__tree (about 90 KiB of stack in all).  Every row piece is read once, contiguously; padding terms
+   own repdl__tree.  The 256 trees (66 KiB) live on the heap, since a
+   caller's thread may have a 64 KiB stack; the rest of the work area is
+   23 KiB of stack.  Should the allocation fail, blocks of 8 columns use
+   trees on the stack: the same bits (columns are independent), slower.
+   Every row piece is read once, contiguously; padding terms
    (past the last row) are skipped where they could only add -0.0. */
 #define REPDL__COLS_BLOCK 256
 REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const float *mean,
                                  const float *rstd, const float *dy, int mode, float *out)
 {
-    size_t j0, r0, c;
-    for (j0 = 0; j0 < cols; j0 += REPDL__COLS_BLOCK) {
-        size_t cb = cols - j0 < REPDL__COLS_BLOCK ? cols - j0 : REPDL__COLS_BLOCK;
-        repdl__tree t[REPDL__COLS_BLOCK];
+    size_t j0, r0, c, blk = REPDL__COLS_BLOCK;
+    repdl__tree small[8];
+    repdl__tree *t = cols ? (repdl__tree *)malloc(REPDL__COLS_BLOCK * sizeof(repdl__tree)) : NULL;
+    if (!t) { t = small; blk = 8; }
+    for (j0 = 0; j0 < cols; j0 += blk) {
+        size_t cb = cols - j0 < blk ? cols - j0 : blk;
         for (c = 0; c < cb; c++) repdl__tree_init(&t[c]);
         for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
             /* lc[k]: the pending node of level k of the lane fold */
@@ -223,6 +232,7 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
         }
         for (c = 0; c < cb; c++) out[j0 + c] = repdl__canon(repdl__tree_root(&t[c]));
     }
+    if (t != small) free(t);
 }
 
 /* Backward of layer norm (see the top of the file).  mean, rstd: as saved
@@ -521,4 +531,5 @@ REPDL_API void repdl_batch_norm_backward_f32(size_t n, size_t c, size_t hw, cons
     }
 }
 
+REPDL_END_CODE
 #endif /* REPDL_NORM_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/optim.h: optimizer steps (SGD with momentum, Adam, AdamW) with
    one fixed sequence of binary32 operations, the same bits everywhere.
 
@@ -45,6 +46,7 @@
 
 #include "config.h"
 #include "reduce.h" /* repdl__opaque_ones, REPDL__PROD: products rounded before use */
+REPDL_BEGIN_CODE
 
 typedef struct repdl_sgd_config {
     float lr, momentum, dampening, weight_decay;
@@ -225,4 +227,5 @@ REPDL_API void repdl_adam_step_f32(size_t n, const repdl_adam_config *c, const r
     }
 }
 
+REPDL_END_CODE
 #endif /* REPDL_OPTIM_H */

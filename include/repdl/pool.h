@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/pool.h: 2-d max and average pooling (NCHW, float32) and their
    backward passes, reproducible: every output is a pure function of the
    shape and the data, the same bits on every machine (docs/nn-act-pool.md).
@@ -49,6 +50,7 @@
 #define REPDL_POOL_H
 
 #include "config.h"
+REPDL_BEGIN_CODE
 
 typedef struct repdl_pool2d_shape {
     size_t n, c, h, w, kh, kw, stride_h, stride_w, pad_h, pad_w;
@@ -385,4 +387,5 @@ REPDL_API void repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s, int co
                         : -0.0f;
 }
 
+REPDL_END_CODE
 #endif /* REPDL_POOL_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/reduce.h: canonical reductions of binary32 arrays: sum, dot, sum of
    squares, 2-norm, mean, variance (max, min, argmax, argmin are in
    reduce_minmax.h, included below).
@@ -38,6 +39,7 @@
 #define REPDL_REDUCE_H
 
 #include "config.h"
+REPDL_BEGIN_CODE
 
 /* ---- The leaf geometry (part of the definition: never change it) ---- */
 #define REPDL_SUM_LANES 64  /* V: lanes of a vector, 256 bytes */
@@ -730,4 +732,5 @@ REPDL_API void repdl_var_rows_f32(size_t rows, size_t n, size_t ddof, const floa
 
 #include "reduce_minmax.h"
 
+REPDL_END_CODE
 #endif /* REPDL_REDUCE_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/reduce_minmax.h: max, min, argmax, argmin of binary32 arrays
    (included by reduce.h).
 
@@ -22,6 +23,7 @@
 #define REPDL_REDUCE_MINMAX_H
 
 #include "config.h"
+REPDL_BEGIN_CODE
 
 /* argmax/argmin of an empty array. */
 #define REPDL_NO_INDEX ((size_t)-1)
@@ -192,4 +194,5 @@ REPDL_API void repdl_argmin_rows_f32(size_t rows, size_t n, const float *x, size
     for (r = 0; r < rows; r++) out[r] = repdl_argmin_f32(n, n ? x + r * ldx : x);
 }
 
+REPDL_END_CODE
 #endif /* REPDL_REDUCE_MINMAX_H */

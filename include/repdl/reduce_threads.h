@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/reduce_threads.h: canonical sum and dot split across POSIX threads
    (host only; not included by repdl.h: link with -pthread).
 
@@ -13,8 +14,10 @@
 #define REPDL_REDUCE_THREADS_H
 
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "reduce.h"
+REPDL_BEGIN_CODE
 
 #ifndef REPDL_THREADS_MAX
 #define REPDL_THREADS_MAX 64
@@ -51,20 +54,34 @@ static inline void *repdl__share_run(void *arg)
     return NULL;
 }
 
+/* The shares live on the heap (2.6 KiB each, up to REPDL_THREADS_MAX of
+   them): a library call must not need a large stack, since the caller's
+   thread may have 64 KiB.  When the allocation fails, or one thread is
+   asked for, the whole sum is computed here: the partial/combine identity
+   (docs/canonical-order.md, section 6) makes that the same bits. */
 static inline float repdl__threads_reduce(const float *x, const float *y, size_t n,
                                           int nthreads)
 {
-    repdl__share share[REPDL_THREADS_MAX];
-    pthread_t tid[REPDL_THREADS_MAX];
-    int started[REPDL_THREADS_MAX];
+    repdl__share *share;
+    pthread_t *tid;
+    int *started;
     size_t leaves = (n + REPDL_SUM_LEAF - 1) / REPDL_SUM_LEAF, per, lo = 0;
     size_t min_n = REPDL_THREADS_MIN;
     repdl_sum_state st;
     int t, T = nthreads;
     size_t i;
+    float r;
     if (T > REPDL_THREADS_MAX) T = REPDL_THREADS_MAX;
     if (T < 1 || n < min_n) T = 1;
     if ((size_t)T > leaves) T = leaves ? (int)leaves : 1;
+    if (T == 1) return y ? repdl_dot_f32(n, x, y) : repdl_sum_f32(n, x);
+    share = (repdl__share *)malloc((size_t)T * sizeof *share);
+    tid = (pthread_t *)malloc((size_t)T * sizeof *tid);
+    started = (int *)malloc((size_t)T * sizeof *started);
+    if (!share || !tid || !started) {
+        free(share); free(tid); free(started);
+        return y ? repdl_dot_f32(n, x, y) : repdl_sum_f32(n, x);
+    }
     per = leaves / (size_t)T;
     for (t = 0; t < T; t++) {
         size_t hi = lo + per + ((size_t)t < leaves % (size_t)T ? 1 : 0);
@@ -86,7 +103,9 @@ static inline float repdl__threads_reduce(const float *x, const float *y, size_t
         for (i = 0; i < share[t].nblocks; i++)
             repdl_sum_state_push(&st, share[t].bbegin[i], share[t].bcount[i],
                                  share[t].partial[i]);
-    return repdl_sum_state_result(&st);
+    r = repdl_sum_state_result(&st);
+    free(share); free(tid); free(started);
+    return r;
 }
 
 /* The canonical sum and dot product with up to `nthreads` threads
@@ -104,4 +123,5 @@ REPDL_HOST_API float repdl_dot_threads_f32(size_t n, int nthreads, const float *
     return repdl__threads_reduce(x, y, n, nthreads);
 }
 
+REPDL_END_CODE
 #endif /* REPDL_REDUCE_THREADS_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl.h: umbrella header of repdl, reproducible deep-learning numerics.
 
    repdl gives the same bits on every machine: CPU or GPU, gcc, clang or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/rng.h: counter-based random numbers (Philox4x32-10), the same
    stream on every host and device, whatever the thread layout.
 
@@ -5,7 +6,7 @@
    easy as 1, 2, 3", SC11) maps a 128-bit counter and a 64-bit key to 128
    random bits with integer operations only (32x32->64 products, xors), so
    it has one answer everywhere.  Checked against the published known-answer
-   vectors of Random123 (tests/nn_rng_optim/test_rng.c).
+   vectors of Random123 (tests/nn_rng_optim/test_nn_rng_optim.c).
 
    The whole state of a stream is (seed, offset): two integers, so a
    checkpoint is two integers and resuming is passing them again.  Every
@@ -52,6 +53,7 @@
 
 #include "config.h"
 #include "log.h"
+REPDL_BEGIN_CODE
 
 /* ---- Philox4x32 ---- */
 
@@ -130,7 +132,7 @@ REPDL_API uint32_t repdl_rng_u32(uint64_t seed, uint64_t offset, uint64_t i)
 }
 
 /* A word to a uniform float of [0, 1): (w >> 8) 2^-24, exact. */
-REPDL_FN float repdl__rng_u01(uint32_t w) { return repdl__fmul((float)(w >> 8), 0x1p-24f); }
+REPDL_FN float repdl__rng_u01(uint32_t w) { return repdl__fmul((float)(w >> 8), 5.9604645e-08f); }
 
 /* Element i of the uniform stream, in [0, 1). */
 REPDL_API float repdl_rng_uniform_f32(uint64_t seed, uint64_t offset, uint64_t i)
@@ -141,7 +143,7 @@ REPDL_API float repdl_rng_uniform_f32(uint64_t seed, uint64_t offset, uint64_t i
 /* A word to a float of [-1, 1): ((w >> 8) - 2^23) 2^-23, exact. */
 REPDL_FN float repdl__rng_sym(uint32_t w)
 {
-    return repdl__fmul((float)((int32_t)(w >> 8) - 8388608), 0x1p-23f);
+    return repdl__fmul((float)((int32_t)(w >> 8) - 8388608), 1.1920929e-07f);
 }
 
 /* One polar attempt from the words (wx, wy): 1 and *z if accepted. */
@@ -289,4 +291,5 @@ REPDL_API void repdl_rng_permutation(size_t n, uint64_t seed, uint64_t offset, u
     }
 }
 
+REPDL_END_CODE
 #endif /* REPDL_RNG_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/sigmoid.h: correctly rounded logistic sigmoid of a binary32 value.
 
    Accuracy: repdl_sigmoid_f32(x) is sigma(x) = 1 / (1 + exp(-x)) rounded to
@@ -11,12 +12,12 @@
    |e / exp(-x) - 1| < REPDL__EXPF_ERR - 2^-53 = 3 2^-53 (exp.h, every path,
    fused or not); 1 + e carries that error scaled by e / (1 + e) < 1, plus
    one rounding, and the division one more: |y / sigma(x) - 1| < 5.01 2^-53
-   (reference/gen/sigmoidf.py), on every path: 1 + e and 1 / (.) are single
+   (reference/gen/nn_act.py), on every path: 1 + e and 1 / (.) are single
    operations, which no compiler can contract.  y is rounded to binary32
    when a rounding test proves that correct (repdl__round_ok_normal, then
    repdl__round_ok, detail/cr.h); the few other inputs are listed with their
    correctly rounded results (MPFR) in detail/sigmoidf_hard.inc.
-   Exactly handled, outside that path (reference/gen/sigmoidf.py checks each):
+   Exactly handled, outside that path (reference/gen/nn_act.py checks each):
      x >= 17.5:               1 - sigma(x) < exp(-17.5) < 2^-25: rounds to 1;
      x < -0x1.9fe368p6:       sigma(x) < exp(x) < 2^-150: rounds to +0;
      |x| < 2^-12:             sigma(x) = 1/2 + x/4 - d, d = x^3/48 + O(x^5) has
@@ -37,10 +38,11 @@
 #include "config.h"
 #include "detail/cr.h"
 #include "exp.h"
+REPDL_BEGIN_CODE
 
 /* Relative error bound of repdl__sigmoidf_y's y on every path, including
    the 2^-53 of repdl__round_ok's own products: 6.01 2^-53, rounded up. */
-#define REPDL__SIGMOIDF_ERR 0x1p-50
+#define REPDL__SIGMOIDF_ERR 8.881784197001252e-16 /* 0x1p-50 */
 
 /* y ~ sigma(x) for -0x1.9fe368p6 <= x < 17.5 (no special-case test);
    exp.h's reduction holds for |x| <= 104. */
@@ -135,4 +137,5 @@ REPDL_API void repdl_sigmoid_array_f32(size_t n, const float *x, float *out)
     }
 }
 
+REPDL_END_CODE
 #endif /* REPDL_SIGMOID_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/softmax.h: softmax, log-softmax, cross-entropy and NLL loss over the
    last dimension of a row-major [rows x cols] binary32 array, with their
    backward passes.  Reproducible, not correctly rounded: every result is a
@@ -53,6 +54,7 @@
 #include "exp.h"
 #include "log.h"
 #include "reduce.h"
+REPDL_BEGIN_CODE
 
 #define REPDL_REDUCTION_MEAN 0
 #define REPDL_REDUCTION_SUM 1
@@ -317,4 +319,5 @@ REPDL_API float repdl_nll_loss_f32(size_t rows, size_t cols, int reduction,
     return repdl__loss_finish(repdl__tree_root(&t), rows, reduction);
 }
 
+REPDL_END_CODE
 #endif /* REPDL_SOFTMAX_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/sqrt.h: correctly rounded square root of a binary32 value.
 
    Accuracy: repdl_sqrt_f32(x) is sqrt(x) rounded to nearest-even binary32 for
@@ -19,6 +20,7 @@
 #define REPDL_SQRT_H
 
 #include "config.h"
+REPDL_BEGIN_CODE
 
 /* Correctly rounded sqrt(x) (see the top of this file). */
 REPDL_API float repdl_sqrt_f32(float x)
@@ -35,4 +37,5 @@ REPDL_API void repdl_sqrt_array_f32(size_t n, const float *x, float *out)
     for (k = 0; k < n; k++) out[k] = repdl_sqrt_f32(x[k]);
 }
 
+REPDL_END_CODE
 #endif /* REPDL_SQRT_H */

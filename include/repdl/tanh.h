@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/tanh.h: correctly rounded hyperbolic tangent of a binary32 value.
 
    Accuracy: repdl_tanh_f32(x) is tanh(x) rounded to nearest-even binary32 for
@@ -31,11 +32,12 @@
 #include "config.h"
 #include "detail/cr.h"
 #include "exp.h"
+REPDL_BEGIN_CODE
 
 /* Relative error bound of repdl__tanhf_y's y on every path (fused or not),
    including the 2^-53 rounding of the rounding test's own products:
    7.77 2^-53 (reference/gen/tanhf.py, worst near t = ln2/512), rounded up. */
-#define REPDL__TANHF_ERR 0x1p-50
+#define REPDL__TANHF_ERR 8.881784197001252e-16 /* 0x1p-50 */
 
 /* y ~ tanh(x) for 2^-12 <= |x| < 0x1.205968p3 (no special-case test). */
 REPDL_FN double repdl__tanhf_core(float x)
@@ -50,8 +52,8 @@ REPDL_FN double repdl__tanhf_core(float x)
     /* expm1(r) ~ q(r) = r + r2 c: degree-5, Sollya (reference/gen/tanhf.sollya),
        [-0x1.63p-10, 0x1.63p-10], |q(r) / expm1(r) - 1| < 2^-61.11 */
     r2 = repdl__dmul(r, r);
-    a = repdl__dadd(0x1.fffffffffffe6p-2, repdl__dmul(r, 0x1.5555555555563p-3));
-    b = repdl__dadd(0x1.55555709713fp-5, repdl__dmul(r, 0x1.1111113a9b971p-7));
+    a = repdl__dadd(0.49999999999999856, repdl__dmul(r, 0.16666666666666705));
+    b = repdl__dadd(0.041666669839777515, repdl__dmul(r, 0.008333333408896167));
     c = repdl__dadd(a, repdl__dmul(r2, b));
     /* w = r + rho (1 + r) + r2 c ~ q + rho (1 + q), off by rho r2 c
        (< 2^-53 2^-20, against em1 > 2^-9.6 whenever rho != 0, as k >= 1).
@@ -150,4 +152,5 @@ REPDL_API void repdl_tanh_array_f32(size_t n, const float *x, float *out)
     }
 }
 
+REPDL_END_CODE
 #endif /* REPDL_TANH_H */

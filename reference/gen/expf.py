@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """reference/gen/expf.py: constants, table, thresholds and error bound of
 repdl_exp_f32 (include/repdl/exp.h).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """reference/gen/logf.py: table, polynomial and error bound of repdl_log_f32
 (include/repdl/log.h).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """reference/gen/nn_act.py: thresholds and error figures of
 include/repdl/sigmoid.h and activation.h (docs/nn-act-pool.md).
 

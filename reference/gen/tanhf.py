@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """reference/gen/tanhf.py: thresholds and error bound of repdl_tanh_f32
 (include/repdl/tanh.h).
 

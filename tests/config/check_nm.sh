@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/config/check_nm.sh NM PROGRAM
 # Runs PROGRAM (two translation units using repdl, leak_a.c and leak_b.c)
 # and checks with nm that it defines no global repdl_ symbol, while it does

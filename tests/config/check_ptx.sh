@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/config/check_ptx.sh NVCC INCLUDE_DIR SOURCE.cu [ARCH]
 # The PTX nvcc emits for SOURCE (a kernel per repdl function) must be the
 # same under --fmad=true and --fmad=false (no contraction anywhere: every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // tests/config/device_all.cu: every repdl elementary function, scalar and
 // array form, called from device code.  Compiling it with nvcc proves the
 // headers (tables included) are valid CUDA; check_ptx.sh compares its PTX

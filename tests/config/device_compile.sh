@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/config/device_compile.sh NVCC INCLUDE_DIR SOURCE.cu
 # Compiles SOURCE (device code calling every repdl function) to an object
 # with nvcc -arch=sm_80.  SKIP (77) without nvcc.

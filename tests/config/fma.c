@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl__fmaf and repdl__fmaf_soft against MPFR's fma rounded to binary32.
 
    Cases: every pair of special/boundary values (zeros, subnormals, FLT_MAX,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/config/fpenv.c: repdl_fpenv_ok(1.0f) is 1 in a normal build (the
    1.0f comes from the command line, so nothing is folded).
 

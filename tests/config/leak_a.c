@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/config/leak_a.c, leak_b.c: two translation units that include
    repdl and use its functions, linked together (built -O0, so the static
    inline functions are emitted as code).  check_nm.sh checks that the

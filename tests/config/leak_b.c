@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/config/leak_b.c: the second translation unit (see leak_a.c). */
 #include <repdl/repdl.h>
 #include <repdl/exp.h>

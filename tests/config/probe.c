@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/config/probe.c: a translation unit that includes repdl and uses
    every elementary function; refuse.sh compiles it with flags that repdl
    must refuse. */

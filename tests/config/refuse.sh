@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/config/refuse.sh MODE CC INCLUDE_DIR PROBE
 # Checks that repdl refuses, with its own #error message, a build whose
 # arithmetic cannot be reproducible.  MODE:

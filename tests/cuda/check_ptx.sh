@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/cuda/check_ptx.sh: the proof that nothing in repdl's CUDA kernels
 # is contracted, flushed or approximate (docs/cuda.md).
 #

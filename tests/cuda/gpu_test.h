@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/gpu_test.h: what the GPU tests share: the no-GPU skip,
    checked CUDA calls, a seeded random generator, host threads.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/ptx_canary.cu: kernels the PTX check must reject, compiled
    with different flags by cuda/meson.build:
      --fmad=true vs --fmad=false: a*b + c written with plain operators is

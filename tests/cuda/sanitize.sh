@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/cuda/sanitize.sh: compute-sanitizer over the CUDA tests' short runs.
 #   sanitize.sh TEST_MAP TEST_REDUCE
 # memcheck on both (with leak check on the maps), racecheck, synccheck and

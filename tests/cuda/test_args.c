@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_args.c: the launchers' argument checks and error codes.
    Written in C: it also proves that repdl/cuda.h is C-callable.
 

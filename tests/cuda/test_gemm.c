@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_gemm.c: the CUDA matrix products (cuda/gemm.cu) against
    the host library (include/repdl/gemm.h, linear.h, conv2d.h) and the plain
    oracle (reference/gemm_ref.h), bit for bit (NaN bits included).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_gemm_tile_host.cpp: the GPU matrix products' code
    (cuda/gemm_tile.cuh, cuda/gemm_conv.cuh) replayed on the host, without a
    GPU, against the plain oracle reference/gemm_ref.h, bit for bit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_map.c: every map kernel of cuda/ against the host
    function, bit for bit (NaN bits included), over binary32 inputs.
 

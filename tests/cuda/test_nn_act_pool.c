@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_nn_act_pool.c: the CUDA activations and pooling
    (cuda/nn_act_pool.cu) against the host (include/repdl/activation.h,
    pool.h), bit for bit, NaN bits included.

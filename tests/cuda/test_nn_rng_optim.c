@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_nn_rng_optim.c: the CUDA random fills, elementwise ops,
    dropout and optimizer steps against the host library, bit for bit.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_nn_softmax_norm.c: the CUDA softmax, losses and
    normalizations (cuda/nn_softmax_norm.cu) against the host functions of
    include/repdl/softmax.h and norm.h, bit for bit (NaN bits included).

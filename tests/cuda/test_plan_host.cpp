@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_plan_host.cpp: the split of the CUDA reduction into warps,
    blocks and grid (cuda/reduce_plan.cuh), checked on the host, without a
    GPU, against repdl_sum_f32 / repdl_dot_f32, bit for bit.

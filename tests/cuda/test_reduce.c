@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_reduce.c: the CUDA canonical reductions against the host,
    bit for bit (NaN bits included).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/elementary/check_hardcases.sh HARDCASES F TABLE
 # Regenerates F's hard-case table with reference/hardcases and checks that
 # its entries ({input, result} pairs, sentinel included) equal TABLE's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/elementary/test_elementary.c: the quick tests of repdl_exp_f32,
    repdl_log_f32, repdl_tanh_f32 and repdl_sqrt_f32.  One source, built several ways
    (C -O2, C -O3 -march=native -ffp-contract=fast, C++, clang: see

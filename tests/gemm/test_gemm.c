@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/gemm/test_gemm.c: the matrix products of include/repdl/gemm.h,
    linear.h, conv2d.h and gemm_threads.h against the plain definitions of
    reference/gemm_ref.h, bit for bit (memcmp).

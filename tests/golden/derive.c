@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/golden/derive.c: prints the golden hashes from the independent
    sources, never from the code under test:
      - correctly rounded functions: the MPFR oracle of reference/oracle.h,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/golden/derive.sh: derives tests/golden/hashes.txt from the
 # independent sources (derive.c: the MPFR oracle of reference/oracle.h for
 # the functions, the reference definitions of reference/reduce_ref.h for

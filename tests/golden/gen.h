@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/golden/gen.h: the fixed inputs of the golden hashes, from a
    fixed-seed integer generator, so every machine builds the same bits.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Prints the SHA-256 constants of FIPS 180-4 section 4.2.2 and 5.3.3 as C
 arrays, for tests/golden/sha256.h, from their definition in exact integer
 arithmetic:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/golden/golden.c: computes the golden hashes with the code under
    test and compares them with the committed ones (hashes.txt, derived from
    the MPFR oracle and the reference definitions by derive.sh).

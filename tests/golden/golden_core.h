@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/golden/golden_core.h: what the golden hashes are hashes of, defined
    once for the two programs that compute them:
 

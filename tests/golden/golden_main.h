@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/golden/golden_main.h: the command line shared by golden.c (compare
    with hashes.txt) and derive.c (print the hashes that go into hashes.txt).
    Included once, after the program's table of operations. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/golden/sha256.h: SHA-256 (FIPS 180-4), written here for the golden
    hashes.  Plain C99, also valid C++; no dependency.  Speed is not the point
    (about 200-300 MB/s in one core); golden.c hashes large tables as a tree

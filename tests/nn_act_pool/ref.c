@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/nn_act_pool/ref.c: the independent reference of activation.h and
    pool.h, written from the definitions in docs/nn-act-pool.md, not from
    the headers: MPFR for the values claimed correctly rounded (sigmoid) or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/nn_act_pool/ref.h: the independent reference (ref.c). */
 #ifndef REPDL_TESTS_NN_ACT_POOL_REF_H
 #define REPDL_TESTS_NN_ACT_POOL_REF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/nn_act_pool/test_nn_act_pool.c: activation.h and pool.h against
    the independent reference of ref.c, bit for bit.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/nn_act_pool/test_nn_act_pool_fd.c: sanity of the backward passes
    against central finite differences in double (a tolerance test, not a
    bit test: the bit tests are test_nn_act_pool.c).

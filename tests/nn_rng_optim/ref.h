@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/nn_rng_optim/ref.h: plain reference definitions of rng.h,
    elementwise.h and optim.h, written independently of include/repdl/ from
    the definitions in docs/nn-rng-optim.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/nn_rng_optim/test_nn_rng_optim.c: rng.h, elementwise.h, optim.h
    against independent references, bit for bit.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/nn_softmax_norm/test_nn.c: softmax.h and norm.h against the plain
    definitions of reference/nn_ref.h, bit for bit (NaN bits included).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/nn_softmax_norm/test_nn_grad.c: the backward passes of softmax.h
    and norm.h against central finite differences of the forward definitions
    evaluated in double (libm exp, log, sqrt).  A sanity test of the

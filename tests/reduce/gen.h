@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/reduce/gen.h: reproducible test data for the reduction tests:
    a seeded generator and arrays rich in the values that break reductions
    (signed zeros, subnormals, infinities, NaNs with payloads, huge and tiny

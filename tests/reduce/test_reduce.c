@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/reduce/test_reduce.c: the reductions of include/repdl/reduce.h
    against the plain definition of reference/reduce_ref.h, bit for bit.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/reduce/test_reduce_huge.c: 64-bit index arithmetic of the
    reductions on an array of more than 2^32 elements.
 

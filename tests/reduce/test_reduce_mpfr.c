@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/reduce/test_reduce_mpfr.c: the parts of the reductions that the
    MPFR oracle checks.
 

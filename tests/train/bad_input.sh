@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/train/bad_input.sh: examples/train_fmnist on bad input.  Each case
 # must end with the documented exit status and a message naming the
 # problem on stderr, print no hash, and leave no file behind.  Also: the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/train/check.sh: runs examples/train_fmnist in one configuration
 # (a section of tests/train/expected.txt) and requires it to print exactly
 # the published lines of that section.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/train/gpu.sh: the CUDA build of examples/train_fmnist
 # (train_fmnist_cuda) with --device cuda must print the published hashes
 # of the CPU runs (tests/train/expected.txt), bit for bit.  Without a usable

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/train/resume.sh: stop a published run at step K, save, resume from
 # the checkpoint: the resumed run must print the published hashes of the
 # uninterrupted one.

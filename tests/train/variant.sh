@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/train/variant.sh: builds examples/train_fmnist.c one way, outside
 # meson, and checks that it prints the published hashes (check.sh).
 #

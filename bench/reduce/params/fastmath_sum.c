@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The -O3 -ffast-math anchor of the parameter study. */
 #include <stddef.h>
 float fm_sum(const float *x, size_t n)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/reduce/params/gen.py V L: leaf_template.c with the leaf trees of a
 V-lane, L-vector leaf written out (pairwise vertical tree of each lane, the
 halving fold down to 16 lanes folded into the column loop, as reduce.h)."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/reduce/params/leaf_template.c: the parameter study of
    docs/canonical-order.md, section 12.  A canonical sum with a leaf of V
    lanes x L vectors, built like include/repdl/reduce.h (full schedule in

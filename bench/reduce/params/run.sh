@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/reduce/params/run.sh: the leaf-geometry study of
 # docs/canonical-order.md, section 12 (V lanes x L vectors, sums in L1, L2
 # and DRAM against the -ffast-math loop).  Builds in a temporary directory.

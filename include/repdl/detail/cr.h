@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repdl/detail/cr.h: the rounding test shared by the correctly rounded
    functions.
 
@@ -21,6 +22,7 @@
 #define REPDL_DETAIL_CR_H
 
 #include "../config.h"
+REPDL_BEGIN_CODE
 
 /* 1 when round(y) is proven to be the correctly rounded value of every real
    within relative distance e of y. */
@@ -91,4 +93,5 @@ REPDL_FN float repdl__hard_lookup(const repdl__hardcase *tab, int n, float x, do
     return repdl__d2f(y);
 }
 
+REPDL_END_CODE
 #endif /* REPDL_DETAIL_CR_H */

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# tests/config/check_std.sh INCLUDE_DIR [NVCC]
+# Every header of repdl, alone and through repdl.h, must compile without a
+# single warning (-Wall -Wextra -pedantic -Werror) as C99 and C11 (gcc,
+# clang) and as C++14 and C++17 (g++, clang++), and under nvcc with
+# -Werror all-warnings when nvcc is given.  A compiler that is not
+# installed is reported and not counted; the test fails when any
+# available one fails, or when none is available.
+set -u
+inc=$1 nvcc=${2:-}
+out=$(mktemp -d) || exit 1
+trap 'rm -rf "$out"' EXIT
+headers=$(cd "$inc/repdl" && ls *.h | grep -v '^cuda\.h$')
+fail=0 ran=0
+try() {  # try LABEL COMPILER ARGS... (reads the TU from $out/tu)
+  local label=$1; shift
+  if ! "$@" > "$out/log" 2>&1; then
+    echo "FAIL: $label"; head -5 "$out/log"; fail=$((fail + 1))
+  fi
+  ran=$((ran + 1))
+}
+for cfg in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++14" "g++ c++17" "clang++ c++14" "clang++ c++17"; do
+  read -r cc std <<<"$cfg"
+  command -v "$cc" > /dev/null || { echo "not installed: $cc"; continue; }
+  lang=c; ext=c; case $std in c++*) lang=c++; ext=cpp;; esac
+  for h in repdl.h $headers; do
+    printf '#include <repdl/%s>\nint repdl_std_probe;\n' "$h" > "$out/tu.$ext"
+    try "$cc -std=$std $h" "$cc" -x "$lang" -std="$std" -Wall -Wextra -pedantic -Werror \
+      -I"$inc" -fsyntax-only "$out/tu.$ext"
+  done
+  echo "ok: $cc -std=$std, $(wc -w <<<"repdl.h $headers") headers"
+done
+if [ -n "$nvcc" ] && command -v "$nvcc" > /dev/null; then
+  printf '#include <repdl/repdl.h>\n__global__ void k(float *y) { *y = repdl_exp_f32(*y); }\n' > "$out/tu.cu"
+  try "nvcc -std=c++14" "$nvcc" -std=c++14 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
+    -I"$inc" -arch=sm_80 -c "$out/tu.cu" -o "$out/tu.o"
+  try "nvcc -std=c++17" "$nvcc" -std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
+    -I"$inc" -arch=sm_80 -c "$out/tu.cu" -o "$out/tu.o"
+  echo "ok: nvcc (c++14, c++17)"
+else
+  echo "not installed: nvcc"
+fi
+echo "$ran compilations, $fail failed"
+[ $ran -gt 0 ] && [ $fail -eq 0 ]
