@@ -25,14 +25,14 @@ struct device_facts {
     int device;
     int sms;
 };
-/* REPDL_CUDA_OK and fills f, or an error status. */
+/* REPDL_OK and fills f, or an error status. */
 int current_device(device_facts *f);
 
-/* After a launch: REPDL_CUDA_OK, or the launch error. */
+/* After a launch: REPDL_OK, or the launch error. */
 static inline int check_launch(void)
 {
     cudaError_t e = cudaGetLastError();
-    return e == cudaSuccess ? REPDL_CUDA_OK : fail_cuda(e);
+    return e == cudaSuccess ? REPDL_OK : fail_cuda(e);
 }
 
 /* 1 when [a, a + an) and [b, b + bn) (byte ranges) overlap. */

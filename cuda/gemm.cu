@@ -63,10 +63,10 @@ static int launch_gemm(gemm_args a, cudaStream_t s, const repdl_cuda_gemm_config
 
 static int check_gemm_cfg(const repdl_cuda_gemm_config *c)
 {
-    if (c->scalar_loads > 1) return REPDL_CUDA_ERR_ARGUMENT;
+    if (c->scalar_loads > 1) return REPDL_ERR_INVALID;
     if (c->grid_x > 0x7fffffffu || c->grid_y > 65535u || c->grid_z > 65535u)
-        return REPDL_CUDA_ERR_ARGUMENT;
-    return REPDL_CUDA_OK;
+        return REPDL_ERR_INVALID;
+    return REPDL_OK;
 }
 
 /* Bytes of a rows x cols matrix at stride ld (0 when empty or on overflow:
@@ -86,24 +86,24 @@ static int gemm_checked(int transA, int transB, size_t M, size_t N, size_t K, fl
 {
     if (!cfg) cfg = &default_cfg;
     int rc = check_gemm_cfg(cfg);
-    if (rc != REPDL_CUDA_OK) return rc;
-    if (M == 0 || N == 0) return REPDL_CUDA_OK;
-    if (!C || ldc < N) return REPDL_CUDA_ERR_ARGUMENT;
+    if (rc != REPDL_OK) return rc;
+    if (M == 0 || N == 0) return REPDL_OK;
+    if (!C || ldc < N) return REPDL_ERR_INVALID;
     int ok = 1;
     size_t cb = mat_bytes(M, N, ldc, &ok), ab = 0, bb = 0, biasb = 0;
     if (K > 0) {
-        if (!A || !B) return REPDL_CUDA_ERR_ARGUMENT;
-        if (lda < (transA ? M : K) || ldb < (transB ? K : N)) return REPDL_CUDA_ERR_ARGUMENT;
+        if (!A || !B) return REPDL_ERR_INVALID;
+        if (lda < (transA ? M : K) || ldb < (transB ? K : N)) return REPDL_ERR_INVALID;
         ab = mat_bytes(transA ? K : M, transA ? M : K, lda, &ok);
         bb = mat_bytes(transB ? N : K, transB ? K : N, ldb, &ok);
     }
     if (bias) biasb = mat_bytes(1, N, N, &ok);
-    if (!ok) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!ok) return REPDL_ERR_INVALID;
     if (overlap(C, cb, A, ab) || overlap(C, cb, B, bb) || overlap(C, cb, bias, biasb))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     device_facts dev;
     rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     gemm_args a;
     memset(&a, 0, sizeof a);
     a.M = M; a.N = N; a.K = K; a.batch = 1;
@@ -186,31 +186,31 @@ static const size_t DEFAULT_WORKSPACE = (size_t)256 << 20;
 
 static int conv_geometry(const repdl_conv2d_shape *s, conv_geom *g)
 {
-    if (repdl__conv2d_check(s)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (repdl__conv2d_check(s) != REPDL_OK) return repdl__conv2d_check(s);
     /* every size below must fit size_t, in bytes too */
     size_t t, u, b;
-    if (!mul_ok(2, s->pad_h, &t) || s->h > (size_t)-1 - t) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(2, s->pad_w, &t) || s->w > (size_t)-1 - t) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(2, s->pad_h, &t) || s->h > (size_t)-1 - t) return REPDL_ERR_INVALID;
+    if (!mul_ok(2, s->pad_w, &t) || s->w > (size_t)-1 - t) return REPDL_ERR_INVALID;
     if (!mul_ok(s->dil_h, s->kh, &t) || !mul_ok(s->dil_w, s->kw, &t))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     size_t oh = repdl_conv2d_out_h(s), ow = repdl_conv2d_out_w(s), P, CK, in_sz, out_sz;
-    if (!mul_ok(oh, ow, &P)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(s->c, s->kh, &t) || !mul_ok(t, s->kw, &CK)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(s->c, s->h, &t) || !mul_ok(t, s->w, &in_sz)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(s->oc, P, &out_sz)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(s->n, in_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(s->n, out_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(s->oc, CK, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (!mul_ok(CK, P, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(oh, ow, &P)) return REPDL_ERR_INVALID;
+    if (!mul_ok(s->c, s->kh, &t) || !mul_ok(t, s->kw, &CK)) return REPDL_ERR_INVALID;
+    if (!mul_ok(s->c, s->h, &t) || !mul_ok(t, s->w, &in_sz)) return REPDL_ERR_INVALID;
+    if (!mul_ok(s->oc, P, &out_sz)) return REPDL_ERR_INVALID;
+    if (!mul_ok(s->n, in_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_INVALID;
+    if (!mul_ok(s->n, out_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_INVALID;
+    if (!mul_ok(s->oc, CK, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_INVALID;
+    if (!mul_ok(CK, P, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_INVALID;
     /* tap coordinates p sh + r dh stay far from overflow */
     if (!mul_ok(oh, s->stride_h, &t) || !mul_ok(s->kh, s->dil_h, &u) || t > (size_t)-1 / 4 ||
         u > (size_t)-1 / 4)
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     if (!mul_ok(ow, s->stride_w, &t) || !mul_ok(s->kw, s->dil_w, &u) || t > (size_t)-1 / 4 ||
         u > (size_t)-1 / 4)
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     *g = conv_geom_of(s);
-    return REPDL_CUDA_OK;
+    return REPDL_OK;
 }
 
 /* Images a workspace chunk holds: at least 1, at most n. */
@@ -228,7 +228,7 @@ static int launch_im2col(const conv_geom &g, const float *x, size_t img0, size_t
                          cudaStream_t s)
 {
     size_t total = nb * g.CK * g.P;
-    if (total == 0) return REPDL_CUDA_OK;
+    if (total == 0) return REPDL_OK;
     if (total < 0xffffffffu && g.CK * g.P < 0xffffffffu)
         im2col_kernel<uint32_t><<<blocks_for(total, 256), 256, 0, s>>>(g, x, img0, nb, col);
     else
@@ -240,7 +240,7 @@ static int launch_col2im(const conv_geom &g, const float *dcol, size_t img0, siz
                          float *dx, cudaStream_t s)
 {
     size_t total = nb * g.in_sz;
-    if (total == 0) return REPDL_CUDA_OK;
+    if (total == 0) return REPDL_OK;
     if (total < 0xffffffffu)
         col2im_kernel<uint32_t><<<blocks_for(total, 256), 256, 0, s>>>(g, dcol, img0, nb, dx);
     else
@@ -254,20 +254,20 @@ static int conv_forward(const repdl_conv2d_shape *sh, const float *x, const floa
 {
     if (!cfg) cfg = &default_cfg;
     int rc = check_gemm_cfg(cfg);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     conv_geom g;
     rc = conv_geometry(sh, &g);
-    if (rc != REPDL_CUDA_OK) return rc;
-    if (g.n == 0 || g.oc == 0 || g.P == 0) return REPDL_CUDA_OK;
-    if (!y || (g.CK && !w) || (g.CK && g.in_sz && !x)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (rc != REPDL_OK) return rc;
+    if (g.n == 0 || g.oc == 0 || g.P == 0) return REPDL_OK;
+    if (!y || (g.CK && !w) || (g.CK && g.in_sz && !x)) return REPDL_ERR_INVALID;
     size_t yb = g.n * g.out_sz * sizeof(float);
     if (overlap(y, yb, x, g.n * g.in_sz * sizeof(float)) ||
         overlap(y, yb, w, g.oc * g.CK * sizeof(float)) ||
         overlap(y, yb, b, b ? g.oc * sizeof(float) : 0))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     device_facts dev;
     rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     cudaStream_t s = as_stream(stream);
 
     gemm_args a;
@@ -287,15 +287,15 @@ static int conv_forward(const repdl_conv2d_shape *sh, const float *x, const floa
     float *ws = NULL;
     cudaError_t e = cudaMallocAsync((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
     if (e != cudaSuccess) return fail_cuda(e);
-    for (size_t img0 = 0; img0 < g.n && rc == REPDL_CUDA_OK; img0 += nb) {
+    for (size_t img0 = 0; img0 < g.n && rc == REPDL_OK; img0 += nb) {
         size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
         rc = launch_im2col(g, x, img0, cnt, ws, s);
-        if (rc != REPDL_CUDA_OK) break;
+        if (rc != REPDL_OK) break;
         a.B = ws; a.batch = cnt; a.C = y + img0 * g.out_sz;
         rc = launch_gemm(a, s, cfg);
     }
     e = cudaFreeAsync(ws, s);
-    if (e != cudaSuccess && rc == REPDL_CUDA_OK) rc = fail_cuda(e);
+    if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     return rc;
 }
 
@@ -305,36 +305,36 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
 {
     if (!cfg) cfg = &default_cfg;
     int rc = check_gemm_cfg(cfg);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     conv_geom g;
     rc = conv_geometry(sh, &g);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     /* the host's argument rules (conv2d.h) */
-    if (g.n && g.oc && g.P && !dy) return REPDL_CUDA_ERR_ARGUMENT;
-    if (dx && g.n && g.in_sz && g.oc && g.P && !w) return REPDL_CUDA_ERR_ARGUMENT;
-    if (dw && g.n && g.CK && g.P && g.oc && !x && g.in_sz) return REPDL_CUDA_ERR_ARGUMENT;
+    if (g.n && g.oc && g.P && !dy) return REPDL_ERR_INVALID;
+    if (dx && g.n && g.in_sz && g.oc && g.P && !w) return REPDL_ERR_INVALID;
+    if (dw && g.n && g.CK && g.P && g.oc && !x && g.in_sz) return REPDL_ERR_INVALID;
     size_t xb = g.n * g.in_sz * sizeof(float), dyb = g.n * g.out_sz * sizeof(float);
     size_t wb = g.oc * g.CK * sizeof(float), bb = g.oc * sizeof(float);
     const void *ins[3] = {x, w, dy};
     size_t inb[3] = {xb, wb, dyb};
     for (int i = 0; i < 3; i++) {
-        if (dx && overlap(dx, xb, ins[i], inb[i])) return REPDL_CUDA_ERR_ARGUMENT;
-        if (dw && overlap(dw, wb, ins[i], inb[i])) return REPDL_CUDA_ERR_ARGUMENT;
-        if (db && overlap(db, bb, ins[i], inb[i])) return REPDL_CUDA_ERR_ARGUMENT;
+        if (dx && overlap(dx, xb, ins[i], inb[i])) return REPDL_ERR_INVALID;
+        if (dw && overlap(dw, wb, ins[i], inb[i])) return REPDL_ERR_INVALID;
+        if (db && overlap(db, bb, ins[i], inb[i])) return REPDL_ERR_INVALID;
     }
     int need_db = db && g.oc;
     int need_dw = dw && g.oc && g.CK;
     int need_dx = dx && g.n && g.in_sz;
-    if (!need_db && !need_dw && !need_dx) return REPDL_CUDA_OK;
+    if (!need_db && !need_dw && !need_dx) return REPDL_OK;
     device_facts dev;
     rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     cudaStream_t s = as_stream(stream);
 
     if (need_db) {
         conv_db_kernel<<<blocks_for(g.oc * 32, 256), 256, 0, s>>>(g, dy, db);
         rc = check_launch();
-        if (rc != REPDL_CUDA_OK) return rc;
+        if (rc != REPDL_OK) return rc;
     }
 
     /* dw [OC x CK]: image after image, each continuing the chains. */
@@ -346,24 +346,24 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
     if (need_dw && (g.n == 0 || g.P == 0)) { /* empty chains: -0 */
         a.K = 0; a.init = GEMM_INIT_ZERO;
         rc = launch_gemm(a, s, cfg);
-        if (rc != REPDL_CUDA_OK) return rc;
+        if (rc != REPDL_OK) return rc;
         need_dw = 0;
     }
     if (need_dx && (g.P == 0 || g.CK == 0)) { /* no taps: -0 everywhere */
         rc = launch_col2im(g, NULL, 0, g.n, dx, s);
-        if (rc != REPDL_CUDA_OK) return rc;
+        if (rc != REPDL_OK) return rc;
         need_dx = 0;
     }
-    if (!need_dw && !need_dx) return REPDL_CUDA_OK;
+    if (!need_dw && !need_dx) return REPDL_OK;
 
     size_t nb = chunk_images(g, cfg);
     float *ws = NULL;
     cudaError_t e = cudaMallocAsync((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
     if (e != cudaSuccess) return fail_cuda(e);
-    for (size_t img0 = 0; need_dw && img0 < g.n && rc == REPDL_CUDA_OK; img0 += nb) {
+    for (size_t img0 = 0; need_dw && img0 < g.n && rc == REPDL_OK; img0 += nb) {
         size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
         rc = launch_im2col(g, x, img0, cnt, ws, s);
-        for (size_t i = 0; i < cnt && rc == REPDL_CUDA_OK; i++) {
+        for (size_t i = 0; i < cnt && rc == REPDL_OK; i++) {
             size_t img = img0 + i;
             a.A = dy + img * g.out_sz;
             a.B = ws + i * g.CK * g.P;
@@ -378,15 +378,15 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
     a.transA = 1; a.A = w; a.lda = g.CK; a.sA = 0;
     a.ldb = g.P; a.sB = g.out_sz;
     a.ldc = g.P; a.sC = g.CK * g.P; a.C = ws;
-    for (size_t img0 = 0; need_dx && img0 < g.n && rc == REPDL_CUDA_OK; img0 += nb) {
+    for (size_t img0 = 0; need_dx && img0 < g.n && rc == REPDL_OK; img0 += nb) {
         size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
         a.B = g.oc ? dy + img0 * g.out_sz : NULL;
         a.batch = cnt;
         rc = launch_gemm(a, s, cfg);
-        if (rc == REPDL_CUDA_OK) rc = launch_col2im(g, ws, img0, cnt, dx, s);
+        if (rc == REPDL_OK) rc = launch_col2im(g, ws, img0, cnt, dx, s);
     }
     e = cudaFreeAsync(ws, s);
-    if (e != cudaSuccess && rc == REPDL_CUDA_OK) rc = fail_cuda(e);
+    if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     return rc;
 }
 
@@ -424,22 +424,22 @@ extern "C" int repdl_cuda_linear_backward_f32(size_t M, size_t K, size_t N, cons
                                               const float *W, const float *dy, float *dx,
                                               float *dW, float *db, void *stream)
 {
-    int rc = REPDL_CUDA_OK;
+    int rc = REPDL_OK;
     /* dx [M x K] = dy [M x N] W [N x K] */
     if (dx) rc = gemm_checked(0, 0, M, K, N, 1.0f, dy, N, W, K, NULL, 0.0f, dx, K, stream, NULL);
     /* dW [N x K] = dy^T [N x M] x [M x K] */
-    if (rc == REPDL_CUDA_OK && dW)
+    if (rc == REPDL_OK && dW)
         rc = gemm_checked(1, 0, N, K, M, 1.0f, dy, N, x, K, NULL, 0.0f, dW, K, stream, NULL);
-    if (rc == REPDL_CUDA_OK && db && N > 0) {
+    if (rc == REPDL_OK && db && N > 0) {
         size_t dyb = 0, t;
         if (M > 0) {
             if (!dy || !mul_ok(M, N, &t) || !mul_ok(t, sizeof(float), &dyb))
-                return REPDL_CUDA_ERR_ARGUMENT;
+                return REPDL_ERR_INVALID;
         }
-        if (overlap(db, N * sizeof(float), dy, dyb)) return REPDL_CUDA_ERR_ARGUMENT;
+        if (overlap(db, N * sizeof(float), dy, dyb)) return REPDL_ERR_INVALID;
         device_facts dev;
         rc = current_device(&dev);
-        if (rc != REPDL_CUDA_OK) return rc;
+        if (rc != REPDL_OK) return rc;
         colsum_kernel<<<blocks_for(N, 256), 256, 0, as_stream(stream)>>>(dy, M, N, db);
         rc = check_launch();
     }

@@ -62,15 +62,15 @@ map_kernel(const float *x, float *y, size_t n)
 template <class F>
 static int launch_map(const float *x, float *y, size_t n, void *stream)
 {
-    if (n == 0) return REPDL_CUDA_OK;
+    if (n == 0) return REPDL_OK;
     size_t bytes;
     if (x == NULL || y == NULL || !mul_ok(n, sizeof(float), &bytes))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     if ((const void *)x != (const void *)y && overlap(x, bytes, y, bytes))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
 
     bool vec4 = ((uintptr_t)x % 16 == 0) && ((uintptr_t)y % 16 == 0);
     size_t per_block = (size_t)MAP_THREADS * (vec4 ? 4 : 1);

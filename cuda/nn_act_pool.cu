@@ -75,13 +75,13 @@ static bool bad_overlap(const void *out, const void *in, size_t bytes)
 template <class F>
 static int launch_fwd(size_t n, const float *x, float *y, void *stream)
 {
-    if (n == 0) return REPDL_CUDA_OK;
+    if (n == 0) return REPDL_OK;
     size_t bytes;
-    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (bad_overlap(y, x, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     fwd_kernel<F><<<grid_for(n, dev), THREADS, 0, as_stream(stream)>>>(x, y, n);
     return check_launch();
 }
@@ -89,13 +89,13 @@ static int launch_fwd(size_t n, const float *x, float *y, void *stream)
 template <class F>
 static int launch_bwd(size_t n, const float *x, const float *dy, float *dx, void *stream)
 {
-    if (n == 0) return REPDL_CUDA_OK;
+    if (n == 0) return REPDL_OK;
     size_t bytes;
-    if (!x || !dy || !dx || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (bad_overlap(dx, x, bytes) || bad_overlap(dx, dy, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!x || !dy || !dx || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (bad_overlap(dx, x, bytes) || bad_overlap(dx, dy, bytes)) return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     bwd_kernel<F><<<grid_for(n, dev), THREADS, 0, as_stream(stream)>>>(x, dy, dx, n);
     return check_launch();
 }
@@ -191,16 +191,18 @@ extern "C" int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape
                                                  void *stream)
 {
     size_t nx, ny, oh, ow;
-    if (!s || !pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (ny == 0) return REPDL_CUDA_OK;
-    if (!x || !y) return REPDL_CUDA_ERR_ARGUMENT;
+    repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
+    if (st != REPDL_OK) return st;
+    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_INVALID;
+    if (ny == 0) return REPDL_OK;
+    if (!x || !y) return REPDL_ERR_INVALID;
     if (overlap(y, ny * sizeof(float), x, nx * sizeof(float)) ||
         (argmax && (overlap(argmax, ny * sizeof(int64_t), x, nx * sizeof(float)) ||
                     overlap(argmax, ny * sizeof(int64_t), y, ny * sizeof(float)))))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     maxpool_fwd_kernel<<<grid_for(ny, dev), THREADS, 0, as_stream(stream)>>>(*s, oh, ow, x, y,
                                                                               argmax, ny);
     return check_launch();
@@ -211,15 +213,17 @@ extern "C" int repdl_cuda_max_pool2d_backward_f32(const struct repdl_pool2d_shap
                                                   float *dx, void *stream)
 {
     size_t nx, ny, oh, ow;
-    if (!s || !pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (nx == 0) return REPDL_CUDA_OK;
-    if (!dx || (ny && (!argmax || !dy))) return REPDL_CUDA_ERR_ARGUMENT;
+    repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
+    if (st != REPDL_OK) return st;
+    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_INVALID;
+    if (nx == 0) return REPDL_OK;
+    if (!dx || (ny && (!argmax || !dy))) return REPDL_ERR_INVALID;
     if (ny && (overlap(dx, nx * sizeof(float), dy, ny * sizeof(float)) ||
                overlap(dx, nx * sizeof(float), argmax, ny * sizeof(int64_t))))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     maxpool_bwd_kernel<<<grid_for(nx, dev), THREADS, 0, as_stream(stream)>>>(*s, oh, ow, argmax,
                                                                               dy, dx, nx);
     return check_launch();
@@ -230,13 +234,15 @@ extern "C" int repdl_cuda_avg_pool2d_forward_f32(const struct repdl_pool2d_shape
                                                  void *stream)
 {
     size_t nx, ny, oh, ow;
-    if (!s || !pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (ny == 0) return REPDL_CUDA_OK;
-    if (!x || !y) return REPDL_CUDA_ERR_ARGUMENT;
-    if (overlap(y, ny * sizeof(float), x, nx * sizeof(float))) return REPDL_CUDA_ERR_ARGUMENT;
+    repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
+    if (st != REPDL_OK) return st;
+    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_INVALID;
+    if (ny == 0) return REPDL_OK;
+    if (!x || !y) return REPDL_ERR_INVALID;
+    if (overlap(y, ny * sizeof(float), x, nx * sizeof(float))) return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     avgpool_fwd_kernel<<<grid_for(ny, dev), THREADS, 0, as_stream(stream)>>>(
         *s, count_include_pad, oh, ow, x, y, ny);
     return check_launch();
@@ -247,13 +253,15 @@ extern "C" int repdl_cuda_avg_pool2d_backward_f32(const struct repdl_pool2d_shap
                                                   float *dx, void *stream)
 {
     size_t nx, ny, oh, ow;
-    if (!s || !pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (nx == 0) return REPDL_CUDA_OK;
-    if (!dx || (ny && !dy)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (ny && overlap(dx, nx * sizeof(float), dy, ny * sizeof(float))) return REPDL_CUDA_ERR_ARGUMENT;
+    repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
+    if (st != REPDL_OK) return st;
+    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_INVALID;
+    if (nx == 0) return REPDL_OK;
+    if (!dx || (ny && !dy)) return REPDL_ERR_INVALID;
+    if (ny && overlap(dx, nx * sizeof(float), dy, ny * sizeof(float))) return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     avgpool_bwd_kernel<<<grid_for(nx, dev), THREADS, 0, as_stream(stream)>>>(
         *s, count_include_pad, oh, ow, dy, dx, nx);
     return check_launch();

@@ -149,10 +149,10 @@ extern "C" int repdl_cuda_rng_uniform_fill_f32(size_t n, unsigned long long seed
 {
     size_t bytes;
     device_facts dev;
-    if (n == 0) return REPDL_CUDA_OK;
-    if (out == NULL || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (n == 0) return REPDL_OK;
+    if (out == NULL || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     float d = repdl__fsub(hi, lo);
     uniform_fill_kernel<<<nro_grid((n + 3) / 4, dev), NRO_THREADS, 0, as_stream(stream)>>>(
         seed, offset, n, lo, d, out);
@@ -165,10 +165,10 @@ extern "C" int repdl_cuda_rng_normal_fill_f32(size_t n, unsigned long long seed,
 {
     size_t bytes;
     device_facts dev;
-    if (n == 0) return REPDL_CUDA_OK;
-    if (out == NULL || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (n == 0) return REPDL_OK;
+    if (out == NULL || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     normal_fill_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(
         seed, offset, n, mean, std, out);
     return check_launch();
@@ -179,11 +179,11 @@ static int launch_binary(size_t n, const float *a, const float *b, float *y, voi
 {
     size_t bytes;
     device_facts dev;
-    if (n == 0) return REPDL_CUDA_OK;
-    if (!a || !b || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (bad_overlap(y, a, bytes) || bad_overlap(y, b, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (n == 0) return REPDL_OK;
+    if (!a || !b || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (bad_overlap(y, a, bytes) || bad_overlap(y, b, bytes)) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     binary_kernel<OP><<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, a, b, y);
     return check_launch();
 }
@@ -202,11 +202,11 @@ extern "C" int repdl_cuda_scale_f32(size_t n, float alpha, const float *x, float
 {
     size_t bytes;
     device_facts dev;
-    if (n == 0) return REPDL_CUDA_OK;
-    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (bad_overlap(y, x, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (n == 0) return REPDL_OK;
+    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     scale_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, alpha, x, y);
     return check_launch();
 }
@@ -217,13 +217,13 @@ extern "C" int repdl_cuda_dropout_forward_f32(size_t n, float p, unsigned long l
 {
     size_t bytes;
     device_facts dev;
-    if (n == 0) return REPDL_CUDA_OK;
-    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (bad_overlap(y, x, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (n == 0) return REPDL_OK;
+    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
     if (mask && (overlap(mask, n, x, bytes) || overlap(mask, n, y, bytes)))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     float pc = repdl__dropout_p(p), scale = repdl__dropout_scale(pc);
     dropout_fwd_kernel<<<nro_grid((n + 3) / 4, dev), NRO_THREADS, 0, as_stream(stream)>>>(
         n, pc, scale, seed, offset, x, y, mask);
@@ -235,11 +235,11 @@ extern "C" int repdl_cuda_dropout_backward_f32(size_t n, float p, const unsigned
 {
     size_t bytes;
     device_facts dev;
-    if (n == 0) return REPDL_CUDA_OK;
-    if (!mask || !dy || !dx || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (bad_overlap(dx, dy, bytes) || overlap(mask, n, dx, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (n == 0) return REPDL_OK;
+    if (!mask || !dy || !dx || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (bad_overlap(dx, dy, bytes) || overlap(mask, n, dx, bytes)) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     float scale = repdl__dropout_scale(repdl__dropout_p(p));
     dropout_bwd_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, scale, mask,
                                                                               dy, dx);
@@ -252,15 +252,15 @@ extern "C" int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *
 {
     size_t bytes;
     device_facts dev;
-    if (c == NULL) return REPDL_CUDA_ERR_ARGUMENT;
-    if (n == 0) return REPDL_CUDA_OK;
-    if (!w || !g || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (overlap(w, bytes, g, bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (c == NULL) return REPDL_ERR_INVALID;
+    if (n == 0) return REPDL_OK;
+    if (!w || !g || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (overlap(w, bytes, g, bytes)) return REPDL_ERR_INVALID;
     repdl__sgd_k k = repdl__sgd_prepare(c, momentum_buf != NULL, (uint64_t)step);
     if (k.use_mom && (overlap(momentum_buf, bytes, w, bytes) || overlap(momentum_buf, bytes, g, bytes)))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     sgd_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, k, w, g, momentum_buf);
     return check_launch();
 }
@@ -271,14 +271,14 @@ extern "C" int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config
 {
     size_t bytes;
     device_facts dev;
-    if (c == NULL || s == NULL) return REPDL_CUDA_ERR_ARGUMENT;
-    if (n == 0 || s->t == 0) return REPDL_CUDA_OK;
-    if (!w || !g || !m || !v || !mul_ok(n, sizeof(float), &bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (c == NULL || s == NULL) return REPDL_ERR_INVALID;
+    if (n == 0 || s->t == 0) return REPDL_OK;
+    if (!w || !g || !m || !v || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
     if (overlap(w, bytes, g, bytes) || overlap(w, bytes, m, bytes) || overlap(w, bytes, v, bytes) ||
         overlap(m, bytes, g, bytes) || overlap(m, bytes, v, bytes) || overlap(v, bytes, g, bytes))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     repdl__adam_k k = repdl__adam_prepare(c, s);
     adam_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, k, w, g, m, v);
     return check_launch();

@@ -490,10 +490,10 @@ static int size_ok(size_t rows, size_t cols)
 template <bool LOG>
 static int launch_softmax(size_t rows, size_t cols, const float *x, float *y, void *stream)
 {
-    if (rows == 0 || cols == 0) return REPDL_CUDA_OK;
-    if (!x || !y || !size_ok(rows, cols)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (rows == 0 || cols == 0) return REPDL_OK;
+    if (!x || !y || !size_ok(rows, cols)) return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     k_softmax<LOG><<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(rows, cols, x, y);
     return check_launch();
 }
@@ -502,10 +502,10 @@ template <bool LOG>
 static int launch_softmax_bw(size_t rows, size_t cols, const float *y, const float *dy,
                              float *dx, void *stream)
 {
-    if (rows == 0 || cols == 0) return REPDL_CUDA_OK;
-    if (!y || !dy || !dx || !size_ok(rows, cols)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (rows == 0 || cols == 0) return REPDL_OK;
+    if (!y || !dy || !dx || !size_ok(rows, cols)) return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     k_softmax_backward<LOG><<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(
         rows, cols, y, dy, dx);
     return check_launch();
@@ -516,10 +516,10 @@ template <bool CE>
 static int launch_loss(size_t rows, size_t cols, const float *x, const int32_t *target,
                        int reduction, float *loss, float *dx, void *stream)
 {
-    if (!loss || !size_ok(rows, cols)) return REPDL_CUDA_ERR_ARGUMENT;
-    if (rows > 0 && (!target || (cols > 0 && !x))) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!loss || !size_ok(rows, cols)) return REPDL_ERR_INVALID;
+    if (rows > 0 && (!target || (cols > 0 && !x))) return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     cudaStream_t s = as_stream(stream);
     if (rows == 0) {
         k_loss_finish<<<1, 1, 0, s>>>(loss, 0, reduction, 1);
@@ -532,13 +532,13 @@ static int launch_loss(size_t rows, size_t cols, const float *x, const int32_t *
     if (CE) k_cross_entropy<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
     else k_nll<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
     rc = check_launch();
-    if (rc == REPDL_CUDA_OK) rc = repdl_cuda_sum_f32(rows, w, loss, stream);
-    if (rc == REPDL_CUDA_OK) {
+    if (rc == REPDL_OK) rc = repdl_cuda_sum_f32(rows, w, loss, stream);
+    if (rc == REPDL_OK) {
         k_loss_finish<<<1, 1, 0, s>>>(loss, rows, reduction, 0);
         rc = check_launch();
     }
     e = cudaFreeAsync(ws, s);
-    if (e != cudaSuccess && rc == REPDL_CUDA_OK) rc = fail_cuda(e);
+    if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     return rc;
 }
 
@@ -591,10 +591,10 @@ extern "C" int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, float
                                                  const float *beta, float *y, float *mean, float *rstd,
                                                  void *stream)
 {
-    if (rows == 0) return REPDL_CUDA_OK;
-    if (!size_ok(rows, cols) || (cols && (!x || !y))) return REPDL_CUDA_ERR_ARGUMENT;
+    if (rows == 0) return REPDL_OK;
+    if (!size_ok(rows, cols) || (cols && (!x || !y))) return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     k_layer_norm<<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(
         rows, cols, x, gamma, beta, eps, y, mean, rstd);
     return check_launch();
@@ -606,36 +606,36 @@ extern "C" int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, cons
                                                   float *dx, float *dgamma, float *dbeta,
                                                   void *stream)
 {
-    if (cols == 0) return REPDL_CUDA_OK;
+    if (cols == 0) return REPDL_OK;
     if (!size_ok(rows, cols) || (rows && (!x || !dy || !mean || !rstd)))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     cudaStream_t s = as_stream(stream);
     if (dx && rows) {
         k_layer_norm_backward<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, gamma,
                                                                       mean, rstd, dy, dx);
-        if ((rc = check_launch()) != REPDL_CUDA_OK) return rc;
+        if ((rc = check_launch()) != REPDL_OK) return rc;
     }
     if (dgamma) {
         k_colsum<<<grid_for_threads(cols), THREADS, 0, s>>>(rows, cols, x, mean, rstd, dy, 1, dgamma);
-        if ((rc = check_launch()) != REPDL_CUDA_OK) return rc;
+        if ((rc = check_launch()) != REPDL_OK) return rc;
     }
     if (dbeta) {
         k_colsum<<<grid_for_threads(cols), THREADS, 0, s>>>(rows, cols, x, mean, rstd, dy, 0, dbeta);
-        if ((rc = check_launch()) != REPDL_CUDA_OK) return rc;
+        if ((rc = check_launch()) != REPDL_OK) return rc;
     }
-    return REPDL_CUDA_OK;
+    return REPDL_OK;
 }
 
 extern "C" int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
                                                const float *x, const float *gamma, float *y,
                                                float *rstd, void *stream)
 {
-    if (rows == 0) return REPDL_CUDA_OK;
-    if (!size_ok(rows, cols) || (cols && (!x || !y))) return REPDL_CUDA_ERR_ARGUMENT;
+    if (rows == 0) return REPDL_OK;
+    if (!size_ok(rows, cols) || (cols && (!x || !y))) return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     k_rms_norm<<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(rows, cols, x, gamma,
                                                                          eps, y, rstd);
     return check_launch();
@@ -646,21 +646,21 @@ extern "C" int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const 
                                                 const float *dy, float *dx, float *dgamma,
                                                 void *stream)
 {
-    if (cols == 0) return REPDL_CUDA_OK;
-    if (!size_ok(rows, cols) || (rows && (!x || !dy || !rstd))) return REPDL_CUDA_ERR_ARGUMENT;
+    if (cols == 0) return REPDL_OK;
+    if (!size_ok(rows, cols) || (rows && (!x || !dy || !rstd))) return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     cudaStream_t s = as_stream(stream);
     if (dx && rows) {
         k_rms_norm_backward<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, gamma, rstd,
                                                                     dy, dx);
-        if ((rc = check_launch()) != REPDL_CUDA_OK) return rc;
+        if ((rc = check_launch()) != REPDL_OK) return rc;
     }
     if (dgamma) {
         k_colsum<<<grid_for_threads(cols), THREADS, 0, s>>>(rows, cols, x, NULL, rstd, dy, 2, dgamma);
-        if ((rc = check_launch()) != REPDL_CUDA_OK) return rc;
+        if ((rc = check_launch()) != REPDL_OK) return rc;
     }
-    return REPDL_CUDA_OK;
+    return REPDL_OK;
 }
 
 extern "C" int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw,
@@ -672,10 +672,10 @@ extern "C" int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_
                                                        void *stream)
 {
     size_t N;
-    if (c == 0) return REPDL_CUDA_OK;
-    if (!mul_ok(n, hw, &N) || !size_ok(N, c) || (N && (!x || !y))) return REPDL_CUDA_ERR_ARGUMENT;
+    if (c == 0) return REPDL_OK;
+    if (!mul_ok(n, hw, &N) || !size_ok(N, c) || (N && (!x || !y))) return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     k_bn_train<<<grid_for_warps(c), THREADS, 0, as_stream(stream)>>>(
         n, c, hw, x, gamma, beta, eps, momentum, running_mean, running_var, y, save_mean,
         save_rstd);
@@ -690,12 +690,12 @@ extern "C" int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_
                                                        void *stream)
 {
     size_t N, total;
-    if (!mul_ok(n, hw, &N) || !size_ok(N, c)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (!mul_ok(n, hw, &N) || !size_ok(N, c)) return REPDL_ERR_INVALID;
     total = N * c;
-    if (total == 0) return REPDL_CUDA_OK;
-    if (!x || !y || !running_mean || !running_var) return REPDL_CUDA_ERR_ARGUMENT;
+    if (total == 0) return REPDL_OK;
+    if (!x || !y || !running_mean || !running_var) return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     k_bn_infer<<<grid_for_threads(total), THREADS, 0, as_stream(stream)>>>(
         total, c, hw, x, gamma, beta, eps, running_mean, running_var, y);
     return check_launch();
@@ -708,12 +708,12 @@ extern "C" int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw,
                                                   void *stream)
 {
     size_t N;
-    if (c == 0) return REPDL_CUDA_OK;
+    if (c == 0) return REPDL_OK;
     if (!mul_ok(n, hw, &N) || !size_ok(N, c) || !save_mean || !save_rstd ||
         (N && (!x || !dy)))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     int rc = ready();
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     k_bn_backward<<<grid_for_warps(c), THREADS, 0, as_stream(stream)>>>(
         n, c, hw, x, gamma, save_mean, save_rstd, dy, dx, dgamma, dbeta);
     return check_launch();

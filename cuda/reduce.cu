@@ -196,7 +196,7 @@ static int blocks_per_sm(int device, unsigned threads, size_t shmem, int *per_sm
         if (device >= 0 && device < 256) cache[device][slot].store(v);
     }
     *per_sm = v;
-    return REPDL_CUDA_OK;
+    return REPDL_OK;
 }
 
 template <bool DOT>
@@ -205,30 +205,30 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
                          const repdl_cuda_config *cfg)
 {
     int rc = check_config(cfg);
-    if (rc != REPDL_CUDA_OK) return rc;
-    if (rows == 0) return REPDL_CUDA_OK;
+    if (rc != REPDL_OK) return rc;
+    if (rows == 0) return REPDL_OK;
     size_t out_bytes;
-    if (out == NULL || !mul_ok(rows, sizeof(float), &out_bytes)) return REPDL_CUDA_ERR_ARGUMENT;
+    if (out == NULL || !mul_ok(rows, sizeof(float), &out_bytes)) return REPDL_ERR_INVALID;
     if (n > 0) {
-        if (x == NULL || (DOT && y == NULL)) return REPDL_CUDA_ERR_ARGUMENT;
+        if (x == NULL || (DOT && y == NULL)) return REPDL_ERR_INVALID;
         size_t xb = span_bytes(ldx, rows, n);
-        if (xb == 0 || overlap(out, out_bytes, x, xb)) return REPDL_CUDA_ERR_ARGUMENT;
+        if (xb == 0 || overlap(out, out_bytes, x, xb)) return REPDL_ERR_INVALID;
         if (DOT) {
             size_t yb = span_bytes(ldy, rows, n);
-            if (yb == 0 || overlap(out, out_bytes, y, yb)) return REPDL_CUDA_ERR_ARGUMENT;
+            if (yb == 0 || overlap(out, out_bytes, y, yb)) return REPDL_ERR_INVALID;
         }
     }
     device_facts dev;
     rc = current_device(&dev);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     unsigned threads = plan_threads(cfg);
     size_t shmem = (size_t)(threads / 32) * LEAF * sizeof(float);
     int per_sm = 1;
     rc = blocks_per_sm<DOT>(dev.device, threads, shmem, &per_sm);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
     plan p;
     rc = make_plan(rows, n, (size_t)per_sm * dev.sms, cfg, &p);
-    if (rc != REPDL_CUDA_OK) return rc;
+    if (rc != REPDL_OK) return rc;
 
     reduce_args a;
     a.x = x; a.y = DOT ? y : NULL;
@@ -263,7 +263,7 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
     rc = check_launch();
     if (ws) {
         e = cudaFreeAsync(ws, s);
-        if (e != cudaSuccess && rc == REPDL_CUDA_OK) rc = fail_cuda(e);
+        if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     }
     return rc;
 }

@@ -116,18 +116,18 @@ struct plan {
 
 static inline int is_pow2(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-/* Checks cfg (NULL: all automatic); 0 or REPDL_CUDA_ERR_ARGUMENT. */
+/* Checks cfg (NULL: all automatic); 0 or REPDL_ERR_INVALID. */
 static inline int check_config(const repdl_cuda_config *cfg)
 {
-    if (!cfg) return REPDL_CUDA_OK;
+    if (!cfg) return REPDL_OK;
     const repdl_cuda_config &c = *cfg;
     if (c.threads != 0 && (c.threads < 32 || c.threads > MAX_THREADS || !is_pow2(c.threads)))
-        return REPDL_CUDA_ERR_ARGUMENT;
+        return REPDL_ERR_INVALID;
     if (c.leaves_per_warp != 0 && (!is_pow2(c.leaves_per_warp) || c.leaves_per_warp > (1u << 30)))
-        return REPDL_CUDA_ERR_ARGUMENT;
-    if (c.grid > 0x7fffffffu || c.row_per_warp > 1) return REPDL_CUDA_ERR_ARGUMENT;
-    if (c.row_per_warp == 1 && c.leaves_per_warp != 0) return REPDL_CUDA_ERR_ARGUMENT;
-    return REPDL_CUDA_OK;
+        return REPDL_ERR_INVALID;
+    if (c.grid > 0x7fffffffu || c.row_per_warp > 1) return REPDL_ERR_INVALID;
+    if (c.row_per_warp == 1 && c.leaves_per_warp != 0) return REPDL_ERR_INVALID;
+    return REPDL_OK;
 }
 
 /* Threads a block for cfg. */
@@ -145,7 +145,7 @@ static inline unsigned plan_threads(const repdl_cuda_config *cfg)
        block, so that the last wave is short (the tail costs at most about
        1/16 of the time), and a grid that gives every block the same
        number of chunks, to within one.
-   REPDL_CUDA_ERR_ARGUMENT when the workspace size would overflow. */
+   REPDL_ERR_INVALID when the workspace size would overflow. */
 static inline int make_plan(size_t rows, size_t n, size_t resident,
                             const repdl_cuda_config *cfg, plan *p)
 {
@@ -165,7 +165,7 @@ static inline int make_plan(size_t rows, size_t n, size_t resident,
         p->grid = c.grid ? c.grid : (want < 4 * resident ? want : 4 * resident);
         p->lpw = 0;
         p->bpr = 0;
-        return REPDL_CUDA_OK;
+        return REPDL_OK;
     }
     size_t lpw = c.leaves_per_warp;
     if (lpw == 0) {
@@ -180,7 +180,7 @@ static inline int make_plan(size_t rows, size_t n, size_t resident,
     size_t chunk = W * lpw;
     size_t bpr = p->nleaf / chunk + (p->nleaf % chunk != 0);
     if (bpr == 0) bpr = 1; /* n == 0: one block writes -0.0 */
-    if (rows > ((size_t)-1) / 16 / bpr) return REPDL_CUDA_ERR_ARGUMENT;
+    if (rows > ((size_t)-1) / 16 / bpr) return REPDL_ERR_INVALID;
     p->lpw = lpw;
     p->bpr = bpr;
     size_t units = rows * bpr;
@@ -190,7 +190,7 @@ static inline int make_plan(size_t rows, size_t n, size_t resident,
         size_t per = units / resident + (units % resident != 0); /* units a block */
         p->grid = units / per + (units % per != 0);
     }
-    return REPDL_CUDA_OK;
+    return REPDL_OK;
 }
 
 } // namespace repdl_cuda

@@ -14,7 +14,7 @@ static thread_local int last_cuda_error = 0;
 int fail_cuda(cudaError_t err)
 {
     last_cuda_error = (int)err;
-    return REPDL_CUDA_ERR_CUDA;
+    return REPDL_ERR_CUDA;
 }
 
 /* repdl_fpenv_ok compiled with the launchers' own flags: a build with
@@ -43,7 +43,7 @@ static int probe(int device)
     if (e == cudaSuccess) e = f;
     if (e != cudaSuccess) return fail_cuda(e);
     probe_state[device].store(ok == 1 ? 1 : 2);
-    return ok == 1 ? REPDL_CUDA_OK : REPDL_CUDA_ERR_FPENV;
+    return ok == 1 ? REPDL_OK : REPDL_ERR_FPENV;
 }
 
 int current_device(device_facts *f)
@@ -56,9 +56,9 @@ int current_device(device_facts *f)
     if (st == 0) {
         /* Two threads may both probe: harmless, same answer. */
         int rc = probe(dev);
-        if (rc != REPDL_CUDA_OK) return rc;
+        if (rc != REPDL_OK) return rc;
     } else if (st == 2) {
-        return REPDL_CUDA_ERR_FPENV;
+        return REPDL_ERR_FPENV;
     }
     int sms = sm_count[dev].load();
     if (sms == 0) {
@@ -69,21 +69,12 @@ int current_device(device_facts *f)
     }
     f->device = dev;
     f->sms = sms;
-    return REPDL_CUDA_OK;
+    return REPDL_OK;
 }
 
 } // namespace repdl_cuda
 
-extern "C" const char *repdl_cuda_status_string(int status)
-{
-    switch (status) {
-    case REPDL_CUDA_OK: return "ok";
-    case REPDL_CUDA_ERR_ARGUMENT: return "bad argument";
-    case REPDL_CUDA_ERR_CUDA: return "CUDA error (see repdl_cuda_last_cuda_error)";
-    case REPDL_CUDA_ERR_FPENV: return "device flushes subnormals to zero";
-    default: return "unknown status";
-    }
-}
+/* The status names: repdl_status_string (include/repdl/config.h). */
 
 extern "C" int repdl_cuda_last_cuda_error(void)
 {

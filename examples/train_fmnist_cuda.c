@@ -34,7 +34,7 @@ typedef struct cuda_ctx {
 static int cu_fail(cuda_ctx *c, const char *what, int status)
 {
     snprintf(c->err, sizeof c->err, "%s: %s (cuda error %d)", what,
-             repdl_cuda_status_string(status), repdl_cuda_last_cuda_error());
+             repdl_status_string(status), repdl_cuda_last_cuda_error());
     return -1;
 }
 
@@ -47,7 +47,7 @@ static int rt_fail(cuda_ctx *c, const char *what, cudaError_t e)
 #define LAUNCH(c, call)                                           \
     do {                                                          \
         int s_ = (call);                                          \
-        if (s_ != REPDL_CUDA_OK) return cu_fail((c), #call, s_);  \
+        if (s_ != REPDL_OK) return cu_fail((c), #call, s_);  \
     } while (0)
 
 static void *cuda_alloc(void *ctx, size_t bytes)
@@ -167,9 +167,9 @@ int train_cuda_backend_init(train_backend *be, char *err, size_t errlen)
         return -1;
     }
     st = repdl_cuda_check_device();
-    if (st != REPDL_CUDA_OK) {
+    if (st != REPDL_OK) {
         snprintf(err, errlen, "the device is not usable: %s (cuda error %d)",
-                 repdl_cuda_status_string(st), repdl_cuda_last_cuda_error());
+                 repdl_status_string(st), repdl_cuda_last_cuda_error());
         return -1;
     }
     c = (cuda_ctx *)calloc(1, sizeof *c);

@@ -32,9 +32,9 @@
 #define RD(call)                                                                    \
     do {                                                                            \
         int s_ = (call);                                                            \
-        if (s_ != REPDL_CUDA_OK) {                                                  \
+        if (s_ != REPDL_OK) {                                                  \
             std::fprintf(stderr, "%s:%d: %s: %s (cuda error %d)\n", __FILE__,        \
-                         __LINE__, #call, repdl_cuda_status_string(s_),              \
+                         __LINE__, #call, repdl_status_string((repdl_status)s_), \
                          repdl_cuda_last_cuda_error());                             \
             std::exit(1);                                                           \
         }                                                                           \

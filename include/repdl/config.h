@@ -160,6 +160,54 @@ REPDL_FN float repdl__nanf(void) { return repdl__asfloat(REPDL_NAN_BITS); }
 /* Replace any NaN by the canonical NaN; every other value is unchanged. */
 REPDL_FN float repdl__canon(float x) { return x != x ? repdl__nanf() : x; }
 
+/* ---- Status codes (docs/api.md, section 4) ----
+   Functions that can be handed an invalid size or shape return one of
+   these; functions that cannot fail return their value. */
+typedef enum repdl_status {
+    REPDL_OK = 0,
+    REPDL_ERR_INVALID = -1,  /* an invalid argument (ld < row, zero stride, NULL data) */
+    REPDL_ERR_OVERFLOW = -2, /* a size product does not fit in size_t */
+    REPDL_ERR_NOMEM = -3,    /* a workspace allocation failed */
+    REPDL_ERR_CUDA = -4,     /* CUDA launchers: the CUDA runtime reported an error */
+    REPDL_ERR_FPENV = -5     /* CUDA launchers: the device flushes subnormals */
+} repdl_status;
+
+REPDL_API const char *repdl_status_string(repdl_status s)
+{
+    switch (s) {
+    case REPDL_OK: return "ok";
+    case REPDL_ERR_INVALID: return "invalid argument";
+    case REPDL_ERR_OVERFLOW: return "size overflow";
+    case REPDL_ERR_NOMEM: return "out of memory";
+    case REPDL_ERR_CUDA: return "CUDA error";
+    case REPDL_ERR_FPENV: return "floating-point environment flushes subnormals";
+    }
+    return "unknown status";
+}
+
+/* "No index": the argmax of an empty range (docs/api.md, section 3). */
+#ifndef REPDL_NO_INDEX
+#define REPDL_NO_INDEX ((size_t)-1)
+#endif
+
+/* *acc *= f, unless the product of float counts would not fit in size_t
+   bytes: then 1 and *acc unchanged.  Every shape-taking function runs its
+   extents through this before it writes anything. */
+REPDL_FN int repdl__size_mul(size_t *acc, size_t f)
+{
+    if (f != 0 && *acc > (((size_t)-1) / sizeof(float)) / f) return 1;
+    *acc *= f;
+    return 0;
+}
+/* *acc += f, or 1 when it would not fit (the same bound). */
+REPDL_FN int repdl__size_add(size_t *acc, size_t f)
+{
+    size_t lim = ((size_t)-1) / sizeof(float);
+    if (*acc > lim || f > lim - *acc) return 1;
+    *acc += f;
+    return 0;
+}
+
 /* ---- Arithmetic primitives ----
    One rounding each, round-to-nearest-even.  On the device they are the _rn
    intrinsics, which nvcc never contracts into an FMA whatever --fmad says.

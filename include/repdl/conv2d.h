@@ -51,8 +51,12 @@ REPDL_FN size_t repdl__conv_out_dim(size_t in, size_t k, size_t stride, size_t p
 {
     size_t span, room;
     if (k == 0 || stride == 0 || dil == 0) return 0;
-    span = dil * (k - 1) + 1;
-    room = in + 2 * pad;
+    span = dil;
+    room = pad;
+    /* an extent that does not fit (repdl__size_mul's bound): no output */
+    if (repdl__size_mul(&span, k - 1) || repdl__size_add(&span, 1) || repdl__size_mul(&room, 2) ||
+        repdl__size_add(&room, in))
+        return 0;
     if (room < span) return 0;
     return (room - span) / stride + 1;
 }
@@ -67,14 +71,35 @@ REPDL_API size_t repdl_conv2d_out_w(const repdl_conv2d_shape *s)
     return repdl__conv_out_dim(s->w, s->kw, s->stride_w, s->pad_w, s->dil_w);
 }
 
-/* -1 for a shape no convolution has. */
-REPDL_FN int repdl__conv2d_check(const repdl_conv2d_shape *s)
+/* REPDL_ERR_INVALID for a shape no convolution has (NULL, a zero kernel,
+   stride or dilation); REPDL_ERR_OVERFLOW when an extent that the code
+   forms does not fit in size_t (as a count of floats): the dilated kernel
+   dil (k - 1) + 1, the padded input in + 2 pad, the input n c h w, the
+   filters oc c kh kw, the im2col matrix c kh kw oh ow, the output
+   n oc oh ow.  Checked before anything is written. */
+REPDL_FN repdl_status repdl__conv2d_check(const repdl_conv2d_shape *s)
 {
-    if (!s) return -1;
+    size_t t, oh, ow;
+    if (!s) return REPDL_ERR_INVALID;
     if (s->kh == 0 || s->kw == 0 || s->stride_h == 0 || s->stride_w == 0 || s->dil_h == 0 ||
         s->dil_w == 0)
-        return -1;
-    return 0;
+        return REPDL_ERR_INVALID;
+    t = s->dil_h; if (repdl__size_mul(&t, s->kh - 1) || repdl__size_add(&t, 1)) return REPDL_ERR_OVERFLOW;
+    t = s->dil_w; if (repdl__size_mul(&t, s->kw - 1) || repdl__size_add(&t, 1)) return REPDL_ERR_OVERFLOW;
+    t = s->pad_h; if (repdl__size_mul(&t, 2) || repdl__size_add(&t, s->h)) return REPDL_ERR_OVERFLOW;
+    t = s->pad_w; if (repdl__size_mul(&t, 2) || repdl__size_add(&t, s->w)) return REPDL_ERR_OVERFLOW;
+    oh = repdl_conv2d_out_h(s);
+    ow = repdl_conv2d_out_w(s);
+    t = s->n; if (repdl__size_mul(&t, s->c) || repdl__size_mul(&t, s->h) || repdl__size_mul(&t, s->w))
+        return REPDL_ERR_OVERFLOW;
+    t = s->oc; if (repdl__size_mul(&t, s->c) || repdl__size_mul(&t, s->kh) || repdl__size_mul(&t, s->kw))
+        return REPDL_ERR_OVERFLOW;
+    t = s->c; if (repdl__size_mul(&t, s->kh) || repdl__size_mul(&t, s->kw) || repdl__size_mul(&t, oh) ||
+                  repdl__size_mul(&t, ow))
+        return REPDL_ERR_OVERFLOW;
+    t = s->n; if (repdl__size_mul(&t, s->oc) || repdl__size_mul(&t, oh) || repdl__size_mul(&t, ow))
+        return REPDL_ERR_OVERFLOW;
+    return REPDL_OK;
 }
 
 /* The output columns q whose tap column t lands inside the image: iw =
@@ -182,28 +207,29 @@ REPDL_FN float *repdl__conv_alloc(size_t n)
     return (float *)malloc(n * sizeof(float));
 }
 
-REPDL_API int repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, const float *x,
-                                      const float *w, const float *b, float *y)
+REPDL_API repdl_status repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, const float *x,
+                                               const float *w, const float *b, float *y)
 {
     size_t oh, ow, P, CK, in_sz, img;
     float *col;
-    if (repdl__conv2d_check(s)) return -1;
+    repdl_status st = repdl__conv2d_check(s);
+    if (st != REPDL_OK) return st;
     oh = repdl_conv2d_out_h(s);
     ow = repdl_conv2d_out_w(s);
     P = oh * ow;
     CK = s->c * s->kh * s->kw;
     in_sz = s->c * s->h * s->w;
-    if (s->n == 0 || s->oc == 0 || P == 0) return 0;
-    if (!y || (CK && !w) || (CK && in_sz && !x)) return -1;
+    if (s->n == 0 || s->oc == 0 || P == 0) return REPDL_OK;
+    if (!y || (CK && !w) || (CK && in_sz && !x)) return REPDL_ERR_INVALID;
     col = repdl__conv_alloc(CK * P);
-    if (!col) return -2;
+    if (!col) return REPDL_ERR_NOMEM;
     for (img = 0; img < s->n; img++) {
         repdl__im2col_f32(s, oh, ow, x + img * in_sz, col);
         repdl__gemm_core_f32(0, 0, s->oc, P, CK, w, CK, col, P, NULL, b, 0, 1.0f, 0.0f,
                              y + img * s->oc * P, P);
     }
     free(col);
-    return 0;
+    return REPDL_OK;
 }
 
 #ifndef REPDL_CONV_BATCH_FLOATS
@@ -300,25 +326,25 @@ REPDL_FN void repdl__conv_dcol_f32(int isa, size_t CK, size_t OC, size_t L, cons
         another continuing the same chains (cont);
      dcolb = w^T . dyb (each column is one (n, pq): the chain over o of
         that column), then col2im image by image. */
-REPDL_API int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float *x,
-                                       const float *w, const float *dy, float *dx, float *dw,
-                                       float *db)
+REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float *x,
+                                                const float *w, const float *dy, float *dx,
+                                                float *dw, float *db)
 {
     size_t oh, ow, P, CK, OC, in_sz, nb, i0, b, o, i;
     int do_dw, do_dx, isa;
     size_t nr;
     float *colb = NULL, *dyb = NULL, *wp = NULL, *dybp = NULL;
-    if (repdl__conv2d_check(s)) return -1;
+    repdl_status st = repdl__conv2d_check(s);
+    if (st != REPDL_OK) return st;
     oh = repdl_conv2d_out_h(s);
     ow = repdl_conv2d_out_w(s);
     P = oh * ow;
     CK = s->c * s->kh * s->kw;
     OC = s->oc;
     in_sz = s->c * s->h * s->w;
-    if (s->n && OC && P && !dy) return -1;
-    if (dx && s->n && in_sz && OC && P && !w) return -1;
-    if (dw && s->n && CK && P && OC && !x && in_sz) return -1;
-    if (db) repdl__conv_db_f32(s->n, OC, P, dy, db);
+    if (s->n && OC && P && !dy) return REPDL_ERR_INVALID;
+    if (dx && s->n && in_sz && OC && P && !w) return REPDL_ERR_INVALID;
+    if (dw && s->n && CK && P && OC && !x && in_sz) return REPDL_ERR_INVALID;
     do_dw = dw && OC && CK;
     do_dx = dx && in_sz && s->n;
     if (do_dw && (s->n == 0 || P == 0)) {
@@ -329,12 +355,14 @@ REPDL_API int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float
         for (i = 0; i < s->n * in_sz; i++) dx[i] = -0.0f;
         do_dx = 0;
     }
-    if (!do_dw && !do_dx) return 0;
-    /* here n, P, CK >= 1 */
+    if (!do_dw && !do_dx) {
+        if (db) repdl__conv_db_f32(s->n, OC, P, dy, db);
+        return REPDL_OK;
+    }
+    /* here n, P, CK >= 1, and CK * P * n fits (repdl__conv2d_check) */
     nb = REPDL_CONV_BATCH_FLOATS / (CK * P);
     if (nb < 1) nb = 1;
     if (nb > s->n) nb = s->n;
-    if (nb > (size_t)-1 / (CK * P)) return -2;
     isa = repdl__gemm_isa();
     nr = (size_t)repdl__gemm_nr(isa);
     colb = repdl__conv_alloc(CK * P * nb);
@@ -349,8 +377,9 @@ REPDL_API int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float
         free(dyb);
         free(wp);
         free(dybp);
-        return -2;
+        return REPDL_ERR_NOMEM;
     }
+    if (db) repdl__conv_db_f32(s->n, OC, P, dy, db);
     for (i0 = 0; i0 < s->n; i0 += nb) {
         size_t m = s->n - i0 < nb ? s->n - i0 : nb, L = m * P;
         for (b = 0; b < m; b++)
@@ -377,7 +406,7 @@ REPDL_API int repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float
     free(dyb);
     free(wp);
     free(dybp);
-    return 0;
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

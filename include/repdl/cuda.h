@@ -11,7 +11,7 @@
      float *x, *y, *s;                        device pointers
      int rc = repdl_cuda_exp_array_f32(n, x, y, stream);          y[i] = repdl_exp_f32(x[i])
      rc = repdl_cuda_sum_f32(n, x, s, stream);           *s = repdl_sum_f32(n, x)
-     if (rc != REPDL_CUDA_OK) ... repdl_cuda_status_string(rc),
+     if (rc != REPDL_OK) ... repdl_status_string(rc),
                                   repdl_cuda_last_cuda_error()
 
    Conventions of every launcher:
@@ -20,10 +20,10 @@
      - `stream` is a cudaStream_t passed as void *, so that this header needs
        no CUDA header and C code can include it; NULL is the legacy default
        stream.  (cudaStream_t is a pointer type: pass it as it is.)
-     - The return value is a repdl_cuda_status.  Nothing is printed.  A
+     - The return value is a repdl_status.  Nothing is printed.  A
        launcher that fails has launched nothing that writes to the outputs,
        except when the failure is reported by CUDA after a launch
-       (REPDL_CUDA_ERR_CUDA): then the outputs are unspecified.
+       (REPDL_ERR_CUDA): then the outputs are unspecified.
      - Errors of earlier asynchronous work are not the launcher's: they
        surface, as always in CUDA, at the caller's next synchronisation.
      - Sizes are size_t: n may exceed 2^32 (the index arithmetic is 64-bit
@@ -36,31 +36,24 @@
 
 #include <stddef.h>
 
+#include "config.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Every launcher returns one of these. */
-typedef enum repdl_cuda_status {
-    REPDL_CUDA_OK = 0,
-    /* A bad argument: NULL pointer where data must be read or written,
-       an output partially overlapping an input, a size whose byte count
-       overflows size_t, a launch configuration out of range. */
-    REPDL_CUDA_ERR_ARGUMENT = 1,
-    /* A CUDA runtime call failed; repdl_cuda_last_cuda_error() gives its
-       cudaError_t. */
-    REPDL_CUDA_ERR_CUDA = 2,
-    /* The device flushes subnormals to zero (a build with -ftz=true or
-       -use_fast_math): its results would not be repdl's.  Nothing is
-       launched. */
-    REPDL_CUDA_ERR_FPENV = 3
-} repdl_cuda_status;
+/* Every launcher returns a repdl_status (include/repdl/config.h,
+   docs/api.md): REPDL_OK; REPDL_ERR_INVALID for a bad argument (a NULL
+   pointer where data must be read or written, an output partially
+   overlapping an input, a launch configuration out of range, and, for
+   now, also a size whose byte count overflows size_t); REPDL_ERR_NOMEM
+   when a workspace allocation fails; REPDL_ERR_CUDA when a CUDA runtime
+   call failed (repdl_cuda_last_cuda_error() gives its cudaError_t);
+   REPDL_ERR_FPENV when the device flushes subnormals to zero (a build with
+   -ftz=true or -use_fast_math), and then nothing is launched.
+   repdl_status_string() names each. */
 
-/* A constant English description of a status ("bad argument", ...); never
-   NULL, "unknown status" for values outside the enum. */
-const char *repdl_cuda_status_string(int status);
-
-/* The cudaError_t (as int) behind the most recent REPDL_CUDA_ERR_CUDA
+/* The cudaError_t (as int) behind the most recent REPDL_ERR_CUDA
    returned on this host thread; 0 (cudaSuccess) if there was none.
    Thread-local; a later successful call does not clear it. */
 int repdl_cuda_last_cuda_error(void);
@@ -68,14 +61,14 @@ int repdl_cuda_last_cuda_error(void);
 /* Runs the floating-point environment probe (repdl_fpenv_ok of
    include/repdl/config.h, in a kernel compiled with the launchers' flags)
    on the current device, once per device per process, and waits for it.
-   REPDL_CUDA_OK, REPDL_CUDA_ERR_FPENV or REPDL_CUDA_ERR_CUDA. */
+   REPDL_OK, REPDL_ERR_FPENV or REPDL_ERR_CUDA. */
 int repdl_cuda_check_device(void);
 
 /* ---- Elementwise maps: y[i] = f(x[i]) for 0 <= i < n ----
    The correctly rounded functions of include/repdl/, NaN results
    canonical (0x7fc00000) as on the host.  In place (y == x) is allowed;
-   any other overlap of x[0..n) and y[0..n) is REPDL_CUDA_ERR_ARGUMENT.
-   n == 0 launches nothing and returns REPDL_CUDA_OK (NULL allowed). */
+   any other overlap of x[0..n) and y[0..n) is REPDL_ERR_INVALID.
+   n == 0 launches nothing and returns REPDL_OK (NULL allowed). */
 int repdl_cuda_exp_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_log_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_tanh_array_f32(size_t n, const float *x, float *y, void *stream);
@@ -126,7 +119,7 @@ int repdl_cuda_dot_rows_f32(size_t rows, size_t n, const float *x,
                       1 .. 2^30; sets how many blocks share a row;
      row_per_warp     1: each warp takes whole rows (leaves_per_warp must
                       then be 0); 0: choose.
-   Anything else is REPDL_CUDA_ERR_ARGUMENT. */
+   Anything else is REPDL_ERR_INVALID. */
 typedef struct repdl_cuda_config {
     unsigned threads;
     unsigned grid;
@@ -148,13 +141,13 @@ int repdl_cuda_dot_rows_config_f32(size_t rows, size_t n,
    is the pinned chain of fused multiply-adds (gemm.h), k ascending, no
    split-K, no tensor cores, no TF32 (docs/cuda-gemm.md).
    Sizes 0, NULL pointers and alpha/beta/bias follow the host functions.
-   REPDL_CUDA_ERR_ARGUMENT where the host returns -1, and also for
+   REPDL_ERR_INVALID where the host returns -1, and also for
    ld < the row length (lda >= (transA ? M : K), ldb >= (transB ? K : N),
    ldc >= N), for an output overlapping an input, and for sizes whose byte
    counts overflow size_t.  Conv2d takes an im2col workspace with
    cudaMallocAsync on `stream` (at most 256 MiB unless one image needs
    more), released in stream order; an allocation failure is
-   REPDL_CUDA_ERR_CUDA (the host's -2).
+   REPDL_ERR_CUDA (the host's -2).
    The conv shape is the host's struct: include <repdl/conv2d.h> to fill
    one (here it is only named, so this header needs no repdl header). */
 struct repdl_conv2d_shape;
@@ -187,7 +180,7 @@ int repdl_cuda_conv2d_backward_f32(const struct repdl_conv2d_shape *s,
      scalar_loads     1: never use float4 loads (else where aligned);
      workspace_bytes  conv2d: cap of the im2col workspace (whole images;
                       one image at least).
-   Anything else is REPDL_CUDA_ERR_ARGUMENT. */
+   Anything else is REPDL_ERR_INVALID. */
 typedef struct repdl_cuda_gemm_config {
     unsigned grid_x, grid_y, grid_z;
     unsigned scalar_loads;
@@ -219,7 +212,7 @@ int repdl_cuda_conv2d_backward_config_f32(const struct repdl_conv2d_shape *s,
    the config and state structs are read on the host (host pointers).
    n == 0 launches nothing (array pointers may be NULL).  In place is
    allowed where the host allows it (y == a or b, y == x, dx == dy); any
-   other overlap is REPDL_CUDA_ERR_ARGUMENT.  repdl_rng_permutation
+   other overlap is REPDL_ERR_INVALID.  repdl_rng_permutation
    (Fisher-Yates, sequential) is host-only: shuffle on the host and copy. */
 struct repdl_sgd_config;
 struct repdl_adam_config;
@@ -240,7 +233,7 @@ int repdl_cuda_dropout_backward_f32(size_t n, float p, const unsigned char *mask
 int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *c, unsigned long long step, const float *g,
                             float *w, float *momentum_buf,
                             void *stream);
-/* s->t == 0 (repdl_adam_begin_step not called): nothing, REPDL_CUDA_OK */
+/* s->t == 0 (repdl_adam_begin_step not called): nothing, REPDL_OK */
 int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config *c, const struct repdl_adam_state *s, const float *g, float *w,
                              float *m, float *v,
                              void *stream);
@@ -255,9 +248,9 @@ int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config *c, const 
    allows it).  The losses return their scalar through `loss`, one float
    of device memory, and allocate a rows-float workspace with
    cudaMallocAsync on `stream`.  Nothing to do (rows == 0, cols == 0):
-   REPDL_CUDA_OK, nothing launched, except the losses, which still write
+   REPDL_OK, nothing launched, except the losses, which still write
    *loss.  NULL where data must be read or written, or a size whose byte
-   count overflows: REPDL_CUDA_ERR_ARGUMENT. */
+   count overflows: REPDL_ERR_INVALID. */
 #include <stdint.h>
 int repdl_cuda_softmax_f32(size_t rows, size_t cols, const float *x, float *y, void *stream);
 int repdl_cuda_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y, void *stream);
@@ -304,13 +297,13 @@ int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const floa
    docs/nn-act-pool.md), for any grid and any batch size.
    Activations: y[i] = repdl_Ff(x[i]), dx[i] = repdl_F_backwardf(x[i],
    dy[i]); in place (y == x, dx == dy, dx == x) allowed, any other overlap
-   of an output with an input is REPDL_CUDA_ERR_ARGUMENT; n == 0 launches
+   of an output with an input is REPDL_ERR_INVALID; n == 0 launches
    nothing (NULL allowed).
    Pooling: the shape is a host pointer (struct repdl_pool2d_shape of
    include/repdl/pool.h); argmax may be NULL in the forward pass; outputs
    must not overlap inputs.  Nothing to compute (an empty tensor): OK,
    nothing launched.  NULL where data must be read or written, a NULL
-   shape, or a size whose byte count overflows: REPDL_CUDA_ERR_ARGUMENT. */
+   shape, or a size whose byte count overflows: REPDL_ERR_INVALID. */
 #include <stdint.h>
 #define REPDL_CUDA_ACTIVATIONS(X) X(relu) X(sigmoid) X(silu) X(gelu) X(gelu_tanh) X(softplus)
 int repdl_cuda_relu_array_f32(size_t n, const float *x, float *y, void *stream);

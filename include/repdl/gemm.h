@@ -42,7 +42,8 @@
    -0 results are kept (e.g. an all -0 chain, or bias -0 with K == 0).
    Subnormals are neither flushed nor treated as zero.  C must not overlap
    A, B or bias (the product reads A and B after C was partly written).
-   lda >= (transA ? M : K), ldb >= (transB ? K : N), ldc >= N.  Scratch
+   lda >= (transA ? M : K), ldb >= (transB ? K : N), ldc >= N, or the
+   call returns REPDL_ERR_INVALID and writes nothing (repdl__gemm_check).  Scratch
    memory (packed panels) is taken with malloc; if malloc fails the
    product is computed by the plain loops of the definition (same bits,
    slower). */
@@ -631,12 +632,38 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
 }
 
 /* C = alpha * (op(A) op(B) [+ bias]) + beta * C, canonical order (above). */
-REPDL_API void repdl_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
-                             float beta, const float *A, size_t lda, const float *B,
-                             size_t ldb, const float *bias, float *C, size_t ldc)
+/* The argument check of repdl_gemm_f32 (and of the threaded and CUDA
+   forms): REPDL_ERR_INVALID when a leading dimension is shorter than its
+   row (lda < (transA ? M : K), ldb < (transB ? K : N), ldc < N) or a
+   matrix that is read or written is NULL; REPDL_ERR_OVERFLOW when the
+   extent of a matrix (its rows times its leading dimension) does not fit
+   in size_t as a count of floats.  M == 0 or N == 0 is valid and does
+   nothing (NULL pointers allowed); K == 0 reads neither A nor B. */
+REPDL_FN repdl_status repdl__gemm_check(int transA, int transB, size_t M, size_t N, size_t K,
+                                        const float *A, size_t lda, const float *B, size_t ldb,
+                                        const float *C, size_t ldc)
 {
+    size_t t;
+    if (M == 0 || N == 0) return REPDL_OK;
+    if (ldc < N || !C) return REPDL_ERR_INVALID;
+    t = M; if (repdl__size_mul(&t, ldc)) return REPDL_ERR_OVERFLOW;
+    if (K == 0) return REPDL_OK;
+    if (!A || !B || lda < (transA ? M : K) || ldb < (transB ? K : N)) return REPDL_ERR_INVALID;
+    t = transA ? K : M; if (repdl__size_mul(&t, lda)) return REPDL_ERR_OVERFLOW;
+    t = transB ? N : K; if (repdl__size_mul(&t, ldb)) return REPDL_ERR_OVERFLOW;
+    return REPDL_OK;
+}
+
+REPDL_API repdl_status repdl_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K,
+                                      float alpha, float beta, const float *A, size_t lda,
+                                      const float *B, size_t ldb, const float *bias, float *C,
+                                      size_t ldc)
+{
+    repdl_status st = repdl__gemm_check(transA, transB, M, N, K, A, lda, B, ldb, C, ldc);
+    if (st != REPDL_OK) return st;
     repdl__gemm_core_f32(transA, transB, M, N, K, A, lda, B, ldb, bias, NULL, 0, alpha, beta,
                          C, ldc);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

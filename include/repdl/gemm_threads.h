@@ -43,7 +43,7 @@ static inline void *repdl__gemm_job_run(void *arg)
     return NULL;
 }
 
-REPDL_HOST_API int repdl_gemm_threads_f32(int transA, int transB, size_t M, size_t N,
+REPDL_HOST_API repdl_status repdl_gemm_threads_f32(int transA, int transB, size_t M, size_t N,
                                          size_t K, int nthreads, float alpha, float beta,
                                          const float *A, size_t lda, const float *B,
                                          size_t ldb, const float *bias, float *C, size_t ldc)
@@ -53,7 +53,9 @@ REPDL_HOST_API int repdl_gemm_threads_f32(int transA, int transB, size_t M, size
     int started[REPDL_GEMM_THREADS_MAX];
     int T = nthreads, t, by_cols;
     size_t units, per, extra, lo = 0, unit;
-    if (M == 0 || N == 0) return 0;
+    repdl_status st = repdl__gemm_check(transA, transB, M, N, K, A, lda, B, ldb, C, ldc);
+    if (st != REPDL_OK) return st;
+    if (M == 0 || N == 0) return REPDL_OK;
     if (T > REPDL_GEMM_THREADS_MAX) T = REPDL_GEMM_THREADS_MAX;
     if (T < 1 || (double)M * (double)N * (double)(K ? K : 1) < REPDL_GEMM_THREADS_MIN) T = 1;
     /* Cut the longer side, in units of 64 columns or 48 rows (whole
@@ -100,7 +102,7 @@ REPDL_HOST_API int repdl_gemm_threads_f32(int transA, int transB, size_t M, size
         if (started[t]) pthread_join(tid[t], NULL);
         else repdl__gemm_job_run(&job[t]);
     }
-    return 0;
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -27,11 +27,12 @@
 #include "gemm.h"
 REPDL_BEGIN_CODE
 
-/* y = x W^T + b. */
-REPDL_API void repdl_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
-                                       const float *W, const float *b, float *y)
+/* y = x W^T + b.  The status of repdl_gemm_f32 (x [M x K], W [N x K],
+   y [M x N]: an extent that overflows is REPDL_ERR_OVERFLOW). */
+REPDL_API repdl_status repdl_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
+                                                const float *W, const float *b, float *y)
 {
-    repdl_gemm_f32(0, 1, M, N, K, 1.0f, 0.0f, x, K, W, K, b, y, N);
+    return repdl_gemm_f32(0, 1, M, N, K, 1.0f, 0.0f, x, K, W, K, b, y, N);
 }
 
 /* db[n] = fadd chain over m ascending of dy[m][n], from -0.  Vectorizes
@@ -47,15 +48,24 @@ REPDL_FN void repdl__colsum_f32(size_t M, size_t N, const float *dy, float *db)
     for (n = 0; n < N; n++) db[n] = repdl__canon(db[n]);
 }
 
-REPDL_API void repdl_linear_backward_f32(size_t M, size_t K, size_t N, const float *x,
-                                        const float *W, const float *dy, float *dx,
-                                        float *dW, float *db)
+/* Every product is checked before the first is computed: on an error
+   nothing is written. */
+REPDL_API repdl_status repdl_linear_backward_f32(size_t M, size_t K, size_t N, const float *x,
+                                                 const float *W, const float *dy, float *dx,
+                                                 float *dW, float *db)
 {
+    repdl_status st;
+    size_t t = M;
+    if (repdl__size_mul(&t, N)) return REPDL_ERR_OVERFLOW;
+    if (dx && (st = repdl__gemm_check(0, 0, M, K, N, dy, N, W, K, dx, K)) != REPDL_OK) return st;
+    if (dW && (st = repdl__gemm_check(1, 0, N, K, M, dy, N, x, K, dW, K)) != REPDL_OK) return st;
+    if (db && M && N && !dy) return REPDL_ERR_INVALID;
     /* dx [M x K] = dy [M x N] . W [N x K] */
     if (dx) repdl_gemm_f32(0, 0, M, K, N, 1.0f, 0.0f, dy, N, W, K, NULL, dx, K);
     /* dW [N x K] = dy^T [N x M] . x [M x K] */
     if (dW) repdl_gemm_f32(1, 0, N, K, M, 1.0f, 0.0f, dy, N, x, K, NULL, dW, K);
     if (db) repdl__colsum_f32(M, N, dy, db);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -58,9 +58,32 @@ typedef struct repdl_pool2d_shape {
 
 REPDL_FN size_t repdl__pool_out(size_t h, size_t k, size_t st, size_t pad)
 {
+    size_t room = pad;
     if (k == 0 || st == 0) return 0;
-    if (h + 2 * pad < k) return 0;
-    return (h + 2 * pad - k) / st + 1;
+    /* a padded extent that does not fit (repdl__size_mul's bound): none */
+    if (repdl__size_mul(&room, 2) || repdl__size_add(&room, h)) return 0;
+    if (room < k) return 0;
+    return (room - k) / st + 1;
+}
+
+/* REPDL_ERR_INVALID for NULL or a zero kernel or stride; REPDL_ERR_OVERFLOW
+   when an extent the code forms does not fit in size_t (as a count of
+   floats): h + 2 pad, w + 2 pad, kh kw, the input n c h w and the output
+   n c oh ow.  Checked before anything is written. */
+REPDL_FN repdl_status repdl__pool2d_check(const repdl_pool2d_shape *s)
+{
+    size_t t;
+    if (!s) return REPDL_ERR_INVALID;
+    if (s->kh == 0 || s->kw == 0 || s->stride_h == 0 || s->stride_w == 0) return REPDL_ERR_INVALID;
+    t = s->pad_h; if (repdl__size_mul(&t, 2) || repdl__size_add(&t, s->h)) return REPDL_ERR_OVERFLOW;
+    t = s->pad_w; if (repdl__size_mul(&t, 2) || repdl__size_add(&t, s->w)) return REPDL_ERR_OVERFLOW;
+    t = s->kh; if (repdl__size_mul(&t, s->kw)) return REPDL_ERR_OVERFLOW;
+    t = s->n; if (repdl__size_mul(&t, s->c) || repdl__size_mul(&t, s->h) || repdl__size_mul(&t, s->w))
+        return REPDL_ERR_OVERFLOW;
+    t = s->n; if (repdl__size_mul(&t, s->c) || repdl__size_mul(&t, repdl__pool_out(s->h, s->kh, s->stride_h, s->pad_h)) ||
+                  repdl__size_mul(&t, repdl__pool_out(s->w, s->kw, s->stride_w, s->pad_w)))
+        return REPDL_ERR_OVERFLOW;
+    return REPDL_OK;
 }
 REPDL_API size_t repdl_pool2d_out_h(const repdl_pool2d_shape *s)
 {
@@ -305,28 +328,42 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
     }
 }
 
-REPDL_API void repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const float *x, float *y,
+REPDL_API repdl_status repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const float *x, float *y,
                                            int64_t *argmax)
 {
-    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p;
-    size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
+    size_t oh, ow, planes, hw, ohw, plane, p;
+    repdl_status st = repdl__pool2d_check(s);
+    if (st != REPDL_OK) return st;
+    oh = repdl_pool2d_out_h(s);
+    ow = repdl_pool2d_out_w(s);
+    planes = s->n * s->c;
+    hw = s->h * s->w;
+    ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
             repdl__maxpool_fwd_row(s, x + plane * hw, p, ow, y + plane * ohw + p * ow,
                                    argmax ? argmax + plane * ohw + p * ow : NULL);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const int64_t *argmax,
+REPDL_API repdl_status repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const int64_t *argmax,
                                             const float *dy, float *dx)
 {
-    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, hh, ww;
-    size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
+    size_t oh, ow, planes, hw, ohw, plane, hh, ww;
+    repdl_status st = repdl__pool2d_check(s);
+    if (st != REPDL_OK) return st;
+    oh = repdl_pool2d_out_h(s);
+    ow = repdl_pool2d_out_w(s);
+    planes = s->n * s->c;
+    hw = s->h * s->w;
+    ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (hh = 0; hh < s->h; hh++)
             for (ww = 0; ww < s->w; ww++)
                 dx[plane * hw + hh * s->w + ww] =
                     ohw ? repdl__maxpool_bwd_elem(s, argmax + plane * ohw, dy + plane * ohw, oh, ow, hh, ww)
                         : -0.0f;
+    return REPDL_OK;
 }
 
 /* Host form of one output row p of avg_pool2d_forward: interior outputs
@@ -363,28 +400,42 @@ REPDL_FN void repdl__avgpool_fwd_row(const repdl_pool2d_shape *sp, int count_inc
         y[q] = repdl__avgpool_fwd_elem(&s, count_include_pad, x, p, q);
 }
 
-REPDL_API void repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int count_include_pad,
+REPDL_API repdl_status repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                            const float *x, float *y)
 {
-    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, p;
-    size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
+    size_t oh, ow, planes, hw, ohw, plane, p;
+    repdl_status st = repdl__pool2d_check(s);
+    if (st != REPDL_OK) return st;
+    oh = repdl_pool2d_out_h(s);
+    ow = repdl_pool2d_out_w(s);
+    planes = s->n * s->c;
+    hw = s->h * s->w;
+    ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
             repdl__avgpool_fwd_row(s, count_include_pad, x + plane * hw, p, ow,
                                    y + plane * ohw + p * ow);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s, int count_include_pad,
+REPDL_API repdl_status repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                             const float *dy, float *dx)
 {
-    size_t oh = repdl_pool2d_out_h(s), ow = repdl_pool2d_out_w(s), plane, hh, ww;
-    size_t planes = s->n * s->c, hw = s->h * s->w, ohw = oh * ow;
+    size_t oh, ow, planes, hw, ohw, plane, hh, ww;
+    repdl_status st = repdl__pool2d_check(s);
+    if (st != REPDL_OK) return st;
+    oh = repdl_pool2d_out_h(s);
+    ow = repdl_pool2d_out_w(s);
+    planes = s->n * s->c;
+    hw = s->h * s->w;
+    ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (hh = 0; hh < s->h; hh++)
             for (ww = 0; ww < s->w; ww++)
                 dx[plane * hw + hh * s->w + ww] =
                     ohw ? repdl__avgpool_bwd_elem(s, count_include_pad, dy + plane * ohw, ow, oh, hh, ww)
                         : -0.0f;
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -26,7 +26,7 @@
 REPDL_BEGIN_CODE
 
 /* argmax/argmin of an empty array. */
-#define REPDL_NO_INDEX ((size_t)-1)
+/* REPDL_NO_INDEX: config.h */
 
 /* Order key of a non-NaN float's bits, and back. */
 REPDL_FN uint32_t repdl__order_key(uint32_t u)

@@ -49,9 +49,9 @@ static inline void gpu_require(const char *test)
 #define RD(call)                                                                    \
     do {                                                                            \
         int s_ = (call);                                                            \
-        if (s_ != REPDL_CUDA_OK) {                                                  \
+        if (s_ != REPDL_OK) {                                                  \
             fprintf(stderr, "%s:%d: %s: %s (cuda error %d)\n", __FILE__, __LINE__,   \
-                    #call, repdl_cuda_status_string(s_), repdl_cuda_last_cuda_error()); \
+                    #call, repdl_status_string(s_), repdl_cuda_last_cuda_error()); \
             exit(1);                                                                \
         }                                                                           \
     } while (0)

@@ -4,9 +4,9 @@
 
    The checks below return before any CUDA call, so this test runs, and
    asserts, without a GPU.  Then:
-     - no usable GPU: a valid call must return REPDL_CUDA_ERR_CUDA with a
+     - no usable GPU: a valid call must return REPDL_ERR_CUDA with a
        nonzero repdl_cuda_last_cuda_error();
-     - a GPU: valid calls on real device memory must return REPDL_CUDA_OK
+     - a GPU: valid calls on real device memory must return REPDL_OK
        and n == 0 must write -0.0. */
 #include "gpu_test.h"
 
@@ -17,7 +17,7 @@ static int failures = 0;
         int got_ = (call);                                                          \
         if (got_ != (want)) {                                                       \
             printf("FAIL %s:%d: %s returned %d (%s), expected %d\n", __FILE__,       \
-                   __LINE__, #call, got_, repdl_cuda_status_string(got_), (want));  \
+                   __LINE__, #call, got_, repdl_status_string(got_), (want));  \
             failures++;                                                             \
         }                                                                           \
     } while (0)
@@ -26,7 +26,7 @@ typedef int (*launcher_t)(size_t, const float *, float *, void *);
 
 int main(void)
 {
-    const int ARG = REPDL_CUDA_ERR_ARGUMENT;
+    const int ARG = REPDL_ERR_INVALID;
     /* Fake device addresses: never dereferenced, since every call below
        that gets them fails its argument checks first. */
     float *p = (float *)(uintptr_t)0x10000000u;
@@ -39,11 +39,11 @@ int main(void)
 
     /* Status strings: defined for every value. */
     for (int s = -1; s <= 4; s++)
-        if (repdl_cuda_status_string(s) == NULL) {
+        if (repdl_status_string(s) == NULL) {
             printf("FAIL status_string(%d) is NULL\n", s);
             failures++;
         }
-    if (strcmp(repdl_cuda_status_string(REPDL_CUDA_OK), "ok") != 0) failures++;
+    if (strcmp(repdl_status_string(REPDL_OK), "ok") != 0) failures++;
     if (repdl_cuda_last_cuda_error() != 0) {
         printf("FAIL last_cuda_error is %d before any call\n", repdl_cuda_last_cuda_error());
         failures++;
@@ -55,7 +55,7 @@ int main(void)
         EXPECT(maps[i](10, p, p + 1, NULL), ARG);  /* partial overlap */
         EXPECT(maps[i](10, p + 9, p, NULL), ARG);  /* partial overlap */
         EXPECT(maps[i]((size_t)-1 / 2, p, p, NULL), ARG); /* byte count overflows */
-        EXPECT(maps[i](0, NULL, NULL, NULL), REPDL_CUDA_OK); /* n = 0: nothing */
+        EXPECT(maps[i](0, NULL, NULL, NULL), REPDL_OK); /* n = 0: nothing */
     }
 
     /* Reductions */
@@ -69,7 +69,7 @@ int main(void)
     EXPECT(repdl_cuda_sum_rows_f32(4, 10, p, 10, p + 35, NULL), ARG); /* out inside x rows */
     EXPECT(repdl_cuda_sum_rows_f32(3, 10, p, (size_t)-1 / 4, p + 1000, NULL), ARG); /* span overflows */
     EXPECT(repdl_cuda_dot_rows_f32(3, 10, p, 10, p, (size_t)-1 / 4, p + 1000, NULL), ARG);
-    EXPECT(repdl_cuda_sum_rows_f32(0, 5, NULL, 0, NULL, NULL), REPDL_CUDA_OK); /* rows = 0 */
+    EXPECT(repdl_cuda_sum_rows_f32(0, 5, NULL, 0, NULL, NULL), REPDL_OK); /* rows = 0 */
 
     /* Configurations */
     memset(&cfg, 0, sizeof cfg);
@@ -93,13 +93,13 @@ int main(void)
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         /* No GPU: valid arguments reach CUDA, which must fail visibly. */
-        EXPECT(repdl_cuda_sum_f32(5, p, p + 100, NULL), REPDL_CUDA_ERR_CUDA);
+        EXPECT(repdl_cuda_sum_f32(5, p, p + 100, NULL), REPDL_ERR_CUDA);
         if (repdl_cuda_last_cuda_error() == 0) {
             printf("FAIL no GPU, but last_cuda_error() == 0\n");
             failures++;
         }
-        EXPECT(repdl_cuda_exp_array_f32(5, p, p + 100, NULL), REPDL_CUDA_ERR_CUDA);
-        EXPECT(repdl_cuda_check_device(), REPDL_CUDA_ERR_CUDA);
+        EXPECT(repdl_cuda_exp_array_f32(5, p, p + 100, NULL), REPDL_ERR_CUDA);
+        EXPECT(repdl_cuda_check_device(), REPDL_ERR_CUDA);
         printf("test_args: no GPU (%s): argument checks and the CUDA error path "
                "tested, valid launches not\n",
                e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
@@ -107,17 +107,17 @@ int main(void)
         float *d, h[3];
         CU(cudaMalloc((void **)&d, 64 * sizeof(float)));
         CU(cudaMemset(d, 0, 64 * sizeof(float)));
-        EXPECT(repdl_cuda_check_device(), REPDL_CUDA_OK);
-        EXPECT(repdl_cuda_sum_f32(0, NULL, d, NULL), REPDL_CUDA_OK);
-        EXPECT(repdl_cuda_dot_f32(0, NULL, NULL, d + 1, NULL), REPDL_CUDA_OK);
-        EXPECT(repdl_cuda_sum_rows_f32(1, 0, NULL, 0, d + 2, NULL), REPDL_CUDA_OK);
+        EXPECT(repdl_cuda_check_device(), REPDL_OK);
+        EXPECT(repdl_cuda_sum_f32(0, NULL, d, NULL), REPDL_OK);
+        EXPECT(repdl_cuda_dot_f32(0, NULL, NULL, d + 1, NULL), REPDL_OK);
+        EXPECT(repdl_cuda_sum_rows_f32(1, 0, NULL, 0, d + 2, NULL), REPDL_OK);
         CU(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
         for (int i = 0; i < 3; i++)
             if (f2u(h[i]) != 0x80000000u) {
                 printf("FAIL empty reduction %d gave 0x%08x, not -0.0\n", i, (unsigned)f2u(h[i]));
                 failures++;
             }
-        EXPECT(repdl_cuda_exp_array_f32(16, d + 8, d + 8, NULL), REPDL_CUDA_OK);
+        EXPECT(repdl_cuda_exp_array_f32(16, d + 8, d + 8, NULL), REPDL_OK);
         CU(cudaDeviceSynchronize());
         CU(cudaFree(d));
         printf("test_args: GPU present: argument checks and valid calls tested\n");

@@ -113,10 +113,10 @@ static void act_tests(void)
     for (k = 0; k < sizeof acts / sizeof acts[0]; k++) {
         float *d;
         CU(cudaMalloc((void **)&d, 64));
-        if (acts[k].gf(0, NULL, NULL, NULL) != REPDL_CUDA_OK) failures++;
-        if (acts[k].gf(4, NULL, d, NULL) != REPDL_CUDA_ERR_ARGUMENT) failures++;
-        if (acts[k].gf(4, d, d + 1, NULL) != REPDL_CUDA_ERR_ARGUMENT) failures++;   /* partial overlap */
-        if (acts[k].gb(4, d, d + 8, d + 9, NULL) != REPDL_CUDA_ERR_ARGUMENT) failures++;
+        if (acts[k].gf(0, NULL, NULL, NULL) != REPDL_OK) failures++;
+        if (acts[k].gf(4, NULL, d, NULL) != REPDL_ERR_INVALID) failures++;
+        if (acts[k].gf(4, d, d + 1, NULL) != REPDL_ERR_INVALID) failures++;   /* partial overlap */
+        if (acts[k].gb(4, d, d + 8, d + 9, NULL) != REPDL_ERR_INVALID) failures++;
         CU(cudaFree(d));
     }
     free(x); free(dy);
@@ -206,11 +206,11 @@ static void pool_tests(void)
     }
     {
         repdl_pool2d_shape z = {0, 3, 4, 4, 2, 2, 2, 2, 0, 0};
-        if (repdl_cuda_max_pool2d_forward_f32(&z, NULL, NULL, NULL, NULL) != REPDL_CUDA_OK) failures++;
-        if (repdl_cuda_avg_pool2d_backward_f32(&z, 0, NULL, NULL, NULL) != REPDL_CUDA_OK) failures++;
-        if (repdl_cuda_max_pool2d_forward_f32(NULL, NULL, NULL, NULL, NULL) != REPDL_CUDA_ERR_ARGUMENT) failures++;
+        if (repdl_cuda_max_pool2d_forward_f32(&z, NULL, NULL, NULL, NULL) != REPDL_OK) failures++;
+        if (repdl_cuda_avg_pool2d_backward_f32(&z, 0, NULL, NULL, NULL) != REPDL_OK) failures++;
+        if (repdl_cuda_max_pool2d_forward_f32(NULL, NULL, NULL, NULL, NULL) != REPDL_ERR_INVALID) failures++;
         z.n = 1;
-        if (repdl_cuda_avg_pool2d_forward_f32(&z, 0, NULL, NULL, NULL) != REPDL_CUDA_ERR_ARGUMENT) failures++;
+        if (repdl_cuda_avg_pool2d_forward_f32(&z, 0, NULL, NULL, NULL) != REPDL_ERR_INVALID) failures++;
     }
     printf("pooling: done (%d failures so far)\n", failures);
 }

@@ -148,7 +148,7 @@ int main(void)
     /* n == 0 with NULL; bad arguments */
     RD(repdl_cuda_add_f32(0, NULL, NULL, NULL, NULL));
     RD(repdl_cuda_rng_normal_fill_f32(0, 1, 2, 0.0f, 1.0f, NULL, NULL));
-    if (repdl_cuda_add_f32(4, NULL, NULL, NULL, NULL) != REPDL_CUDA_ERR_ARGUMENT) {
+    if (repdl_cuda_add_f32(4, NULL, NULL, NULL, NULL) != REPDL_ERR_INVALID) {
         printf("FAIL add with NULL pointers accepted\n");
         failures++;
     }

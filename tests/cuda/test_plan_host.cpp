@@ -158,8 +158,8 @@ int main()
             for (size_t resident : {(size_t)1, (size_t)5, (size_t)46 * 3, (size_t)132 * 8}) {
                 for (size_t rows : {(size_t)1, (size_t)7, (size_t)100000}) {
                     plan p;
-                    if (check_config(&c) != REPDL_CUDA_OK ||
-                        make_plan(rows, n, resident, &c, &p) != REPDL_CUDA_OK) {
+                    if (check_config(&c) != REPDL_OK ||
+                        make_plan(rows, n, resident, &c, &p) != REPDL_OK) {
                         std::printf("FAIL make_plan refused a valid configuration\n");
                         failures++;
                         continue;
@@ -189,7 +189,7 @@ int main()
         for (unsigned th = 32; th <= 256; th *= 2) {
             repdl_cuda_config c = {th, 0, 0, 0};
             plan p;
-            if (make_plan(1, n, 132 * 8, &c, &p) != REPDL_CUDA_OK || p.per_warp ||
+            if (make_plan(1, n, 132 * 8, &c, &p) != REPDL_OK || p.per_warp ||
                 p.grid == 0 || p.grid > 0x7fffffffu || p.nleaf != (n + 1023) / 1024) {
                 std::printf("FAIL huge n=%zu: plan refused or out of range\n", n);
                 failures++;
@@ -224,7 +224,7 @@ int main()
                                      {0, 0, 0, 2}, {0, 0x80000000u, 0, 0}, {0, 0, 4, 1},
                                      {0, 0, (1u << 31), 0}};
     for (const auto &c : bad) {
-        if (check_config(&c) != REPDL_CUDA_ERR_ARGUMENT) {
+        if (check_config(&c) != REPDL_ERR_INVALID) {
             std::printf("FAIL make_plan accepted {%u, %u, %u, %u}\n", c.threads, c.grid,
                         c.leaves_per_warp, c.row_per_warp);
             failures++;

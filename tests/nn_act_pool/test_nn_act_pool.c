@@ -233,6 +233,26 @@ static void pool_case(const ref_pool_shape *rsh, int kind)
     for (i = 0; i < nx; i++) x[i] = pool_value(kind);
     for (i = 0; i < ny; i++) dy[i] = pool_value(kind == 1 ? 3 : kind);
 
+    if (s.kh == 0 || s.kw == 0 || s.stride_h == 0 || s.stride_w == 0) {
+        /* no pooling has this shape: REPDL_ERR_INVALID, nothing written
+           (docs/api.md); the output buffers keep their canary */
+        float canary = uf(0x7fa5a5a5u);
+        for (i = 0; i <= nx; i++) dx[i] = canary;
+        for (i = 0; i <= ny; i++) y[i] = canary;
+        checks++;
+        if (repdl_max_pool2d_forward_f32(&s, x, y, a) != REPDL_ERR_INVALID ||
+            repdl_max_pool2d_backward_f32(&s, a, dy, dx) != REPDL_ERR_INVALID ||
+            repdl_avg_pool2d_forward_f32(&s, 1, x, y) != REPDL_ERR_INVALID ||
+            repdl_avg_pool2d_backward_f32(&s, 0, dy, dx) != REPDL_ERR_INVALID)
+            fail("pool2d invalid shape: status", 0, 0, 0, 0);
+        for (i = 0; i <= nx; i++)
+            if (fu(dx[i]) != 0x7fa5a5a5u) { fail("pool2d invalid shape wrote dx", 0, 0, fu(dx[i]), 0); break; }
+        for (i = 0; i <= ny; i++)
+            if (fu(y[i]) != 0x7fa5a5a5u) { fail("pool2d invalid shape wrote y", 0, 0, fu(y[i]), 0); break; }
+        free(x); free(dx); free(dxr); free(y); free(yr); free(dy); free(a); free(ar);
+        return;
+    }
+
     repdl_max_pool2d_forward_f32(&s, x, y, a);
     ref_maxpool_fwd(rsh, x, yr, ar);
     checks++;

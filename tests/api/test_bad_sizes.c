@@ -1,0 +1,153 @@
+/* tests/api/test_bad_sizes.c: shape-taking functions handed sizes that
+   overflow, look negative ((size_t)-1, i.e. -1 passed as a size), or do
+   not fit together, return their documented status (docs/api.md) and
+   write nothing.  Every output is a small real buffer filled with a canary
+   bit pattern and compared with memcmp afterwards; built once plainly and
+   once with AddressSanitizer and UndefinedBehaviorSanitizer (meson), so a
+   write or read past a buffer is caught too.  Covers gemm, the threaded
+   gemm, linear forward/backward, conv2d forward/backward and the four
+   pool2d functions; the status strings. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <repdl/repdl.h>
+#include <repdl/gemm_threads.h>
+
+#define BIG ((size_t)-1)
+#define HUGE_DIM ((size_t)1 << 62)
+enum { NBUF = 64 };
+
+static int checks, failures;
+static float in[NBUF], out[NBUF], out2[NBUF], out3[NBUF], canary[NBUF];
+static int64_t am[NBUF], am_canary[NBUF];
+
+static void reset(void)
+{
+    memcpy(out, canary, sizeof out);
+    memcpy(out2, canary, sizeof out2);
+    memcpy(out3, canary, sizeof out3);
+    memcpy(am, am_canary, sizeof am);
+}
+
+static void expect(const char *what, int got, int want)
+{
+    int untouched = !memcmp(out, canary, sizeof out) && !memcmp(out2, canary, sizeof out2) &&
+                    !memcmp(out3, canary, sizeof out3) && !memcmp(am, am_canary, sizeof am);
+    checks++;
+    if (got != want || !untouched) {
+        failures++;
+        printf("FAIL %s: status %d (%s), want %d (%s)%s\n", what, got,
+               repdl_status_string((repdl_status)got), want,
+               repdl_status_string((repdl_status)want), untouched ? "" : ", output written");
+    }
+    reset();
+}
+
+static repdl_conv2d_shape conv_ok(void)
+{
+    repdl_conv2d_shape s = {1, 1, 4, 4, 1, 2, 2, 1, 1, 0, 0, 1, 1};
+    return s;
+}
+
+static repdl_pool2d_shape pool_ok(void)
+{
+    repdl_pool2d_shape s = {1, 1, 4, 4, 2, 2, 2, 2, 0, 0};
+    return s;
+}
+
+#define CONV_FWD(s) repdl_conv2d_forward_f32(&(s), in, in, NULL, out)
+#define CONV_BWD(s) repdl_conv2d_backward_f32(&(s), in, in, in, out, out2, out3)
+
+int main(void)
+{
+    const int INV = REPDL_ERR_INVALID, OVF = REPDL_ERR_OVERFLOW;
+    size_t i;
+    repdl_conv2d_shape c;
+    repdl_pool2d_shape p;
+    for (i = 0; i < NBUF; i++) {
+        uint32_t u = 0x7fa5a5a5u ^ (uint32_t)i; /* a signalling-NaN pattern */
+        memcpy(&canary[i], &u, 4);
+        am_canary[i] = (int64_t)0x5a5a5a5a5a5a5a5aLL;
+        in[i] = (float)i / 8.0f;
+    }
+    reset();
+
+    /* ---- gemm (and the threaded form, and linear, which use its check) ---- */
+    expect("gemm ldc < N", repdl_gemm_f32(0, 0, 2, 4, 2, 1, 0, in, 2, in, 4, NULL, out, 3), INV);
+    expect("gemm lda < K", repdl_gemm_f32(0, 0, 2, 4, 3, 1, 0, in, 2, in, 4, NULL, out, 4), INV);
+    expect("gemm lda < M (transA)", repdl_gemm_f32(1, 0, 3, 4, 2, 1, 0, in, 2, in, 4, NULL, out, 4), INV);
+    expect("gemm ldb < N", repdl_gemm_f32(0, 0, 2, 4, 2, 1, 0, in, 2, in, 3, NULL, out, 4), INV);
+    expect("gemm ldb < K (transB)", repdl_gemm_f32(0, 1, 2, 4, 3, 1, 0, in, 3, in, 2, NULL, out, 4), INV);
+    expect("gemm C NULL", repdl_gemm_f32(0, 0, 2, 4, 2, 1, 0, in, 2, in, 4, NULL, NULL, 4), INV);
+    expect("gemm A NULL", repdl_gemm_f32(0, 0, 2, 4, 2, 1, 0, NULL, 2, in, 4, NULL, out, 4), INV);
+    expect("gemm M ldc overflows", repdl_gemm_f32(0, 0, HUGE_DIM, 4, 2, 1, 0, in, 2, in, 4, NULL, out, 4), OVF);
+    expect("gemm M = -1", repdl_gemm_f32(0, 0, BIG, 4, 2, 1, 0, in, 2, in, 4, NULL, out, 4), OVF);
+    expect("gemm ldc = -1", repdl_gemm_f32(0, 0, 2, 4, 2, 1, 0, in, 2, in, 4, NULL, out, BIG), OVF);
+    expect("gemm K lda overflows (transA)", repdl_gemm_f32(1, 0, 2, 4, HUGE_DIM, 1, 0, in, 2, in, 4, NULL, out, 4), OVF);
+    expect("gemm ldb = -1", repdl_gemm_f32(0, 0, 2, 4, 2, 1, 0, in, 2, in, BIG, NULL, out, 4), OVF);
+    expect("gemm M = 0: nothing, ok", repdl_gemm_f32(0, 0, 0, 4, 2, 1, 0, NULL, 2, NULL, 4, NULL, NULL, 0), REPDL_OK);
+    expect("gemm_threads ldc < N", repdl_gemm_threads_f32(0, 0, 2, 4, 2, 2, 1, 0, in, 2, in, 4, NULL, out, 3), INV);
+    expect("gemm_threads M = -1", repdl_gemm_threads_f32(0, 0, BIG, 4, 2, 2, 1, 0, in, 2, in, 4, NULL, out, 4), OVF);
+    expect("linear forward M = -1", repdl_linear_forward_f32(BIG, 2, 2, in, in, NULL, out), OVF);
+    expect("linear forward M*N overflows", repdl_linear_forward_f32(HUGE_DIM, 2, 8, in, in, NULL, out), OVF);
+    expect("linear backward M = -1", repdl_linear_backward_f32(BIG, 2, 2, in, in, in, out, out2, out3), OVF);
+    expect("linear backward dy NULL", repdl_linear_backward_f32(2, 2, 2, in, in, NULL, out, out2, out3), INV);
+
+    /* ---- conv2d ---- */
+    c = conv_ok(); c.stride_h = 0; expect("conv stride 0", CONV_FWD(c), INV);
+    c = conv_ok(); c.dil_w = 0; expect("conv backward dil 0", CONV_BWD(c), INV);
+    c = conv_ok(); c.kh = 0; expect("conv kernel 0", CONV_FWD(c), INV);
+    expect("conv shape NULL", repdl_conv2d_forward_f32(NULL, in, in, NULL, out), INV);
+    c = conv_ok(); c.pad_h = BIG; expect("conv pad = -1", CONV_FWD(c), OVF);
+    c = conv_ok(); c.pad_w = BIG; expect("conv backward pad = -1", CONV_BWD(c), OVF);
+    c = conv_ok(); c.dil_h = BIG; expect("conv dil = -1", CONV_FWD(c), OVF);
+    c = conv_ok(); c.c = HUGE_DIM; expect("conv c = 2^62", CONV_FWD(c), OVF);
+    c = conv_ok(); c.c = HUGE_DIM; expect("conv backward c = 2^62", CONV_BWD(c), OVF);
+    c = conv_ok(); c.n = BIG; expect("conv n = -1", CONV_FWD(c), OVF);
+    c = conv_ok(); c.oc = HUGE_DIM; expect("conv oc = 2^62", CONV_FWD(c), OVF);
+    c = conv_ok(); c.kw = HUGE_DIM; c.w = HUGE_DIM; expect("conv kw = w = 2^62", CONV_FWD(c), OVF);
+    c = conv_ok(); c.h = (size_t)1 << 40; c.w = (size_t)1 << 40; expect("conv h w = 2^80", CONV_FWD(c), OVF);
+    c = conv_ok(); c.n = 0; expect("conv n = 0: nothing, ok", CONV_FWD(c), REPDL_OK);
+    expect("conv_out_h of pad -1 is 0", (int)repdl_conv2d_out_h(&c) == 3 ? 0 : 1, 0);
+    c.pad_h = BIG; expect("conv_out_h of pad -1 is 0", (int)repdl_conv2d_out_h(&c), 0);
+
+    /* ---- pool2d ---- */
+    p = pool_ok(); p.stride_w = 0;
+    expect("max_pool fwd stride 0", repdl_max_pool2d_forward_f32(&p, in, out, am), INV);
+    expect("max_pool bwd stride 0", repdl_max_pool2d_backward_f32(&p, am, in, out), INV);
+    expect("avg_pool fwd stride 0", repdl_avg_pool2d_forward_f32(&p, 1, in, out), INV);
+    expect("avg_pool bwd stride 0", repdl_avg_pool2d_backward_f32(&p, 1, in, out), INV);
+    p = pool_ok(); p.kh = 0;
+    expect("max_pool kernel 0", repdl_max_pool2d_forward_f32(&p, in, out, am), INV);
+    expect("pool shape NULL", repdl_max_pool2d_forward_f32(NULL, in, out, am), INV);
+    p = pool_ok(); p.pad_h = BIG;
+    expect("max_pool fwd pad = -1", repdl_max_pool2d_forward_f32(&p, in, out, am), OVF);
+    expect("max_pool bwd pad = -1", repdl_max_pool2d_backward_f32(&p, am, in, out), OVF);
+    expect("avg_pool fwd pad = -1", repdl_avg_pool2d_forward_f32(&p, 0, in, out), OVF);
+    expect("avg_pool bwd pad = -1", repdl_avg_pool2d_backward_f32(&p, 0, in, out), OVF);
+    p = pool_ok(); p.c = HUGE_DIM;
+    expect("max_pool c = 2^62", repdl_max_pool2d_forward_f32(&p, in, out, am), OVF);
+    expect("avg_pool bwd c = 2^62", repdl_avg_pool2d_backward_f32(&p, 1, in, out), OVF);
+    p = pool_ok(); p.n = BIG;
+    expect("avg_pool n = -1", repdl_avg_pool2d_forward_f32(&p, 1, in, out), OVF);
+    p = pool_ok(); p.kh = HUGE_DIM; p.kw = HUGE_DIM; p.h = HUGE_DIM;
+    expect("avg_pool kh kw = 2^124", repdl_avg_pool2d_forward_f32(&p, 1, in, out), OVF);
+    p = pool_ok(); p.n = 0;
+    expect("max_pool n = 0: nothing, ok", repdl_max_pool2d_forward_f32(&p, NULL, NULL, NULL), REPDL_OK);
+
+    /* ---- status strings ---- */
+    {
+        const repdl_status all[] = {REPDL_OK, REPDL_ERR_INVALID, REPDL_ERR_OVERFLOW,
+                                    REPDL_ERR_NOMEM, REPDL_ERR_CUDA, REPDL_ERR_FPENV};
+        for (i = 0; i < sizeof all / sizeof all[0]; i++) {
+            size_t j;
+            for (j = 0; j < i; j++)
+                if (!strcmp(repdl_status_string(all[i]), repdl_status_string(all[j]))) break;
+            expect("status strings distinct", j == i && strcmp(repdl_status_string(all[i]), "unknown status") ? 0 : 1, 0);
+        }
+        expect("unknown status", strcmp(repdl_status_string((repdl_status)7), "unknown status"), 0);
+    }
+    printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);
+    return failures != 0;
+}
