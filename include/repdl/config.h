@@ -185,6 +185,11 @@ REPDL_API const char *repdl_status_string(repdl_status s)
     return "unknown status";
 }
 
+/* p + i without ever forming NULL + 0 (undefined behaviour in C, which
+   UBSan reports): a function handed NULL with an empty extent does no
+   pointer arithmetic on it. */
+#define REPDL__OFFSET(p, i) ((i) != 0 ? (p) + (i) : (p))
+
 /* "No index": the argmax of an empty range (docs/api.md, section 3). */
 #ifndef REPDL_NO_INDEX
 #define REPDL_NO_INDEX ((size_t)-1)

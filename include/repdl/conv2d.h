@@ -204,7 +204,7 @@ REPDL_FN float *repdl__conv_alloc(size_t n)
 {
     if (n == 0) n = 1;
     if (n > (size_t)-1 / sizeof(float)) return NULL;
-    return (float *)malloc(n * sizeof(float));
+    return (float *)malloc((n ? n : 1) * sizeof(float)); /* malloc(0) may be NULL */
 }
 
 REPDL_API repdl_status repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, const float *x,
@@ -224,7 +224,7 @@ REPDL_API repdl_status repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, con
     col = repdl__conv_alloc(CK * P);
     if (!col) return REPDL_ERR_NOMEM;
     for (img = 0; img < s->n; img++) {
-        repdl__im2col_f32(s, oh, ow, x + img * in_sz, col);
+        repdl__im2col_f32(s, oh, ow, REPDL__OFFSET(x, img * in_sz), col);
         repdl__gemm_core_f32(0, 0, s->oc, P, CK, w, CK, col, P, NULL, b, 0, 1.0f, 0.0f,
                              y + img * s->oc * P, P);
     }

@@ -116,8 +116,8 @@ REPDL_API void repdl_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
 {
     size_t r, k, i;
     for (r = 0; r < rows; r++) {
-        const float *xr = x + r * cols;
-        float *yr = y + r * cols;
+        const float *xr = REPDL__OFFSET(x, r * cols);
+        float *yr = REPDL__OFFSET(y, r * cols);
         /* repdl_mean_f32(cols, xr), with the row sum staged in L1 */
         float mu = cols ? repdl__canon(repdl__div_count_f32(repdl__row_sum_f32(xr, cols), cols))
                         : repdl__nanf();
@@ -246,8 +246,8 @@ REPDL_API void repdl_layer_norm_backward_f32(size_t rows, size_t cols, const flo
     size_t r, j, i;
     if (dx) {
         for (r = 0; r < rows; r++) {
-            const float *xr = x + r * cols, *gr = dy + r * cols;
-            float *o = dx + r * cols;
+            const float *xr = REPDL__OFFSET(x, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
+            float *o = REPDL__OFFSET(dx, r * cols);
             float mu = mean[r], rs = rstd[r], c1, c2;
             repdl__tree tg, tp;
             repdl__tree_init(&tg);
@@ -297,8 +297,8 @@ REPDL_API void repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
 {
     size_t r, k, i;
     for (r = 0; r < rows; r++) {
-        const float *xr = x + r * cols;
-        float *yr = y + r * cols;
+        const float *xr = REPDL__OFFSET(x, r * cols);
+        float *yr = REPDL__OFFSET(y, r * cols);
         /* RN(repdl_sumsq_f32(cols, xr) / cols) */
         float ms = cols ? repdl__div_count_f32(repdl__row_dot_f32(xr, xr, cols), cols) : repdl__nanf();
         float rs = repdl__norm_rstd(ms, eps);
@@ -321,8 +321,8 @@ REPDL_API void repdl_rms_norm_backward_f32(size_t rows, size_t cols, const float
     size_t r, j, i;
     if (dx) {
         for (r = 0; r < rows; r++) {
-            const float *xr = x + r * cols, *gr = dy + r * cols;
-            float *o = dx + r * cols;
+            const float *xr = REPDL__OFFSET(x, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
+            float *o = REPDL__OFFSET(dx, r * cols);
             float rs = rstd[r], c2;
             repdl__tree tp;
             repdl__tree_init(&tp);
@@ -476,6 +476,7 @@ REPDL_API void repdl_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw,
                                                  const float *running_var, float *y)
 {
     size_t ch;
+    if (n == 0 || hw == 0) return; /* no element: nothing read or written */
     for (ch = 0; ch < c; ch++)
         repdl__bn_apply(x, n, c, hw, ch, gamma, beta, running_mean[ch],
                         repdl__norm_rstd(running_var[ch], eps), y);
@@ -491,7 +492,8 @@ REPDL_API void repdl_batch_norm_backward_f32(size_t n, size_t c, size_t hw, cons
 {
     size_t ch, N = n * hw, e, i, k, q;
     for (ch = 0; ch < c; ch++) {
-        float mu = save_mean[ch], rs = save_rstd[ch], sdy, sdx, c1, c2, kk;
+        /* N == 0: the sums are empty (-0); save_mean/save_rstd are not read */
+        float mu = N ? save_mean[ch] : 0.0f, rs = N ? save_rstd[ch] : 0.0f, sdy, sdx, c1, c2, kk;
         repdl__tree ty, tx;
         repdl__tree_init(&ty);
         repdl__tree_init(&tx);

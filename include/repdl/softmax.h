@@ -148,7 +148,7 @@ REPDL_API void repdl_softmax_f32(size_t rows, size_t cols, const float *x, float
 {
     size_t r;
     if (cols == 0) return;
-    for (r = 0; r < rows; r++) repdl__softmax_row(x + r * cols, y + r * cols, cols);
+    for (r = 0; r < rows; r++) repdl__softmax_row(REPDL__OFFSET(x, r * cols), REPDL__OFFSET(y, r * cols), cols);
 }
 
 /* One row of log_softmax. */
@@ -166,7 +166,7 @@ REPDL_API void repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, f
 {
     size_t r;
     if (cols == 0) return;
-    for (r = 0; r < rows; r++) repdl__log_softmax_row(x + r * cols, y + r * cols, cols);
+    for (r = 0; r < rows; r++) repdl__log_softmax_row(REPDL__OFFSET(x, r * cols), REPDL__OFFSET(y, r * cols), cols);
 }
 
 /* dx = d softmax given y = softmax(x) and dy:
@@ -178,8 +178,8 @@ REPDL_API void repdl_softmax_backward_f32(size_t rows, size_t cols, const float 
     size_t r, i;
     if (cols == 0) return;
     for (r = 0; r < rows; r++) {
-        const float *yr = y + r * cols, *gr = dy + r * cols;
-        float *o = dx + r * cols;
+        const float *yr = REPDL__OFFSET(y, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
+        float *o = REPDL__OFFSET(dx, r * cols);
         float dot = repdl__row_dot_f32(yr, gr, cols); /* = repdl_dot_f32 */
         for (i = 0; i < cols; i++)
             o[i] = repdl__canon(repdl__fmul(yr[i], repdl__fsub(gr[i], dot)));
@@ -195,8 +195,8 @@ REPDL_API void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const fl
     size_t r, i, k;
     if (cols == 0) return;
     for (r = 0; r < rows; r++) {
-        const float *yr = y + r * cols, *gr = dy + r * cols;
-        float *o = dx + r * cols;
+        const float *yr = REPDL__OFFSET(y, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
+        float *o = REPDL__OFFSET(dx, r * cols);
         float s = repdl__row_sum_f32(gr, cols); /* = repdl_sum_f32 */
         for (k = 0; k < cols; k += REPDL__NN_CHUNK) {
             float p[REPDL__NN_CHUNK];
@@ -255,8 +255,8 @@ REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, int reduction,
         size_t len = rows - r0 < REPDL_SUM_LEAF ? rows - r0 : REPDL_SUM_LEAF;
         for (k = 0; k < len; k++) {
             size_t r = r0 + k;
-            const float *x = logits + r * cols;
-            float *g = dlogits ? dlogits + r * cols : NULL;
+            const float *x = REPDL__OFFSET(logits, r * cols);
+            float *g = dlogits ? REPDL__OFFSET(dlogits, r * cols) : NULL;
             int32_t tg = target[r];
             float m, s, dt, loss;
             m = cols ? repdl_max_f32(cols, x) : repdl__nanf();
@@ -302,7 +302,7 @@ REPDL_API float repdl_nll_loss_f32(size_t rows, size_t cols, int reduction,
         for (k = 0; k < len; k++) {
             size_t r = r0 + k;
             int32_t tg = target[r];
-            float *g = dlogp ? dlogp + r * cols : NULL;
+            float *g = dlogp ? REPDL__OFFSET(dlogp, r * cols) : NULL;
             if (tg < 0 || (size_t)tg >= cols || bad_red) {
                 lb[k] = repdl__nanf();
                 if (g) repdl__sm_fill_nan(g, cols);

@@ -276,12 +276,13 @@ static void test_linear(void)
     size_t s;
     for (s = 0; s < 6; s++) {
         size_t M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
-        float *x = gen_arr(M * K, (int)(s & 1)), *W = gen_arr(N * K, 1), *b = gen_arr(N, 0);
-        float *dy = gen_arr(M * N, (int)(s & 1));
-        float *y = gen_arr(M * N, 0), *yr = gen_arr(M * N, 0);
-        float *dx = gen_arr(M * K, 0), *dxr = gen_arr(M * K, 0), *dW = gen_arr(N * K, 0),
-              *dWr = gen_arr(N * K, 0), *db = gen_arr(N, 0), *dbr = gen_arr(N, 0);
+        float *x, *W, *b, *dy, *y, *yr, *dx, *dxr, *dW, *dWr, *db, *dbr;
         if (small_mode && M * N * K > 100000) continue;
+        x = gen_arr(M * K, (int)(s & 1)); W = gen_arr(N * K, 1); b = gen_arr(N, 0);
+        dy = gen_arr(M * N, (int)(s & 1));
+        y = gen_arr(M * N, 0); yr = gen_arr(M * N, 0);
+        dx = gen_arr(M * K, 0); dxr = gen_arr(M * K, 0); dW = gen_arr(N * K, 0);
+        dWr = gen_arr(N * K, 0); db = gen_arr(N, 0); dbr = gen_arr(N, 0);
         repdl_linear_forward_f32(M, K, N, x, W, b, y);
         ref_linear_forward_f32(M, K, N, x, W, b, yr);
         CHECK_SAME(y, yr, M * N, "linear forward %zu %zu %zu", M, K, N);

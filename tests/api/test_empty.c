@@ -1,0 +1,75 @@
+/* tests/api/test_empty.c: empty extents with NULL pointers are defined
+   (docs/api.md, section 5): n = 0, rows = 0, cols = 0, a batch of 0
+   images, 0 channels.  Each call below must neither read nor write
+   through NULL nor form NULL + 0 (undefined behaviour in C); meson runs it
+   built by clang with -fsanitize=undefined,address (clang reports
+   "applying zero offset to null pointer", gcc does not) and plainly.  The
+   outputs that an empty reduction defines are checked: the empty sum and
+   layer norm's statistics of empty rows. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <repdl/repdl.h>
+
+static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+int main(void)
+{
+    float m[3], r[3], out[256];
+    int32_t tg[3] = {0, 0, 0};
+    int fails = 0;
+    repdl_conv2d_shape c0 = {0, 1, 4, 4, 1, 2, 2, 1, 1, 0, 0, 1, 1};  /* no image */
+    repdl_conv2d_shape c1 = {2, 0, 4, 4, 3, 2, 2, 1, 1, 0, 0, 1, 1};  /* no channel */
+    repdl_conv2d_shape c2 = {2, 1, 4, 4, 0, 2, 2, 1, 1, 0, 0, 1, 1};  /* no filter */
+    repdl_conv2d_shape c3 = {2, 1, 1, 1, 2, 3, 3, 1, 1, 0, 0, 1, 1};  /* no output pixel */
+    repdl_pool2d_shape p0 = {0, 1, 4, 4, 2, 2, 2, 2, 0, 0};
+    repdl_softmax_f32(0, 5, NULL, NULL);
+    repdl_log_softmax_f32(0, 5, NULL, NULL);
+    repdl_softmax_backward_f32(0, 5, NULL, NULL, NULL);
+    repdl_log_softmax_backward_f32(0, 5, NULL, NULL, NULL);
+    repdl_softmax_f32(3, 0, NULL, NULL);
+    repdl_softmax_backward_f32(3, 0, NULL, NULL, NULL);
+    repdl_layer_norm_forward_f32(0, 4, 1e-5f, NULL, NULL, NULL, NULL, NULL, NULL);
+    repdl_layer_norm_backward_f32(0, 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    repdl_layer_norm_forward_f32(3, 0, 1e-5f, NULL, NULL, NULL, NULL, m, r);
+    fails += bits(m[0]) != 0x7fc00000u; /* the mean of nothing: canonical NaN */
+    repdl_layer_norm_backward_f32(3, 0, NULL, NULL, m, r, NULL, NULL, NULL, NULL);
+    repdl_rms_norm_forward_f32(0, 4, 1e-5f, NULL, NULL, NULL, NULL);
+    repdl_rms_norm_forward_f32(3, 0, 1e-5f, NULL, NULL, NULL, r);
+    repdl_rms_norm_backward_f32(0, 4, NULL, NULL, NULL, NULL, NULL, NULL);
+    repdl_batch_norm_forward_infer_f32(0, 3, 4, 1e-5f, NULL, NULL, NULL, NULL, NULL, NULL);
+    repdl_batch_norm_backward_f32(0, 3, 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    repdl_cross_entropy_f32(0, 3, 0, NULL, NULL, NULL);
+    repdl_nll_loss_f32(0, 3, 0, NULL, NULL, NULL);
+    repdl_cross_entropy_f32(3, 0, 0, NULL, tg, NULL);
+    repdl_nll_loss_f32(3, 0, 0, NULL, tg, NULL);
+    fails += repdl_conv2d_forward_f32(&c0, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_conv2d_backward_f32(&c0, NULL, NULL, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_conv2d_forward_f32(&c1, NULL, NULL, NULL, out) != REPDL_OK;
+    fails += repdl_conv2d_backward_f32(&c1, NULL, NULL, out, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_conv2d_backward_f32(&c1, NULL, NULL, NULL, NULL, NULL, NULL) != REPDL_ERR_INVALID; /* dy is data */
+    fails += repdl_conv2d_forward_f32(&c2, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_conv2d_backward_f32(&c3, NULL, NULL, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_max_pool2d_forward_f32(&p0, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_avg_pool2d_backward_f32(&p0, 0, NULL, NULL) != REPDL_OK;
+    fails += repdl_gemm_f32(0, 0, 0, 4, 2, 1.0f, 0.0f, NULL, 2, NULL, 4, NULL, NULL, 4) != REPDL_OK;
+    fails += repdl_linear_forward_f32(0, 3, 4, NULL, NULL, NULL, NULL) != REPDL_OK;
+    repdl_sum_rows_f32(0, 4, NULL, 4, NULL);
+    repdl_var_rows_f32(0, 4, 0, NULL, 4, NULL);
+    repdl_max_rows_f32(0, 4, NULL, 4, NULL);
+    repdl_argmax_rows_f32(0, 4, NULL, 4, NULL);
+    repdl_sum_rows_f32(3, 0, NULL, 0, out);
+    repdl_var_rows_f32(3, 0, 0, NULL, 0, out);
+    repdl_max_rows_f32(3, 0, NULL, 0, out);
+    fails += bits(repdl_sum_f32(0, NULL)) != 0x80000000u; /* the empty sum is -0 */
+    fails += bits(repdl_dot_f32(0, NULL, NULL)) != 0x80000000u;
+    repdl_exp_array_f32(0, NULL, NULL);
+    repdl_sigmoid_array_f32(0, NULL, NULL);
+    repdl_gelu_tanh_array_f32(0, NULL, NULL);
+    repdl_silu_array_f32(0, NULL, NULL);
+    repdl_add_f32(0, NULL, NULL, NULL);
+    repdl_rng_uniform_fill_f32(0, 1, 0, 0.0f, 1.0f, NULL);
+    printf("%s: empty extents with NULL, %d failed\n", fails ? "FAIL" : "ok", fails);
+    return fails != 0;
+}
