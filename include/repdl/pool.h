@@ -85,6 +85,21 @@ REPDL_FN repdl_status repdl__pool2d_check(const repdl_pool2d_shape *s)
         return REPDL_ERR_OVERFLOW;
     return REPDL_OK;
 }
+
+/* repdl__pool2d_check, then the extents every pooling function uses:
+   output rows and columns, planes n c, input and output plane sizes. */
+REPDL_FN repdl_status repdl__pool2d_dims(const repdl_pool2d_shape *s, size_t *oh, size_t *ow,
+                                         size_t *planes, size_t *hw, size_t *ohw)
+{
+    repdl_status st = repdl__pool2d_check(s);
+    if (st != REPDL_OK) return st;
+    *oh = repdl__pool_out(s->h, s->kh, s->stride_h, s->pad_h);
+    *ow = repdl__pool_out(s->w, s->kw, s->stride_w, s->pad_w);
+    *planes = s->n * s->c;
+    *hw = s->h * s->w;
+    *ohw = *oh * *ow;
+    return REPDL_OK;
+}
 REPDL_API size_t repdl_pool2d_out_h(const repdl_pool2d_shape *s)
 {
     return repdl__pool_out(s->h, s->kh, s->stride_h, s->pad_h);
@@ -332,13 +347,8 @@ REPDL_API repdl_status repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s,
                                            int64_t *argmax)
 {
     size_t oh, ow, planes, hw, ohw, plane, p;
-    repdl_status st = repdl__pool2d_check(s);
+    repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
-    oh = repdl_pool2d_out_h(s);
-    ow = repdl_pool2d_out_w(s);
-    planes = s->n * s->c;
-    hw = s->h * s->w;
-    ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
             repdl__maxpool_fwd_row(s, x + plane * hw, p, ow, y + plane * ohw + p * ow,
@@ -350,13 +360,8 @@ REPDL_API repdl_status repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s
                                             const float *dy, float *dx)
 {
     size_t oh, ow, planes, hw, ohw, plane, hh, ww;
-    repdl_status st = repdl__pool2d_check(s);
+    repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
-    oh = repdl_pool2d_out_h(s);
-    ow = repdl_pool2d_out_w(s);
-    planes = s->n * s->c;
-    hw = s->h * s->w;
-    ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (hh = 0; hh < s->h; hh++)
             for (ww = 0; ww < s->w; ww++)
@@ -404,13 +409,8 @@ REPDL_API repdl_status repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s,
                                            const float *x, float *y)
 {
     size_t oh, ow, planes, hw, ohw, plane, p;
-    repdl_status st = repdl__pool2d_check(s);
+    repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
-    oh = repdl_pool2d_out_h(s);
-    ow = repdl_pool2d_out_w(s);
-    planes = s->n * s->c;
-    hw = s->h * s->w;
-    ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
             repdl__avgpool_fwd_row(s, count_include_pad, x + plane * hw, p, ow,
@@ -422,13 +422,8 @@ REPDL_API repdl_status repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s
                                             const float *dy, float *dx)
 {
     size_t oh, ow, planes, hw, ohw, plane, hh, ww;
-    repdl_status st = repdl__pool2d_check(s);
+    repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
-    oh = repdl_pool2d_out_h(s);
-    ow = repdl_pool2d_out_w(s);
-    planes = s->n * s->c;
-    hw = s->h * s->w;
-    ohw = oh * ow;
     for (plane = 0; plane < planes; plane++)
         for (hh = 0; hh < s->h; hh++)
             for (ww = 0; ww < s->w; ww++)
