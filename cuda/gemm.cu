@@ -186,7 +186,8 @@ static const size_t DEFAULT_WORKSPACE = (size_t)256 << 20;
 
 static int conv_geometry(const repdl_conv2d_shape *s, conv_geom *g)
 {
-    if (repdl__conv2d_check(s) != REPDL_OK) return repdl__conv2d_check(s);
+    repdl_status st = repdl__conv2d_check(s); /* the host's check: same statuses */
+    if (st != REPDL_OK) return st;
     /* every size below must fit size_t, in bytes too */
     size_t t, u, b;
     if (!mul_ok(2, s->pad_h, &t) || s->h > (size_t)-1 - t) return REPDL_ERR_INVALID;
