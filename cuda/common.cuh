@@ -28,6 +28,20 @@ struct device_facts {
 /* REPDL_OK and fills f, or an error status. */
 int current_device(device_facts *f);
 
+/* Workspace of the launchers (reduction partials and tickets, loss rows,
+   conv2d columns), stream-ordered, from a memory pool that repdl owns on
+   each device (never the caller's default pool, whose settings are left
+   alone).  The pool keeps up to WORKSPACE_KEEP bytes of freed workspace
+   across synchronizations, so that a call does not pay for a fresh device
+   allocation each time (about 70 us on an H100 with the default pool,
+   which returns everything at each synchronization:
+   docs/results/gpu-h100-2026-11-24); above that it returns memory to the
+   device as the default pool does.  Where the device has no memory pools,
+   plain cudaMallocAsync.  bytes == 0 gives *p = NULL and cudaSuccess. */
+constexpr size_t WORKSPACE_KEEP = (size_t)64 << 20;
+cudaError_t workspace_alloc(void **p, size_t bytes, cudaStream_t s);
+cudaError_t workspace_free(void *p, cudaStream_t s);
+
 /* After a launch: REPDL_OK, or the launch error. */
 static inline int check_launch(void)
 {

@@ -286,7 +286,7 @@ static int conv_forward(const repdl_conv2d_shape *sh, const float *x, const floa
     }
     size_t nb = chunk_images(g, cfg);
     float *ws = NULL;
-    cudaError_t e = cudaMallocAsync((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
+    cudaError_t e = workspace_alloc((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
     if (e != cudaSuccess) return fail_cuda(e);
     for (size_t img0 = 0; img0 < g.n && rc == REPDL_OK; img0 += nb) {
         size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
@@ -295,7 +295,7 @@ static int conv_forward(const repdl_conv2d_shape *sh, const float *x, const floa
         a.B = ws; a.batch = cnt; a.C = y + img0 * g.out_sz;
         rc = launch_gemm(a, s, cfg);
     }
-    e = cudaFreeAsync(ws, s);
+    e = workspace_free(ws, s);
     if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     return rc;
 }
@@ -359,7 +359,7 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
 
     size_t nb = chunk_images(g, cfg);
     float *ws = NULL;
-    cudaError_t e = cudaMallocAsync((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
+    cudaError_t e = workspace_alloc((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
     if (e != cudaSuccess) return fail_cuda(e);
     for (size_t img0 = 0; need_dw && img0 < g.n && rc == REPDL_OK; img0 += nb) {
         size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
@@ -386,7 +386,7 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
         rc = launch_gemm(a, s, cfg);
         if (rc == REPDL_OK) rc = launch_col2im(g, ws, img0, cnt, dx, s);
     }
-    e = cudaFreeAsync(ws, s);
+    e = workspace_free(ws, s);
     if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     return rc;
 }

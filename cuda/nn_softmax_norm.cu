@@ -526,7 +526,7 @@ static int launch_loss(size_t rows, size_t cols, const float *x, const int32_t *
         return check_launch();
     }
     void *ws = NULL;
-    cudaError_t e = cudaMallocAsync(&ws, rows * sizeof(float), s);
+    cudaError_t e = workspace_alloc(&ws, rows * sizeof(float), s);
     if (e != cudaSuccess) return fail_cuda(e);
     float *w = (float *)ws;
     if (CE) k_cross_entropy<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
@@ -537,7 +537,7 @@ static int launch_loss(size_t rows, size_t cols, const float *x, const int32_t *
         k_loss_finish<<<1, 1, 0, s>>>(loss, rows, reduction, 0);
         rc = check_launch();
     }
-    e = cudaFreeAsync(ws, s);
+    e = workspace_free(ws, s);
     if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     return rc;
 }

@@ -18,8 +18,10 @@
        the step h = 16 with a shuffle (a'[t] + a'[t + 16]), which gives
        reduce.h's b[t] = (a0 + a2) + (a1 + a3) for t < 16; the 16 values
        are gathered and folded by repdl__sum_fold16_f32.
-       Products (dot) and the padded last leaf are first written to a
-       per-warp buffer in shared memory (products rounded by repdl__fmul,
+       A full leaf is read into registers (32 elements a thread, products
+       of a dot rounded there by repdl__fmul), the next leaf's loads
+       issued before this leaf's arithmetic; the row's padded last leaf is
+       first written to a per-warp buffer in shared memory (products,
        padding -0.0), as the host writes them to p[] (reduce.h).
      a run of leaves, by one warp: repdl__tree, leaf after leaf.
      a chunk, by one block: its warps' values into a repdl__tree.
@@ -76,16 +78,70 @@ __device__ __forceinline__ float warp_leaf(const float *x, const float *y, size_
     return s;
 }
 
+/* A full leaf held in registers: thread t holds the lane-t column in
+   r[0..15] (elements t + 64 j) and the lane-(t + 32) column in r[16..31]
+   (elements t + 32 + 64 j), products already rounded for a dot.  The same
+   operations as warp_leaf_columns on memory. */
+__device__ __forceinline__ float warp_leaf_regs(const float *r)
+{
+#define REPDL__E0(j) r[j]
+#define REPDL__E1(j) r[16 + (j)]
+    float a = repdl__fadd(REPDL__TREE16(REPDL__E0), REPDL__TREE16(REPDL__E1));
+#undef REPDL__E0
+#undef REPDL__E1
+    float b = repdl__fadd(a, __shfl_down_sync(FULL_MASK, a, 16));
+    float v[16];
+#pragma unroll
+    for (int i = 0; i < 16; i++) v[i] = __shfl_sync(FULL_MASK, b, i);
+    return repdl__sum_fold16_f32(v);
+}
+
+/* Loads thread t's 32 elements of the full leaf at c (see warp_leaf_regs). */
+__device__ __forceinline__ void load_leaf(const float *c, int t, float *r)
+{
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+        r[j] = c[t + 64 * j];
+        r[16 + j] = c[t + 32 + 64 * j];
+    }
+}
+
 /* The buddy tree of leaves [first, first + count) of a row: the value of
-   that aligned run; -0.0 when count == 0. */
+   that aligned run; -0.0 when count == 0.  Full leaves go through
+   registers, the next leaf's loads issued before the current leaf's
+   arithmetic (two leaves in flight a warp); the row's last leaf, when
+   partial, through warp_leaf's staging. */
 template <bool DOT>
 __device__ float warp_walk(const float *x, const float *y, size_t n, size_t first,
                            size_t count, float *buf, int t)
 {
     repdl__tree tr;
     repdl__tree_init(&tr);
-    for (size_t j = 0; j < count; j++)
-        repdl__tree_push(&tr, 0, warp_leaf<DOT>(x, y, n, first + j, buf, t));
+    size_t nfull = count;
+    if (count && (first + count) * LEAF > n) nfull = count - 1; /* the row's partial leaf */
+    if (nfull) {
+        float nx[32], ny[32];
+        load_leaf(x + first * LEAF, t, nx);
+        if (DOT) load_leaf(y + first * LEAF, t, ny);
+        for (size_t j = 0; j < nfull; j++) {
+            float cx[32], cy[32];
+#pragma unroll
+            for (int k = 0; k < 32; k++) {
+                cx[k] = nx[k];
+                if (DOT) cy[k] = ny[k];
+            }
+            if (j + 1 < nfull) {
+                load_leaf(x + (first + j + 1) * LEAF, t, nx);
+                if (DOT) load_leaf(y + (first + j + 1) * LEAF, t, ny);
+            }
+            if (DOT) {
+#pragma unroll
+                for (int k = 0; k < 32; k++) cx[k] = repdl__fmul(cx[k], cy[k]);
+            }
+            repdl__tree_push(&tr, 0, warp_leaf_regs(cx));
+        }
+    }
+    if (nfull < count) repdl__tree_push(&tr, 0, warp_leaf<DOT>(x, y, n, first + nfull, buf, t));
     return repdl__tree_root(&tr);
 }
 
@@ -249,20 +305,20 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
         size_t pbytes = rows * p.bpr * sizeof(float); /* no overflow: make_plan */
         size_t toff = (pbytes + 15) / 16 * 16;
         size_t tbytes = rows * sizeof(unsigned long long);
-        e = cudaMallocAsync(&ws, toff + tbytes, s);
+        e = workspace_alloc(&ws, toff + tbytes, s);
         if (e != cudaSuccess) return fail_cuda(e);
         a.partial = (float *)ws;
         a.ticket = (unsigned long long *)((char *)ws + toff);
         e = cudaMemsetAsync(a.ticket, 0, tbytes, s);
         if (e != cudaSuccess) {
-            cudaFreeAsync(ws, s);
+            workspace_free(ws, s);
             return fail_cuda(e);
         }
     }
     reduce_chunks<DOT><<<grid, p.threads, shmem, s>>>(a);
     rc = check_launch();
     if (ws) {
-        e = cudaFreeAsync(ws, s);
+        e = workspace_free(ws, s);
         if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     }
     return rc;

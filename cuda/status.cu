@@ -2,6 +2,8 @@
 /* cuda/status.cu: status strings, the thread's last CUDA error, and the
    one-time floating-point environment probe of each device. */
 #include <atomic>
+#include <mutex>
+#include <string.h>
 
 #include <repdl/config.h>
 
@@ -44,6 +46,61 @@ static int probe(int device)
     if (e != cudaSuccess) return fail_cuda(e);
     probe_state[device].store(ok == 1 ? 1 : 2);
     return ok == 1 ? REPDL_OK : REPDL_ERR_FPENV;
+}
+
+/* The pool of each device: created on first use, kept for the process. */
+static std::atomic<cudaMemPool_t> pools[MAX_DEVICES];
+static std::atomic<int> pool_state[MAX_DEVICES]; /* 0 unknown, 1 pool, 2 no pools */
+static std::mutex pool_mutex;
+
+static cudaMemPool_t workspace_pool(int dev)
+{
+    if (dev < 0 || dev >= MAX_DEVICES) return NULL;
+    int st = pool_state[dev].load();
+    if (st == 1) return pools[dev].load();
+    if (st == 2) return NULL;
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    st = pool_state[dev].load();
+    if (st != 0) return st == 1 ? pools[dev].load() : NULL;
+    int supported = 0;
+    cudaMemPool_t pool = NULL;
+    if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev) == cudaSuccess &&
+        supported) {
+        cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = dev;
+        if (cudaMemPoolCreate(&pool, &props) == cudaSuccess) {
+            unsigned long long keep = WORKSPACE_KEEP; /* the attribute is a cuuint64_t */
+            if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+                cudaMemPoolDestroy(pool);
+                pool = NULL;
+            }
+        } else {
+            pool = NULL;
+        }
+    }
+    (void)cudaGetLastError(); /* a refused attribute or pool is not the caller's error */
+    pools[dev].store(pool);
+    pool_state[dev].store(pool ? 1 : 2);
+    return pool;
+}
+
+cudaError_t workspace_alloc(void **p, size_t bytes, cudaStream_t s)
+{
+    *p = NULL;
+    if (bytes == 0) return cudaSuccess;
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    cudaMemPool_t pool = workspace_pool(dev);
+    return pool ? cudaMallocFromPoolAsync(p, bytes, pool, s) : cudaMallocAsync(p, bytes, s);
+}
+
+cudaError_t workspace_free(void *p, cudaStream_t s)
+{
+    return p ? cudaFreeAsync(p, s) : cudaSuccess;
 }
 
 int current_device(device_facts *f)

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cuda/sanitize.sh: compute-sanitizer over the CUDA tests' short runs.
-#   sanitize.sh TEST_MAP TEST_REDUCE
-# memcheck on both (with leak check on the maps), racecheck, synccheck and
-# initcheck on the reductions (shared memory, barriers, the last-block
-# ticket, the workspace).  Exits 77
-# ("skipped") when there is no GPU or no compute-sanitizer: never a pass
-# without having run.
+# tests/cuda/sanitize.sh: compute-sanitizer over the CUDA tests' short runs
+# (--small).
+#   sanitize.sh EXE...      each EXE a tests/cuda test (test_cuda_NAME)
+# memcheck on every test (with leak check where nothing comes from the
+# stream-ordered pool), racecheck and synccheck on every test that launches
+# kernels with shared memory or barriers, initcheck on the reductions and
+# softmax/norms (workspace, last-block ticket).  Each run is limited to
+# SANITIZE_TIMEOUT seconds (default 900).  Exits 77 ("skipped") when there
+# is no GPU or no compute-sanitizer: never a pass without having run.
 set -u
-map=$1; red=$2
+[ $# -gt 0 ] || { echo "usage: $0 EXE..."; exit 2; }
+limit=${SANITIZE_TIMEOUT:-900}
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$log.cs"' EXIT
 
-"$red" --small > /dev/null
+"$1" --small > /dev/null 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then echo "skipped: no GPU"; exit 77; fi
-if [ $rc -ne 0 ]; then echo "FAIL: $red --small failed (rc $rc) before sanitizing"; exit 1; fi
 
 cs=
 for c in "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
@@ -24,22 +26,57 @@ for c in "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
     if [ -n "$c" ] && [ -x "$c" ]; then cs=$c; break; fi
 done
 if [ -z "$cs" ]; then echo "skipped: compute-sanitizer not found (CUDA_HOME=${CUDA_HOME:-unset})"; exit 77; fi
-echo "using $cs"
+echo "using $cs ($("$cs" --version | grep -m1 Version))"
 
-bad=0
+bad=0 runs=0
+# A run passes only when compute-sanitizer exits 0 and its own log (--log-file)
+# holds its clean summary: "ERROR SUMMARY: 0 errors", or for racecheck
+# "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" (run with
+# --racecheck-report all, so warnings count too).  A run that printed no
+# summary did not run.
+clean_re='ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)'
+
 run() {
+    local t0=$SECONDS r
     echo "== $*"
-    "$cs" --error-exitcode 99 "$@" > "$log" 2>&1
-    local r=$?
-    tail -3 "$log"
-    if [ $r -ne 0 ]; then echo "FAIL (rc $r)"; grep -m 20 -E "=========" "$log"; bad=1; fi
+    timeout "$limit" "$cs" --error-exitcode 99 --log-file "$log.cs" "$@" > "$log" 2>&1
+    r=$?
+    runs=$((runs + 1))
+    echo "   program output (last lines):"
+    tail -n 3 "$log" | sed 's/^/   | /'
+    echo "   compute-sanitizer:"
+    sed 's/^/   | /' "$log.cs" 2>/dev/null | tail -n 5
+    if [ $r -eq 0 ] && grep -Eq "$clean_re" "$log.cs" 2>/dev/null; then
+        echo "clean ($((SECONDS - t0)) s)"
+    else
+        echo "FAIL (rc $r$([ $r -eq 124 ] && echo ", timed out after $limit s")$(grep -Eq "ERROR SUMMARY|RACECHECK SUMMARY" "$log.cs" 2>/dev/null || echo ", no summary"))"
+        grep -m 40 -E "=========" "$log.cs" 2>/dev/null
+        bad=$((bad + 1))
+    fi
+    rm -f "$log.cs"
 }
-# No leak check on the reductions: their workspace comes from the stream-
-# ordered pool (cudaMallocAsync), which keeps freed memory for reuse.
-run --tool memcheck "$red" --small --seed 1
-run --tool memcheck --leak-check full "$map" --small
-run --tool racecheck --racecheck-report all "$red" --small --seed 2
-run --tool synccheck "$red" --small --seed 3
-run --tool initcheck "$red" --small --seed 4
-[ $bad -eq 0 ] && echo "compute-sanitizer: clean" || echo "compute-sanitizer: FAIL"
-exit $bad
+for exe in "$@"; do
+    name=$(basename "$exe")
+    name=${name#test_cuda_}
+    args=(--small)
+    case $name in args) args=() ;; reduce | gemm) args+=(--seed 1) ;; esac
+    # the reductions and losses take their workspace from the stream-ordered
+    # pool (cudaMallocAsync), which keeps freed memory for reuse: no leak check
+    case $name in
+    map | args | gemm | nn_act_pool) run --tool memcheck --leak-check full "$exe" "${args[@]}" ;;
+    *) run --tool memcheck "$exe" "${args[@]}" ;;
+    esac
+    case $name in
+    map | args) ;;
+    *)
+        run --tool racecheck --racecheck-report all "$exe" "${args[@]}"
+        run --tool synccheck "$exe" "${args[@]}"
+        ;;
+    esac
+    case $name in
+    reduce | nn_softmax_norm) run --tool initcheck "$exe" "${args[@]}" ;;
+    esac
+done
+[ $bad -eq 0 ] && echo "compute-sanitizer: $runs runs, clean" ||
+    echo "compute-sanitizer: $runs runs, $bad FAILED"
+[ $bad -eq 0 ]

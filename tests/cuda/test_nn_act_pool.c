@@ -95,17 +95,20 @@ static void act_run(const struct act *a, const float *x, const float *dy, size_t
     free(hx); free(hy); free(gy);
 }
 
+/* --small: a short run for compute-sanitizer (tests/cuda/run_all.sh). */
+static int small_run = 0;
+
 static void act_tests(void)
 {
     size_t k, i;
-    const size_t step = 251, n = (size_t)((1ull << 32) / step) + 1;
+    const size_t step = small_run ? 65521 : 251, n = (size_t)((1ull << 32) / step) + 1;
     float *x = (float *)xmalloc(n * 4), *dy = (float *)xmalloc(n * 4);
     for (i = 0; i < n; i++) { x[i] = u2f((uint32_t)(i * step)); dy[i] = rnd_float(); }
     for (k = 0; k < sizeof acts / sizeof acts[0]; k++) act_run(&acts[k], x, dy, n, 0);
     {
         static const size_t sizes[] = {1, 3, 1000, (1u << 20) + 3};
         size_t s;
-        for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        for (s = 0; s < sizeof sizes / sizeof sizes[0] - (size_t)small_run; s++) {
             for (i = 0; i < sizes[s]; i++) { x[i] = rnd_float(); dy[i] = rnd_float(); }
             for (k = 0; k < sizeof acts / sizeof acts[0]; k++) act_run(&acts[k], x, dy, sizes[s], s % 3);
         }
@@ -197,7 +200,7 @@ static void pool_tests(void)
         {64, 6, 28, 28, 2, 2, 2, 2, 0, 0}, {16, 16, 10, 10, 3, 3, 1, 1, 1, 1},
     };
     for (t = 0; t < (int)(sizeof fixed / sizeof fixed[0]); t++) pool_case(fixed[t], t % 4);
-    for (t = 0; t < 300; t++) {
+    for (t = 0; t < (small_run ? 20 : 300); t++) {
         repdl_pool2d_shape s;
         s.n = 1 + rng_below(3); s.c = 1 + rng_below(3); s.h = 1 + rng_below(12); s.w = 1 + rng_below(12);
         s.kh = 1 + rng_below(5); s.kw = 1 + rng_below(5); s.stride_h = 1 + rng_below(4);
@@ -215,8 +218,13 @@ static void pool_tests(void)
     printf("pooling: done (%d failures so far)\n", failures);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--small")) small_run = 1;
+    else if (argc > 1) {
+        fprintf(stderr, "usage: %s [--small]\n", argv[0]);
+        return 2;
+    }
     gpu_require("test_nn_act_pool");
     act_tests();
     pool_tests();

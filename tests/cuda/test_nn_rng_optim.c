@@ -140,10 +140,16 @@ static void run_size(size_t n)
     free(ha); free(hb); free(hy); free(hm); free(hv); free(hmask);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     static const size_t sizes[] = {1, 2, 3, 4, 5, 7, 255, 1023, 4097, 65536 + 3, (1u << 20) + 3};
-    size_t k;
+    size_t k, nsizes = sizeof sizes / sizeof sizes[0];
+    /* --small: a short run for compute-sanitizer (tests/cuda/run_all.sh) */
+    if (argc > 1 && !strcmp(argv[1], "--small")) nsizes -= 2;
+    else if (argc > 1) {
+        fprintf(stderr, "usage: %s [--small]\n", argv[0]);
+        return 2;
+    }
     gpu_require("test_nn_rng_optim");
     /* n == 0 with NULL; bad arguments */
     RD(repdl_cuda_add_f32(0, NULL, NULL, NULL, NULL));
@@ -152,7 +158,7 @@ int main(void)
         printf("FAIL add with NULL pointers accepted\n");
         failures++;
     }
-    for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) run_size(sizes[k]);
+    for (k = 0; k < nsizes; k++) run_size(sizes[k]);
     printf("test_nn_rng_optim: %d failures\n", failures);
     return failures != 0;
 }

@@ -14,8 +14,11 @@
      - the row-wise forms: every row equals the host's single-row result
        and the device's single-row call, for several row counts and
        strides: batch invariance.
-     test_reduce [--seed S] [--small]   (--small: a short run for
-                                         compute-sanitizer)
+     test_reduce [--seed S] [--small | --huge]
+       --small: a short run for compute-sanitizer;
+       --huge:  only n = 2^32 + 5 and 2^32 + 5 - 1 (64-bit indices; about
+                36 GiB of host and 33 GiB of device memory), with an
+                infinity planted past index 2^32 in a second vector.
    No GPU: prints "skipped: no GPU" and exits 77. */
 #include <repdl/reduce.h>
 #include <time.h>
@@ -24,6 +27,8 @@
 
 static int failures = 0;
 static int small_run = 0;
+/* --huge: an index past 2^32 at which check_vector plants -inf in x (0: none). */
+static size_t plant_at = 0;
 
 /* Random floats of one kind. */
 static float gen_value(int mode)
@@ -123,6 +128,7 @@ static void check_vector(size_t n, int kind, int nconfigs)
     float *hy = (float *)xmalloc((n + 1) * sizeof(float));
     gen_array(hx, n + 1, kind);
     gen_array(hy, n + 1, (kind + 1 + (int)rng_below(NKINDS - 1)) % NKINDS);
+    if (plant_at && plant_at < n) hx[plant_at] = u2f(0xff800000u);
     float *dx = dalloc(n + 1), *dy = dalloc(n + 1), *dout = dalloc(2);
     CU(cudaMemcpy(dx, hx, (n + 1) * sizeof(float), cudaMemcpyHostToDevice));
     CU(cudaMemcpy(dy, hy, (n + 1) * sizeof(float), cudaMemcpyHostToDevice));
@@ -212,12 +218,14 @@ static void check_rows(size_t rows, size_t n, size_t ldx, size_t ldy, int nconfi
 
 int main(int argc, char **argv)
 {
+    int huge_run = 0;
     uint64_t seed = (uint64_t)time(NULL);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--small")) small_run = 1;
+        else if (!strcmp(argv[i], "--huge")) huge_run = 1;
         else {
-            fprintf(stderr, "usage: %s [--seed S] [--small]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seed S] [--small | --huge]\n", argv[0]);
             return 2;
         }
     }
@@ -226,6 +234,20 @@ int main(int argc, char **argv)
     printf("test_reduce: seed %llu\n", (unsigned long long)seed);
 
     size_t vectors = 0;
+    if (huge_run) {
+        /* 64-bit sizes: a 32-bit index anywhere would drop or repeat
+           elements and change the sum.  Kind 4 (+-[1, 2)): every change of
+           order shows in the last bits. */
+        size_t n = ((size_t)1 << 32) + 5;
+        check_vector(n, 4, 1);
+        vectors++;
+        plant_at = ((size_t)1 << 32) + 2; /* -inf past 2^32: the sum is -inf */
+        check_vector(n - 1, 4, 1);
+        vectors++;
+        printf("%s: %zu vectors of n > 2^32, %d mismatches\n", failures ? "FAIL" : "ok",
+               vectors, failures);
+        return failures ? 1 : 0;
+    }
     /* Small sizes, each kind. */
     for (size_t n = 0; n <= (small_run ? 40 : 300); n += 1 + n / 16)
         for (int kind = 0; kind < NKINDS; kind += small_run ? 7 : 1, vectors++)

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cuda/run_all.sh: every GPU test, the GPU training runs, the
+# compute-sanitizer runs and the GPU benchmarks, on a machine with a GPU
+# (docs/cuda.md, "Runs on a GPU"; the raw outputs are kept in docs/results/).
+#
+#   run_all.sh [--bin DIR] [--out DIR] [--data DIR] PHASE...
+#
+#   PHASE   info      the device, driver, CUDA version, nvidia-smi
+#           tests     the meson suite's GPU tests (map, reduce, gemm, the
+#                     NN families, args) and the published training runs
+#           exhaustive  map over all 2^32 inputs of every function (map-all),
+#                     the reduction at n > 2^32 (reduce-huge), the 2-epoch
+#                     training run (train-full); each also a phase alone
+#           sanitize  tests/cuda/sanitize.sh: compute-sanitizer memcheck on
+#                     every GPU test (--small runs), racecheck, synccheck
+#                     and initcheck where they apply
+#           bench     bench_cuda_map, bench_cuda_reduce, bench_cuda_gemm,
+#                     bench_cuda_nn
+#   --bin   the directory of the executables (test_cuda_*, bench_cuda_*,
+#           train_fmnist_cuda): build/cuda of a meson build, or a copy of
+#           them made by scripts/gpu-bin.sh; default build/cuda, which this
+#           script builds (meson, nvcc) when it does not exist.
+#   --out   where each phase's log goes (default $OUT, else ./gpu-results)
+#   --data  the Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)
+#
+# Each step's output goes to OUT/PHASE.log, and one line per step to
+# OUT/summary.txt: "PASS name (seconds)", "FAIL name (rc N)" or
+# "SKIP name (why)".  The script exits 1 if any step failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin="" out="${OUT:-$root/gpu-results}" data=/usr/share/datasets/fashion-mnist
+phases=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --bin) bin=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    *) phases+=("$1"); shift ;;
+    esac
+done
+[ ${#phases[@]} -gt 0 ] || phases=(info tests exhaustive sanitize bench)
+mkdir -p "$out"
+export LD_LIBRARY_PATH="${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH"
+
+if [ -z "$bin" ]; then
+    bin=$root/build/cuda
+    if [ ! -x "$bin/test_cuda_map" ]; then
+        (cd "$root" && { [ -d build ] || meson setup build -Dsm_archs=90 --buildtype=release; } &&
+            ninja -C build) > "$out/build.log" 2>&1 || { echo "build failed: $out/build.log"; exit 1; }
+    fi
+fi
+bin=$(cd "$bin" && pwd)
+
+summary=$out/summary.txt
+failed=0
+# step PHASE NAME TIMEOUT CMD...: runs CMD, its output appended to PHASE.log
+step() {
+    local phase=$1 name=$2 limit=$3
+    shift 3
+    local log=$out/$phase.log t0 t1 rc
+    echo "===== $name: $*" >> "$log"
+    t0=$(date +%s.%N)
+    timeout "$limit" "$@" >> "$log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    local secs
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    echo "===== $name: rc $rc, $secs s" >> "$log"
+    if [ $rc -eq 0 ]; then
+        echo "PASS $name ($secs s)" | tee -a "$summary"
+    elif [ $rc -eq 77 ]; then
+        echo "SKIP $name (exit 77: $(tail -n 3 "$log" | grep -m1 -i skip))" | tee -a "$summary"
+    elif [ $rc -eq 124 ]; then
+        echo "FAIL $name (timed out after $limit s)" | tee -a "$summary"; failed=1
+    else
+        echo "FAIL $name (rc $rc)" | tee -a "$summary"; failed=1
+    fi
+}
+
+cs=$(command -v compute-sanitizer || true)
+
+for phase in "${phases[@]}"; do
+    echo "== phase $phase ($(date -u +%FT%TZ))" | tee -a "$summary"
+    case $phase in
+    info)
+        {
+            date -u
+            uname -a
+            nvidia-smi
+            nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+            nvcc --version
+            echo "compute-sanitizer: ${cs:-not found}"
+            [ -n "$cs" ] && "$cs" --version
+            nproc
+            git -C "$root" log -1 --format='commit %H %s' 2>/dev/null || true
+        } > "$out/info.log" 2>&1
+        cat "$out/info.log"
+        ;;
+    tests)
+        step tests cuda-args 300 "$bin/test_cuda_args"
+        step tests cuda-map 600 "$bin/test_cuda_map"
+        step tests cuda-reduce 900 "$bin/test_cuda_reduce" --seed 20261124
+        step tests cuda-gemm 900 "$bin/test_cuda_gemm" --seed 20261124
+        step tests cuda-nn-rng-optim 600 "$bin/test_cuda_nn_rng_optim"
+        step tests cuda-nn-softmax-norm 900 "$bin/test_cuda_nn_softmax_norm"
+        step tests cuda-nn-act-pool 900 "$bin/test_cuda_nn_act_pool"
+        for s in tiny short; do
+            step tests "train-cuda-$s" 900 bash "$root/tests/train/check.sh" "$bin/train_fmnist_cuda" \
+                "$root/tests/train/expected.txt" "$s" --device cuda --data "$data"
+        done
+        ;;
+    exhaustive | map-all | reduce-huge | train-full)
+        case $phase in exhaustive | map-all)
+            step exhaustive cuda-map-all 1800 "$bin/test_cuda_map" --all ;; esac
+        case $phase in exhaustive | reduce-huge)
+            step exhaustive cuda-reduce-huge 1800 "$bin/test_cuda_reduce" --huge --seed 20261124 ;; esac
+        case $phase in exhaustive | train-full)
+            step exhaustive train-cuda-full 1800 bash "$root/tests/train/check.sh" "$bin/train_fmnist_cuda" \
+                "$root/tests/train/expected.txt" full --device cuda --data "$data" ;; esac
+        ;;
+    sanitize)
+        if [ -z "$cs" ]; then
+            echo "SKIP sanitize (compute-sanitizer not found)" | tee -a "$summary"
+            continue
+        fi
+        step sanitize compute-sanitizer 3000 bash "$here/sanitize.sh" \
+            "$bin"/test_cuda_{map,reduce,gemm,nn_rng_optim,nn_softmax_norm,nn_act_pool,args}
+        ;;
+    bench)
+        step bench bench-map 600 "$bin/bench_cuda_map"
+        step bench bench-reduce 600 "$bin/bench_cuda_reduce" 30
+        step bench bench-gemm 600 "$bin/bench_cuda_gemm"
+        if [ -x "$bin/bench_cuda_nn" ]; then
+            step bench bench-nn 600 "$bin/bench_cuda_nn"
+        else
+            echo "SKIP bench-nn (not built)" | tee -a "$summary"
+        fi
+        ;;
+    *) echo "unknown phase $phase"; exit 2 ;;
+    esac
+done
+echo "== $(grep -c '^PASS' "$summary") passed, $(grep -c '^FAIL' "$summary") failed, $(grep -c '^SKIP' "$summary") skipped (all phases so far)" | tee -a "$summary"
+exit $failed
