@@ -98,7 +98,7 @@ static int gemm_checked(int transA, int transB, size_t M, size_t N, size_t K, fl
         bb = mat_bytes(transB ? N : K, transB ? K : N, ldb, &ok);
     }
     if (bias) biasb = mat_bytes(1, N, N, &ok);
-    if (!ok) return REPDL_ERR_INVALID;
+    if (!ok) return REPDL_ERR_OVERFLOW;
     if (overlap(C, cb, A, ab) || overlap(C, cb, B, bb) || overlap(C, cb, bias, biasb))
         return REPDL_ERR_INVALID;
     device_facts dev;
@@ -190,26 +190,26 @@ static int conv_geometry(const repdl_conv2d_shape *s, conv_geom *g)
     if (st != REPDL_OK) return st;
     /* every size below must fit size_t, in bytes too */
     size_t t, u, b;
-    if (!mul_ok(2, s->pad_h, &t) || s->h > (size_t)-1 - t) return REPDL_ERR_INVALID;
-    if (!mul_ok(2, s->pad_w, &t) || s->w > (size_t)-1 - t) return REPDL_ERR_INVALID;
+    if (!mul_ok(2, s->pad_h, &t) || s->h > (size_t)-1 - t) return REPDL_ERR_OVERFLOW;
+    if (!mul_ok(2, s->pad_w, &t) || s->w > (size_t)-1 - t) return REPDL_ERR_OVERFLOW;
     if (!mul_ok(s->dil_h, s->kh, &t) || !mul_ok(s->dil_w, s->kw, &t))
-        return REPDL_ERR_INVALID;
+        return REPDL_ERR_OVERFLOW;
     size_t oh = repdl_conv2d_out_h(s), ow = repdl_conv2d_out_w(s), P, CK, in_sz, out_sz;
-    if (!mul_ok(oh, ow, &P)) return REPDL_ERR_INVALID;
-    if (!mul_ok(s->c, s->kh, &t) || !mul_ok(t, s->kw, &CK)) return REPDL_ERR_INVALID;
-    if (!mul_ok(s->c, s->h, &t) || !mul_ok(t, s->w, &in_sz)) return REPDL_ERR_INVALID;
-    if (!mul_ok(s->oc, P, &out_sz)) return REPDL_ERR_INVALID;
-    if (!mul_ok(s->n, in_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_INVALID;
-    if (!mul_ok(s->n, out_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_INVALID;
-    if (!mul_ok(s->oc, CK, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_INVALID;
-    if (!mul_ok(CK, P, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_INVALID;
+    if (!mul_ok(oh, ow, &P)) return REPDL_ERR_OVERFLOW;
+    if (!mul_ok(s->c, s->kh, &t) || !mul_ok(t, s->kw, &CK)) return REPDL_ERR_OVERFLOW;
+    if (!mul_ok(s->c, s->h, &t) || !mul_ok(t, s->w, &in_sz)) return REPDL_ERR_OVERFLOW;
+    if (!mul_ok(s->oc, P, &out_sz)) return REPDL_ERR_OVERFLOW;
+    if (!mul_ok(s->n, in_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_OVERFLOW;
+    if (!mul_ok(s->n, out_sz, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_OVERFLOW;
+    if (!mul_ok(s->oc, CK, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_OVERFLOW;
+    if (!mul_ok(CK, P, &t) || !mul_ok(t, sizeof(float), &b)) return REPDL_ERR_OVERFLOW;
     /* tap coordinates p sh + r dh stay far from overflow */
     if (!mul_ok(oh, s->stride_h, &t) || !mul_ok(s->kh, s->dil_h, &u) || t > (size_t)-1 / 4 ||
         u > (size_t)-1 / 4)
-        return REPDL_ERR_INVALID;
+        return REPDL_ERR_OVERFLOW;
     if (!mul_ok(ow, s->stride_w, &t) || !mul_ok(s->kw, s->dil_w, &u) || t > (size_t)-1 / 4 ||
         u > (size_t)-1 / 4)
-        return REPDL_ERR_INVALID;
+        return REPDL_ERR_OVERFLOW;
     *g = conv_geom_of(s);
     return REPDL_OK;
 }
@@ -434,8 +434,8 @@ extern "C" int repdl_cuda_linear_backward_f32(size_t M, size_t K, size_t N, cons
     if (rc == REPDL_OK && db && N > 0) {
         size_t dyb = 0, t;
         if (M > 0) {
-            if (!dy || !mul_ok(M, N, &t) || !mul_ok(t, sizeof(float), &dyb))
-                return REPDL_ERR_INVALID;
+            if (!mul_ok(M, N, &t) || !mul_ok(t, sizeof(float), &dyb)) return REPDL_ERR_OVERFLOW;
+            if (!dy) return REPDL_ERR_INVALID;
         }
         if (overlap(db, N * sizeof(float), dy, dyb)) return REPDL_ERR_INVALID;
         device_facts dev;

@@ -64,8 +64,8 @@ static int launch_map(const float *x, float *y, size_t n, void *stream)
 {
     if (n == 0) return REPDL_OK;
     size_t bytes;
-    if (x == NULL || y == NULL || !mul_ok(n, sizeof(float), &bytes))
-        return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (x == NULL || y == NULL) return REPDL_ERR_INVALID;
     if ((const void *)x != (const void *)y && overlap(x, bytes, y, bytes))
         return REPDL_ERR_INVALID;
     device_facts dev;

@@ -77,7 +77,8 @@ static int launch_fwd(size_t n, const float *x, float *y, void *stream)
 {
     if (n == 0) return REPDL_OK;
     size_t bytes;
-    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (!x || !y) return REPDL_ERR_INVALID;
     if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
@@ -91,7 +92,8 @@ static int launch_bwd(size_t n, const float *x, const float *dy, float *dx, void
 {
     if (n == 0) return REPDL_OK;
     size_t bytes;
-    if (!x || !dy || !dx || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (!x || !dy || !dx) return REPDL_ERR_INVALID;
     if (bad_overlap(dx, x, bytes) || bad_overlap(dx, dy, bytes)) return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
@@ -104,12 +106,12 @@ static int launch_bwd(size_t n, const float *x, const float *dy, float *dx, void
 
 __global__ void __launch_bounds__(THREADS)
 maxpool_fwd_kernel(repdl_pool2d_shape s, size_t oh, size_t ow, const float *x, float *y,
-                   int64_t *argmax, size_t total)
+                   size_t *argmax, size_t total)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x, ohw = oh * ow, hw = s.h * s.w;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
         size_t plane = i / ohw, pq = i % ohw;
-        int64_t a;
+        size_t a;
         y[i] = repdl__maxpool_fwd_elem(&s, x + plane * hw, pq / ow, pq % ow, &a);
         if (argmax) argmax[i] = a;
     }
@@ -127,7 +129,7 @@ avgpool_fwd_kernel(repdl_pool2d_shape s, int incl, size_t oh, size_t ow, const f
 }
 
 __global__ void __launch_bounds__(THREADS)
-maxpool_bwd_kernel(repdl_pool2d_shape s, size_t oh, size_t ow, const int64_t *argmax,
+maxpool_bwd_kernel(repdl_pool2d_shape s, size_t oh, size_t ow, const size_t *argmax,
                    const float *dy, float *dx, size_t total)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x, ohw = oh * ow, hw = s.h * s.w;
@@ -160,7 +162,7 @@ static int pool_sizes(const repdl_pool2d_shape *s, size_t *nx, size_t *ny, size_
     *ow = repdl_pool2d_out_w(s);
     if (!mul_ok(s->n, s->c, &planes) || !mul_ok(planes, s->h, nx) || !mul_ok(*nx, s->w, nx) ||
         !mul_ok(*nx, sizeof(float), &b) || !mul_ok(planes, *oh, ny) || !mul_ok(*ny, *ow, ny) ||
-        !mul_ok(*ny, sizeof(int64_t), &b))
+        !mul_ok(*ny, sizeof(size_t), &b))
         return 0;
     return 1;
 }
@@ -187,18 +189,18 @@ REPDL_CUDA_ACTIVATIONS(NNAP_LAUNCHERS)
 #undef NNAP_LAUNCHERS
 
 extern "C" int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape *s,
-                                                 const float *x, float *y, int64_t *argmax,
+                                                 const float *x, float *y, size_t *argmax,
                                                  void *stream)
 {
     size_t nx, ny, oh, ow;
     repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
     if (st != REPDL_OK) return st;
-    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_INVALID;
+    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_OVERFLOW;
     if (ny == 0) return REPDL_OK;
     if (!x || !y) return REPDL_ERR_INVALID;
     if (overlap(y, ny * sizeof(float), x, nx * sizeof(float)) ||
-        (argmax && (overlap(argmax, ny * sizeof(int64_t), x, nx * sizeof(float)) ||
-                    overlap(argmax, ny * sizeof(int64_t), y, ny * sizeof(float)))))
+        (argmax && (overlap(argmax, ny * sizeof(size_t), x, nx * sizeof(float)) ||
+                    overlap(argmax, ny * sizeof(size_t), y, ny * sizeof(float)))))
         return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
@@ -209,17 +211,17 @@ extern "C" int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape
 }
 
 extern "C" int repdl_cuda_max_pool2d_backward_f32(const struct repdl_pool2d_shape *s,
-                                                  const int64_t *argmax, const float *dy,
+                                                  const size_t *argmax, const float *dy,
                                                   float *dx, void *stream)
 {
     size_t nx, ny, oh, ow;
     repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
     if (st != REPDL_OK) return st;
-    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_INVALID;
+    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_OVERFLOW;
     if (nx == 0) return REPDL_OK;
     if (!dx || (ny && (!argmax || !dy))) return REPDL_ERR_INVALID;
     if (ny && (overlap(dx, nx * sizeof(float), dy, ny * sizeof(float)) ||
-               overlap(dx, nx * sizeof(float), argmax, ny * sizeof(int64_t))))
+               overlap(dx, nx * sizeof(float), argmax, ny * sizeof(size_t))))
         return REPDL_ERR_INVALID;
     device_facts dev;
     int rc = current_device(&dev);
@@ -236,7 +238,7 @@ extern "C" int repdl_cuda_avg_pool2d_forward_f32(const struct repdl_pool2d_shape
     size_t nx, ny, oh, ow;
     repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
     if (st != REPDL_OK) return st;
-    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_INVALID;
+    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_OVERFLOW;
     if (ny == 0) return REPDL_OK;
     if (!x || !y) return REPDL_ERR_INVALID;
     if (overlap(y, ny * sizeof(float), x, nx * sizeof(float))) return REPDL_ERR_INVALID;
@@ -255,7 +257,7 @@ extern "C" int repdl_cuda_avg_pool2d_backward_f32(const struct repdl_pool2d_shap
     size_t nx, ny, oh, ow;
     repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
     if (st != REPDL_OK) return st;
-    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_INVALID;
+    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_OVERFLOW;
     if (nx == 0) return REPDL_OK;
     if (!dx || (ny && !dy)) return REPDL_ERR_INVALID;
     if (ny && overlap(dx, nx * sizeof(float), dy, ny * sizeof(float))) return REPDL_ERR_INVALID;

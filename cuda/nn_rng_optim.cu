@@ -150,7 +150,8 @@ extern "C" int repdl_cuda_rng_uniform_fill_f32(size_t n, unsigned long long seed
     size_t bytes;
     device_facts dev;
     if (n == 0) return REPDL_OK;
-    if (out == NULL || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (out == NULL) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
     if (rc != REPDL_OK) return rc;
     float d = repdl__fsub(hi, lo);
@@ -166,7 +167,8 @@ extern "C" int repdl_cuda_rng_normal_fill_f32(size_t n, unsigned long long seed,
     size_t bytes;
     device_facts dev;
     if (n == 0) return REPDL_OK;
-    if (out == NULL || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (out == NULL) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
     if (rc != REPDL_OK) return rc;
     normal_fill_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(
@@ -180,7 +182,8 @@ static int launch_binary(size_t n, const float *a, const float *b, float *y, voi
     size_t bytes;
     device_facts dev;
     if (n == 0) return REPDL_OK;
-    if (!a || !b || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (!a || !b || !y) return REPDL_ERR_INVALID;
     if (bad_overlap(y, a, bytes) || bad_overlap(y, b, bytes)) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
     if (rc != REPDL_OK) return rc;
@@ -203,7 +206,8 @@ extern "C" int repdl_cuda_scale_f32(size_t n, float alpha, const float *x, float
     size_t bytes;
     device_facts dev;
     if (n == 0) return REPDL_OK;
-    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (!x || !y) return REPDL_ERR_INVALID;
     if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
     if (rc != REPDL_OK) return rc;
@@ -218,7 +222,8 @@ extern "C" int repdl_cuda_dropout_forward_f32(size_t n, float p, unsigned long l
     size_t bytes;
     device_facts dev;
     if (n == 0) return REPDL_OK;
-    if (!x || !y || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (!x || !y) return REPDL_ERR_INVALID;
     if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
     if (mask && (overlap(mask, n, x, bytes) || overlap(mask, n, y, bytes)))
         return REPDL_ERR_INVALID;
@@ -236,7 +241,8 @@ extern "C" int repdl_cuda_dropout_backward_f32(size_t n, float p, const unsigned
     size_t bytes;
     device_facts dev;
     if (n == 0) return REPDL_OK;
-    if (!mask || !dy || !dx || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (!mask || !dy || !dx) return REPDL_ERR_INVALID;
     if (bad_overlap(dx, dy, bytes) || overlap(mask, n, dx, bytes)) return REPDL_ERR_INVALID;
     int rc = nro_device(&dev);
     if (rc != REPDL_OK) return rc;
@@ -254,7 +260,8 @@ extern "C" int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *
     device_facts dev;
     if (c == NULL) return REPDL_ERR_INVALID;
     if (n == 0) return REPDL_OK;
-    if (!w || !g || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (!w || !g) return REPDL_ERR_INVALID;
     if (overlap(w, bytes, g, bytes)) return REPDL_ERR_INVALID;
     repdl__sgd_k k = repdl__sgd_prepare(c, momentum_buf != NULL, (uint64_t)step);
     if (k.use_mom && (overlap(momentum_buf, bytes, w, bytes) || overlap(momentum_buf, bytes, g, bytes)))
@@ -273,7 +280,8 @@ extern "C" int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config
     device_facts dev;
     if (c == NULL || s == NULL) return REPDL_ERR_INVALID;
     if (n == 0 || s->t == 0) return REPDL_OK;
-    if (!w || !g || !m || !v || !mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (!w || !g || !m || !v) return REPDL_ERR_INVALID;
     if (overlap(w, bytes, g, bytes) || overlap(w, bytes, m, bytes) || overlap(w, bytes, v, bytes) ||
         overlap(m, bytes, g, bytes) || overlap(m, bytes, v, bytes) || overlap(v, bytes, g, bytes))
         return REPDL_ERR_INVALID;

@@ -172,17 +172,16 @@ k_softmax_backward(size_t rows, size_t cols, const float *y, const float *dy, fl
 /* ---- losses: row losses to ws[r], gradients ---- */
 
 __global__ void __launch_bounds__(THREADS)
-k_cross_entropy(size_t rows, size_t cols, const float *x, const int32_t *target, int reduction,
+k_cross_entropy(size_t rows, size_t cols, const float *x, const size_t *target, int reduction,
                 float *ws, float *dx)
 {
     NNSN_WARP_SETUP
-    int bad_red = reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN;
     NNSN_ROWS(r, rows) {
         const float *xr = x + r * cols;
         float *g = dx ? dx + r * cols : NULL;
-        int32_t tg = target[r];
+        size_t tg = target[r];
         float m = cols ? warp_max(cols, [&](size_t i) { return xr[i]; }, t) : repdl__nanf();
-        if (tg < 0 || (size_t)tg >= cols || !repdl__sm_finite(m) || bad_red) {
+        if (tg >= cols || !repdl__sm_finite(m)) {
             if (t == 0) ws[r] = repdl__nanf();
             if (g)
                 for (size_t i = t; i < cols; i += 32) g[i] = repdl__nanf();
@@ -199,7 +198,7 @@ k_cross_entropy(size_t rows, size_t cols, const float *x, const int32_t *target,
         if (g)
             for (size_t i = t; i < cols; i += 32) {
                 float v = repdl__fdiv(g[i], s);
-                if (i == (size_t)tg) v = repdl__fsub(v, 1.0f);
+                if (i == tg) v = repdl__fsub(v, 1.0f);
                 if (reduction == REPDL_REDUCTION_MEAN) v = repdl__div_count_f32(v, rows);
                 g[i] = v;
             }
@@ -207,22 +206,21 @@ k_cross_entropy(size_t rows, size_t cols, const float *x, const int32_t *target,
 }
 
 __global__ void __launch_bounds__(THREADS)
-k_nll(size_t rows, size_t cols, const float *lp, const int32_t *target, int reduction,
+k_nll(size_t rows, size_t cols, const float *lp, const size_t *target, int reduction,
       float *ws, float *dx)
 {
     int t = threadIdx.x % 32, w = threadIdx.x / 32;
-    int bad_red = reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN;
     float gt = reduction == REPDL_REDUCTION_MEAN ? -repdl__div_count_f32(1.0f, rows) : -1.0f;
     NNSN_ROWS(r, rows) {
-        int32_t tg = target[r];
+        size_t tg = target[r];
         float *g = dx ? dx + r * cols : NULL;
-        int bad = tg < 0 || (size_t)tg >= cols || bad_red;
-        float l = bad ? repdl__nanf() : repdl__canon(-lp[r * cols + (size_t)tg]);
+        int bad = tg >= cols;
+        float l = bad ? repdl__nanf() : repdl__canon(-lp[r * cols + tg]);
         __syncwarp(); /* read before g (maybe lp) is written */
         if (t == 0) ws[r] = l;
         if (g)
             for (size_t i = t; i < cols; i += 32)
-                g[i] = bad ? repdl__nanf() : i == (size_t)tg ? gt : 0.0f;
+                g[i] = bad ? repdl__nanf() : i == tg ? gt : 0.0f;
     }
 }
 
@@ -491,7 +489,8 @@ template <bool LOG>
 static int launch_softmax(size_t rows, size_t cols, const float *x, float *y, void *stream)
 {
     if (rows == 0 || cols == 0) return REPDL_OK;
-    if (!x || !y || !size_ok(rows, cols)) return REPDL_ERR_INVALID;
+    if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
+    if (!x || !y) return REPDL_ERR_INVALID;
     int rc = ready();
     if (rc != REPDL_OK) return rc;
     k_softmax<LOG><<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(rows, cols, x, y);
@@ -503,7 +502,8 @@ static int launch_softmax_bw(size_t rows, size_t cols, const float *y, const flo
                              float *dx, void *stream)
 {
     if (rows == 0 || cols == 0) return REPDL_OK;
-    if (!y || !dy || !dx || !size_ok(rows, cols)) return REPDL_ERR_INVALID;
+    if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
+    if (!y || !dy || !dx) return REPDL_ERR_INVALID;
     int rc = ready();
     if (rc != REPDL_OK) return rc;
     k_softmax_backward<LOG><<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(
@@ -513,10 +513,12 @@ static int launch_softmax_bw(size_t rows, size_t cols, const float *y, const flo
 
 /* The losses: row losses into a workspace, then the canonical sum. */
 template <bool CE>
-static int launch_loss(size_t rows, size_t cols, const float *x, const int32_t *target,
+static int launch_loss(size_t rows, size_t cols, const float *x, const size_t *target,
                        int reduction, float *loss, float *dx, void *stream)
 {
-    if (!loss || !size_ok(rows, cols)) return REPDL_ERR_INVALID;
+    if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
+    if (!loss || (reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN))
+        return REPDL_ERR_INVALID;
     if (rows > 0 && (!target || (cols > 0 && !x))) return REPDL_ERR_INVALID;
     int rc = ready();
     if (rc != REPDL_OK) return rc;
@@ -573,14 +575,14 @@ extern "C" int repdl_cuda_log_softmax_backward_f32(size_t rows, size_t cols, con
 }
 
 extern "C" int repdl_cuda_cross_entropy_f32(size_t rows, size_t cols, int reduction,
-                                            const float *logits, const int32_t *target, float *loss,
+                                            const float *logits, const size_t *target, float *loss,
                                             float *dlogits, void *stream)
 {
     return launch_loss<true>(rows, cols, logits, target, reduction, loss, dlogits, stream);
 }
 
 extern "C" int repdl_cuda_nll_loss_f32(size_t rows, size_t cols, int reduction,
-                                       const float *logp, const int32_t *target, float *loss,
+                                       const float *logp, const size_t *target, float *loss,
                                        float *dlogp, void *stream)
 {
     return launch_loss<false>(rows, cols, logp, target, reduction, loss, dlogp, stream);
@@ -592,7 +594,8 @@ extern "C" int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, float
                                                  void *stream)
 {
     if (rows == 0) return REPDL_OK;
-    if (!size_ok(rows, cols) || (cols && (!x || !y))) return REPDL_ERR_INVALID;
+    if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
+    if (rows && cols && (!x || !y)) return REPDL_ERR_INVALID;
     int rc = ready();
     if (rc != REPDL_OK) return rc;
     k_layer_norm<<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(
@@ -607,8 +610,8 @@ extern "C" int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, cons
                                                   void *stream)
 {
     if (cols == 0) return REPDL_OK;
-    if (!size_ok(rows, cols) || (rows && (!x || !dy || !mean || !rstd)))
-        return REPDL_ERR_INVALID;
+    if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
+    if (rows && (!x || !dy || !mean || !rstd)) return REPDL_ERR_INVALID;
     int rc = ready();
     if (rc != REPDL_OK) return rc;
     cudaStream_t s = as_stream(stream);
@@ -633,7 +636,8 @@ extern "C" int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float e
                                                float *rstd, void *stream)
 {
     if (rows == 0) return REPDL_OK;
-    if (!size_ok(rows, cols) || (cols && (!x || !y))) return REPDL_ERR_INVALID;
+    if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
+    if (rows && cols && (!x || !y)) return REPDL_ERR_INVALID;
     int rc = ready();
     if (rc != REPDL_OK) return rc;
     k_rms_norm<<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(rows, cols, x, gamma,
@@ -647,7 +651,8 @@ extern "C" int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const 
                                                 void *stream)
 {
     if (cols == 0) return REPDL_OK;
-    if (!size_ok(rows, cols) || (rows && (!x || !dy || !rstd))) return REPDL_ERR_INVALID;
+    if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
+    if (rows && (!x || !dy || !rstd)) return REPDL_ERR_INVALID;
     int rc = ready();
     if (rc != REPDL_OK) return rc;
     cudaStream_t s = as_stream(stream);
@@ -673,7 +678,8 @@ extern "C" int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_
 {
     size_t N;
     if (c == 0) return REPDL_OK;
-    if (!mul_ok(n, hw, &N) || !size_ok(N, c) || (N && (!x || !y))) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, hw, &N) || !size_ok(N, c)) return REPDL_ERR_OVERFLOW;
+    if (N && (!x || !y)) return REPDL_ERR_INVALID;
     int rc = ready();
     if (rc != REPDL_OK) return rc;
     k_bn_train<<<grid_for_warps(c), THREADS, 0, as_stream(stream)>>>(
@@ -690,7 +696,7 @@ extern "C" int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_
                                                        void *stream)
 {
     size_t N, total;
-    if (!mul_ok(n, hw, &N) || !size_ok(N, c)) return REPDL_ERR_INVALID;
+    if (!mul_ok(n, hw, &N) || !size_ok(N, c)) return REPDL_ERR_OVERFLOW;
     total = N * c;
     if (total == 0) return REPDL_OK;
     if (!x || !y || !running_mean || !running_var) return REPDL_ERR_INVALID;

@@ -264,15 +264,14 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
     if (rc != REPDL_OK) return rc;
     if (rows == 0) return REPDL_OK;
     size_t out_bytes;
-    if (out == NULL || !mul_ok(rows, sizeof(float), &out_bytes)) return REPDL_ERR_INVALID;
+    if (!mul_ok(rows, sizeof(float), &out_bytes)) return REPDL_ERR_OVERFLOW;
+    if (out == NULL) return REPDL_ERR_INVALID;
     if (n > 0) {
+        size_t xb = span_bytes(ldx, rows, n), yb = DOT ? span_bytes(ldy, rows, n) : 1;
+        if (xb == 0 || yb == 0) return REPDL_ERR_OVERFLOW;
         if (x == NULL || (DOT && y == NULL)) return REPDL_ERR_INVALID;
-        size_t xb = span_bytes(ldx, rows, n);
-        if (xb == 0 || overlap(out, out_bytes, x, xb)) return REPDL_ERR_INVALID;
-        if (DOT) {
-            size_t yb = span_bytes(ldy, rows, n);
-            if (yb == 0 || overlap(out, out_bytes, y, yb)) return REPDL_ERR_INVALID;
-        }
+        if (overlap(out, out_bytes, x, xb)) return REPDL_ERR_INVALID;
+        if (DOT && overlap(out, out_bytes, y, yb)) return REPDL_ERR_INVALID;
     }
     device_facts dev;
     rc = current_device(&dev);

@@ -30,8 +30,8 @@ typedef struct train_backend {
     int (*relu_fwd)(void *ctx, size_t n, const float *x, float *y);
     int (*relu_bwd)(void *ctx, size_t n, const float *x, const float *dy, float *dx);
     int (*pool_fwd)(void *ctx, const repdl_pool2d_shape *s, const float *x, float *y,
-                    int64_t *argmax);
-    int (*pool_bwd)(void *ctx, const repdl_pool2d_shape *s, const int64_t *argmax,
+                    size_t *argmax);
+    int (*pool_bwd)(void *ctx, const repdl_pool2d_shape *s, const size_t *argmax,
                     const float *dy, float *dx);
     int (*lin_fwd)(void *ctx, size_t M, size_t K, size_t N, const float *x, const float *W,
                    const float *b, float *y);
@@ -39,7 +39,7 @@ typedef struct train_backend {
                    const float *dy, float *dx, float *dW, float *db);
     /* mean cross-entropy into *loss (backend memory) and d(loss)/d(logits) */
     int (*xent)(void *ctx, size_t rows, size_t cols, const float *logits,
-                const int32_t *target, float *loss, float *dlogits);
+                const size_t *target, float *loss, float *dlogits);
     int (*sgd)(void *ctx, size_t n, float *w, const float *g, float *mbuf,
                const repdl_sgd_config *c, uint64_t step);
     const char *(*last_error)(void *ctx);

@@ -223,25 +223,22 @@ static int host_relu_bwd(void *ctx, size_t n, const float *x, const float *dy, f
     return 0;
 }
 static int host_pool_fwd(void *ctx, const repdl_pool2d_shape *s, const float *x, float *y,
-                         int64_t *argmax)
+                         size_t *argmax)
 {
     (void)ctx;
-    repdl_max_pool2d_forward_f32(s, x, y, argmax);
-    return 0;
+    return repdl_max_pool2d_forward_f32(s, x, y, argmax);
 }
-static int host_pool_bwd(void *ctx, const repdl_pool2d_shape *s, const int64_t *argmax,
+static int host_pool_bwd(void *ctx, const repdl_pool2d_shape *s, const size_t *argmax,
                          const float *dy, float *dx)
 {
     (void)ctx;
-    repdl_max_pool2d_backward_f32(s, argmax, dy, dx);
-    return 0;
+    return repdl_max_pool2d_backward_f32(s, argmax, dy, dx);
 }
 static int host_xent(void *ctx, size_t rows, size_t cols, const float *logits,
-                     const int32_t *target, float *loss, float *dlogits)
+                     const size_t *target, float *loss, float *dlogits)
 {
     (void)ctx;
-    *loss = repdl_cross_entropy_f32(rows, cols, REPDL_REDUCTION_MEAN, logits, target, dlogits);
-    return 0;
+    return repdl_cross_entropy_f32(rows, cols, REPDL_REDUCTION_MEAN, logits, target, loss, dlogits);
 }
 static int host_sgd(void *ctx, size_t n, float *w, const float *g, float *mbuf,
                     const repdl_sgd_config *c, uint64_t step)

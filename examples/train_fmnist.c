@@ -315,8 +315,8 @@ typedef struct acts {
     size_t cap;                  /* batch capacity */
     float *x, *c1, *r1, *p1, *c2, *r2, *p2, *f1, *h1, *f2, *h2, *z;
     float *dz, *dh2, *df2, *dh1, *df1, *dp2, *dr2, *dc2, *dp1, *dr1, *dc1;
-    int64_t *a1, *a2;
-    int32_t *y;
+    size_t *a1, *a2;
+    size_t *y;
     float *loss;                 /* 1 float */
 } acts;
 
@@ -338,7 +338,7 @@ static int acts_alloc(const train_backend *be, size_t B, acts *a)
     AL(df2, B * 84, float) AL(dh1, B * 120, float) AL(df1, B * 120, float)
     AL(dp2, B * P2, float) AL(dr2, B * C2, float) AL(dc2, B * C2, float)
     AL(dp1, B * P1, float) AL(dr1, B * C1, float) AL(dc1, B * C1, float)
-    AL(a1, B * P1, int64_t) AL(a2, B * P2, int64_t) AL(y, B, int32_t) AL(loss, 1, float)
+    AL(a1, B * P1, size_t) AL(a2, B * P2, size_t) AL(y, B, size_t) AL(loss, 1, float)
 #undef AL
     return 0;
 }
@@ -428,9 +428,9 @@ static int backward(const train_backend *be, const model *m, const float *P, flo
 }
 
 /* Index of the largest logit (the first one on ties; NaN never wins). */
-static int argmax10(const float *z)
+static size_t argmax10(const float *z)
 {
-    int k, best = 0;
+    size_t k, best = 0;
     for (k = 1; k < NCLASS; k++)
         if (z[k] > z[best]) best = k;
     return best;
@@ -445,14 +445,14 @@ static void pixel_table_init(void)
 }
 
 static void gather(const train_idx_set *s, const uint32_t *idx, size_t first, size_t B,
-                   float *x, int32_t *y)
+                   float *x, size_t *y)
 {
     size_t b, j;
     for (b = 0; b < B; b++) {
         size_t i = idx ? idx[first + b] : first + b;
         const unsigned char *px = s->pixels + i * IMG * IMG;
         for (j = 0; j < IMG * IMG; j++) x[b * IMG * IMG + j] = pixel_table[px[j]];
-        y[b] = (int32_t)s->labels[i];
+        y[b] = (size_t)s->labels[i];
     }
 }
 
@@ -460,7 +460,7 @@ static void gather(const train_idx_set *s, const uint32_t *idx, size_t first, si
    returns the number of correct predictions, or -1. */
 static long long evaluate(const train_backend *be, const model *m, const float *P, acts *a,
                           const train_idx_set *test, size_t n, float *logits, float *hx,
-                          int32_t *hy)
+                          size_t *hy)
 {
     size_t first;
     long long correct = 0;
@@ -493,7 +493,7 @@ int main(int argc, char **argv)
     char *paths[4] = {NULL, NULL, NULL, NULL};
     float *hP = NULL, *hM = NULL, *hx = NULL, *logits = NULL, *losses = NULL, *hz = NULL;
     float *dP = NULL, *dG = NULL, *dM = NULL;
-    int32_t *hy = NULL;
+    size_t *hy = NULL;
     uint32_t *perm = NULL;
     acts a;
     size_t ntest, spe, i;
@@ -578,7 +578,7 @@ int main(int argc, char **argv)
     hP = (float *)malloc(m.total * sizeof(float));
     hM = (float *)calloc(m.total, sizeof(float));
     hx = (float *)malloc((size_t)o.batch * IMG * IMG * sizeof(float));
-    hy = (int32_t *)malloc((size_t)o.batch * sizeof(int32_t));
+    hy = (size_t *)malloc((size_t)o.batch * sizeof(size_t));
     hz = (float *)malloc((size_t)o.batch * NCLASS * sizeof(float));
     logits = (float *)malloc(ntest * NCLASS * sizeof(float));
     losses = (float *)malloc((spe + 1) * sizeof(float));
@@ -673,7 +673,7 @@ int main(int argc, char **argv)
         }
         gather(&train, perm, (size_t)k * B, B, hx, hy);
         if (be.put(be.ctx, a.x, hx, B * IMG * IMG * sizeof(float)) ||
-            be.put(be.ctx, a.y, hy, B * sizeof(int32_t)) ||
+            be.put(be.ctx, a.y, hy, B * sizeof(size_t)) ||
             forward(&be, &m, dP, &a, B) || backward(&be, &m, dP, dG, &a, B) ||
             be.sgd(be.ctx, m.total, dP, dG, dM, &sgd, step + 1) ||
             be.get(be.ctx, &loss, a.loss, sizeof(float)) ||

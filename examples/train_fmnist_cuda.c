@@ -121,13 +121,13 @@ static int cuda_relu_bwd(void *ctx, size_t n, const float *x, const float *dy, f
 }
 
 static int cuda_pool_fwd(void *ctx, const repdl_pool2d_shape *s, const float *x, float *y,
-                         int64_t *argmax)
+                         size_t *argmax)
 {
     LAUNCH((cuda_ctx *)ctx, repdl_cuda_max_pool2d_forward_f32(s, x, y, argmax, NULL));
     return 0;
 }
 
-static int cuda_pool_bwd(void *ctx, const repdl_pool2d_shape *s, const int64_t *argmax,
+static int cuda_pool_bwd(void *ctx, const repdl_pool2d_shape *s, const size_t *argmax,
                          const float *dy, float *dx)
 {
     LAUNCH((cuda_ctx *)ctx, repdl_cuda_max_pool2d_backward_f32(s, argmax, dy, dx, NULL));
@@ -135,7 +135,7 @@ static int cuda_pool_bwd(void *ctx, const repdl_pool2d_shape *s, const int64_t *
 }
 
 static int cuda_xent(void *ctx, size_t rows, size_t cols, const float *logits,
-                     const int32_t *target, float *loss, float *dlogits)
+                     const size_t *target, float *loss, float *dlogits)
 {
     LAUNCH((cuda_ctx *)ctx, repdl_cuda_cross_entropy_f32(rows, cols, REPDL_REDUCTION_MEAN, logits,
                                                           target, loss,

@@ -86,7 +86,7 @@ int main(int argc, char **argv)
         repdl_pool2d_shape s = {64, 16, 56, 56, 2, 2, 2, 2, 0, 0};
         size_t nx = 64u * 16 * 56 * 56, k;
         float *px = (float *)malloc(nx * sizeof(float)), *py = (float *)malloc(nx * sizeof(float));
-        int64_t *arg = (int64_t *)malloc(nx * sizeof(int64_t));
+        size_t *arg = (size_t *)malloc(nx * sizeof(size_t));
         for (i = 0; i < nx; i++) px[i] = (float)rand() / (float)RAND_MAX;
         printf("\npool2d on 64 x 16 x 56 x 56 (GB/s of input read + output written)\n");
         printf("%-18s %12s %12s %8s\n", "op", "repdl GB/s", "plain GB/s", "ratio");

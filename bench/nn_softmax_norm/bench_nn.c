@@ -51,25 +51,25 @@ static float *x, *y, *dy, *dx, *g, *b, *mu, *rs, *pg, *pb;
 static void run(int op, int naive)
 {
     switch (op) {
-    case SOFTMAX: naive ? naive_softmax(R, C, x, y) : repdl_softmax_f32(R, C, x, y); break;
-    case LOG_SOFTMAX: naive ? naive_log_softmax(R, C, x, y) : repdl_log_softmax_f32(R, C, x, y); break;
+    case SOFTMAX: naive ? naive_softmax(R, C, x, y) : (void)repdl_softmax_f32(R, C, x, y); break;
+    case LOG_SOFTMAX: naive ? naive_log_softmax(R, C, x, y) : (void)repdl_log_softmax_f32(R, C, x, y); break;
     case SOFTMAX_BW:
-        naive ? naive_softmax_backward(R, C, y, dy, dx) : repdl_softmax_backward_f32(R, C, y, dy, dx);
+        naive ? naive_softmax_backward(R, C, y, dy, dx) : (void)repdl_softmax_backward_f32(R, C, y, dy, dx);
         break;
     case LAYER_NORM:
         naive ? naive_layer_norm(R, C, x, g, b, 1e-5f, y)
-              : repdl_layer_norm_forward_f32(R, C, 1e-5f, x, g, b, y, mu, rs);
+              : (void)repdl_layer_norm_forward_f32(R, C, 1e-5f, x, g, b, y, mu, rs);
         break;
     case LAYER_NORM_BW:
         naive ? naive_layer_norm_backward(R, C, x, g, mu, rs, dy, dx)
-              : repdl_layer_norm_backward_f32(R, C, x, g, mu, rs, dy, dx, NULL, NULL);
+              : (void)repdl_layer_norm_backward_f32(R, C, x, g, mu, rs, dy, dx, NULL, NULL);
         break;
     case LN_PARAM_GRADS: /* the column sums over rows of layer-norm backward */
         naive ? naive_layer_norm_param_grads(R, C, x, mu, rs, dy, pg, pb)
-              : repdl_layer_norm_backward_f32(R, C, x, g, mu, rs, dy, NULL, pg, pb);
+              : (void)repdl_layer_norm_backward_f32(R, C, x, g, mu, rs, dy, NULL, pg, pb);
         break;
     case RMS_NORM:
-        naive ? naive_rms_norm(R, C, x, g, 1e-6f, y) : repdl_rms_norm_forward_f32(R, C, 1e-6f, x, g, y, rs);
+        naive ? naive_rms_norm(R, C, x, g, 1e-6f, y) : (void)repdl_rms_norm_forward_f32(R, C, 1e-6f, x, g, y, rs);
         break;
     }
 }

@@ -213,6 +213,26 @@ REPDL_FN int repdl__size_add(size_t *acc, size_t f)
     return 0;
 }
 
+/* The checks of the row-wise reductions (reduce.h, reduce_minmax.h): the
+   span (rows - 1) * ldx + n floats must fit in size_t bytes
+   (REPDL_ERR_OVERFLOW), x must not be NULL when rows > 0 and n > 0
+   (REPDL_ERR_INVALID). */
+REPDL_FN repdl_status repdl__rows_arg(size_t rows, size_t n, const float *x, size_t ldx)
+{
+    size_t span = rows - 1;
+    if (rows == 0 || n == 0) return REPDL_OK;
+    if (repdl__size_mul(&span, ldx) || repdl__size_add(&span, n)) return REPDL_ERR_OVERFLOW;
+    return x ? REPDL_OK : REPDL_ERR_INVALID;
+}
+
+/* In a row-wise function with parameters rows, n and out. */
+#define REPDL__ROWS_CHECK(x, ldx)                                         \
+    do {                                                                  \
+        repdl_status st_ = repdl__rows_arg(rows, n, (x), (ldx));          \
+        if (st_ != REPDL_OK) return st_;                                  \
+        if (rows && !out) return REPDL_ERR_INVALID;                       \
+    } while (0)
+
 /* ---- Arithmetic primitives ----
    One rounding each, round-to-nearest-even.  On the device they are the _rn
    intrinsics, which nvcc never contracts into an FMA whatever --fmad says.

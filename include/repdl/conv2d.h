@@ -330,9 +330,9 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
                                                 const float *w, const float *dy, float *dx,
                                                 float *dw, float *db)
 {
-    size_t oh, ow, P, CK, OC, in_sz, nb, i0, b, o, i;
-    int do_dw, do_dx, isa;
-    size_t nr;
+    size_t oh, ow, P, CK, OC, in_sz, nb = 1, i0, b, o, i;
+    int do_dw, do_dx, zero_dw, zero_dx, isa = 0;
+    size_t nr = 1;
     float *colb = NULL, *dyb = NULL, *wp = NULL, *dybp = NULL;
     repdl_status st = repdl__conv2d_check(s);
     if (st != REPDL_OK) return st;
@@ -347,37 +347,41 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
     if (dw && s->n && CK && P && OC && !x && in_sz) return REPDL_ERR_INVALID;
     do_dw = dw && OC && CK;
     do_dx = dx && in_sz && s->n;
-    if (do_dw && (s->n == 0 || P == 0)) {
+    /* outputs that are empty products: -0, written only once the workspace
+       of the others is allocated (a REPDL_ERR_NOMEM writes nothing) */
+    zero_dw = do_dw && (s->n == 0 || P == 0);
+    zero_dx = do_dx && (P == 0 || CK == 0 || OC == 0);
+    if (zero_dw) do_dw = 0;
+    if (zero_dx) do_dx = 0;
+    if (do_dw || do_dx) {
+        /* here n, P, CK >= 1, and CK * P * n fits (repdl__conv2d_check) */
+        nb = REPDL_CONV_BATCH_FLOATS / (CK * P);
+        if (nb < 1) nb = 1;
+        if (nb > s->n) nb = s->n;
+        isa = repdl__gemm_isa();
+        nr = (size_t)repdl__gemm_nr(isa);
+        colb = repdl__conv_alloc(CK * P * nb);
+        dyb = repdl__conv_alloc(OC * P * nb);
+        if (do_dx) {
+            /* packed operands of the dcol product (repdl__conv_dcol_f32) */
+            wp = repdl__conv_alloc((CK + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR * OC);
+            dybp = repdl__conv_alloc((P * nb + nr - 1) / nr * nr * OC);
+        }
+        if (!colb || !dyb || (do_dx && (!wp || !dybp))) {
+            free(colb);
+            free(dyb);
+            free(wp);
+            free(dybp);
+            return REPDL_ERR_NOMEM;
+        }
+    }
+    if (zero_dw)
         for (i = 0; i < OC * CK; i++) dw[i] = -0.0f;
-        do_dw = 0;
-    }
-    if (do_dx && (P == 0 || CK == 0 || OC == 0)) {
+    if (zero_dx)
         for (i = 0; i < s->n * in_sz; i++) dx[i] = -0.0f;
-        do_dx = 0;
-    }
     if (!do_dw && !do_dx) {
         if (db) repdl__conv_db_f32(s->n, OC, P, dy, db);
         return REPDL_OK;
-    }
-    /* here n, P, CK >= 1, and CK * P * n fits (repdl__conv2d_check) */
-    nb = REPDL_CONV_BATCH_FLOATS / (CK * P);
-    if (nb < 1) nb = 1;
-    if (nb > s->n) nb = s->n;
-    isa = repdl__gemm_isa();
-    nr = (size_t)repdl__gemm_nr(isa);
-    colb = repdl__conv_alloc(CK * P * nb);
-    dyb = repdl__conv_alloc(OC * P * nb);
-    if (do_dx) {
-        /* packed operands of the dcol product (repdl__conv_dcol_f32) */
-        wp = repdl__conv_alloc((CK + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR * OC);
-        dybp = repdl__conv_alloc((P * nb + nr - 1) / nr * nr * OC);
-    }
-    if (!colb || !dyb || (do_dx && (!wp || !dybp))) {
-        free(colb);
-        free(dyb);
-        free(wp);
-        free(dybp);
-        return REPDL_ERR_NOMEM;
     }
     if (db) repdl__conv_db_f32(s->n, OC, P, dy, db);
     for (i0 = 0; i0 < s->n; i0 += nb) {

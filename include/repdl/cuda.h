@@ -259,10 +259,10 @@ int repdl_cuda_softmax_backward_f32(size_t rows, size_t cols, const float *y, co
 int repdl_cuda_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
                                         const float *dy, float *dx, void *stream);
 int repdl_cuda_cross_entropy_f32(size_t rows, size_t cols, int reduction,
-                                 const float *logits, const int32_t *target, float *loss,
+                                 const float *logits, const size_t *target, float *loss,
                                  float *dlogits, void *stream);
 int repdl_cuda_nll_loss_f32(size_t rows, size_t cols, int reduction, const float *logp,
-                            const int32_t *target, float *loss, float *dlogp, void *stream);
+                            const size_t *target, float *loss, float *dlogp, void *stream);
 int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
                                       const float *x, const float *gamma, const float *beta,
                                       float *y, float *mean, float *rstd, void *stream);
@@ -322,8 +322,8 @@ int repdl_cuda_softplus_backward_array_f32(size_t n, const float *x, const float
                                      void *stream);
 struct repdl_pool2d_shape;
 int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape *s, const float *x, float *y,
-                                      int64_t *argmax, void *stream);
-int repdl_cuda_max_pool2d_backward_f32(const struct repdl_pool2d_shape *s, const int64_t *argmax,
+                                      size_t *argmax, void *stream);
+int repdl_cuda_max_pool2d_backward_f32(const struct repdl_pool2d_shape *s, const size_t *argmax,
                                        const float *dy, float *dx, void *stream);
 int repdl_cuda_avg_pool2d_forward_f32(const struct repdl_pool2d_shape *s, int count_include_pad,
                                       const float *x, float *y, void *stream);

@@ -7,6 +7,12 @@
 
      repdl_layer_norm_forward_f32(rows, cols, 1e-5f, x, gamma, beta, y, mean, rstd);
 
+   Every function returns a repdl_status: REPDL_ERR_OVERFLOW when the
+   element count (rows x cols, n x c x hw) does not fit in size_t bytes,
+   REPDL_ERR_INVALID when an array that must be read or written is NULL
+   while that count is not 0 (the optional outputs and gamma/beta may be
+   NULL); on an error nothing is written.
+
    Notation: RN(.) one rounding to nearest-even binary32; S(v_i) the
    canonical sum (reduce.h) of the rounded values v_i in index order;
    RN(a / n) for a count n is repdl_mean_f32's division (one rounding,
@@ -110,11 +116,14 @@ REPDL_FN float repdl__var_given_mean(const float *x, size_t n, float mean)
 
 /* y = layer_norm(x) over each row of cols values; mean[r], rstd[r] saved
    when not NULL.  gamma, beta: [cols] or NULL.  y may be x. */
-REPDL_API void repdl_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
-                                           const float *x, const float *gamma, const float *beta,
-                                           float *y, float *mean, float *rstd)
+REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                                    const float *x, const float *gamma, const float *beta,
+                                                    float *y, float *mean, float *rstd)
 {
     size_t r, k, i;
+    size_t total_ = rows;
+    if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
+    if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
     for (r = 0; r < rows; r++) {
         const float *xr = REPDL__OFFSET(x, r * cols);
         float *yr = REPDL__OFFSET(y, r * cols);
@@ -132,6 +141,7 @@ REPDL_API void repdl_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
             repdl__norm_affine(yr + k, xh, len, gamma ? gamma + k : NULL, beta ? beta + k : NULL);
         }
     }
+    return REPDL_OK;
 }
 
 /* Column sums over rows for dgamma / dbeta: out[j] = S over r < rows of
@@ -238,12 +248,15 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
 /* Backward of layer norm (see the top of the file).  mean, rstd: as saved
    by the forward pass (required).  gamma NULL: non-affine.  dx, dgamma,
    dbeta: NULL skips that output. */
-REPDL_API void repdl_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
-                                            const float *gamma, const float *mean,
-                                            const float *rstd, const float *dy, float *dx,
-                                            float *dgamma, float *dbeta)
+REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
+                                                     const float *gamma, const float *mean,
+                                                     const float *rstd, const float *dy, float *dx,
+                                                     float *dgamma, float *dbeta)
 {
     size_t r, j, i;
+    size_t total_ = rows;
+    if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
+    if (total_ && (!x || !dy || !mean || !rstd)) return REPDL_ERR_INVALID;
     if (dx) {
         for (r = 0; r < rows; r++) {
             const float *xr = REPDL__OFFSET(x, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
@@ -286,16 +299,20 @@ REPDL_API void repdl_layer_norm_backward_f32(size_t rows, size_t cols, const flo
     }
     if (dgamma) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 1, dgamma);
     if (dbeta) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 0, dbeta);
+    return REPDL_OK;
 }
 
 /* ---- RMS norm ---- */
 
 /* y = rms_norm(x) over each row; rstd[r] saved when not NULL.  gamma:
    [cols] or NULL.  y may be x. */
-REPDL_API void repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
-                                         const float *x, const float *gamma, float *y, float *rstd)
+REPDL_API repdl_status repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                                  const float *x, const float *gamma, float *y, float *rstd)
 {
     size_t r, k, i;
+    size_t total_ = rows;
+    if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
+    if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
     for (r = 0; r < rows; r++) {
         const float *xr = REPDL__OFFSET(x, r * cols);
         float *yr = REPDL__OFFSET(y, r * cols);
@@ -310,15 +327,19 @@ REPDL_API void repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
             repdl__norm_affine(yr + k, xh, len, gamma ? gamma + k : NULL, NULL);
         }
     }
+    return REPDL_OK;
 }
 
 /* Backward of RMS norm.  rstd as saved by the forward pass (required);
    gamma NULL: non-affine; dx, dgamma NULL: skipped. */
-REPDL_API void repdl_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
-                                          const float *gamma, const float *rstd,
-                                          const float *dy, float *dx, float *dgamma)
+REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
+                                                   const float *gamma, const float *rstd,
+                                                   const float *dy, float *dx, float *dgamma)
 {
     size_t r, j, i;
+    size_t total_ = rows;
+    if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
+    if (total_ && (!x || !dy || !rstd)) return REPDL_ERR_INVALID;
     if (dx) {
         for (r = 0; r < rows; r++) {
             const float *xr = REPDL__OFFSET(x, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
@@ -353,6 +374,7 @@ REPDL_API void repdl_rms_norm_backward_f32(size_t rows, size_t cols, const float
         }
     }
     if (dgamma) repdl__norm_colsum(rows, cols, x, NULL, rstd, dy, 2, dgamma);
+    return REPDL_OK;
 }
 
 /* ---- Batch norm over [n][c][hw] (hw = 1: BatchNorm1d) ----
@@ -438,14 +460,17 @@ REPDL_FN void repdl__bn_apply(const float *x, size_t n, size_t c, size_t hw, siz
    update; NULL running buffers: not updated).  N == 1: uvar is NaN (0/0;
    PyTorch refuses such a batch), so running_var becomes NaN.  N == 0:
    save_mean, save_rstd NaN, running statistics unchanged.  y may be x. */
-REPDL_API void repdl_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, float eps,
-                                                 float momentum, const float *x,
-                                                 const float *gamma, const float *beta,
-                                                 float *running_mean, float *running_var,
-                                                 float *y, float *save_mean, float *save_rstd)
+REPDL_API repdl_status repdl_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, float eps,
+                                                          float momentum, const float *x,
+                                                          const float *gamma, const float *beta,
+                                                          float *running_mean, float *running_var,
+                                                          float *y, float *save_mean, float *save_rstd)
 {
     size_t ch, N = n * hw;
     float om = repdl__fsub(1.0f, momentum);
+    size_t total_ = n;
+    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;
+    if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
     for (ch = 0; ch < c; ch++) {
         float mu, var, s2, rs, uvar;
         if (N == 0) {
@@ -466,31 +491,39 @@ REPDL_API void repdl_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw,
             running_var[ch] = repdl__canon(repdl__fadd(repdl__fkeep(repdl__fmul(momentum, uvar)),
                                                        repdl__fkeep(repdl__fmul(om, running_var[ch]))));
     }
+    return REPDL_OK;
 }
 
 /* Inference forward: y as in training with mean = running_mean[ch] and
    rstd = RN(1 / RN(sqrt(RN(running_var[ch] + eps)))).  y may be x. */
-REPDL_API void repdl_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, float eps,
-                                                 const float *x, const float *gamma,
-                                                 const float *beta, const float *running_mean,
-                                                 const float *running_var, float *y)
+REPDL_API repdl_status repdl_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, float eps,
+                                                          const float *x, const float *gamma,
+                                                          const float *beta, const float *running_mean,
+                                                          const float *running_var, float *y)
 {
     size_t ch;
-    if (n == 0 || hw == 0) return; /* no element: nothing read or written */
+    size_t total_ = n;
+    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;
+    if (total_ && (!x || !y || !running_mean || !running_var)) return REPDL_ERR_INVALID;
+    if (n == 0 || hw == 0) return REPDL_OK; /* no element: nothing read or written */
     for (ch = 0; ch < c; ch++)
         repdl__bn_apply(x, n, c, hw, ch, gamma, beta, running_mean[ch],
                         repdl__norm_rstd(running_var[ch], eps), y);
+    return REPDL_OK;
 }
 
 /* Backward of training batch norm (see the top of the file), from the
    saved batch mean and rstd.  dx, dgamma, dbeta: NULL skips that output
    (the sums are computed anyway when dx needs them). */
-REPDL_API void repdl_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const float *x,
-                                            const float *gamma, const float *save_mean,
-                                            const float *save_rstd, const float *dy,
-                                            float *dx, float *dgamma, float *dbeta)
+REPDL_API repdl_status repdl_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const float *x,
+                                                     const float *gamma, const float *save_mean,
+                                                     const float *save_rstd, const float *dy,
+                                                     float *dx, float *dgamma, float *dbeta)
 {
     size_t ch, N = n * hw, e, i, k, q;
+    size_t total_ = n;
+    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;
+    if (total_ && (!x || !dy || !save_mean || !save_rstd)) return REPDL_ERR_INVALID;
     for (ch = 0; ch < c; ch++) {
         /* N == 0: the sums are empty (-0); save_mean/save_rstd are not read */
         float mu = N ? save_mean[ch] : 0.0f, rs = N ? save_rstd[ch] : 0.0f, sdy, sdx, c1, c2, kk;
@@ -531,6 +564,7 @@ REPDL_API void repdl_batch_norm_backward_f32(size_t n, size_t c, size_t hw, cons
             }
         }
     }
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

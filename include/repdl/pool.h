@@ -18,14 +18,15 @@
      best is not, or neither is a NaN and tap > best.  So a NaN propagates
      (the first NaN wins, the output is the canonical NaN 0x7fc00000), and
      +0 and -0 compare equal: the first of them in window order wins, with
-     its sign.  argmax (int64, may be NULL) receives hh * w + ww of the
+     its sign.  argmax (size_t, may be NULL) receives hh * w + ww of the
      winner: a flat index into the (n, c) plane.  A window with no in-bounds
-     tap (only when pad >= kernel) gives y = -inf and argmax = -1.
+     tap (only when pad >= kernel) gives y = -inf and argmax =
+     REPDL_NO_INDEX (SIZE_MAX, as the argmax of an empty array).
    max_pool2d_backward: dx[i] = fadd chain, starting from -0, over the
      output positions (p, q) ascending (row-major) of the same plane whose
      argmax is i, of dy[p][q].  Positions no output selected get -0.
-     argmax entries that are not an in-bounds tap of their own window (-1
-     included) select nothing.
+     argmax entries that are not an in-bounds tap of their own window
+     (REPDL_NO_INDEX included) select nothing.
    avg_pool2d_forward: s = fadd chain, starting from -0, over the
      in-bounds taps in window order (padding taps are zeros and are not
      added); y = s / (float)d, one division, with
@@ -143,31 +144,31 @@ REPDL_FN void repdl__pool_cover(size_t hh, size_t k, size_t st, size_t pad, size
    NaN in window order is the answer instead: the rule of the header
    comment. */
 REPDL_FN float repdl__maxpool_fwd_elem(const repdl_pool2d_shape *sp, const float *x, size_t p,
-                                       size_t q, int64_t *arg)
+                                       size_t q, size_t *arg)
 {
     repdl_pool2d_shape s = *sp;   /* a local copy: stores cannot alias it */
     size_t r0, r1, c0, c1, r, c, hb, wb;
     float best;
-    int64_t bi;
+    size_t bi;
     int anynan = 0;
     repdl__pool_span(p, s.kh, s.stride_h, s.pad_h, s.h, &r0, &r1);
     repdl__pool_span(q, s.kw, s.stride_w, s.pad_w, s.w, &c0, &c1);
     if (r0 == r1 || c0 == c1) {
-        *arg = -1;
+        *arg = REPDL_NO_INDEX;
         return repdl__asfloat(0xff800000u);
     }
     hb = p * s.stride_h - s.pad_h;    /* modulo 2^64: hb + r is the row */
     wb = q * s.stride_w - s.pad_w;
     best = x[(hb + r0) * s.w + wb + c0];
-    bi = (int64_t)((hb + r0) * s.w + wb + c0);
+    bi = (size_t)((hb + r0) * s.w + wb + c0);
     for (r = r0; r < r1; r++) {
         const float *row = x + (hb + r) * s.w;       /* wb + c wraps back into the row */
-        int64_t rb = (int64_t)((hb + r) * s.w + wb);
+        size_t rb = (size_t)((hb + r) * s.w + wb);
         for (c = c0; c < c1; c++) {
             float v = row[wb + c];
             int gt = v > best;              /* selects, not branches: random data */
             best = gt ? v : best;
-            bi = gt ? rb + (int64_t)c : bi;
+            bi = gt ? rb + (size_t)c : bi;
             anynan |= v != v;
         }
     }
@@ -175,7 +176,7 @@ REPDL_FN float repdl__maxpool_fwd_elem(const repdl_pool2d_shape *sp, const float
         for (r = r0; r < r1; r++)
             for (c = c0; c < c1; c++)
                 if (x[(hb + r) * s.w + wb + c] != x[(hb + r) * s.w + wb + c]) {
-                    *arg = (int64_t)((hb + r) * s.w + wb + c);
+                    *arg = (size_t)((hb + r) * s.w + wb + c);
                     return repdl__nanf();
                 }
     }
@@ -185,10 +186,10 @@ REPDL_FN float repdl__maxpool_fwd_elem(const repdl_pool2d_shape *sp, const float
 
 /* 1 when flat index i (of an h x w plane) is an in-bounds tap of output
    (p, q)'s window. */
-REPDL_FN int repdl__pool_in_window(const repdl_pool2d_shape *s, int64_t i, size_t p, size_t q)
+REPDL_FN int repdl__pool_in_window(const repdl_pool2d_shape *s, size_t i, size_t p, size_t q)
 {
     size_t hh, ww, r0, r1, c0, c1;
-    if (i < 0 || (uint64_t)i >= (uint64_t)(s->h * s->w)) return 0;
+    if (i >= s->h * s->w) return 0; /* REPDL_NO_INDEX included */
     hh = (size_t)i / s->w;
     ww = (size_t)i % s->w;
     repdl__pool_span(p, s->kh, s->stride_h, s->pad_h, s->h, &r0, &r1);
@@ -199,12 +200,12 @@ REPDL_FN int repdl__pool_in_window(const repdl_pool2d_shape *s, int64_t i, size_
 
 /* One input element (hh, ww) of max_pool2d_backward, planes argmax/dy
    (oh x ow). */
-REPDL_FN float repdl__maxpool_bwd_elem(const repdl_pool2d_shape *s, const int64_t *argmax,
+REPDL_FN float repdl__maxpool_bwd_elem(const repdl_pool2d_shape *s, const size_t *argmax,
                                        const float *dy, size_t oh, size_t ow, size_t hh,
                                        size_t ww)
 {
     size_t p0, p1, q0, q1, p, q;
-    int64_t me = (int64_t)(hh * s->w + ww);
+    size_t me = (size_t)(hh * s->w + ww);
     float acc = -0.0f;
     repdl__pool_cover(hh, s->kh, s->stride_h, s->pad_h, oh, &p0, &p1);
     repdl__pool_cover(ww, s->kw, s->stride_w, s->pad_w, ow, &q0, &q1);
@@ -263,7 +264,7 @@ REPDL_FN float repdl__avgpool_bwd_elem(const repdl_pool2d_shape *s, int count_in
    holding a NaN. */
 #define REPDL__POOL_CHUNK 64
 REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *x, size_t p,
-                                     size_t ow, float *y, int64_t *argmax)
+                                     size_t ow, float *y, size_t *argmax)
 {
     repdl_pool2d_shape s = *sp;
     size_t r0, r1, r, c, q, qa, qb, q0, hb, i;
@@ -275,7 +276,7 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
     if (qa > qb || r0 == r1 || (uint64_t)s.kh * s.w >= 0xffffffffu) qa = qb = 0;  /* 32-bit offsets */
     hb = p * s.stride_h - s.pad_h;   /* modulo 2^64 */
     for (q = 0; q < qa; q++) {
-        int64_t a;
+        size_t a;
         y[q] = repdl__maxpool_fwd_elem(&s, x, p, q, &a);
         if (argmax) argmax[q] = a;
     }
@@ -291,7 +292,7 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
         }
         if (REPDL_UNLIKELY(anynan)) {                 /* rare: the element function */
             for (i = 0; i < m; i++) {
-                int64_t a;
+                size_t a;
                 y[q0 + i] = repdl__maxpool_fwd_elem(&s, x, p, q0 + i, &a);
                 if (argmax) argmax[q0 + i] = a;
             }
@@ -333,18 +334,18 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
         for (i = 0; i < m; i++) {
             size_t qq = q0 + i;
             y[qq] = best[i];
-            if (argmax) argmax[qq] = (int64_t)((hb + r0) * s.w + tap[i] + qq * s.stride_w - s.pad_w);
+            if (argmax) argmax[qq] = (size_t)((hb + r0) * s.w + tap[i] + qq * s.stride_w - s.pad_w);
         }
     }
     for (q = qb > qa ? qb : qa; q < ow; q++) {
-        int64_t a;
+        size_t a;
         y[q] = repdl__maxpool_fwd_elem(&s, x, p, q, &a);
         if (argmax) argmax[q] = a;
     }
 }
 
 REPDL_API repdl_status repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const float *x, float *y,
-                                           int64_t *argmax)
+                                           size_t *argmax)
 {
     size_t oh, ow, planes, hw, ohw, plane, p;
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
@@ -356,7 +357,7 @@ REPDL_API repdl_status repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s,
     return REPDL_OK;
 }
 
-REPDL_API repdl_status repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const int64_t *argmax,
+REPDL_API repdl_status repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const size_t *argmax,
                                             const float *dy, float *dx)
 {
     size_t oh, ow, planes, hw, ohw, plane, hh, ww;

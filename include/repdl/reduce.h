@@ -686,50 +686,67 @@ REPDL_API float repdl_var_f32(size_t n, size_t ddof, const float *x)
 
 /* ---- Row-wise (batched) forms ----
    out[r] = f(row r) for r < rows, row r being x[r * ldx .. r * ldx + n)
-   (ldx in elements; x is not read when n == 0).  Each row is exactly the single-row call: the result
-   of a row never depends on `rows` or on the other rows. */
-REPDL_API void repdl_sum_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                 float *out)
+   (ldx in elements; x is not read when n == 0).  Each row is exactly the
+   single-row call: the result of a row never depends on `rows` or on the
+   other rows.  Rows may overlap (ldx < n, ldx = 0 repeats one row): they
+   are only read.  Returns REPDL_OK; REPDL_ERR_OVERFLOW when the span
+   (rows - 1) * ldx + n floats does not fit in size_t bytes;
+   REPDL_ERR_INVALID when out is NULL with rows > 0, or x (y) is NULL with
+   rows > 0 and n > 0.  On an error nothing is written. */
+REPDL_API repdl_status repdl_sum_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                          float *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
     for (r = 0; r < rows; r++) out[r] = repdl_sum_f32(n, n ? x + r * ldx : x);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_dot_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                 const float *y, size_t ldy, float *out)
+REPDL_API repdl_status repdl_dot_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                          const float *y, size_t ldy, float *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
+    REPDL__ROWS_CHECK(y, ldy);
     for (r = 0; r < rows; r++) out[r] = repdl_dot_f32(n, n ? x + r * ldx : x, n ? y + r * ldy : y);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_sumsq_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                   float *out)
+REPDL_API repdl_status repdl_sumsq_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                            float *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
     for (r = 0; r < rows; r++) out[r] = repdl_sumsq_f32(n, n ? x + r * ldx : x);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_norm2_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                   float *out)
+REPDL_API repdl_status repdl_norm2_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                            float *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
     for (r = 0; r < rows; r++) out[r] = repdl_norm2_f32(n, n ? x + r * ldx : x);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_mean_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                  float *out)
+REPDL_API repdl_status repdl_mean_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                           float *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
     for (r = 0; r < rows; r++) out[r] = repdl_mean_f32(n, n ? x + r * ldx : x);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_var_rows_f32(size_t rows, size_t n, size_t ddof, const float *x,
-                                 size_t ldx, float *out)
+REPDL_API repdl_status repdl_var_rows_f32(size_t rows, size_t n, size_t ddof, const float *x,
+                                          size_t ldx, float *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
     for (r = 0; r < rows; r++) out[r] = repdl_var_f32(n, ddof, n ? x + r * ldx : x);
+    return REPDL_OK;
 }
-
 #include "reduce_minmax.h"
 
 REPDL_END_CODE

@@ -165,33 +165,42 @@ REPDL_API void repdl_argmin_merge_f32(float v2, size_t i2, float *v, size_t *i)
     if (take) { *v = v2; *i = i2; }
 }
 
-/* Row-wise forms: out[r] = f(x + r * ldx, n) (x not read when n == 0). */
-REPDL_API void repdl_max_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                 float *out)
+/* Row-wise forms: out[r] = f(x + r * ldx, n) (x not read when n == 0);
+   status and checks as the row-wise forms of reduce.h. */
+REPDL_API repdl_status repdl_max_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                          float *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
     for (r = 0; r < rows; r++) out[r] = repdl_max_f32(n, n ? x + r * ldx : x);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_min_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                 float *out)
+REPDL_API repdl_status repdl_min_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                          float *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
     for (r = 0; r < rows; r++) out[r] = repdl_min_f32(n, n ? x + r * ldx : x);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_argmax_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                    size_t *out)
+REPDL_API repdl_status repdl_argmax_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                             size_t *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
     for (r = 0; r < rows; r++) out[r] = repdl_argmax_f32(n, n ? x + r * ldx : x);
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_argmin_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                    size_t *out)
+REPDL_API repdl_status repdl_argmin_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                             size_t *out)
 {
     size_t r;
+    REPDL__ROWS_CHECK(x, ldx);
     for (r = 0; r < rows; r++) out[r] = repdl_argmin_f32(n, n ? x + r * ldx : x);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

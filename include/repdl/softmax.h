@@ -7,8 +7,13 @@
    cuda/nn_softmax_norm.cu), documented below and in docs/nn-softmax-norm.md.
 
      repdl_softmax_f32(rows, cols, x, y);               y may be x
-     float loss = repdl_cross_entropy_f32(rows, cols, REPDL_REDUCTION_MEAN, logits,
-                                          target, dlogits);
+     float loss;                                        target: size_t class indices
+     repdl_cross_entropy_f32(rows, cols, REPDL_REDUCTION_MEAN, logits, target,
+                             &loss, dlogits);           dlogits may be NULL
+   Every function returns a repdl_status (REPDL_OK, REPDL_ERR_OVERFLOW when
+   rows x cols floats do not fit in size_t bytes, REPDL_ERR_INVALID for a
+   NULL array that must be read or written, or an unknown reduction); on an
+   error nothing is written.
 
    Notation: RN(.) one rounding to nearest-even binary32; for a row
    x[0..n) (n = cols):
@@ -143,12 +148,31 @@ REPDL_FN void repdl__softmax_row(const float *x, float *y, size_t n)
     for (i = 0; i < n; i++) y[i] = repdl__fdiv(y[i], s);
 }
 
-/* y = softmax(x) row by row (see the top of this file).  In place ok. */
-REPDL_API void repdl_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+/* The checks of every row-wise function here: REPDL_ERR_OVERFLOW when
+   rows x cols floats do not fit in size_t bytes; REPDL_OK otherwise, with
+   *total = rows * cols.  The callers then return REPDL_OK at once when
+   *total == 0 (nothing read or written, NULL allowed), and
+   REPDL_ERR_INVALID when an array they must read or write is NULL. */
+REPDL_FN repdl_status repdl__rows_check(size_t rows, size_t cols, size_t *total)
 {
-    size_t r;
-    if (cols == 0) return;
-    for (r = 0; r < rows; r++) repdl__softmax_row(REPDL__OFFSET(x, r * cols), REPDL__OFFSET(y, r * cols), cols);
+    size_t t = rows;
+    *total = 0;
+    if (repdl__size_mul(&t, cols)) return REPDL_ERR_OVERFLOW;
+    *total = t;
+    return REPDL_OK;
+}
+
+/* y = softmax(x) row by row (see the top of this file).  In place ok.
+   Returns REPDL_OK, REPDL_ERR_OVERFLOW (rows x cols) or REPDL_ERR_INVALID
+   (x or y NULL with rows x cols > 0); on an error nothing is written. */
+REPDL_API repdl_status repdl_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+{
+    size_t r, total;
+    repdl_status st = repdl__rows_check(rows, cols, &total);
+    if (st != REPDL_OK || total == 0) return st;
+    if (!x || !y) return REPDL_ERR_INVALID;
+    for (r = 0; r < rows; r++) repdl__softmax_row(x + r * cols, y + r * cols, cols);
+    return REPDL_OK;
 }
 
 /* One row of log_softmax. */
@@ -161,42 +185,50 @@ REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
     for (i = 0; i < n; i++) y[i] = repdl__fsub(y[i], ls);
 }
 
-/* y = log_softmax(x) row by row.  In place ok. */
-REPDL_API void repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+/* y = log_softmax(x) row by row.  In place ok.  Status as softmax. */
+REPDL_API repdl_status repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
 {
-    size_t r;
-    if (cols == 0) return;
-    for (r = 0; r < rows; r++) repdl__log_softmax_row(REPDL__OFFSET(x, r * cols), REPDL__OFFSET(y, r * cols), cols);
+    size_t r, total;
+    repdl_status st = repdl__rows_check(rows, cols, &total);
+    if (st != REPDL_OK || total == 0) return st;
+    if (!x || !y) return REPDL_ERR_INVALID;
+    for (r = 0; r < rows; r++) repdl__log_softmax_row(x + r * cols, y + r * cols, cols);
+    return REPDL_OK;
 }
 
 /* dx = d softmax given y = softmax(x) and dy:
    dx_i = RN(y_i * RN(dy_i - dot)), dot = repdl_dot_f32(n, y, dy).
-   In place (dx == y or dx == dy) ok. */
-REPDL_API void repdl_softmax_backward_f32(size_t rows, size_t cols, const float *y,
-                                         const float *dy, float *dx)
+   In place (dx == y or dx == dy) ok.  Status as softmax (y, dy, dx). */
+REPDL_API repdl_status repdl_softmax_backward_f32(size_t rows, size_t cols, const float *y,
+                                                  const float *dy, float *dx)
 {
-    size_t r, i;
-    if (cols == 0) return;
+    size_t r, i, total;
+    repdl_status st = repdl__rows_check(rows, cols, &total);
+    if (st != REPDL_OK || total == 0) return st;
+    if (!y || !dy || !dx) return REPDL_ERR_INVALID;
     for (r = 0; r < rows; r++) {
-        const float *yr = REPDL__OFFSET(y, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
-        float *o = REPDL__OFFSET(dx, r * cols);
+        const float *yr = y + r * cols, *gr = dy + r * cols;
+        float *o = dx + r * cols;
         float dot = repdl__row_dot_f32(yr, gr, cols); /* = repdl_dot_f32 */
         for (i = 0; i < cols; i++)
             o[i] = repdl__canon(repdl__fmul(yr[i], repdl__fsub(gr[i], dot)));
     }
+    return REPDL_OK;
 }
 
 /* dx = d log_softmax given y = log_softmax(x) and dy:
    dx_i = RN(dy_i - RN(repdl_exp_f32(y_i) * s)), s = repdl_sum_f32(n, dy).
-   In place ok. */
-REPDL_API void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
-                                             const float *dy, float *dx)
+   In place ok.  Status as softmax (y, dy, dx). */
+REPDL_API repdl_status repdl_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
+                                                      const float *dy, float *dx)
 {
-    size_t r, i, k;
-    if (cols == 0) return;
+    size_t r, i, k, total;
+    repdl_status st = repdl__rows_check(rows, cols, &total);
+    if (st != REPDL_OK || total == 0) return st;
+    if (!y || !dy || !dx) return REPDL_ERR_INVALID;
     for (r = 0; r < rows; r++) {
-        const float *yr = REPDL__OFFSET(y, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
-        float *o = REPDL__OFFSET(dx, r * cols);
+        const float *yr = y + r * cols, *gr = dy + r * cols;
+        float *o = dx + r * cols;
         float s = repdl__row_sum_f32(gr, cols); /* = repdl_sum_f32 */
         for (k = 0; k < cols; k += REPDL__NN_CHUNK) {
             float p[REPDL__NN_CHUNK];
@@ -207,6 +239,7 @@ REPDL_API void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const fl
             for (i = 0; i < len; i++) o[k + i] = repdl__canon(repdl__fsub(gr[k + i], p[i]));
         }
     }
+    return REPDL_OK;
 }
 
 /* The loss of a batch from its per-row losses l(r), r < rows, written a
@@ -215,7 +248,7 @@ REPDL_API void repdl_log_softmax_backward_f32(size_t rows, size_t cols, const fl
      REPDL_REDUCTION_SUM   the canonical sum (rows == 0: -0.0, the empty sum)
      REPDL_REDUCTION_MEAN  RN(sum / rows), one rounding (repdl_mean_f32's
                            division; rows == 0: NaN)
-   any other reduction: NaN. */
+   (the callers refuse any other reduction with REPDL_ERR_INVALID). */
 REPDL_FN float repdl__loss_finish(float total, size_t rows, int reduction)
 {
     if (reduction == REPDL_REDUCTION_SUM) return repdl__canon(total);
@@ -237,19 +270,27 @@ REPDL_FN float repdl__loss_finish(float total, size_t rows, int reduction)
      g_i = RN(p_i - 1) for i == t, p_i otherwise
      dlogits_i = g_i (SUM), RN(g_i / rows) (MEAN, one correctly rounded
                  division by the integer rows).
-   A target outside [0, cols), or a row whose max is not finite (NaN,
-   +inf, all -inf): that row's loss and gradient row are NaN, so the batch
-   loss is NaN.  rows == 0: SUM gives -0.0, MEAN NaN; cols == 0 with
-   rows > 0: every target is out of range, NaN.  An unknown reduction
-   returns NaN and writes NaN gradients. */
-REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, int reduction,
-                                       const float *logits, const int32_t *target,
-                                       float *dlogits)
+   Targets are class indices (size_t, as every index of repdl).  A target
+   >= cols (REPDL_NO_INDEX included), or a row whose max is not finite
+   (NaN, +inf, all -inf): that row's loss and gradient row are NaN, so the
+   batch loss is NaN.  rows == 0: *loss is -0.0 (SUM) or NaN (MEAN);
+   cols == 0 with rows > 0: every target is out of range, NaN.
+   Returns REPDL_OK; REPDL_ERR_OVERFLOW when rows x cols floats do not fit
+   in size_t bytes; REPDL_ERR_INVALID for a reduction other than SUM and
+   MEAN, loss NULL, target NULL with rows > 0, or logits NULL with
+   rows x cols > 0.  On an error nothing is written. */
+REPDL_API repdl_status repdl_cross_entropy_f32(size_t rows, size_t cols, int reduction,
+                                               const float *logits, const size_t *target,
+                                               float *loss, float *dlogits)
 {
     repdl__tree t;
     float lb[REPDL_SUM_LEAF];
-    size_t r0, k, i;
-    int bad_red = reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN;
+    size_t r0, k, i, total;
+    repdl_status st = repdl__rows_check(rows, cols, &total);
+    if (st != REPDL_OK) return st;
+    if ((reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN) || !loss ||
+        (rows && !target) || (total && !logits))
+        return REPDL_ERR_INVALID;
     repdl__tree_init(&t);
     for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
         size_t len = rows - r0 < REPDL_SUM_LEAF ? rows - r0 : REPDL_SUM_LEAF;
@@ -257,18 +298,18 @@ REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, int reduction,
             size_t r = r0 + k;
             const float *x = REPDL__OFFSET(logits, r * cols);
             float *g = dlogits ? REPDL__OFFSET(dlogits, r * cols) : NULL;
-            int32_t tg = target[r];
-            float m, s, dt, loss;
+            size_t tg = target[r];
+            float m, s, dt, lr;
             m = cols ? repdl_max_f32(cols, x) : repdl__nanf();
-            if (tg < 0 || (size_t)tg >= cols || !repdl__sm_finite(m) || bad_red) {
+            if (tg >= cols || !repdl__sm_finite(m)) {
                 lb[k] = repdl__nanf();
                 if (g) repdl__sm_fill_nan(g, cols);
                 continue;
             }
             dt = repdl__fsub(x[tg], m); /* read before g (maybe x) is written */
             s = repdl__softmax_pass(x, cols, m, g, NULL);
-            loss = -repdl__fsub(dt, repdl_log_f32(s)); /* -log_softmax(x)[t], exactly */
-            lb[k] = loss;
+            lr = -repdl__fsub(dt, repdl_log_f32(s)); /* -log_softmax(x)[t], exactly */
+            lb[k] = lr;
             if (g) {
                 for (i = 0; i < cols; i++) g[i] = repdl__fdiv(g[i], s);
                 g[tg] = repdl__fsub(g[tg], 1.0f);
@@ -278,37 +319,44 @@ REPDL_API float repdl_cross_entropy_f32(size_t rows, size_t cols, int reduction,
         }
         repdl__tree_push(&t, 0, repdl__sum_leaf_f32(lb, len));
     }
-    return repdl__loss_finish(repdl__tree_root(&t), rows, reduction);
+    *loss = repdl__loss_finish(repdl__tree_root(&t), rows, reduction);
+    return REPDL_OK;
 }
 
 /* Negative log-likelihood of log-probabilities logp [rows x cols]:
      loss_r = -logp[r][target[r]]        (exact), reduced as cross-entropy.
    dlogp (NULL: not computed; [rows x cols]): every element +0.0 except
    dlogp[r][t] = -1 (SUM) or -RN(1 / rows) (MEAN).
-   A target outside [0, cols): that row's loss and gradient row are NaN.
-   NaN losses are canonical.  rows == 0: SUM -0.0, MEAN NaN. */
-REPDL_API float repdl_nll_loss_f32(size_t rows, size_t cols, int reduction,
-                                  const float *logp, const int32_t *target, float *dlogp)
+   A target >= cols: that row's loss and gradient row are NaN.  NaN
+   losses are canonical.  rows == 0: SUM -0.0, MEAN NaN.  Status and
+   argument checks as repdl_cross_entropy_f32 (logp for logits). */
+REPDL_API repdl_status repdl_nll_loss_f32(size_t rows, size_t cols, int reduction,
+                                          const float *logp, const size_t *target, float *loss,
+                                          float *dlogp)
 {
     repdl__tree t;
     float lb[REPDL_SUM_LEAF];
-    size_t r0, k, i;
-    int bad_red = reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN;
+    size_t r0, k, i, total;
+    repdl_status st = repdl__rows_check(rows, cols, &total);
     float gt = reduction == REPDL_REDUCTION_MEAN && rows
                    ? -repdl__div_count_f32(1.0f, rows) : -1.0f;
+    if (st != REPDL_OK) return st;
+    if ((reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN) || !loss ||
+        (rows && !target) || (total && !logp))
+        return REPDL_ERR_INVALID;
     repdl__tree_init(&t);
     for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
         size_t len = rows - r0 < REPDL_SUM_LEAF ? rows - r0 : REPDL_SUM_LEAF;
         for (k = 0; k < len; k++) {
             size_t r = r0 + k;
-            int32_t tg = target[r];
+            size_t tg = target[r];
             float *g = dlogp ? REPDL__OFFSET(dlogp, r * cols) : NULL;
-            if (tg < 0 || (size_t)tg >= cols || bad_red) {
+            if (tg >= cols) {
                 lb[k] = repdl__nanf();
                 if (g) repdl__sm_fill_nan(g, cols);
                 continue;
             }
-            lb[k] = repdl__canon(-logp[r * cols + (size_t)tg]);
+            lb[k] = repdl__canon(-logp[r * cols + tg]);
             if (g) {
                 for (i = 0; i < cols; i++) g[i] = 0.0f;
                 g[tg] = gt;
@@ -316,7 +364,8 @@ REPDL_API float repdl_nll_loss_f32(size_t rows, size_t cols, int reduction,
         }
         repdl__tree_push(&t, 0, repdl__sum_leaf_f32(lb, len));
     }
-    return repdl__loss_finish(repdl__tree_root(&t), rows, reduction);
+    *loss = repdl__loss_finish(repdl__tree_root(&t), rows, reduction);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -20,7 +20,7 @@ enum { NBUF = 64 };
 
 static int checks, failures;
 static float in[NBUF], out[NBUF], out2[NBUF], out3[NBUF], canary[NBUF];
-static int64_t am[NBUF], am_canary[NBUF];
+static size_t am[NBUF], am_canary[NBUF];
 
 static void reset(void)
 {
@@ -68,7 +68,7 @@ int main(void)
     for (i = 0; i < NBUF; i++) {
         uint32_t u = 0x7fa5a5a5u ^ (uint32_t)i; /* a signalling-NaN pattern */
         memcpy(&canary[i], &u, 4);
-        am_canary[i] = (int64_t)0x5a5a5a5a5a5a5a5aLL;
+        am_canary[i] = (size_t)0x5a5a5a5a5a5a5a5aULL;
         in[i] = (float)i / 8.0f;
     }
     reset();
@@ -111,6 +111,40 @@ int main(void)
     c = conv_ok(); c.n = 0; expect("conv n = 0: nothing, ok", CONV_FWD(c), REPDL_OK);
     expect("conv_out_h of pad -1 is 0", (int)repdl_conv2d_out_h(&c) == 3 ? 0 : 1, 0);
     c.pad_h = BIG; expect("conv_out_h of pad -1 is 0", (int)repdl_conv2d_out_h(&c), 0);
+
+    /* ---- softmax, losses, norms, row-wise reductions ---- */
+    {
+        static const size_t tg[4] = {0, 1, 0, 1};
+        expect("softmax rows x cols overflows", repdl_softmax_f32(HUGE_DIM, 8, in, out), OVF);
+        expect("softmax rows = -1", repdl_softmax_f32(BIG, 2, in, out), OVF);
+        expect("softmax y NULL", repdl_softmax_f32(2, 2, in, NULL), INV);
+        expect("log_softmax x NULL", repdl_log_softmax_f32(2, 2, NULL, out), INV);
+        expect("softmax_backward overflows", repdl_softmax_backward_f32(BIG, 2, in, in, out), OVF);
+        expect("log_softmax_backward dy NULL", repdl_log_softmax_backward_f32(2, 2, in, NULL, out), INV);
+        expect("cross_entropy rows = -1", repdl_cross_entropy_f32(BIG, 2, REPDL_REDUCTION_SUM, in, tg, out, out2), OVF);
+        expect("cross_entropy reduction 2", repdl_cross_entropy_f32(2, 2, 2, in, tg, out, out2), INV);
+        expect("cross_entropy loss NULL", repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, in, tg, NULL, out2), INV);
+        expect("cross_entropy target NULL", repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, in, NULL, out, out2), INV);
+        expect("nll_loss overflows", repdl_nll_loss_f32(HUGE_DIM, 8, REPDL_REDUCTION_MEAN, in, tg, out, out2), OVF);
+        expect("nll_loss reduction -1", repdl_nll_loss_f32(2, 2, -1, in, tg, out, NULL), INV);
+        expect("layer_norm overflows", repdl_layer_norm_forward_f32(BIG, 2, 0.0f, in, NULL, NULL, out, out2, out3), OVF);
+        expect("layer_norm_backward rstd NULL",
+               repdl_layer_norm_backward_f32(2, 2, in, NULL, in, NULL, in, out, out2, out3), INV);
+        expect("rms_norm overflows", repdl_rms_norm_forward_f32(HUGE_DIM, 8, 0.0f, in, NULL, out, out2), OVF);
+        expect("rms_norm_backward x NULL", repdl_rms_norm_backward_f32(2, 2, NULL, NULL, in, in, out, out2), INV);
+        expect("batch_norm_train n c hw overflows",
+               repdl_batch_norm_forward_train_f32(HUGE_DIM, 2, 2, 0.0f, 0.1f, in, NULL, NULL, NULL, NULL, out, out2,
+                                                  out3), OVF);
+        expect("batch_norm_infer running_var NULL",
+               repdl_batch_norm_forward_infer_f32(2, 2, 2, 0.0f, in, NULL, NULL, in, NULL, out), INV);
+        expect("batch_norm_backward overflows",
+               repdl_batch_norm_backward_f32(BIG, 2, 2, in, NULL, in, in, in, out, out2, out3), OVF);
+        expect("sum_rows span overflows", repdl_sum_rows_f32(3, 10, in, HUGE_DIM, out), OVF);
+        expect("dot_rows y span overflows", repdl_dot_rows_f32(3, 10, in, 10, in, BIG, out), OVF);
+        expect("var_rows out NULL", repdl_var_rows_f32(2, 2, 0, in, 2, NULL), INV);
+        expect("max_rows x NULL", repdl_max_rows_f32(2, 2, NULL, 2, out), INV);
+        expect("argmax_rows span overflows", repdl_argmax_rows_f32(BIG, 2, in, 2, am), OVF);
+    }
 
     /* ---- pool2d ---- */
     p = pool_ok(); p.stride_w = 0;

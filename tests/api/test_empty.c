@@ -17,33 +17,37 @@ static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 int main(void)
 {
     float m[3], r[3], out[256];
-    int32_t tg[3] = {0, 0, 0};
+    size_t tg[3] = {0, 0, 0};
+    float l;
     int fails = 0;
     repdl_conv2d_shape c0 = {0, 1, 4, 4, 1, 2, 2, 1, 1, 0, 0, 1, 1};  /* no image */
     repdl_conv2d_shape c1 = {2, 0, 4, 4, 3, 2, 2, 1, 1, 0, 0, 1, 1};  /* no channel */
     repdl_conv2d_shape c2 = {2, 1, 4, 4, 0, 2, 2, 1, 1, 0, 0, 1, 1};  /* no filter */
     repdl_conv2d_shape c3 = {2, 1, 1, 1, 2, 3, 3, 1, 1, 0, 0, 1, 1};  /* no output pixel */
     repdl_pool2d_shape p0 = {0, 1, 4, 4, 2, 2, 2, 2, 0, 0};
-    repdl_softmax_f32(0, 5, NULL, NULL);
-    repdl_log_softmax_f32(0, 5, NULL, NULL);
-    repdl_softmax_backward_f32(0, 5, NULL, NULL, NULL);
-    repdl_log_softmax_backward_f32(0, 5, NULL, NULL, NULL);
-    repdl_softmax_f32(3, 0, NULL, NULL);
-    repdl_softmax_backward_f32(3, 0, NULL, NULL, NULL);
-    repdl_layer_norm_forward_f32(0, 4, 1e-5f, NULL, NULL, NULL, NULL, NULL, NULL);
-    repdl_layer_norm_backward_f32(0, 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    repdl_layer_norm_forward_f32(3, 0, 1e-5f, NULL, NULL, NULL, NULL, m, r);
+    fails += repdl_softmax_f32(0, 5, NULL, NULL) != REPDL_OK;
+    fails += repdl_log_softmax_f32(0, 5, NULL, NULL) != REPDL_OK;
+    fails += repdl_softmax_backward_f32(0, 5, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_log_softmax_backward_f32(0, 5, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_softmax_f32(3, 0, NULL, NULL) != REPDL_OK;
+    fails += repdl_softmax_backward_f32(3, 0, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_layer_norm_forward_f32(0, 4, 1e-5f, NULL, NULL, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_layer_norm_backward_f32(0, 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_layer_norm_forward_f32(3, 0, 1e-5f, NULL, NULL, NULL, NULL, m, r) != REPDL_OK;
     fails += bits(m[0]) != 0x7fc00000u; /* the mean of nothing: canonical NaN */
-    repdl_layer_norm_backward_f32(3, 0, NULL, NULL, m, r, NULL, NULL, NULL, NULL);
-    repdl_rms_norm_forward_f32(0, 4, 1e-5f, NULL, NULL, NULL, NULL);
-    repdl_rms_norm_forward_f32(3, 0, 1e-5f, NULL, NULL, NULL, r);
-    repdl_rms_norm_backward_f32(0, 4, NULL, NULL, NULL, NULL, NULL, NULL);
-    repdl_batch_norm_forward_infer_f32(0, 3, 4, 1e-5f, NULL, NULL, NULL, NULL, NULL, NULL);
-    repdl_batch_norm_backward_f32(0, 3, 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    repdl_cross_entropy_f32(0, 3, 0, NULL, NULL, NULL);
-    repdl_nll_loss_f32(0, 3, 0, NULL, NULL, NULL);
-    repdl_cross_entropy_f32(3, 0, 0, NULL, tg, NULL);
-    repdl_nll_loss_f32(3, 0, 0, NULL, tg, NULL);
+    fails += repdl_layer_norm_backward_f32(3, 0, NULL, NULL, m, r, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_rms_norm_forward_f32(0, 4, 1e-5f, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_rms_norm_forward_f32(3, 0, 1e-5f, NULL, NULL, NULL, r) != REPDL_OK;
+    fails += repdl_rms_norm_backward_f32(0, 4, NULL, NULL, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_batch_norm_forward_infer_f32(0, 3, 4, 1e-5f, NULL, NULL, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_batch_norm_backward_f32(0, 3, 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_cross_entropy_f32(0, 3, 0, NULL, NULL, &l, NULL) != REPDL_OK;
+    fails += bits(l) != 0x7fc00000u; /* the mean of no row: NaN */
+    fails += repdl_nll_loss_f32(0, 3, 1, NULL, NULL, &l, NULL) != REPDL_OK;
+    fails += bits(l) != 0x80000000u; /* the sum of no row: -0 */
+    fails += repdl_cross_entropy_f32(3, 0, 0, NULL, tg, &l, NULL) != REPDL_OK;
+    fails += bits(l) != 0x7fc00000u; /* no class: every target out of range */
+    fails += repdl_nll_loss_f32(3, 0, 0, NULL, tg, &l, NULL) != REPDL_OK;
     fails += repdl_conv2d_forward_f32(&c0, NULL, NULL, NULL, NULL) != REPDL_OK;
     fails += repdl_conv2d_backward_f32(&c0, NULL, NULL, NULL, NULL, NULL, NULL) != REPDL_OK;
     fails += repdl_conv2d_forward_f32(&c1, NULL, NULL, NULL, out) != REPDL_OK;
@@ -55,13 +59,13 @@ int main(void)
     fails += repdl_avg_pool2d_backward_f32(&p0, 0, NULL, NULL) != REPDL_OK;
     fails += repdl_gemm_f32(0, 0, 0, 4, 2, 1.0f, 0.0f, NULL, 2, NULL, 4, NULL, NULL, 4) != REPDL_OK;
     fails += repdl_linear_forward_f32(0, 3, 4, NULL, NULL, NULL, NULL) != REPDL_OK;
-    repdl_sum_rows_f32(0, 4, NULL, 4, NULL);
-    repdl_var_rows_f32(0, 4, 0, NULL, 4, NULL);
-    repdl_max_rows_f32(0, 4, NULL, 4, NULL);
-    repdl_argmax_rows_f32(0, 4, NULL, 4, NULL);
-    repdl_sum_rows_f32(3, 0, NULL, 0, out);
-    repdl_var_rows_f32(3, 0, 0, NULL, 0, out);
-    repdl_max_rows_f32(3, 0, NULL, 0, out);
+    fails += repdl_sum_rows_f32(0, 4, NULL, 4, NULL) != REPDL_OK;
+    fails += repdl_var_rows_f32(0, 4, 0, NULL, 4, NULL) != REPDL_OK;
+    fails += repdl_max_rows_f32(0, 4, NULL, 4, NULL) != REPDL_OK;
+    fails += repdl_argmax_rows_f32(0, 4, NULL, 4, NULL) != REPDL_OK;
+    fails += repdl_sum_rows_f32(3, 0, NULL, 0, out) != REPDL_OK;
+    fails += repdl_var_rows_f32(3, 0, 0, NULL, 0, out) != REPDL_OK;
+    fails += repdl_max_rows_f32(3, 0, NULL, 0, out) != REPDL_OK;
     fails += bits(repdl_sum_f32(0, NULL)) != 0x80000000u; /* the empty sum is -0 */
     fails += bits(repdl_dot_f32(0, NULL, NULL)) != 0x80000000u;
     repdl_exp_array_f32(0, NULL, NULL);

@@ -39,6 +39,7 @@ lib.repdl_sum_f32.restype = f32
 lib.repdl_sum_f32.argtypes = [sz, P]
 lib.repdl_dot_f32.restype = f32
 lib.repdl_dot_f32.argtypes = [sz, P, P]
+lib.repdl_softmax_f32.restype = ctypes.c_int  # repdl_status
 lib.repdl_softmax_f32.argtypes = [sz, sz, P, P]
 
 def bits(x):
@@ -58,7 +59,12 @@ w = (ctypes.c_float * n)(*[((i * 40503) % 999 - 499) / 32.0 for i in range(n)])
 got.append(bits(lib.repdl_sum_f32(n, v)) + ' ' + bits(lib.repdl_dot_f32(n, v, w)))
 sm = (ctypes.c_float * (12 * 37))(*[v[i * 7] for i in range(12 * 37)])
 sy = (ctypes.c_float * (12 * 37))()
-lib.repdl_softmax_f32(12, 37, sm, sy)
+if lib.repdl_softmax_f32(12, 37, sm, sy) != 0:
+    print('FAIL softmax through librepdl.so: status not REPDL_OK')
+    fails += 1
+if lib.repdl_softmax_f32(1 << 40, 1 << 40, sm, sy) != -2:
+    print('FAIL softmax of 2^80 elements: status not REPDL_ERR_OVERFLOW')
+    fails += 1
 got += [bits(sy[i]) for i in range(12 * 37)]
 
 want = subprocess.run([ref], capture_output=True, text=True, check=True).stdout.split('\n')[:-1]

@@ -14,6 +14,9 @@
 #   cmake-fetch       CMake FetchContent with SOURCE_DIR = the tree
 #   cmake-package     cmake --install (with repdl::shared), then
 #                     find_package(repdl CONFIG) from another project
+#   cmake-cuda        add_subdirectory with -DREPDL_CUDA=ON: a C program
+#                     linked against repdl::cuda (only where nvcc is found;
+#                     one architecture, sm_75, to keep it short)
 # Prints one line per case and "consumers: N passed, N failed"; exits 1 on
 # any failure, 77 (skip) only when neither meson nor cmake is installed.
 set -u
@@ -100,6 +103,18 @@ if have cmake; then
        cm "$p" -DCMAKE_PREFIX_PATH="$pre" && "$p/b/consumer_shared"; } > "$log" 2>&1; then
     ok "CMake install + find_package(repdl CONFIG) (repdl::repdl, repdl::shared)"
   else bad "CMake find_package" "$log"; fi
+  # --- the CUDA launchers, repdl::cuda ---
+  nvcc_path=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
+  if [ -n "$nvcc_path" ]; then
+    p=$work/ccuda; mkdir -p "$p"; cp "$here/consumer_cuda.c" "$p/consumer.c"
+    printf 'cmake_minimum_required(VERSION 3.18)\nproject(parent C CXX)\nadd_subdirectory(%s repdl)\nadd_executable(consumer consumer.c)\ntarget_link_libraries(consumer PRIVATE repdl::cuda)\n' "$src" > "$p/CMakeLists.txt"
+    if cm "$p" -DREPDL_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc_path" -DCMAKE_CUDA_ARCHITECTURES=75 \
+         > "$work/ccuda.log" 2>&1; then
+      ok "CMake repdl::cuda (nvcc $("$nvcc_path" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+    else bad "CMake repdl::cuda" "$work/ccuda.log"; fi
+  else
+    echo "note: no nvcc: repdl::cuda not built (not counted)"
+  fi
 fi
 echo "consumers: $pass passed, $fail failed"
 [ $fail -eq 0 ]

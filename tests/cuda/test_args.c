@@ -8,6 +8,8 @@
        nonzero repdl_cuda_last_cuda_error();
      - a GPU: valid calls on real device memory must return REPDL_OK
        and n == 0 must write -0.0. */
+#include <repdl/reduce.h>
+
 #include "gpu_test.h"
 
 static int failures = 0;
@@ -54,7 +56,7 @@ int main(void)
         EXPECT(maps[i](10, p, NULL, NULL), ARG);
         EXPECT(maps[i](10, p, p + 1, NULL), ARG);  /* partial overlap */
         EXPECT(maps[i](10, p + 9, p, NULL), ARG);  /* partial overlap */
-        EXPECT(maps[i]((size_t)-1 / 2, p, p, NULL), ARG); /* byte count overflows */
+        EXPECT(maps[i]((size_t)-1 / 2, p, p, NULL), REPDL_ERR_OVERFLOW); /* byte count overflows */
         EXPECT(maps[i](0, NULL, NULL, NULL), REPDL_OK); /* n = 0: nothing */
     }
 
@@ -67,8 +69,19 @@ int main(void)
     EXPECT(repdl_cuda_dot_f32(5, NULL, p, p + 100, NULL), ARG);
     EXPECT(repdl_cuda_dot_f32(5, p, p + 200, p + 203, NULL), ARG); /* out inside y */
     EXPECT(repdl_cuda_sum_rows_f32(4, 10, p, 10, p + 35, NULL), ARG); /* out inside x rows */
-    EXPECT(repdl_cuda_sum_rows_f32(3, 10, p, (size_t)-1 / 4, p + 1000, NULL), ARG); /* span overflows */
-    EXPECT(repdl_cuda_dot_rows_f32(3, 10, p, 10, p, (size_t)-1 / 4, p + 1000, NULL), ARG);
+    EXPECT(repdl_cuda_sum_rows_f32(3, 10, p, (size_t)-1 / 4, p + 1000, NULL), REPDL_ERR_OVERFLOW); /* span overflows */
+    EXPECT(repdl_cuda_dot_rows_f32(3, 10, p, 10, p, (size_t)-1 / 4, p + 1000, NULL), REPDL_ERR_OVERFLOW);
+    /* the same sizes on the host: the same statuses (include/repdl/reduce.h) */
+    EXPECT(repdl_sum_rows_f32(3, 10, p, (size_t)-1 / 4, p + 1000), REPDL_ERR_OVERFLOW);
+    /* rows x cols overflows: REPDL_ERR_OVERFLOW before anything is launched */
+    EXPECT(repdl_cuda_softmax_f32((size_t)1 << 40, (size_t)1 << 40, p, p, NULL), REPDL_ERR_OVERFLOW);
+    EXPECT(repdl_cuda_layer_norm_forward_f32((size_t)1 << 40, (size_t)1 << 40, 0.0f, p, NULL, NULL, p, NULL,
+                                             NULL, NULL), REPDL_ERR_OVERFLOW);
+    {
+        float loss_canary;
+        size_t tg[2] = {0, 1};
+        EXPECT(repdl_cuda_cross_entropy_f32(2, 2, 7, p, tg, &loss_canary, NULL, NULL), ARG); /* reduction */
+    }
     EXPECT(repdl_cuda_sum_rows_f32(0, 5, NULL, 0, NULL, NULL), REPDL_OK); /* rows = 0 */
 
     /* Configurations */

@@ -89,17 +89,18 @@ static void check_shape(size_t rows, size_t cols, int kind)
           *gm = (float *)xmalloc(K * 4), *gr = (float *)xmalloc(K * 4);
     float *hg = (float *)xmalloc(K * 4), *hb = (float *)xmalloc(K * 4),
           *gg = (float *)xmalloc(K * 4), *gb = (float *)xmalloc(K * 4);
-    int32_t *t = (int32_t *)xmalloc(rows * 4 + 4);
+    size_t *t = (size_t *)xmalloc((rows + 1) * sizeof(size_t));
     gen(x, rows, cols, kind);
     gen(dy, rows, cols, 3);
     for (size_t j = 0; j < K; j++) { gam[j] = gen_value(3); bet[j] = gen_value(0); }
     for (size_t r = 0; r < rows; r++)
-        t[r] = rng_next() % 16 == 0 ? (int32_t)cols : (cols ? (int32_t)rng_below(cols) : 0);
+        t[r] = rng_next() % 16 == 0 ? (rng_next() & 1 ? cols : REPDL_NO_INDEX)
+                                    : (cols ? (size_t)rng_below(cols) : 0);
     float *dx_ = up(x, n), *ddy = up(dy, n), *dyo = dev(n), *dg = up(gam, K), *db = up(bet, K);
     float *dm = dev(K), *dr = dev(K), *dgo = dev(K), *dbo = dev(K), *dl = dev(1);
-    int32_t *dt = NULL;
-    CU(cudaMalloc((void **)&dt, rows * 4 + 4));
-    CU(cudaMemcpy(dt, t, rows * 4, cudaMemcpyHostToDevice));
+    size_t *dt = NULL;
+    CU(cudaMalloc((void **)&dt, (rows + 1) * sizeof(size_t)));
+    CU(cudaMemcpy(dt, t, rows * sizeof(size_t), cudaMemcpyHostToDevice));
 
     for (int log = 0; log < 2; log++) {
         const char *nm = log ? "log_softmax" : "softmax";
@@ -135,13 +136,13 @@ static void check_shape(size_t rows, size_t cols, int kind)
     }
     for (int red = 0; red < 2; red++) {
         float hl, gl;
-        hl = repdl_cross_entropy_f32(rows, cols, red, x, t, hy);
+        RD(repdl_cross_entropy_f32(rows, cols, red, x, t, &hl, hy));
         RD(repdl_cuda_cross_entropy_f32(rows, cols, red, dx_, dt, dl, dyo, NULL));
         down(gy, dyo, n);
         down(&gl, dl, 1);
         same("cross_entropy loss", &gl, &hl, 1, rows, cols);
         same("cross_entropy grad", gy, hy, n, rows, cols);
-        hl = repdl_nll_loss_f32(rows, cols, red, x, t, hy);
+        RD(repdl_nll_loss_f32(rows, cols, red, x, t, &hl, hy));
         RD(repdl_cuda_nll_loss_f32(rows, cols, red, dx_, dt, dl, dyo, NULL));
         down(gy, dyo, n);
         down(&gl, dl, 1);

@@ -214,7 +214,8 @@ static void pool_case(const ref_pool_shape *rsh, int kind)
     repdl_pool2d_shape s;
     size_t oh, ow, nx, ny, i, roh, row;
     float *x, *y, *yr, *dy, *dx, *dxr;
-    int64_t *a, *ar;
+    size_t *a, *as;  /* repdl's argmax; the reference's, as repdl's type */
+    int64_t *ar;     /* the reference's argmax (-1: none) */
     int incl;
     s.n = rsh->n; s.c = rsh->c; s.h = rsh->h; s.w = rsh->w; s.kh = rsh->kh; s.kw = rsh->kw;
     s.stride_h = rsh->sh; s.stride_w = rsh->sw; s.pad_h = rsh->ph; s.pad_w = rsh->pw;
@@ -229,7 +230,8 @@ static void pool_case(const ref_pool_shape *rsh, int kind)
     dxr = (float *)malloc((nx + 1) * sizeof(float));
     y = (float *)malloc((ny + 1) * sizeof(float)); yr = (float *)malloc((ny + 1) * sizeof(float));
     dy = (float *)malloc((ny + 1) * sizeof(float));
-    a = (int64_t *)malloc((ny + 1) * sizeof(int64_t)); ar = (int64_t *)malloc((ny + 1) * sizeof(int64_t));
+    a = (size_t *)malloc((ny + 1) * sizeof(size_t)); ar = (int64_t *)malloc((ny + 1) * sizeof(int64_t));
+    as = (size_t *)malloc((ny + 1) * sizeof(size_t));
     for (i = 0; i < nx; i++) x[i] = pool_value(kind);
     for (i = 0; i < ny; i++) dy[i] = pool_value(kind == 1 ? 3 : kind);
 
@@ -249,7 +251,7 @@ static void pool_case(const ref_pool_shape *rsh, int kind)
             if (fu(dx[i]) != 0x7fa5a5a5u) { fail("pool2d invalid shape wrote dx", 0, 0, fu(dx[i]), 0); break; }
         for (i = 0; i <= ny; i++)
             if (fu(y[i]) != 0x7fa5a5a5u) { fail("pool2d invalid shape wrote y", 0, 0, fu(y[i]), 0); break; }
-        free(x); free(dx); free(dxr); free(y); free(yr); free(dy); free(a); free(ar);
+        free(x); free(dx); free(dxr); free(y); free(yr); free(dy); free(a); free(ar); free(as);
         return;
     }
 
@@ -257,13 +259,14 @@ static void pool_case(const ref_pool_shape *rsh, int kind)
     ref_maxpool_fwd(rsh, x, yr, ar);
     checks++;
     for (i = 0; i < ny; i++)
-        if (fu(y[i]) != fu(yr[i]) || a[i] != ar[i]) { fail("max_pool2d_forward", (float)i, 0, fu(y[i]), fu(yr[i])); break; }
+        if (fu(y[i]) != fu(yr[i]) || a[i] != (ar[i] < 0 ? REPDL_NO_INDEX : (size_t)ar[i])) { fail("max_pool2d_forward", (float)i, 0, fu(y[i]), fu(yr[i])); break; }
     repdl_max_pool2d_forward_f32(&s, x, yr, NULL);          /* argmax NULL: same y */
     checks++;
     if (ny && memcmp(y, yr, ny * sizeof(float))) fail("max_pool2d_forward argmax=NULL", 0, 0, 0, 0);
     /* a few argmax entries pointing outside their window select nothing */
     if (ny > 3) { ar[0] = -1; ar[1] = (int64_t)(s.h * s.w) + 5; ar[2] = ar[3]; }
-    repdl_max_pool2d_backward_f32(&s, ar, dy, dx);
+    for (i = 0; i < ny; i++) as[i] = ar[i] < 0 ? REPDL_NO_INDEX : (size_t)ar[i];
+    repdl_max_pool2d_backward_f32(&s, as, dy, dx);
     ref_maxpool_bwd(rsh, ar, dy, dxr);
     checks++;
     for (i = 0; i < nx; i++)
@@ -286,16 +289,16 @@ static void pool_case(const ref_pool_shape *rsh, int kind)
         size_t px = s.c * s.h * s.w, py = s.c * oh * ow;
         one.n = 1;
         repdl_max_pool2d_forward_f32(&s, x, y, a);
-        repdl_max_pool2d_forward_f32(&one, x + px, yr, ar);
+        repdl_max_pool2d_forward_f32(&one, x + px, yr, as);
         checks++;
-        if (memcmp(y + py, yr, py * sizeof(float)) || memcmp(a + py, ar, py * sizeof(int64_t)))
+        if (memcmp(y + py, yr, py * sizeof(float)) || memcmp(a + py, as, py * sizeof(size_t)))
             fail("max_pool2d batch invariance", 0, 0, 0, 0);
         repdl_avg_pool2d_backward_f32(&s, 0, dy, dx);
         repdl_avg_pool2d_backward_f32(&one, 0, dy + py, dxr);
         checks++;
         if (memcmp(dx + px, dxr, px * sizeof(float))) fail("avg_pool2d_backward batch invariance", 0, 0, 0, 0);
     }
-    free(x); free(y); free(yr); free(dy); free(dx); free(dxr); free(a); free(ar);
+    free(x); free(y); free(yr); free(dy); free(dx); free(dxr); free(a); free(ar); free(as);
 }
 
 static void pool_tests(void)

@@ -57,7 +57,7 @@ static void pool_fd(int maxp, int incl, repdl_pool2d_shape s)
     size_t nx = s.n * s.c * s.h * s.w, ny = s.n * s.c * oh * ow, i;
     float *x = (float *)malloc(nx * sizeof(float)), *dx = (float *)malloc(nx * sizeof(float));
     float *y = (float *)malloc(ny * sizeof(float)), *dy = (float *)malloc(ny * sizeof(float));
-    int64_t *a = (int64_t *)malloc(ny * sizeof(int64_t));
+    size_t *a = (size_t *)malloc(ny * sizeof(size_t));
     for (i = 0; i < nx; i++) x[i] = (float)i / (float)nx * 4.0f - 2.0f;   /* distinct */
     for (i = nx; i > 1; i--) {                                           /* shuffled */
         size_t j = (size_t)(urand() * (double)i);

@@ -67,6 +67,23 @@ static void expect(const char *what, int ok)
     }
 }
 
+/* repdl's losses called with the reference's int32 targets (a negative one
+   becomes REPDL_NO_INDEX: out of range for both), the status required to
+   be REPDL_OK; returns the loss. */
+static float loss_call(int nll, size_t rows, size_t cols, int red, const float *x,
+                       const int32_t *t, float *g)
+{
+    size_t *ts = (size_t *)malloc((rows ? rows : 1) * sizeof(size_t));
+    float l = 12345.0f;
+    repdl_status st;
+    for (size_t r = 0; t && r < rows; r++) ts[r] = t[r] < 0 ? REPDL_NO_INDEX : (size_t)t[r];
+    st = nll ? repdl_nll_loss_f32(rows, cols, red, x, t ? ts : NULL, &l, g)
+             : repdl_cross_entropy_f32(rows, cols, red, x, t ? ts : NULL, &l, g);
+    expect(nll ? "nll_loss returns REPDL_OK" : "cross_entropy returns REPDL_OK", st == REPDL_OK);
+    free(ts);
+    return l;
+}
+
 static float gen_value(int mode)
 {
     uint64_t r = rng_next();
@@ -153,18 +170,18 @@ static void check_shape(size_t rows, size_t cols, int kind)
 
     /* losses: both reductions, with and without gradient, in place */
     for (int red = 0; red < 2; red++) {
-        float l = repdl_cross_entropy_f32(rows, cols, red, x, t, dx);
+        float l = loss_call(0, rows, cols, red, x, t, dx);
         float lr = ref_cross_entropy(rows, cols, x, t, red, dxr);
         same1(red ? "cross_entropy sum" : "cross_entropy mean", l, lr, rows, cols, kind);
         same("cross_entropy grad", dx, dxr, n, rows, cols, kind);
-        same1("cross_entropy no grad", repdl_cross_entropy_f32(rows, cols, red, x, t, NULL), lr,
+        same1("cross_entropy no grad", loss_call(0, rows, cols, red, x, t, NULL), lr,
               rows, cols, kind);
         memcpy(ip, x, n * sizeof(float));
-        same1("cross_entropy in place", repdl_cross_entropy_f32(rows, cols, red, ip, t, ip), lr,
+        same1("cross_entropy in place", loss_call(0, rows, cols, red, ip, t, ip), lr,
               rows, cols, kind);
         same("cross_entropy grad in place", ip, dxr, n, rows, cols, kind);
         ref_log_softmax(rows, cols, x, yr);
-        l = repdl_nll_loss_f32(rows, cols, red, yr, t, dx);
+        l = loss_call(1, rows, cols, red, yr, t, dx);
         lr = ref_nll_loss(rows, cols, yr, t, red, dxr);
         same1("nll", l, lr, rows, cols, kind);
         same("nll grad", dx, dxr, n, rows, cols, kind);
@@ -286,26 +303,56 @@ static void check_edges(void)
     {
         int32_t t[2] = {0, 1};
         float lg[4] = {0, 0, 0, 0}, g[4];
-        float l = repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
+        float l = loss_call(0, 2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
         expect("CE of equal logits is log 2", f2u(l) == f2u(repdl_log_f32(2.0f)));
         expect("CE mean grad -1/4, 1/4", g[0] == -0.25f && g[1] == 0.25f && g[3] == -0.25f);
-        l = repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, lg, t, g);
+        l = loss_call(0, 2, 2, REPDL_REDUCTION_SUM, lg, t, g);
         expect("CE sum is 2 log 2", f2u(l) == f2u(repdl__fadd(repdl_log_f32(2.0f), repdl_log_f32(2.0f))));
         t[1] = 2;
-        l = repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
+        l = loss_call(0, 2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
         expect("CE target out of range: NaN loss and NaN grad row",
                f2u(l) == NANB && f2u(g[2]) == NANB && f2u(g[3]) == NANB && g[0] == -0.25f);
         t[1] = -1;
-        l = repdl_nll_loss_f32(2, 2, REPDL_REDUCTION_SUM, lg, t, NULL);
+        l = loss_call(1, 2, 2, REPDL_REDUCTION_SUM, lg, t, NULL);
         expect("NLL negative target: NaN", f2u(l) == NANB);
-        expect("CE rows 0 mean NaN", f2u(repdl_cross_entropy_f32(0, 5, REPDL_REDUCTION_MEAN, NULL, NULL, NULL)) == NANB);
-        expect("CE rows 0 sum -0", f2u(repdl_cross_entropy_f32(0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u);
-        expect("NLL rows 0 sum -0", f2u(repdl_nll_loss_f32(0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u);
+        expect("CE rows 0 mean NaN", f2u(loss_call(0, 0, 5, REPDL_REDUCTION_MEAN, NULL, NULL, NULL)) == NANB);
+        expect("CE rows 0 sum -0", f2u(loss_call(0, 0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u);
+        expect("NLL rows 0 sum -0", f2u(loss_call(1, 0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u);
         t[0] = 1; t[1] = 0;
         lg[1] = -2.5f; lg[2] = -0.5f;
-        l = repdl_nll_loss_f32(2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
+        l = loss_call(1, 2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
         expect("NLL mean (2.5 + 0.5) / 2 = 1.5", l == 1.5f && g[1] == -0.5f && f2u(g[0]) == 0u && g[2] == -0.5f);
-        expect("CE bad reduction NaN", f2u(repdl_cross_entropy_f32(2, 2, 7, lg, t, NULL)) == NANB);
+        {
+            size_t ts[2] = {1, 0};
+            float lo = 42.0f;
+            expect("CE bad reduction: REPDL_ERR_INVALID, nothing written",
+                   repdl_cross_entropy_f32(2, 2, 7, lg, ts, &lo, g) == REPDL_ERR_INVALID && lo == 42.0f);
+            expect("NLL bad reduction: REPDL_ERR_INVALID",
+                   repdl_nll_loss_f32(2, 2, -1, lg, ts, &lo, NULL) == REPDL_ERR_INVALID && lo == 42.0f);
+            expect("CE loss NULL: REPDL_ERR_INVALID",
+                   repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, lg, ts, NULL, NULL) == REPDL_ERR_INVALID);
+            expect("CE target NULL: REPDL_ERR_INVALID",
+                   repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, lg, NULL, &lo, NULL) == REPDL_ERR_INVALID);
+            expect("CE rows x cols overflow: REPDL_ERR_OVERFLOW",
+                   repdl_cross_entropy_f32((size_t)1 << 40, (size_t)1 << 40, REPDL_REDUCTION_SUM, lg, ts, &lo,
+                                           NULL) == REPDL_ERR_OVERFLOW && lo == 42.0f);
+            expect("softmax overflow: REPDL_ERR_OVERFLOW",
+                   repdl_softmax_f32((size_t)1 << 40, (size_t)1 << 40, lg, g) == REPDL_ERR_OVERFLOW);
+            expect("softmax NULL: REPDL_ERR_INVALID", repdl_softmax_f32(1, 2, NULL, g) == REPDL_ERR_INVALID);
+            expect("log_softmax_backward NULL: REPDL_ERR_INVALID",
+                   repdl_log_softmax_backward_f32(1, 2, lg, NULL, g) == REPDL_ERR_INVALID);
+            expect("layer_norm overflow: REPDL_ERR_OVERFLOW",
+                   repdl_layer_norm_forward_f32((size_t)1 << 40, (size_t)1 << 40, 0.0f, lg, NULL, NULL, g,
+                                                NULL, NULL) == REPDL_ERR_OVERFLOW);
+            expect("rms_norm_backward NULL rstd: REPDL_ERR_INVALID",
+                   repdl_rms_norm_backward_f32(1, 2, lg, NULL, NULL, lg, g, NULL) == REPDL_ERR_INVALID);
+            expect("batch_norm overflow: REPDL_ERR_OVERFLOW",
+                   repdl_batch_norm_forward_infer_f32((size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 10,
+                                                      0.0f, lg, NULL, NULL, lg, lg, g) == REPDL_ERR_OVERFLOW);
+            expect("batch_norm_backward NULL: REPDL_ERR_INVALID",
+                   repdl_batch_norm_backward_f32(1, 1, 2, lg, NULL, NULL, lg, lg, g, NULL, NULL) ==
+                       REPDL_ERR_INVALID);
+        }
     }
     /* norms */
     {
@@ -422,11 +469,11 @@ static void check_many_rows(void)
     gen(dy, rows, cols, 4);
     for (size_t r = 0; r < rows; r++) t[r] = (int32_t)rng_below(cols);
     for (int red = 0; red < 2; red++) {
-        float l = repdl_cross_entropy_f32(rows, cols, red, x, t, g);
+        float l = loss_call(0, rows, cols, red, x, t, g);
         float lr = ref_cross_entropy(rows, cols, x, t, red, gr);
         same1("CE many rows", l, lr, rows, cols, red);
         same("CE many rows grad", g, gr, n, rows, cols, red);
-        l = repdl_nll_loss_f32(rows, cols, red, x, t, g);
+        l = loss_call(1, rows, cols, red, x, t, g);
         lr = ref_nll_loss(rows, cols, x, t, red, gr);
         same1("NLL many rows", l, lr, rows, cols, red);
     }

@@ -33,7 +33,7 @@ static double urand(void) /* [-1, 1) */
 }
 
 /* ---- forward definitions in double ---- */
-static int32_t tgt[ROWS] = {2, 0, 6};
+static size_t tgt[ROWS] = {2, 0, 6};
 static double w[NB * CB * HW];
 
 static double f_softmax(const double *x, int logf_)
@@ -169,9 +169,21 @@ int main(void)
     repdl_log_softmax_f32(ROWS, COLS, x, y);
     repdl_log_softmax_backward_f32(ROWS, COLS, y, dy, g);
     check("log_softmax_backward", f_lsm, x, n, g);
-    repdl_cross_entropy_f32(ROWS, COLS, REPDL_REDUCTION_MEAN, x, tgt, g);
+    {
+        float l;
+        if (repdl_cross_entropy_f32(ROWS, COLS, REPDL_REDUCTION_MEAN, x, tgt, &l, g) != REPDL_OK) {
+            printf("FAIL cross_entropy status\n");
+            return 1;
+        }
+    }
     check("cross_entropy mean dlogits", f_ce, x, n, g);
-    repdl_nll_loss_f32(ROWS, COLS, REPDL_REDUCTION_SUM, x, tgt, g);
+    {
+        float l;
+        if (repdl_nll_loss_f32(ROWS, COLS, REPDL_REDUCTION_SUM, x, tgt, &l, g) != REPDL_OK) {
+            printf("FAIL nll_loss status\n");
+            return 1;
+        }
+    }
     check("nll sum dlogp", f_nll, x, n, g);
 
     {   /* layer norm: p = x, gamma, beta */
