@@ -275,7 +275,7 @@ REPDL_HD inline void gemm_block_tile(const gemm_args &a, size_t b, size_t tm, si
         }
     }
 
-    int alpha1 = a.alpha == 1.0f, beta0 = a.beta == 0.0f;
+    int alpha1 = repdl__feq(a.alpha, 1.0f), beta0 = repdl__feq(a.beta, 0.0f);
     for (int l = 0; l < L; l++) {
         int t = x.tid(l), tx = t & 15, ty = t >> 4;
         for (int i = 0; i < GEMM_TM; i++) {

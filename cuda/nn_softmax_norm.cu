@@ -194,7 +194,7 @@ k_cross_entropy(size_t rows, size_t cols, const float *x, const size_t *target, 
             if (g) g[i] = e;
             return e;
         }, buf, t);
-        if (t == 0) ws[r] = -repdl__fsub(dt, repdl_log_f32(s));
+        if (t == 0) ws[r] = repdl__fneg(repdl__fsub(dt, repdl_log_f32(s)));
         if (g)
             for (size_t i = t; i < cols; i += 32) {
                 float v = repdl__fdiv(g[i], s);
@@ -210,12 +210,12 @@ k_nll(size_t rows, size_t cols, const float *lp, const size_t *target, int reduc
       float *ws, float *dx)
 {
     int t = threadIdx.x % 32, w = threadIdx.x / 32;
-    float gt = reduction == REPDL_REDUCTION_MEAN ? -repdl__div_count_f32(1.0f, rows) : -1.0f;
+    float gt = reduction == REPDL_REDUCTION_MEAN ? repdl__fneg(repdl__div_count_f32(1.0f, rows)) : -1.0f;
     NNSN_ROWS(r, rows) {
         size_t tg = target[r];
         float *g = dx ? dx + r * cols : NULL;
         int bad = tg >= cols;
-        float l = bad ? repdl__nanf() : repdl__canon(-lp[r * cols + tg]);
+        float l = bad ? repdl__nanf() : repdl__canon(repdl__fneg(lp[r * cols + tg]));
         __syncwarp(); /* read before g (maybe lp) is written */
         if (t == 0) ws[r] = l;
         if (g)

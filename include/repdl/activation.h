@@ -36,12 +36,12 @@ REPDL_BEGIN_CODE
 /* y = x if x > 0, NaN if x is NaN, +0 otherwise (-0 and negatives). */
 REPDL_API float repdl_relu_f32(float x)
 {
-    return x > 0.0f ? x : (x != x ? repdl__nanf() : 0.0f);
+    return repdl__fgt(x, 0.0f) ? x : (repdl__fne(x, x) ? repdl__nanf() : 0.0f);
 }
 /* dx = dy if x > 0; NaN if x is NaN; +0 otherwise (whatever dy). */
 REPDL_API float repdl_relu_backward_f32(float x, float dy)
 {
-    return x > 0.0f ? repdl__canon(dy) : (x != x ? repdl__nanf() : 0.0f);
+    return repdl__fgt(x, 0.0f) ? repdl__canon(dy) : (repdl__fne(x, x) ? repdl__nanf() : 0.0f);
 }
 
 /* ---- sigmoid: correctly rounded (sigmoid.h) ---- */
@@ -49,7 +49,7 @@ REPDL_API float repdl_relu_backward_f32(float x, float dy)
    sigma(x) sigma(-x), both factors correctly rounded (no cancellation). */
 REPDL_API float repdl_sigmoid_backward_f32(float x, float dy)
 {
-    float g = repdl__fmul(repdl_sigmoid_f32(x), repdl_sigmoid_f32(-x));
+    float g = repdl__fmul(repdl_sigmoid_f32(x), repdl_sigmoid_f32(repdl__fneg(x)));
     return repdl__canon(repdl__fmul(dy, g));
 }
 
@@ -72,7 +72,7 @@ REPDL_API float repdl_silu_backward_f32(float x, float dy)
     if (REPDL_UNLIKELY((ux & 0x7fffffffu) == 0x7f800000u))
         g = ux == 0x7f800000u ? 1.0f : -0.0f;
     else
-        g = repdl__fmul(repdl_sigmoid_f32(x), repdl__fmaf(x, repdl_sigmoid_f32(-x), 1.0f));
+        g = repdl__fmul(repdl_sigmoid_f32(x), repdl__fmaf(x, repdl_sigmoid_f32(repdl__fneg(x)), 1.0f));
     return repdl__canon(repdl__fmul(dy, g));
 }
 
@@ -114,7 +114,7 @@ REPDL_API float repdl_gelu_tanh_backward_f32(float x, float dy)
     } else {
         w = repdl__gelu_tanh_w(x, &x2);
         s = repdl_sigmoid_f32(w);
-        sn = repdl_sigmoid_f32(-w);
+        sn = repdl_sigmoid_f32(repdl__fneg(w));
         dw = repdl__fmul(REPDL__GELU_C2, repdl__fmaf(REPDL__GELU_K3, x2, 1.0f));
         a = repdl__fmul(repdl__fmul(x, s), sn);
         g = repdl__fmaf(a, dw, s);
@@ -217,10 +217,10 @@ REPDL_API float repdl_gelu_f32(float x)
         if (ax > 0x7f800000u) return repdl__nanf();
         return ux < 0x80000000u ? x : -0.0f;
     }
-    u = (double)repdl__asfloat(ax);
+    u = repdl__f2d(repdl__asfloat(ax));
     q = repdl__gelu_q(u, &e);
     phi = ux < 0x80000000u ? repdl__dsub(1.0, q) : q;
-    return repdl__d2f(repdl__dmul((double)x, phi));
+    return repdl__d2f(repdl__dmul(repdl__f2d(x), phi));
 }
 /* gelu'(x) = Phi(x) + x phi(x), phi(x) = exp(-x^2/2) / sqrt(2 pi):
    g = RN32(Phi + keep(x * e * RSQRT2PI)) in double, dx = dy * g (binary32).
@@ -235,10 +235,10 @@ REPDL_API float repdl_gelu_backward_f32(float x, float dy)
         if (ax > 0x7f800000u) return repdl__nanf();
         g = ux < 0x80000000u ? 1.0f : -0.0f;
     } else {
-        u = (double)repdl__asfloat(ax);
+        u = repdl__f2d(repdl__asfloat(ax));
         q = repdl__gelu_q(u, &e);
         phi = ux < 0x80000000u ? repdl__dsub(1.0, q) : q;
-        g = repdl__d2f(repdl__dadd(phi, repdl__dkeep(repdl__dmul(repdl__dmul((double)x, e),
+        g = repdl__d2f(repdl__dadd(phi, repdl__dkeep(repdl__dmul(repdl__dmul(repdl__f2d(x), e),
                                                                  0.3989422804014327 /* 0x1.9884533d43651p-2 */)))); /* RN(1/sqrt(2 pi)) */
     }
     return repdl__canon(repdl__fmul(dy, g));
@@ -260,14 +260,14 @@ REPDL_API float repdl_softplus_f32(float x)
     uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
     double e, s, w, l;
     if (REPDL_UNLIKELY(ax > 0x7f800000u)) return repdl__nanf();
-    if (x > 20.0f) return x;
+    if (repdl__fgt(x, 20.0f)) return x;
     if (REPDL_UNLIKELY(ux > 0xc2cff1b4u)) return 0.0f;
-    e = repdl__act_exp(-(double)repdl__asfloat(ax));
+    e = repdl__act_exp(-repdl__f2d(repdl__asfloat(ax)));
     s = repdl__ddiv(e, repdl__dadd(2.0, e));
     w = repdl__dmul(s, s);
     l = repdl__dadd(s, repdl__dkeep(repdl__dmul(repdl__dmul(s, w), repdl__act_horner(A, 9, w))));
     l = repdl__dkeep(repdl__dmul(l, 2.0));
-    return repdl__d2f(ux < 0x80000000u ? repdl__dadd((double)x, l) : l);
+    return repdl__d2f(ux < 0x80000000u ? repdl__dadd(repdl__f2d(x), l) : l);
 }
 /* softplus'(x) = sigma(x): dx = dy * sigma(x) (correctly rounded sigma);
    for x > 20 PyTorch passes dy through, and sigma(x) = 1 there: the same. */

@@ -158,7 +158,19 @@ REPDL_FN double repdl__asdouble(uint64_t u) { double x; memcpy(&x, &u, 8); retur
 #define REPDL_NAN_BITS 0x7fc00000u
 REPDL_FN float repdl__nanf(void) { return repdl__asfloat(REPDL_NAN_BITS); }
 /* Replace any NaN by the canonical NaN; every other value is unchanged. */
+#if defined(__CUDA_ARCH__)
+/* On the device by the bits: a float comparison would become setp.nan.ftz
+   under the caller's -ftz=true (harmless, but the PTX check must see no
+   .ftz at all).  -x likewise: a sign flip, never neg.ftz.f32. */
+REPDL_FN float repdl__canon(float x)
+{
+    return (repdl__asuint(x) & 0x7fffffffu) > 0x7f800000u ? repdl__nanf() : x;
+}
+REPDL_FN float repdl__fneg(float x) { return repdl__asfloat(repdl__asuint(x) ^ 0x80000000u); }
+#else
 REPDL_FN float repdl__canon(float x) { return x != x ? repdl__nanf() : x; }
+#define repdl__fneg(x) (-(x))
+#endif
 
 /* ---- Status codes (docs/api.md, section 4) ----
    Functions that can be handed an invalid size or shape return one of
@@ -244,16 +256,78 @@ REPDL_FN repdl_status repdl__rows_arg(size_t rows, size_t n, const float *x, siz
      - reductions, which must run the same operations everywhere, put products
        through repdl__fmul_exact_store() before adding them (see reduce.h). */
 #if defined(__CUDA_ARCH__)
+/* On the device every binary32 operation is inline PTX without .ftz: nvcc
+   copies inline PTX verbatim, so a caller's -ftz=true or -use_fast_math
+   (which turn __fadd_rn into add.rn.ftz.f32 and a plain comparison into
+   setp.*.ftz.f32, flushing subnormal operands) cannot reach repdl's
+   arithmetic.  nvcc defines no macro for those flags, so this is the only
+   defence; tests/cuda/check_ptx.sh proves it on a user kernel compiled
+   with each flag.  Binary64 operations are never flushed. */
+#define REPDL__PTX_F2(name, op)                                                     \
+    static __device__ __forceinline__ float name(float a, float b)                  \
+    {                                                                               \
+        float r;                                                                    \
+        asm(op " %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));                          \
+        return r;                                                                   \
+    }
+REPDL__PTX_F2(repdl__ptx_fadd, "add.rn.f32")
+REPDL__PTX_F2(repdl__ptx_fsub, "sub.rn.f32")
+REPDL__PTX_F2(repdl__ptx_fmul, "mul.rn.f32")
+REPDL__PTX_F2(repdl__ptx_fdiv, "div.rn.f32")
+#undef REPDL__PTX_F2
+static __device__ __forceinline__ float repdl__ptx_fma(float a, float b, float c)
+{
+    float r;
+    asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(a), "f"(b), "f"(c));
+    return r;
+}
+static __device__ __forceinline__ float repdl__ptx_fsqrt(float a)
+{
+    float r;
+    asm("sqrt.rn.f32 %0, %1;" : "=f"(r) : "f"(a));
+    return r;
+}
+static __device__ __forceinline__ float repdl__ptx_d2f(double a)
+{
+    float r;
+    asm("cvt.rn.f32.f64 %0, %1;" : "=f"(r) : "d"(a));
+    return r;
+}
+static __device__ __forceinline__ double repdl__ptx_f2d(float a)
+{
+    double r;
+    asm("cvt.f64.f32 %0, %1;" : "=d"(r) : "f"(a));
+    return r;
+}
+/* Comparisons of binary32 values, as C's operators (ordered: false when
+   either is a NaN; repdl__fne is C's !=, true when either is a NaN). */
+#define REPDL__PTX_CMP(name, cmp)                                                   \
+    static __device__ __forceinline__ int name(float a, float b)                    \
+    {                                                                               \
+        int r;                                                                      \
+        asm("{ .reg .pred p; setp." cmp ".f32 p, %1, %2; selp.s32 %0, 1, 0, p; }"    \
+            : "=r"(r) : "f"(a), "f"(b));                                            \
+        return r;                                                                   \
+    }
+REPDL__PTX_CMP(repdl__flt, "lt")
+REPDL__PTX_CMP(repdl__fle, "le")
+REPDL__PTX_CMP(repdl__fgt, "gt")
+REPDL__PTX_CMP(repdl__fge, "ge")
+REPDL__PTX_CMP(repdl__feq, "eq")
+REPDL__PTX_CMP(repdl__fne, "neu")
+#undef REPDL__PTX_CMP
 #define repdl__dadd(a, b) __dadd_rn((a), (b))
 #define repdl__dsub(a, b) __dsub_rn((a), (b))
 #define repdl__dmul(a, b) __dmul_rn((a), (b))
 #define repdl__ddiv(a, b) __ddiv_rn((a), (b))
-#define repdl__fadd(a, b) __fadd_rn((a), (b))
-#define repdl__fsub(a, b) __fsub_rn((a), (b))
-#define repdl__fmul(a, b) __fmul_rn((a), (b))
-#define repdl__fdiv(a, b) __fdiv_rn((a), (b))
+#define repdl__fadd(a, b) repdl__ptx_fadd((a), (b))
+#define repdl__fsub(a, b) repdl__ptx_fsub((a), (b))
+#define repdl__fmul(a, b) repdl__ptx_fmul((a), (b))
+#define repdl__fdiv(a, b) repdl__ptx_fdiv((a), (b))
 /* double -> float, round to nearest even, subnormals kept */
-#define repdl__d2f(a) __double2float_rn((a))
+#define repdl__d2f(a) repdl__ptx_d2f((a))
+/* float -> double, exact, subnormals kept */
+#define repdl__f2d(a) repdl__ptx_f2d((a))
 #else
 #define repdl__dadd(a, b) ((double)(a) + (double)(b))
 #define repdl__dsub(a, b) ((double)(a) - (double)(b))
@@ -264,6 +338,13 @@ REPDL_FN repdl_status repdl__rows_arg(size_t rows, size_t n, const float *x, siz
 #define repdl__fmul(a, b) ((float)(a) * (float)(b))
 #define repdl__fdiv(a, b) ((float)(a) / (float)(b))
 #define repdl__d2f(a) ((float)(a))
+#define repdl__f2d(a) ((double)(a))
+#define repdl__flt(a, b) ((a) < (b))
+#define repdl__fle(a, b) ((a) <= (b))
+#define repdl__fgt(a, b) ((a) > (b))
+#define repdl__fge(a, b) ((a) >= (b))
+#define repdl__feq(a, b) ((a) == (b))
+#define repdl__fne(a, b) ((a) != (b))
 #endif
 
 /* Square roots, correctly rounded (IEEE 754 requires it of the hardware
@@ -273,7 +354,7 @@ REPDL_FN repdl_status repdl__rows_arg(size_t rows, size_t n, const float *x, siz
    (vectorizable), inline assembly on known targets otherwise, and an exact
    software fallback (reference-checked) elsewhere. */
 #if defined(__CUDA_ARCH__)
-#define repdl__fsqrt(a) __fsqrt_rn((a))
+#define repdl__fsqrt(a) repdl__ptx_fsqrt((a))
 #define repdl__dsqrt(a) __dsqrt_rn((a))
 #define REPDL__HAVE_HW_SQRT 1
 #elif (defined(__GNUC__) || defined(__clang__)) && defined(__NO_MATH_ERRNO__)
@@ -382,7 +463,7 @@ REPDL_FN float repdl__fmaf_soft(float a, float b, float c)
     return repdl__d2f(s);
 }
 #if defined(__CUDA_ARCH__)
-#define repdl__fmaf(a, b, c) __fmaf_rn((a), (b), (c))
+#define repdl__fmaf(a, b, c) repdl__ptx_fma((a), (b), (c))
 #define REPDL__HAVE_HW_FMA 1
 #elif (defined(__GNUC__) || defined(__clang__)) && \
     (defined(__FP_FAST_FMAF) || defined(__FMA__) || defined(__aarch64__))

@@ -61,7 +61,7 @@ REPDL_FN float repdl__dropout_scale(float p) { return repdl__fdiv(1.0f, repdl__f
 /* One element from its uniform word. */
 REPDL_FN float repdl__dropout_elem(float x, uint32_t w, float p, float scale, uint8_t *keep)
 {
-    int k = repdl__rng_u01(w) >= p;
+    int k = repdl__fge(repdl__rng_u01(w), p);
     *keep = (uint8_t)k;
     return k ? repdl__canon(repdl__fmul(x, scale)) : 0.0f;
 }

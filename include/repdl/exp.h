@@ -223,7 +223,7 @@ REPDL_FN double repdl__expf_core(float x)
 {
     double s;
     uint64_t j;
-    double r = repdl__exp_reduce((double)x, &s, &j);
+    double r = repdl__exp_reduce(repdl__f2d(x), &s, &j);
     /* degree-4, Sollya (reference/gen/expf.sollya), [-0x1.63p-10, 0x1.63p-10]:
        |(1 + q(r)) / exp(r) - 1| < 2^-57.45 */
     double r2 = repdl__dmul(r, r);
@@ -269,8 +269,8 @@ REPDL_API float repdl_exp_f32(float x)
     if (REPDL_LIKELY(((repdl__asuint(x) & 0x7fffffffu) <= 0x42ae0000u) & repdl__round_ok_normal(y, 4u)))
         return repdl__d2f(y);
     if (!repdl__expf_y(x, &y)) {
-        if (x != x) return repdl__nanf();
-        return x > 0.0f ? repdl__asfloat(0x7f800000u) : 0.0f;
+        if (repdl__fne(x, x)) return repdl__nanf();
+        return repdl__fgt(x, 0.0f) ? repdl__asfloat(0x7f800000u) : 0.0f;
     }
     if (REPDL_LIKELY(repdl__round_ok(y, REPDL__EXPF_ERR))) return repdl__d2f(y);
     {

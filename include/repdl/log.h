@@ -188,7 +188,7 @@ REPDL_FN double repdl__logf_core(uint32_t u)
        number to the compiler; gcc, clang, nvcc and MSVC wrap and shift
        arithmetically (the exhaustive tests check the builds). */
     int e = (int32_t)t >> 23;
-    double m = (double)repdl__asfloat(u - (t & 0xff800000u)); /* in [OFF, 2 OFF), exact */
+    double m = repdl__f2d(repdl__asfloat(u - (t & 0xff800000u))); /* in [OFF, 2 OFF), exact */
     double c = tab[2 * i], T = tab[2 * i + 1];
     /* m c has at most 48 significant bits and lies in [1/2, 2]: the product
        and the subtraction are both exact (so is a fused m*c - 1). */

@@ -166,16 +166,16 @@ REPDL_FN float repdl__maxpool_fwd_elem(const repdl_pool2d_shape *sp, const float
         size_t rb = (size_t)((hb + r) * s.w + wb);
         for (c = c0; c < c1; c++) {
             float v = row[wb + c];
-            int gt = v > best;              /* selects, not branches: random data */
+            int gt = repdl__fgt(v, best);              /* selects, not branches: random data */
             best = gt ? v : best;
             bi = gt ? rb + (size_t)c : bi;
-            anynan |= v != v;
+            anynan |= repdl__fne(v, v);
         }
     }
     if (REPDL_UNLIKELY(anynan)) {         /* the first NaN in window order wins */
         for (r = r0; r < r1; r++)
             for (c = c0; c < c1; c++)
-                if (x[(hb + r) * s.w + wb + c] != x[(hb + r) * s.w + wb + c]) {
+                if (repdl__fne(x[(hb + r) * s.w + wb + c], x[(hb + r) * s.w + wb + c])) {
                     *arg = (size_t)((hb + r) * s.w + wb + c);
                     return repdl__nanf();
                 }

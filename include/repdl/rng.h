@@ -154,7 +154,7 @@ REPDL_FN int repdl__rng_polar(uint32_t wx, uint32_t wy, float *z)
        a host compiler from fusing them into an FMA). */
     float s = repdl__fadd(repdl__fkeep(repdl__fmul(x, x)), repdl__fkeep(repdl__fmul(y, y)));
     float l, t;
-    if (!(s < 1.0f) || s == 0.0f) return 0;
+    if (!repdl__flt(s, 1.0f) || repdl__feq(s, 0.0f)) return 0;
     /* s in [2^-46, 1): logf(s) in [-31.9, 0), -2l exact, t finite */
     l = repdl_log_f32(s);
     t = repdl__fdiv(repdl__fmul(-2.0f, l), s);

@@ -48,7 +48,7 @@ REPDL_BEGIN_CODE
    exp.h's reduction holds for |x| <= 104. */
 REPDL_FN double repdl__sigmoidf_core(float x)
 {
-    double e = repdl__expf_core(-x);
+    double e = repdl__expf_core(repdl__fneg(x));
     return repdl__ddiv(1.0, repdl__dadd(1.0, e));
 }
 
@@ -69,9 +69,9 @@ REPDL_FN int repdl__sigmoidf_y(float x, double *y)
 /* sigma(x) for |x| < 2^-12, exactly rounded (see the header comment). */
 REPDL_FN float repdl__sigmoidf_tiny(float x)
 {
-    double y1 = repdl__dadd(0.5, repdl__dmul((double)x, 0.25));   /* exact for |x| >= 2^-27 */
+    double y1 = repdl__dadd(0.5, repdl__dmul(repdl__f2d(x), 0.25));   /* exact for |x| >= 2^-27 */
     uint64_t u = repdl__asuint64(y1);
-    u = x > 0.0f ? u - 1u : u + 1u;                                  /* towards 1/2 */
+    u = repdl__fgt(x, 0.0f) ? u - 1u : u + 1u;                                  /* towards 1/2 */
     return repdl__d2f(repdl__asdouble(u));
 }
 

@@ -43,7 +43,7 @@ REPDL_BEGIN_CODE
 REPDL_FN double repdl__tanhf_core(float x)
 {
     uint32_t ux = repdl__asuint(x);
-    double t = repdl__dmul((double)repdl__asfloat(ux & 0x7fffffffu), 2.0);   /* 2|x|, exact */
+    double t = repdl__dmul(repdl__f2d(repdl__asfloat(ux & 0x7fffffffu)), 2.0);   /* 2|x|, exact */
     uint64_t sign = (uint64_t)(ux >> 31) << 63;
     double s, rho, r, r2, a, b, c, v, w, em1;
     uint64_t j;

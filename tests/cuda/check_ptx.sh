@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
     if [ "${entries:-0}" -eq 0 ]; then echo "FAIL $name: no kernel in the PTX"; bad=1; continue; fi
     pb=0
     if ! cmp -s "$t" "$f"; then
-        echo "FAIL $name: PTX differs between --fmad=true and --fmad=false:"
+        echo "FAIL $name: PTX differs between the two builds (--fmad, -ftz or -use_fast_math changed it):"
         diff "$t" "$f" | head -20
         pb=1
     fi
