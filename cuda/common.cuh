@@ -41,6 +41,13 @@ int current_device(device_facts *f);
 constexpr size_t WORKSPACE_KEEP = (size_t)64 << 20;
 cudaError_t workspace_alloc(void **p, size_t bytes, cudaStream_t s);
 cudaError_t workspace_free(void *p, cudaStream_t s);
+/* A failed workspace_alloc: REPDL_ERR_NOMEM when the device is out of
+   memory, REPDL_ERR_CUDA otherwise (the error recorded either way). */
+static inline int fail_alloc(cudaError_t e)
+{
+    int rc = fail_cuda(e);
+    return e == cudaErrorMemoryAllocation ? REPDL_ERR_NOMEM : rc;
+}
 
 /* After a launch: REPDL_OK, or the launch error. */
 static inline int check_launch(void)

@@ -287,7 +287,7 @@ static int conv_forward(const repdl_conv2d_shape *sh, const float *x, const floa
     size_t nb = chunk_images(g, cfg);
     float *ws = NULL;
     cudaError_t e = workspace_alloc((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
-    if (e != cudaSuccess) return fail_cuda(e);
+    if (e != cudaSuccess) return fail_alloc(e);
     for (size_t img0 = 0; img0 < g.n && rc == REPDL_OK; img0 += nb) {
         size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
         rc = launch_im2col(g, x, img0, cnt, ws, s);
@@ -360,7 +360,7 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
     size_t nb = chunk_images(g, cfg);
     float *ws = NULL;
     cudaError_t e = workspace_alloc((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
-    if (e != cudaSuccess) return fail_cuda(e);
+    if (e != cudaSuccess) return fail_alloc(e);
     for (size_t img0 = 0; need_dw && img0 < g.n && rc == REPDL_OK; img0 += nb) {
         size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
         rc = launch_im2col(g, x, img0, cnt, ws, s);

@@ -529,7 +529,7 @@ static int launch_loss(size_t rows, size_t cols, const float *x, const size_t *t
     }
     void *ws = NULL;
     cudaError_t e = workspace_alloc(&ws, rows * sizeof(float), s);
-    if (e != cudaSuccess) return fail_cuda(e);
+    if (e != cudaSuccess) return fail_alloc(e);
     float *w = (float *)ws;
     if (CE) k_cross_entropy<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
     else k_nll<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);

@@ -305,7 +305,7 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
         size_t toff = (pbytes + 15) / 16 * 16;
         size_t tbytes = rows * sizeof(unsigned long long);
         e = workspace_alloc(&ws, toff + tbytes, s);
-        if (e != cudaSuccess) return fail_cuda(e);
+        if (e != cudaSuccess) return fail_alloc(e);
         a.partial = (float *)ws;
         a.ticket = (unsigned long long *)((char *)ws + toff);
         e = cudaMemsetAsync(a.ticket, 0, tbytes, s);

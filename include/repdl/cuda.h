@@ -45,8 +45,9 @@ extern "C" {
 /* Every launcher returns a repdl_status (include/repdl/config.h,
    docs/api.md): REPDL_OK; REPDL_ERR_INVALID for a bad argument (a NULL
    pointer where data must be read or written, an output partially
-   overlapping an input, a launch configuration out of range, and, for
-   now, also a size whose byte count overflows size_t); REPDL_ERR_NOMEM
+   overlapping an input, a launch configuration out of range, an unknown
+   reduction); REPDL_ERR_OVERFLOW for a size whose element or byte count
+   overflows size_t (the host's code for the same sizes); REPDL_ERR_NOMEM
    when a workspace allocation fails; REPDL_ERR_CUDA when a CUDA runtime
    call failed (repdl_cuda_last_cuda_error() gives its cudaError_t);
    REPDL_ERR_FPENV when the device flushes subnormals to zero (a build with
@@ -143,8 +144,8 @@ int repdl_cuda_dot_rows_config_f32(size_t rows, size_t n,
    Sizes 0, NULL pointers and alpha/beta/bias follow the host functions.
    REPDL_ERR_INVALID where the host returns -1, and also for
    ld < the row length (lda >= (transA ? M : K), ldb >= (transB ? K : N),
-   ldc >= N), for an output overlapping an input, and for sizes whose byte
-   counts overflow size_t.  Conv2d takes an im2col workspace with
+   ldc >= N) and for an output overlapping an input; REPDL_ERR_OVERFLOW
+   for sizes whose byte counts overflow size_t.  Conv2d takes an im2col workspace with
    cudaMallocAsync on `stream` (at most 256 MiB unless one image needs
    more), released in stream order; an allocation failure is
    REPDL_ERR_CUDA (the host's -2).
@@ -249,8 +250,10 @@ int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config *c, const 
    of device memory, and allocate a rows-float workspace with
    cudaMallocAsync on `stream`.  Nothing to do (rows == 0, cols == 0):
    REPDL_OK, nothing launched, except the losses, which still write
-   *loss.  NULL where data must be read or written, or a size whose byte
-   count overflows: REPDL_ERR_INVALID. */
+   *loss.  NULL where data must be read or written, or an unknown
+   reduction: REPDL_ERR_INVALID; rows x cols whose byte count overflows:
+   REPDL_ERR_OVERFLOW.  Loss targets are size_t class indices, as on the
+   host (>= cols: that row's loss is NaN). */
 #include <stdint.h>
 int repdl_cuda_softmax_f32(size_t rows, size_t cols, const float *x, float *y, void *stream);
 int repdl_cuda_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y, void *stream);
@@ -302,8 +305,10 @@ int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const floa
    Pooling: the shape is a host pointer (struct repdl_pool2d_shape of
    include/repdl/pool.h); argmax may be NULL in the forward pass; outputs
    must not overlap inputs.  Nothing to compute (an empty tensor): OK,
-   nothing launched.  NULL where data must be read or written, a NULL
-   shape, or a size whose byte count overflows: REPDL_ERR_INVALID. */
+   nothing launched.  NULL where data must be read or written, or a NULL
+   shape: REPDL_ERR_INVALID; a size whose byte count overflows:
+   REPDL_ERR_OVERFLOW.  argmax is size_t, REPDL_NO_INDEX for a window
+   with no in-bounds tap, as on the host. */
 #include <stdint.h>
 #define REPDL_CUDA_ACTIVATIONS(X) X(relu) X(sigmoid) X(silu) X(gelu) X(gelu_tanh) X(softplus)
 int repdl_cuda_relu_array_f32(size_t n, const float *x, float *y, void *stream);

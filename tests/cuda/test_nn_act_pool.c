@@ -144,24 +144,24 @@ static void pool_case(repdl_pool2d_shape s, int kind)
     float *x = (float *)xmalloc(nx * 4 + 4), *dy = (float *)xmalloc(ny * 4 + 4);
     float *hy = (float *)xmalloc(ny * 4 + 4), *gy = (float *)xmalloc(ny * 4 + 4);
     float *hdx = (float *)xmalloc(nx * 4 + 4), *gdx = (float *)xmalloc(nx * 4 + 4);
-    int64_t *ha = (int64_t *)xmalloc(ny * 8 + 8), *ga = (int64_t *)xmalloc(ny * 8 + 8);
+    size_t *ha = (size_t *)xmalloc((ny + 1) * sizeof(size_t)), *ga = (size_t *)xmalloc((ny + 1) * sizeof(size_t));
     float *dX, *dY, *dDY, *dDX;
-    int64_t *dA;
+    size_t *dA;
     int incl;
     for (i = 0; i < nx; i++) x[i] = pool_value(kind);
     for (i = 0; i < ny; i++) dy[i] = pool_value(kind == 1 ? 3 : kind);
     CU(cudaMalloc((void **)&dX, nx * 4 + 4)); CU(cudaMalloc((void **)&dY, ny * 4 + 4));
     CU(cudaMalloc((void **)&dDY, ny * 4 + 4)); CU(cudaMalloc((void **)&dDX, nx * 4 + 4));
-    CU(cudaMalloc((void **)&dA, ny * 8 + 8));
+    CU(cudaMalloc((void **)&dA, (ny + 1) * sizeof(size_t)));
     CU(cudaMemcpy(dX, x, nx * 4, cudaMemcpyHostToDevice));
     CU(cudaMemcpy(dDY, dy, ny * 4, cudaMemcpyHostToDevice));
 
     repdl_max_pool2d_forward_f32(&s, x, hy, ha);
     RD(repdl_cuda_max_pool2d_forward_f32(&s, dX, dY, dA, NULL));
     CU(cudaMemcpy(gy, dY, ny * 4, cudaMemcpyDeviceToHost));
-    CU(cudaMemcpy(ga, dA, ny * 8, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(ga, dA, ny * sizeof(size_t), cudaMemcpyDeviceToHost));
     compare("max_pool2d_forward", gy, hy, ny);
-    if (ny && memcmp(ga, ha, ny * 8)) { fprintf(stderr, "FAIL max_pool2d argmax\n"); failures++; }
+    if (ny && memcmp(ga, ha, ny * sizeof(size_t))) { fprintf(stderr, "FAIL max_pool2d argmax\n"); failures++; }
     repdl_max_pool2d_backward_f32(&s, ha, dy, hdx);
     RD(repdl_cuda_max_pool2d_backward_f32(&s, dA, dDY, dDX, NULL));
     CU(cudaMemcpy(gdx, dDX, nx * 4, cudaMemcpyDeviceToHost));
