@@ -162,19 +162,6 @@ REPDL_FN repdl_status repdl__rows_check(size_t rows, size_t cols, size_t *total)
     return REPDL_OK;
 }
 
-/* y = softmax(x) row by row (see the top of this file).  In place ok.
-   Returns REPDL_OK, REPDL_ERR_OVERFLOW (rows x cols) or REPDL_ERR_INVALID
-   (x or y NULL with rows x cols > 0); on an error nothing is written. */
-REPDL_API repdl_status repdl_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
-{
-    size_t r, total;
-    repdl_status st = repdl__rows_check(rows, cols, &total);
-    if (st != REPDL_OK || total == 0) return st;
-    if (!x || !y) return REPDL_ERR_INVALID;
-    for (r = 0; r < rows; r++) repdl__softmax_row(x + r * cols, y + r * cols, cols);
-    return REPDL_OK;
-}
-
 /* One row of log_softmax. */
 REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
 {
@@ -185,15 +172,34 @@ REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
     for (i = 0; i < n; i++) y[i] = repdl__fsub(y[i], ls);
 }
 
-/* y = log_softmax(x) row by row.  In place ok.  Status as softmax. */
-REPDL_API repdl_status repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+/* softmax (log == 0) or log_softmax (log == 1) of every row, with the
+   checks of repdl__rows_check. */
+REPDL_FN repdl_status repdl__softmax_rows(size_t rows, size_t cols, const float *x, float *y,
+                                          int log)
 {
     size_t r, total;
     repdl_status st = repdl__rows_check(rows, cols, &total);
     if (st != REPDL_OK || total == 0) return st;
     if (!x || !y) return REPDL_ERR_INVALID;
-    for (r = 0; r < rows; r++) repdl__log_softmax_row(x + r * cols, y + r * cols, cols);
+    for (r = 0; r < rows; r++) {
+        if (log) repdl__log_softmax_row(x + r * cols, y + r * cols, cols);
+        else repdl__softmax_row(x + r * cols, y + r * cols, cols);
+    }
     return REPDL_OK;
+}
+
+/* y = softmax(x) row by row (see the top of this file).  In place ok.
+   Returns REPDL_OK, REPDL_ERR_OVERFLOW (rows x cols) or REPDL_ERR_INVALID
+   (x or y NULL with rows x cols > 0); on an error nothing is written. */
+REPDL_API repdl_status repdl_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+{
+    return repdl__softmax_rows(rows, cols, x, y, 0);
+}
+
+/* y = log_softmax(x) row by row.  In place ok.  Status as softmax. */
+REPDL_API repdl_status repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
+{
+    return repdl__softmax_rows(rows, cols, x, y, 1);
 }
 
 /* dx = d softmax given y = softmax(x) and dy:
