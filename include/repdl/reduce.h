@@ -693,59 +693,64 @@ REPDL_API float repdl_var_f32(size_t n, size_t ddof, const float *x)
    (rows - 1) * ldx + n floats does not fit in size_t bytes;
    REPDL_ERR_INVALID when out is NULL with rows > 0, or x (y) is NULL with
    rows > 0 and n > 0.  On an error nothing is written. */
-REPDL_API repdl_status repdl_sum_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
-                                          float *out)
+enum { REPDL__ROW_SUM, REPDL__ROW_SUMSQ, REPDL__ROW_NORM2, REPDL__ROW_MEAN, REPDL__ROW_VAR,
+       REPDL__ROW_DOT };
+
+/* Every float-valued row-wise form: the checks, then op on each row. */
+REPDL_FN repdl_status repdl__rows_f32(int op, size_t rows, size_t n, size_t ddof, const float *x,
+                                      size_t ldx, const float *y, size_t ldy, float *out)
 {
     size_t r;
     REPDL__ROWS_CHECK(x, ldx);
-    for (r = 0; r < rows; r++) out[r] = repdl_sum_f32(n, n ? x + r * ldx : x);
+    if (op == REPDL__ROW_DOT) REPDL__ROWS_CHECK(y, ldy);
+    for (r = 0; r < rows; r++) {
+        const float *xr = n ? x + r * ldx : x, *yr = n && y ? y + r * ldy : y;
+        switch (op) {
+        case REPDL__ROW_SUM: out[r] = repdl_sum_f32(n, xr); break;
+        case REPDL__ROW_SUMSQ: out[r] = repdl_sumsq_f32(n, xr); break;
+        case REPDL__ROW_NORM2: out[r] = repdl_norm2_f32(n, xr); break;
+        case REPDL__ROW_MEAN: out[r] = repdl_mean_f32(n, xr); break;
+        case REPDL__ROW_VAR: out[r] = repdl_var_f32(n, ddof, xr); break;
+        default: out[r] = repdl_dot_f32(n, xr, yr); break;
+        }
+    }
     return REPDL_OK;
+}
+
+REPDL_API repdl_status repdl_sum_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                          float *out)
+{
+    return repdl__rows_f32(REPDL__ROW_SUM, rows, n, 0, x, ldx, NULL, 0, out);
 }
 
 REPDL_API repdl_status repdl_dot_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                           const float *y, size_t ldy, float *out)
 {
-    size_t r;
-    REPDL__ROWS_CHECK(x, ldx);
-    REPDL__ROWS_CHECK(y, ldy);
-    for (r = 0; r < rows; r++) out[r] = repdl_dot_f32(n, n ? x + r * ldx : x, n ? y + r * ldy : y);
-    return REPDL_OK;
+    return repdl__rows_f32(REPDL__ROW_DOT, rows, n, 0, x, ldx, y, ldy, out);
 }
 
 REPDL_API repdl_status repdl_sumsq_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                             float *out)
 {
-    size_t r;
-    REPDL__ROWS_CHECK(x, ldx);
-    for (r = 0; r < rows; r++) out[r] = repdl_sumsq_f32(n, n ? x + r * ldx : x);
-    return REPDL_OK;
+    return repdl__rows_f32(REPDL__ROW_SUMSQ, rows, n, 0, x, ldx, NULL, 0, out);
 }
 
 REPDL_API repdl_status repdl_norm2_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                             float *out)
 {
-    size_t r;
-    REPDL__ROWS_CHECK(x, ldx);
-    for (r = 0; r < rows; r++) out[r] = repdl_norm2_f32(n, n ? x + r * ldx : x);
-    return REPDL_OK;
+    return repdl__rows_f32(REPDL__ROW_NORM2, rows, n, 0, x, ldx, NULL, 0, out);
 }
 
 REPDL_API repdl_status repdl_mean_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                            float *out)
 {
-    size_t r;
-    REPDL__ROWS_CHECK(x, ldx);
-    for (r = 0; r < rows; r++) out[r] = repdl_mean_f32(n, n ? x + r * ldx : x);
-    return REPDL_OK;
+    return repdl__rows_f32(REPDL__ROW_MEAN, rows, n, 0, x, ldx, NULL, 0, out);
 }
 
 REPDL_API repdl_status repdl_var_rows_f32(size_t rows, size_t n, size_t ddof, const float *x,
                                           size_t ldx, float *out)
 {
-    size_t r;
-    REPDL__ROWS_CHECK(x, ldx);
-    for (r = 0; r < rows; r++) out[r] = repdl_var_f32(n, ddof, n ? x + r * ldx : x);
-    return REPDL_OK;
+    return repdl__rows_f32(REPDL__ROW_VAR, rows, n, ddof, x, ldx, NULL, 0, out);
 }
 #include "reduce_minmax.h"
 

@@ -167,40 +167,46 @@ REPDL_API void repdl_argmin_merge_f32(float v2, size_t i2, float *v, size_t *i)
 
 /* Row-wise forms: out[r] = f(x + r * ldx, n) (x not read when n == 0);
    status and checks as the row-wise forms of reduce.h. */
+/* op 0 max, 1 min (into outf), 2 argmax, 3 argmin (into outi). */
+REPDL_FN repdl_status repdl__minmax_rows(int op, size_t rows, size_t n, const float *x, size_t ldx,
+                                         float *outf, size_t *outi)
+{
+    size_t r;
+    repdl_status st = repdl__rows_arg(rows, n, x, ldx);
+    if (st != REPDL_OK) return st;
+    if (rows && (op < 2 ? !outf : !outi)) return REPDL_ERR_INVALID;
+    for (r = 0; r < rows; r++) {
+        const float *xr = n ? x + r * ldx : x;
+        if (op == 0) outf[r] = repdl_max_f32(n, xr);
+        else if (op == 1) outf[r] = repdl_min_f32(n, xr);
+        else if (op == 2) outi[r] = repdl_argmax_f32(n, xr);
+        else outi[r] = repdl_argmin_f32(n, xr);
+    }
+    return REPDL_OK;
+}
+
 REPDL_API repdl_status repdl_max_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                           float *out)
 {
-    size_t r;
-    REPDL__ROWS_CHECK(x, ldx);
-    for (r = 0; r < rows; r++) out[r] = repdl_max_f32(n, n ? x + r * ldx : x);
-    return REPDL_OK;
+    return repdl__minmax_rows(0, rows, n, x, ldx, out, NULL);
 }
 
 REPDL_API repdl_status repdl_min_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                           float *out)
 {
-    size_t r;
-    REPDL__ROWS_CHECK(x, ldx);
-    for (r = 0; r < rows; r++) out[r] = repdl_min_f32(n, n ? x + r * ldx : x);
-    return REPDL_OK;
+    return repdl__minmax_rows(1, rows, n, x, ldx, out, NULL);
 }
 
 REPDL_API repdl_status repdl_argmax_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                              size_t *out)
 {
-    size_t r;
-    REPDL__ROWS_CHECK(x, ldx);
-    for (r = 0; r < rows; r++) out[r] = repdl_argmax_f32(n, n ? x + r * ldx : x);
-    return REPDL_OK;
+    return repdl__minmax_rows(2, rows, n, x, ldx, NULL, out);
 }
 
 REPDL_API repdl_status repdl_argmin_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                              size_t *out)
 {
-    size_t r;
-    REPDL__ROWS_CHECK(x, ldx);
-    for (r = 0; r < rows; r++) out[r] = repdl_argmin_f32(n, n ? x + r * ldx : x);
-    return REPDL_OK;
+    return repdl__minmax_rows(3, rows, n, x, ldx, NULL, out);
 }
 
 REPDL_END_CODE
