@@ -53,7 +53,10 @@ REPDL_API void repdl_scale_f32(size_t n, float alpha, const float *x, float *y)
 }
 
 /* p clamped to [0, 1]; NaN -> 1. */
-REPDL_FN float repdl__dropout_p(float p) { return p >= 0.0f ? (p <= 1.0f ? p : 1.0f) : (p < 0.0f ? 0.0f : 1.0f); }
+REPDL_FN float repdl__dropout_p(float p)
+{
+    return repdl__fge(p, 0.0f) ? (repdl__fle(p, 1.0f) ? p : 1.0f) : (repdl__flt(p, 0.0f) ? 0.0f : 1.0f);
+}
 
 /* The scale of a (clamped) p: RN(1 / RN(1 - p)); +inf for p == 1 (unused). */
 REPDL_FN float repdl__dropout_scale(float p) { return repdl__fdiv(1.0f, repdl__fsub(1.0f, p)); }

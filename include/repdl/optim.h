@@ -78,8 +78,8 @@ REPDL_FN repdl__sgd_k repdl__sgd_prepare(const repdl_sgd_config *c, int have_buf
     k.mu = c->momentum;
     k.omd = repdl__fsub(1.0f, c->dampening);
     k.wd = c->weight_decay;
-    k.use_wd = c->weight_decay != 0.0f;
-    k.use_mom = c->momentum != 0.0f && have_buf;
+    k.use_wd = repdl__fne(c->weight_decay, 0.0f);
+    k.use_mom = repdl__fne(c->momentum, 0.0f) && have_buf;
     k.first = step <= 1u;
     k.nesterov = c->nesterov != 0;
     return k;
@@ -153,7 +153,7 @@ REPDL_FN repdl__adam_k repdl__adam_prepare(const repdl_adam_config *c, const rep
     k.wd = c->weight_decay;
     k.decay = c->decoupled ? repdl__fsub(1.0f, repdl__fkeep(repdl__fmul(c->lr, c->weight_decay)))
                            : 1.0f;
-    k.coupled_wd = !c->decoupled && c->weight_decay != 0.0f;
+    k.coupled_wd = !c->decoupled && repdl__fne(c->weight_decay, 0.0f);
     return k;
 }
 

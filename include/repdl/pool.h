@@ -288,7 +288,7 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
         size_t span = (m - 1) * s.stride_w + s.kw;   /* input columns the chunk reads */
         for (r = r0; r < r1; r++) {                   /* any NaN among them? */
             const float *src = base + (hb + r) * s.w;
-            for (i = 0; i < span; i++) anynan |= (uint32_t)(src[i] != src[i]);
+            for (i = 0; i < span; i++) anynan |= (uint32_t)repdl__fne(src[i], src[i]);
         }
         if (REPDL_UNLIKELY(anynan)) {                 /* rare: the element function */
             for (i = 0; i < m; i++) {
@@ -314,7 +314,7 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
                     uint32_t t = (uint32_t)((r - r0) * s.w + c);
                     for (k = 0; k < 8; k++) {
                         float v = src[(size_t)k * s.stride_w];
-                        int gt = v > b[k];
+                        int gt = repdl__fgt(v, b[k]);
                         b[k] = gt ? v : b[k];
                         tb[k] = gt ? t : tb[k];
                     }
@@ -326,7 +326,7 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
                 for (c = 0; c < s.kw; c++) {
                     float v = base[(hb + r) * s.w + c + i * s.stride_w];
                     uint32_t t = (uint32_t)((r - r0) * s.w + c);
-                    int gt = v > best[i];
+                    int gt = repdl__fgt(v, best[i]);
                     best[i] = gt ? v : best[i];
                     tap[i] = gt ? t : tap[i];
                 }

@@ -314,7 +314,7 @@ REPDL_API repdl_status repdl_cross_entropy_f32(size_t rows, size_t cols, int red
             }
             dt = repdl__fsub(x[tg], m); /* read before g (maybe x) is written */
             s = repdl__softmax_pass(x, cols, m, g, NULL);
-            lr = -repdl__fsub(dt, repdl_log_f32(s)); /* -log_softmax(x)[t], exactly */
+            lr = repdl__fneg(repdl__fsub(dt, repdl_log_f32(s))); /* -log_softmax(x)[t], exactly */
             lb[k] = lr;
             if (g) {
                 for (i = 0; i < cols; i++) g[i] = repdl__fdiv(g[i], s);
@@ -362,7 +362,7 @@ REPDL_API repdl_status repdl_nll_loss_f32(size_t rows, size_t cols, int reductio
                 if (g) repdl__sm_fill_nan(g, cols);
                 continue;
             }
-            lb[k] = repdl__canon(-logp[r * cols + tg]);
+            lb[k] = repdl__canon(repdl__fneg(logp[r * cols + tg]));
             if (g) {
                 for (i = 0; i < cols; i++) g[i] = 0.0f;
                 g[tg] = gt;
