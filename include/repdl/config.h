@@ -60,10 +60,13 @@
 #error "repdl: refusing to build with nvcc -use_fast_math / -ftz=true: flush-to-zero and approximate division break reproducibility."
 #endif
 /* nvcc 13 defines no macro for -ftz=true, -prec-div=false or
-   -use_fast_math.  repdl's device code therefore uses only explicitly
-   rounded intrinsics in double or integer arithmetic, and CI checks the PTX
-   for .ftz and approx instructions (tests/config/check_ptx.sh); the runtime
-   probe repdl_fpenv_ok() below catches a flush-to-zero environment. */
+   -use_fast_math, so the check above never fires there: repdl's device code
+   is immune to them instead (every binary32 operation, comparison and
+   conversion is inline PTX without .ftz, "Arithmetic primitives" below).
+   CI compiles user kernels calling every device-callable public function
+   under each of these flags and requires PTX identical to the default one
+   (tests/cuda/check_ptx.sh, tests/cuda/user_kernel_api.cu); the runtime
+   probe repdl_fpenv_ok() below catches a device that flushes anyway. */
 
 #if defined(__STDC_IEC_559__) && !__STDC_IEC_559__
 #error "repdl: the compiler says its float arithmetic is not IEC 60559."

@@ -4,10 +4,12 @@
 # is contracted, flushed or approximate (docs/cuda.md).
 #
 #   check_ptx.sh A.fmad-true.ptx A.fmad-false.ptx [B.true B.false ...]
-#       each pair must be byte-identical (nvcc's --fmad flag changed
-#       nothing: every float operation is an explicitly rounded _rn
-#       intrinsic), contain kernels (.entry), and contain no .ftz and no
-#       approx instruction.  Exit 0 when all pairs pass, 1 otherwise.
+#       each pair must be byte-identical (the flag that differs between
+#       the two builds changed nothing: --fmad=false, -ftz=true or
+#       -use_fast_math against the default; every float operation of repdl
+#       is inline PTX without .ftz or an _rn intrinsic), contain kernels
+#       (.entry), and contain no .ftz and no approx instruction.  Exit 0
+#       when all pairs pass, 1 otherwise.
 #   check_ptx.sh --canary T.ptx F.ptx FTZ.ptx APPROX.ptx
 #       self-test: the check must reject each canary (tests/cuda/
 #       ptx_canary.cu): T and F differ, FTZ has .ftz, APPROX has approx.
@@ -55,7 +57,7 @@ while [ $# -gt 0 ]; do
         fi
     done
     [ $pb -ne 0 ] && bad=1
-    [ $pb -eq 0 ] && echo "ok   $name: $entries kernels, identical under --fmad=true/false, no .ftz, no approx"
+    [ $pb -eq 0 ] && echo "ok   $name vs $(basename "$f"): $entries kernels, identical, no .ftz, no approx"
 done
 echo "$pairs pairs checked: $([ $bad -eq 0 ] && echo pass || echo FAIL)"
 exit $bad
