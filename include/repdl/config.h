@@ -257,7 +257,7 @@ REPDL_FN repdl_status repdl__rows_arg(size_t rows, size_t n, const float *x, siz
        contracted and the uncontracted build (their error bounds hold for
        either), and
      - reductions, which must run the same operations everywhere, put products
-       through repdl__fmul_exact_store() before adding them (see reduce.h). */
+       behind the contraction barrier before adding them (detail/barrier.h). */
 #if defined(__CUDA_ARCH__)
 /* On the device every binary32 operation is inline PTX without .ftz: nvcc
    copies inline PTX verbatim, so a caller's -ftz=true or -use_fast_math
@@ -421,16 +421,6 @@ REPDL_FN void repdl__fsqrt_n(float *p, size_t n)
 }
 #endif
 
-/* Memory barrier for an array of freshly rounded values: forces them to be
-   stored and reloaded, so a host compiler cannot fuse the multiplications
-   that produced them with the additions that consume them.  On the device
-   the primitives above already forbid fusion, so it is empty there. */
-#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
-#define REPDL__MATERIALIZE(ptr) __asm__ __volatile__("" : : "r"(ptr) : "memory")
-#else
-#define REPDL__MATERIALIZE(ptr) ((void)(ptr))
-#endif
-
 /* ---- Fused multiply-add, the same bits everywhere ----
    repdl__fmaf(a, b, c) is a*b + c rounded once (IEEE fusedMultiplyAdd).
    Matrix products are defined as chains of it (docs/canonical-order.md), so
@@ -477,29 +467,19 @@ REPDL_FN float repdl__fmaf_soft(float a, float b, float c)
 #define REPDL__HAVE_HW_FMA 0
 #endif
 
-/* Scalar contraction barrier: returns x unchanged, but the compiler can no
-   longer see that it came from a multiplication, so `repdl__fkeep(a*b) + c`
-   is two roundings under -ffp-contract=fast too.  For scalar code; loops
-   that must vectorize store their products to a buffer and use
-   REPDL__MATERIALIZE instead (an asm statement stops gcc's vectorizer).
-   On the device the primitives already forbid fusion. */
-#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && \
-    (defined(__x86_64__) || defined(__i386__))
-REPDL_FN float repdl__fkeep(float x) { __asm__("" : "+x"(x)); return x; }
-REPDL_FN double repdl__dkeep(double x) { __asm__("" : "+x"(x)); return x; }
-#elif !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
-REPDL_FN float repdl__fkeep(float x) { __asm__("" : "+w"(x)); return x; }
-REPDL_FN double repdl__dkeep(double x) { __asm__("" : "+w"(x)); return x; }
-#elif !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__)) && \
-    ((defined(__riscv) && defined(__riscv_flen) && __riscv_flen >= 64) || defined(__powerpc64__))
-REPDL_FN float repdl__fkeep(float x) { __asm__("" : "+f"(x)); return x; }
-REPDL_FN double repdl__dkeep(double x) { __asm__("" : "+f"(x)); return x; }
-#elif !defined(__CUDA_ARCH__)
-REPDL_FN float repdl__fkeep(float x) { volatile float v = x; return v; }
-REPDL_FN double repdl__dkeep(double x) { volatile double v = x; return v; }
+/* The contraction barrier (repdl__fkeep, REPDL__MATERIALIZE,
+   REPDL__KEEP_PROD) and when to use which shape. */
+#include "detail/barrier.h"
+
+/* 1 in host code compiled by gcc or clang without REPDL_PORTABLE_C: GNU
+   vector extensions and __builtin_prefetch may be used (never changes a
+   value; REPDL_PORTABLE_C selects the plain C99 every other compiler and
+   nvcc get, and the tests build both). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
+    !defined(REPDL_PORTABLE_C)
+#define REPDL__GNU_HOST 1
 #else
-REPDL_FN float repdl__fkeep(float x) { return x; }
-REPDL_FN double repdl__dkeep(double x) { return x; }
+#define REPDL__GNU_HOST 0
 #endif
 
 /* ---- Runtime environment probe ----

@@ -71,8 +71,7 @@ REPDL_BEGIN_CODE
 /* Run-time kernel choice: x86-64, gcc or clang, not nvcc, unless
    REPDL_GEMM_NO_DISPATCH or REPDL_PORTABLE_C.  REPDL_GEMM_ISA_MAX caps the
    choice (0 portable, 1 AVX2 + FMA, 2 AVX-512F), for tests. */
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && \
-    !defined(__CUDACC__) && !defined(REPDL_GEMM_NO_DISPATCH) && !defined(REPDL_PORTABLE_C)
+#if REPDL__GNU_HOST && defined(__x86_64__) && !defined(REPDL_GEMM_NO_DISPATCH)
 #define REPDL__GEMM_X86 1
 #include <immintrin.h>
 #else

@@ -45,7 +45,6 @@
 #define REPDL_OPTIM_H
 
 #include "config.h"
-#include "reduce.h" /* repdl__opaque_ones, REPDL__PROD: products rounded before use */
 REPDL_BEGIN_CODE
 
 typedef struct repdl_sgd_config {
@@ -89,15 +88,15 @@ REPDL_FN repdl__sgd_k repdl__sgd_prepare(const repdl_sgd_config *c, int have_buf
 REPDL_FN void repdl__sgd_elem(repdl__sgd_k k, float *w, float g, float *b, uint32_t keep)
 {
     float wi = *w;
-    float d = k.use_wd ? repdl__fadd(g, REPDL__PROD(k.wd, wi, keep)) : g;
+    float d = k.use_wd ? repdl__fadd(g, REPDL__KEEP_PROD(k.wd, wi, keep)) : g;
     if (k.use_mom) {
         float bi = k.first ? d
-                            : repdl__fadd(REPDL__PROD(k.mu, *b, keep), REPDL__PROD(k.omd, d, keep));
+                            : repdl__fadd(REPDL__KEEP_PROD(k.mu, *b, keep), REPDL__KEEP_PROD(k.omd, d, keep));
         bi = repdl__canon(bi);
         *b = bi;
-        d = k.nesterov ? repdl__fadd(d, REPDL__PROD(k.mu, bi, keep)) : bi;
+        d = k.nesterov ? repdl__fadd(d, REPDL__KEEP_PROD(k.mu, bi, keep)) : bi;
     }
-    *w = repdl__canon(repdl__fsub(wi, REPDL__PROD(k.lr, d, keep)));
+    *w = repdl__canon(repdl__fsub(wi, REPDL__KEEP_PROD(k.lr, d, keep)));
 }
 
 REPDL_API void repdl_sgd_step_f32(size_t n, const repdl_sgd_config *c, uint64_t step, const float *g,
@@ -162,16 +161,16 @@ REPDL_FN void repdl__adam_elem(repdl__adam_k k, float *w, float g, float *m, flo
                                uint32_t keep)
 {
     float wi = *w;
-    float gi = k.coupled_wd ? repdl__fadd(g, REPDL__PROD(k.wd, wi, keep)) : g;
-    float wd = REPDL__PROD(wi, k.decay, keep);
-    float mi = repdl__fadd(REPDL__PROD(k.b1, *m, keep), REPDL__PROD(k.omb1, gi, keep));
-    float vi = repdl__fadd(REPDL__PROD(k.b2, *v, keep),
-                           REPDL__PROD(k.omb2, repdl__fmul(gi, gi), keep));
+    float gi = k.coupled_wd ? repdl__fadd(g, REPDL__KEEP_PROD(k.wd, wi, keep)) : g;
+    float wd = REPDL__KEEP_PROD(wi, k.decay, keep);
+    float mi = repdl__fadd(REPDL__KEEP_PROD(k.b1, *m, keep), REPDL__KEEP_PROD(k.omb1, gi, keep));
+    float vi = repdl__fadd(REPDL__KEEP_PROD(k.b2, *v, keep),
+                           REPDL__KEEP_PROD(k.omb2, repdl__fmul(gi, gi), keep));
     float den = repdl__fadd(repdl__fdiv(repdl__fsqrt(vi), k.bc2s), k.eps);
     float q = repdl__fdiv(mi, den);
     *m = repdl__canon(mi);
     *v = repdl__canon(vi);
-    *w = repdl__canon(repdl__fsub(wd, REPDL__PROD(k.step_size, q, keep)));
+    *w = repdl__canon(repdl__fsub(wd, REPDL__KEEP_PROD(k.step_size, q, keep)));
 }
 
 /* Host loop: repdl__adam_elem's operations on a chunk of len <=
@@ -191,10 +190,10 @@ REPDL_FN void repdl__adam_chunk(repdl__adam_k k, size_t len, float *w, const flo
     size_t i;
     for (i = 0; i < len; i++) {
         float wi = w[i];
-        float gi = k.coupled_wd ? repdl__fadd(g[i], REPDL__PROD(k.wd, wi, keep)) : g[i];
-        float mi = repdl__fadd(REPDL__PROD(k.b1, m[i], keep), REPDL__PROD(k.omb1, gi, keep));
-        float vi = repdl__fadd(REPDL__PROD(k.b2, v[i], keep),
-                               REPDL__PROD(k.omb2, repdl__fmul(gi, gi), keep));
+        float gi = k.coupled_wd ? repdl__fadd(g[i], REPDL__KEEP_PROD(k.wd, wi, keep)) : g[i];
+        float mi = repdl__fadd(REPDL__KEEP_PROD(k.b1, m[i], keep), REPDL__KEEP_PROD(k.omb1, gi, keep));
+        float vi = repdl__fadd(REPDL__KEEP_PROD(k.b2, v[i], keep),
+                               REPDL__KEEP_PROD(k.omb2, repdl__fmul(gi, gi), keep));
         m[i] = repdl__canon(mi);
         v[i] = repdl__canon(vi);
         r[i] = vi;
@@ -204,7 +203,7 @@ REPDL_FN void repdl__adam_chunk(repdl__adam_k k, size_t len, float *w, const flo
         float den = repdl__fadd(repdl__fdiv(r[i], k.bc2s), k.eps);
         float q = repdl__fdiv(m[i], den);
         w[i] = repdl__canon(
-            repdl__fsub(REPDL__PROD(w[i], k.decay, keep), REPDL__PROD(k.step_size, q, keep)));
+            repdl__fsub(REPDL__KEEP_PROD(w[i], k.decay, keep), REPDL__KEEP_PROD(k.step_size, q, keep)));
     }
 }
 
