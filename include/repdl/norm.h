@@ -61,7 +61,6 @@
 
 #include "config.h"
 #include "reduce.h"
-#include "softmax.h" /* repdl__row_sum_f32, repdl__row_dot_f32 */
 #include <stdlib.h>
 REPDL_BEGIN_CODE
 
@@ -92,27 +91,26 @@ REPDL_FN void repdl__norm_affine(float *y, float *xhat, size_t len, const float 
         for (i = 0; i < len; i++) y[i] = repdl__canon(xhat[i]);
 }
 
-/* The variance of x[0..n) given its mean: RN(S(RN(d_i^2)) / (n - ddof)),
-   the bits of repdl_var_f32 (reduce.h) without recomputing the mean. */
-REPDL_FN float repdl__var_given_mean(const float *x, size_t n, float mean)
+/* ---- Layer norm ---- */
+
+/* One row of a forward pass: y_i = the affine map of
+   xhat_i = RN(RN(x_i - mu) * rs) (layer norm, center == 1) or
+   RN(x_i * rs) (RMS norm, center == 0), a chunk at a time.  y may be x. */
+REPDL_FN void repdl__norm_row_out(const float *xr, float *yr, size_t cols, int center, float mu,
+                                  float rs, const float *gamma, const float *beta)
 {
-    repdl__tree t;
-    size_t j, i;
-    repdl__tree_init(&t);
-    for (j = 0; j < n; j += REPDL_SUM_LEAF) {
-        float p[REPDL_SUM_LEAF];
-        size_t len = n - j < REPDL_SUM_LEAF ? n - j : REPDL_SUM_LEAF;
-        for (i = 0; i < len; i++) {
-            float d = repdl__fsub(x[j + i], mean);
-            p[i] = repdl__fmul(d, d);
-        }
-        REPDL__MATERIALIZE(p);
-        repdl__tree_push(&t, 0, repdl__sum_leaf_f32(p, len));
+    size_t k, i;
+    for (k = 0; k < cols; k += REPDL__NORM_CHUNK) {
+        float xh[REPDL__NORM_CHUNK];
+        size_t len = cols - k < REPDL__NORM_CHUNK ? cols - k : REPDL__NORM_CHUNK;
+        if (center)
+            for (i = 0; i < len; i++) xh[i] = repdl__fmul(repdl__fsub(xr[k + i], mu), rs);
+        else
+            for (i = 0; i < len; i++) xh[i] = repdl__fmul(xr[k + i], rs);
+        repdl__norm_affine(yr + k, xh, len, gamma ? gamma + k : NULL, beta ? beta + k : NULL);
     }
-    return repdl__canon(repdl__div_count_f32(repdl__tree_root(&t), n));
 }
 
-/* ---- Layer norm ---- */
 
 /* y = layer_norm(x) over each row of cols values; mean[r], rstd[r] saved
    when not NULL.  gamma, beta: [cols] or NULL.  y may be x. */
@@ -120,7 +118,7 @@ REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, fl
                                                     const float *x, const float *gamma, const float *beta,
                                                     float *y, float *mean, float *rstd)
 {
-    size_t r, k, i;
+    size_t r;
     size_t total_ = rows;
     if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
     if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
@@ -128,18 +126,14 @@ REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, fl
         const float *xr = REPDL__OFFSET(x, r * cols);
         float *yr = REPDL__OFFSET(y, r * cols);
         /* repdl_mean_f32(cols, xr), with the row sum staged in L1 */
-        float mu = cols ? repdl__canon(repdl__div_count_f32(repdl__row_sum_f32(xr, cols), cols))
+        float mu = cols ? repdl__canon(repdl__div_count_f32(repdl__row_sum_f32(cols, xr), cols))
                         : repdl__nanf();
-        float var = cols ? repdl__var_given_mean(xr, cols, mu) : repdl__nanf();
+        /* repdl_var_f32(cols, 0, xr) without recomputing the mean */
+        float var = cols ? repdl__sqdev_mean(cols, xr, 1, mu, cols) : repdl__nanf();
         float rs = repdl__norm_rstd(var, eps);
         if (mean) mean[r] = mu;
         if (rstd) rstd[r] = rs;
-        for (k = 0; k < cols; k += REPDL__NORM_CHUNK) {
-            float xh[REPDL__NORM_CHUNK];
-            size_t len = cols - k < REPDL__NORM_CHUNK ? cols - k : REPDL__NORM_CHUNK;
-            for (i = 0; i < len; i++) xh[i] = repdl__fmul(repdl__fsub(xr[k + i], mu), rs);
-            repdl__norm_affine(yr + k, xh, len, gamma ? gamma + k : NULL, beta ? beta + k : NULL);
-        }
+        repdl__norm_row_out(xr, yr, cols, 1, mu, rs, gamma, beta);
     }
     return REPDL_OK;
 }
@@ -253,7 +247,7 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
                                                      const float *rstd, const float *dy, float *dx,
                                                      float *dgamma, float *dbeta)
 {
-    size_t r, j, i;
+    size_t r, j, i, len;
     size_t total_ = rows;
     if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
     if (total_ && (!x || !dy || !mean || !rstd)) return REPDL_ERR_INVALID;
@@ -265,19 +259,16 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
             repdl__tree tg, tp;
             repdl__tree_init(&tg);
             repdl__tree_init(&tp);
-            for (j = 0; j < cols; j += REPDL_SUM_LEAF) {
+            REPDL__LEAVES(cols, j, len) {
                 float g[REPDL_SUM_LEAF], p[REPDL_SUM_LEAF];
-                size_t len = cols - j < REPDL_SUM_LEAF ? cols - j : REPDL_SUM_LEAF;
                 for (i = 0; i < len; i++) {
                     float xh = repdl__fmul(repdl__fsub(xr[j + i], mu), rs);
                     float gi = gamma ? repdl__fmul(gr[j + i], gamma[j + i]) : gr[j + i];
                     g[i] = gi;
                     p[i] = repdl__fmul(gi, xh);
                 }
-                REPDL__MATERIALIZE(g);
-                REPDL__MATERIALIZE(p);
-                repdl__tree_push(&tg, 0, repdl__sum_leaf_f32(g, len));
-                repdl__tree_push(&tp, 0, repdl__sum_leaf_f32(p, len));
+                repdl__tree_leaf(&tg, g, len);
+                repdl__tree_leaf(&tp, p, len);
             }
             c1 = repdl__div_count_f32(repdl__tree_root(&tg), cols);
             c2 = repdl__div_count_f32(repdl__tree_root(&tp), cols);
@@ -309,7 +300,7 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
 REPDL_API repdl_status repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
                                                   const float *x, const float *gamma, float *y, float *rstd)
 {
-    size_t r, k, i;
+    size_t r;
     size_t total_ = rows;
     if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
     if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
@@ -317,15 +308,10 @@ REPDL_API repdl_status repdl_rms_norm_forward_f32(size_t rows, size_t cols, floa
         const float *xr = REPDL__OFFSET(x, r * cols);
         float *yr = REPDL__OFFSET(y, r * cols);
         /* RN(repdl_sumsq_f32(cols, xr) / cols) */
-        float ms = cols ? repdl__div_count_f32(repdl__row_dot_f32(xr, xr, cols), cols) : repdl__nanf();
+        float ms = cols ? repdl__div_count_f32(repdl__row_dot_f32(cols, xr, xr), cols) : repdl__nanf();
         float rs = repdl__norm_rstd(ms, eps);
         if (rstd) rstd[r] = rs;
-        for (k = 0; k < cols; k += REPDL__NORM_CHUNK) {
-            float xh[REPDL__NORM_CHUNK];
-            size_t len = cols - k < REPDL__NORM_CHUNK ? cols - k : REPDL__NORM_CHUNK;
-            for (i = 0; i < len; i++) xh[i] = repdl__fmul(xr[k + i], rs);
-            repdl__norm_affine(yr + k, xh, len, gamma ? gamma + k : NULL, NULL);
-        }
+        repdl__norm_row_out(xr, yr, cols, 0, 0.0f, rs, gamma, NULL);
     }
     return REPDL_OK;
 }
@@ -336,7 +322,7 @@ REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, con
                                                    const float *gamma, const float *rstd,
                                                    const float *dy, float *dx, float *dgamma)
 {
-    size_t r, j, i;
+    size_t r, j, i, len;
     size_t total_ = rows;
     if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
     if (total_ && (!x || !dy || !rstd)) return REPDL_ERR_INVALID;
@@ -347,16 +333,14 @@ REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, con
             float rs = rstd[r], c2;
             repdl__tree tp;
             repdl__tree_init(&tp);
-            for (j = 0; j < cols; j += REPDL_SUM_LEAF) {
+            REPDL__LEAVES(cols, j, len) {
                 float p[REPDL_SUM_LEAF];
-                size_t len = cols - j < REPDL_SUM_LEAF ? cols - j : REPDL_SUM_LEAF;
                 for (i = 0; i < len; i++) {
                     float xh = repdl__fmul(xr[j + i], rs);
                     float gi = gamma ? repdl__fmul(gr[j + i], gamma[j + i]) : gr[j + i];
                     p[i] = repdl__fmul(gi, xh);
                 }
-                REPDL__MATERIALIZE(p);
-                repdl__tree_push(&tp, 0, repdl__sum_leaf_f32(p, len));
+                repdl__tree_leaf(&tp, p, len);
             }
             c2 = repdl__div_count_f32(repdl__tree_root(&tp), cols);
             for (j = 0; j < cols; j += REPDL__NORM_CHUNK) {
@@ -402,28 +386,21 @@ REPDL_FN void repdl__bn_gather(const float *x, size_t c, size_t hw, size_t ch, s
 REPDL_FN void repdl__bn_stats(const float *x, size_t n, size_t c, size_t hw, size_t ch,
                               float *mean, float *var, float *s2)
 {
-    size_t N = n * hw, e, i;
+    size_t N = n * hw, e, len;
+    float p[REPDL_SUM_LEAF];
     float mu;
     repdl__tree t;
     repdl__tree_init(&t);
-    for (e = 0; e < N; e += REPDL_SUM_LEAF) {
-        float p[REPDL_SUM_LEAF];
-        size_t len = N - e < REPDL_SUM_LEAF ? N - e : REPDL_SUM_LEAF;
+    REPDL__LEAVES(N, e, len) {
         repdl__bn_gather(x, c, hw, ch, e, len, p);
-        repdl__tree_push(&t, 0, repdl__sum_leaf_f32(p, len));
+        repdl__tree_leaf(&t, p, len);
     }
     mu = repdl__canon(repdl__div_count_f32(repdl__tree_root(&t), N));
     repdl__tree_init(&t);
-    for (e = 0; e < N; e += REPDL_SUM_LEAF) {
-        float p[REPDL_SUM_LEAF];
-        size_t len = N - e < REPDL_SUM_LEAF ? N - e : REPDL_SUM_LEAF;
+    REPDL__LEAVES(N, e, len) {
         repdl__bn_gather(x, c, hw, ch, e, len, p);
-        for (i = 0; i < len; i++) {
-            float d = repdl__fsub(p[i], mu);
-            p[i] = repdl__fmul(d, d);
-        }
-        REPDL__MATERIALIZE(p);
-        repdl__tree_push(&t, 0, repdl__sum_leaf_f32(p, len));
+        repdl__sqdev(p, len, mu);
+        repdl__tree_leaf(&t, p, len);
     }
     *s2 = repdl__tree_root(&t);
     *mean = mu;
@@ -520,7 +497,7 @@ REPDL_API repdl_status repdl_batch_norm_backward_f32(size_t n, size_t c, size_t 
                                                      const float *save_rstd, const float *dy,
                                                      float *dx, float *dgamma, float *dbeta)
 {
-    size_t ch, N = n * hw, e, i, k, q;
+    size_t ch, N = n * hw, e, len, i, k, q;
     size_t total_ = n;
     if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;
     if (total_ && (!x || !dy || !save_mean || !save_rstd)) return REPDL_ERR_INVALID;
@@ -530,16 +507,14 @@ REPDL_API repdl_status repdl_batch_norm_backward_f32(size_t n, size_t c, size_t 
         repdl__tree ty, tx;
         repdl__tree_init(&ty);
         repdl__tree_init(&tx);
-        for (e = 0; e < N; e += REPDL_SUM_LEAF) {
+        REPDL__LEAVES(N, e, len) {
             float g[REPDL_SUM_LEAF], p[REPDL_SUM_LEAF];
-            size_t len = N - e < REPDL_SUM_LEAF ? N - e : REPDL_SUM_LEAF;
             repdl__bn_gather(dy, c, hw, ch, e, len, g);
             repdl__bn_gather(x, c, hw, ch, e, len, p);
             for (q = 0; q < len; q++)
                 p[q] = repdl__fmul(g[q], repdl__fmul(repdl__fsub(p[q], mu), rs));
-            REPDL__MATERIALIZE(p);
-            repdl__tree_push(&ty, 0, repdl__sum_leaf_f32(g, len));
-            repdl__tree_push(&tx, 0, repdl__sum_leaf_f32(p, len));
+            repdl__tree_leaf(&ty, g, len);
+            repdl__tree_leaf(&tx, p, len);
         }
         sdy = repdl__canon(repdl__tree_root(&ty));
         sdx = repdl__canon(repdl__tree_root(&tx));

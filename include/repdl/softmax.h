@@ -68,43 +68,6 @@ REPDL_BEGIN_CODE
    addition: the products go to a stack buffer behind REPDL__MATERIALIZE. */
 #define REPDL__NN_CHUNK 256
 
-/* Row sums for rows that live in L3 or DRAM (shared with norm.h).  The
-   bits of repdl_sum_f32 / repdl_dot_f32 (the canonical leaf value of the
-   same terms, the same tree), but each leaf's terms are first copied (or
-   multiplied, rounded) into a 4 KiB stack buffer in address order, so the
-   leaf's column-wise reads hit L1: twice as fast as the full schedule on
-   a row that is not in cache (measured: docs/nn-softmax-norm.md).  From
-   REPDL_SUM_STREAM_MIN the library's streaming schedule is used. */
-REPDL_FN float repdl__row_sum_f32(const float *x, size_t n)
-{
-    repdl__tree t;
-    size_t j, i;
-    if (n >= REPDL_SUM_STREAM_MIN) return repdl_sum_f32(n, x);
-    repdl__tree_init(&t);
-    for (j = 0; j < n; j += REPDL_SUM_LEAF) {
-        float p[REPDL_SUM_LEAF];
-        size_t len = n - j < REPDL_SUM_LEAF ? n - j : REPDL_SUM_LEAF;
-        for (i = 0; i < len; i++) p[i] = x[j + i];
-        for (; i < REPDL_SUM_LEAF; i++) p[i] = -0.0f;
-        repdl__tree_push(&t, 0, repdl__sum_leaf_full_f32(p));
-    }
-    return repdl__canon(repdl__tree_root(&t));
-}
-REPDL_FN float repdl__row_dot_f32(const float *x, const float *y, size_t n)
-{
-    repdl__tree t;
-    size_t j;
-    if (n >= REPDL_SUM_STREAM_MIN) return repdl_dot_f32(n, x, y);
-    repdl__tree_init(&t);
-    for (j = 0; j < n; j += REPDL_SUM_LEAF) {
-        float p[REPDL_SUM_LEAF];
-        size_t len = n - j < REPDL_SUM_LEAF ? n - j : REPDL_SUM_LEAF;
-        repdl__fmul_exact_store(p, x + j, y + j, len); /* rounded products, barrier */
-        repdl__tree_push(&t, 0, repdl__sum_leaf_full_f32(p));
-    }
-    return repdl__canon(repdl__tree_root(&t));
-}
-
 /* y[0..n) = the canonical NaN. */
 REPDL_FN void repdl__sm_fill_nan(float *y, size_t n)
 {
@@ -125,15 +88,14 @@ REPDL_FN int repdl__sm_finite(float m)
 REPDL_FN float repdl__softmax_pass(const float *x, size_t n, float m, float *e, float *d)
 {
     repdl__tree t;
-    size_t j, i;
+    size_t j, i, len;
     repdl__tree_init(&t);
-    for (j = 0; j < n; j += REPDL_SUM_LEAF) {
-        size_t len = n - j < REPDL_SUM_LEAF ? n - j : REPDL_SUM_LEAF;
+    REPDL__LEAVES(n, j, len) {
         float db[REPDL_SUM_LEAF], eb[REPDL_SUM_LEAF];
         float *dd = d ? d + j : db, *ee = e ? e + j : eb;
         for (i = 0; i < len; i++) dd[i] = repdl__fsub(x[j + i], m);
         repdl_exp_array_f32(len, dd, ee);
-        repdl__tree_push(&t, 0, repdl__sum_leaf_f32(ee, len));
+        repdl__tree_leaf_copy(&t, ee, len);
     }
     return repdl__tree_root(&t);
 }
@@ -215,7 +177,7 @@ REPDL_API repdl_status repdl_softmax_backward_f32(size_t rows, size_t cols, cons
     for (r = 0; r < rows; r++) {
         const float *yr = y + r * cols, *gr = dy + r * cols;
         float *o = dx + r * cols;
-        float dot = repdl__row_dot_f32(yr, gr, cols); /* = repdl_dot_f32 */
+        float dot = repdl__row_dot_f32(cols, yr, gr); /* = repdl_dot_f32 */
         for (i = 0; i < cols; i++)
             o[i] = repdl__canon(repdl__fmul(yr[i], repdl__fsub(gr[i], dot)));
     }
@@ -235,7 +197,7 @@ REPDL_API repdl_status repdl_log_softmax_backward_f32(size_t rows, size_t cols, 
     for (r = 0; r < rows; r++) {
         const float *yr = y + r * cols, *gr = dy + r * cols;
         float *o = dx + r * cols;
-        float s = repdl__row_sum_f32(gr, cols); /* = repdl_sum_f32 */
+        float s = repdl__row_sum_f32(cols, gr); /* = repdl_sum_f32 */
         for (k = 0; k < cols; k += REPDL__NN_CHUNK) {
             float p[REPDL__NN_CHUNK];
             size_t len = cols - k < REPDL__NN_CHUNK ? cols - k : REPDL__NN_CHUNK;
@@ -260,6 +222,19 @@ REPDL_FN float repdl__loss_finish(float total, size_t rows, int reduction)
     if (reduction == REPDL_REDUCTION_SUM) return repdl__canon(total);
     if (reduction != REPDL_REDUCTION_MEAN || rows == 0) return repdl__nanf();
     return repdl__canon(repdl__div_count_f32(total, rows));
+}
+
+/* The checks of both losses (see repdl_cross_entropy_f32). */
+REPDL_FN repdl_status repdl__loss_check(size_t rows, size_t cols, int reduction, const float *x,
+                                        const size_t *target, const float *loss)
+{
+    size_t total;
+    repdl_status st = repdl__rows_check(rows, cols, &total);
+    if (st != REPDL_OK) return st;
+    if ((reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN) || !loss ||
+        (rows && !target) || (total && !x))
+        return REPDL_ERR_INVALID;
+    return REPDL_OK;
 }
 
 /* Cross-entropy of logits [rows x cols] with class targets in [0, cols):
@@ -291,15 +266,11 @@ REPDL_API repdl_status repdl_cross_entropy_f32(size_t rows, size_t cols, int red
 {
     repdl__tree t;
     float lb[REPDL_SUM_LEAF];
-    size_t r0, k, i, total;
-    repdl_status st = repdl__rows_check(rows, cols, &total);
+    size_t r0, len, k, i;
+    repdl_status st = repdl__loss_check(rows, cols, reduction, logits, target, loss);
     if (st != REPDL_OK) return st;
-    if ((reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN) || !loss ||
-        (rows && !target) || (total && !logits))
-        return REPDL_ERR_INVALID;
     repdl__tree_init(&t);
-    for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
-        size_t len = rows - r0 < REPDL_SUM_LEAF ? rows - r0 : REPDL_SUM_LEAF;
+    REPDL__LEAVES(rows, r0, len) {
         for (k = 0; k < len; k++) {
             size_t r = r0 + k;
             const float *x = REPDL__OFFSET(logits, r * cols);
@@ -323,7 +294,7 @@ REPDL_API repdl_status repdl_cross_entropy_f32(size_t rows, size_t cols, int red
                     for (i = 0; i < cols; i++) g[i] = repdl__div_count_f32(g[i], rows);
             }
         }
-        repdl__tree_push(&t, 0, repdl__sum_leaf_f32(lb, len));
+        repdl__tree_leaf(&t, lb, len);
     }
     *loss = repdl__loss_finish(repdl__tree_root(&t), rows, reduction);
     return REPDL_OK;
@@ -342,17 +313,13 @@ REPDL_API repdl_status repdl_nll_loss_f32(size_t rows, size_t cols, int reductio
 {
     repdl__tree t;
     float lb[REPDL_SUM_LEAF];
-    size_t r0, k, i, total;
-    repdl_status st = repdl__rows_check(rows, cols, &total);
+    size_t r0, len, k, i;
+    repdl_status st = repdl__loss_check(rows, cols, reduction, logp, target, loss);
     float gt = reduction == REPDL_REDUCTION_MEAN && rows
                    ? -repdl__div_count_f32(1.0f, rows) : -1.0f;
     if (st != REPDL_OK) return st;
-    if ((reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN) || !loss ||
-        (rows && !target) || (total && !logp))
-        return REPDL_ERR_INVALID;
     repdl__tree_init(&t);
-    for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
-        size_t len = rows - r0 < REPDL_SUM_LEAF ? rows - r0 : REPDL_SUM_LEAF;
+    REPDL__LEAVES(rows, r0, len) {
         for (k = 0; k < len; k++) {
             size_t r = r0 + k;
             size_t tg = target[r];
@@ -368,7 +335,7 @@ REPDL_API repdl_status repdl_nll_loss_f32(size_t rows, size_t cols, int reductio
                 g[tg] = gt;
             }
         }
-        repdl__tree_push(&t, 0, repdl__sum_leaf_f32(lb, len));
+        repdl__tree_leaf(&t, lb, len);
     }
     *loss = repdl__loss_finish(repdl__tree_root(&t), rows, reduction);
     return REPDL_OK;

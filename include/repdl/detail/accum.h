@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/* repdl/detail/accum.h: the accumulation layer.  Every canonical sum of
+   repdl (sum, dot, norms, mean, variance, softmax, the losses, layer / RMS
+   / batch norm statistics) goes through this file: call sites produce
+   rounded terms, this file owns the order (docs/canonical-order.md,
+   sections 2 to 4; docs/architecture.md).
+
+     repdl__tree t;  float p[REPDL_SUM_LEAF];  size_t j, len;
+     repdl__tree_init(&t);
+     REPDL__LEAVES(n, j, len) {                 a leaf at a time
+         ... p[i] = term j + i, rounded, for i < len ...
+         repdl__tree_leaf(&t, p, len);          barrier, -0 padding, leaf, tree
+     }
+     s = repdl__tree_root(&t);                  -0.0 for no term
+
+   Pieces, bottom up:
+     leaf       1024 terms as 16 vectors of 64 lanes: a vertical pairwise
+                tree per lane, then the lanes folded by halving.  Three
+                schedules of the same additions (full: columns straight from
+                memory; stream: first level in address order; pairs: the
+                rest), and the same for products of two arrays (dot);
+     tree       the aligned buddy tree over leaf values (or over block
+                partials: repdl__tree_push at level k);
+     terms      repdl__tree_leaf (a caller's buffer of rounded terms) and
+                repdl__tree_leaf_copy (terms already in memory);
+     walks      whole arrays: contiguous with the schedules chosen by size
+                (repdl__tree_sum_run, repdl__tree_dot_run), or staged a leaf
+                at a time through a stack buffer (strided, rows in L3/DRAM:
+                repdl__tree_staged).
+   The CUDA kernels use the same leaf tree and buddy tree (cuda/reduce.cu). */
+#ifndef REPDL_DETAIL_ACCUM_H
+#define REPDL_DETAIL_ACCUM_H
+
+#include "../config.h"
+REPDL_BEGIN_CODE
+
+/* ---- The leaf geometry (part of the definition: never change it) ---- */
+#define REPDL_SUM_LANES 64  /* V: lanes of a vector, 256 bytes */
+#define REPDL_SUM_VECS 16   /* L: vectors of a leaf */
+#define REPDL_SUM_LEAF 1024 /* V * L elements, 4 KiB */
+#define REPDL_SUM_LEAF_LOG2 10
+
+/* Two schedules compute a leaf, with the same additions in the same order
+   (so the same bits); they differ only in the order of the memory
+   accesses, and the faster one depends on where the data lives
+   (docs/bench-reduce.md):
+     full    (repdl__sum_leaf_full_f32)    data in L1/L2: lane columns
+             straight from memory, the tree in registers;
+     stream  (repdl__sum_leaf_stream_f32)  from REPDL_SUM_STREAM_MIN
+             elements (past L2): the first tree level reads 512 contiguous
+             bytes at a time, in address order, the rest works in L1.
+   From REPDL_SUM_PREFETCH_MIN elements (past L3) the stream schedule also
+   asks for the leaf REPDL_SUM_PREFETCH_LEAVES ahead to be brought into L2
+   (a hint, 16 prefetches a leaf; no effect on any result).
+   A dot product (two arrays) switches to stream at REPDL_SUM_STREAM_MIN
+   elements too (measured) and prefetches from half REPDL_SUM_PREFETCH_MIN
+   (the same bytes). */
+#ifndef REPDL_SUM_STREAM_MIN
+#define REPDL_SUM_STREAM_MIN ((size_t)1 << 18) /* 1 MiB of floats */
+#endif
+#ifndef REPDL_SUM_PREFETCH_MIN
+#define REPDL_SUM_PREFETCH_MIN ((size_t)1 << 22) /* 16 MiB of floats */
+#endif
+#ifndef REPDL_SUM_PREFETCH_LEAVES
+#define REPDL_SUM_PREFETCH_LEAVES 4
+#endif
+
+/* Prefetch hint (gcc, clang): bring the line at p into L2.  Elsewhere
+   nothing.  Prefetches never fault and never change a value. */
+#if REPDL__GNU_HOST
+#define REPDL__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
+#else
+#define REPDL__PREFETCH_L2(p) ((void)(p))
+#endif
+
+/* One hint every 256 bytes of the leaf at x: the hardware prefetchers
+   fetch the lines in between. */
+REPDL_FN void repdl__prefetch_leaf(const float *x)
+{
+    int l;
+    for (l = 0; l < REPDL_SUM_LEAF; l += REPDL_SUM_LANES) REPDL__PREFETCH_L2(x + l);
+}
+
+/* ---- Inside a leaf ---- */
+
+/* The vertical tree of the 16 vectors, one lane: E(0) .. E(15) are the
+   lane's elements of vectors 0 .. 15; adjacent pairs, then pairs of pairs. */
+#define REPDL__TREE16(E)                                                              \
+    repdl__fadd(repdl__fadd(repdl__fadd(repdl__fadd(E(0), E(1)), repdl__fadd(E(2), E(3))), \
+                            repdl__fadd(repdl__fadd(E(4), E(5)), repdl__fadd(E(6), E(7)))), \
+                repdl__fadd(repdl__fadd(repdl__fadd(E(8), E(9)), repdl__fadd(E(10), E(11))), \
+                            repdl__fadd(repdl__fadd(E(12), E(13)), repdl__fadd(E(14), E(15)))))
+
+/* The vertical tree of one lane: c[0], c[V], ..., c[15 V] (V = 64). */
+REPDL_FN float repdl__sum_column_f32(const float *c)
+{
+#define REPDL__E(j) c[(j) * REPDL_SUM_LANES]
+    return REPDL__TREE16(REPDL__E);
+#undef REPDL__E
+}
+
+/* The last four halving steps of the lane fold (h = 8, 4, 2, 1) on
+   b[0..15], which holds the 16 lanes left after h = 32 and h = 16.  With
+   gcc and clang the steps h = 8 and h = 4 are written as one addition of
+   8-lane and 4-lane vectors (GNU vector extensions): the same eight and
+   four additions, lane by lane, which compilers otherwise scalarize (9%
+   of a dot product in L1, docs/bench-reduce.md).  REPDL_PORTABLE_C selects
+   the plain C99 of every other compiler (tested: tests/reduce). */
+#if REPDL__GNU_HOST
+typedef float repdl__v8f __attribute__((vector_size(32)));
+typedef float repdl__v4f __attribute__((vector_size(16)));
+REPDL_FN float repdl__sum_fold16_f32(float *b)
+{
+    repdl__v8f lo, hi;
+    repdl__v4f l4, h4;
+    float f[4];
+    memcpy(&lo, b, sizeof lo);
+    memcpy(&hi, b + 8, sizeof hi);
+    lo = lo + hi;                              /* h = 8 */
+    memcpy(&l4, &lo, sizeof l4);
+    memcpy(&h4, (const char *)&lo + sizeof l4, sizeof h4);
+    l4 = l4 + h4;                              /* h = 4 */
+    memcpy(f, &l4, sizeof f);
+    return repdl__fadd(repdl__fadd(f[0], f[2]), repdl__fadd(f[1], f[3])); /* h = 2, 1 */
+}
+#else
+REPDL_FN float repdl__sum_fold16_f32(float *b)
+{
+    int v;
+    for (v = 0; v < 8; v++) b[v] = repdl__fadd(b[v], b[v + 8]);
+    for (v = 0; v < 4; v++) b[v] = repdl__fadd(b[v], b[v + 4]);
+    for (v = 0; v < 2; v++) b[v] = repdl__fadd(b[v], b[v + 2]);
+    return repdl__fadd(b[0], b[1]);
+}
+#endif
+
+/* A full leaf x[0..1024), register-friendly schedule.  Lane v's column
+   a[v] (vertical tree) is combined at once with the halving steps h = 32
+   and h = 16, which only involve lanes v, v+16, v+32, v+48:
+     after h = 32:  a'[v] = a[v] + a[v+32]          (v < 32)
+     after h = 16:  a''[v] = a'[v] + a'[v+16]
+                           = (a[v] + a[v+32]) + (a[v+16] + a[v+48])  (v < 16)
+   The loop over v vectorizes at any width (4, 8 or 16 floats): the order
+   of the additions does not depend on it. */
+REPDL_FN float repdl__sum_leaf_full_f32(const float *x)
+{
+    float b[16];
+    int v;
+    for (v = 0; v < 16; v++) {
+        float a0 = repdl__sum_column_f32(x + v);
+        float a1 = repdl__sum_column_f32(x + v + 16);
+        float a2 = repdl__sum_column_f32(x + v + 32);
+        float a3 = repdl__sum_column_f32(x + v + 48);
+        b[v] = repdl__fadd(repdl__fadd(a0, a2), repdl__fadd(a1, a3));
+    }
+    return repdl__sum_fold16_f32(b);
+}
+
+/* The rest of a leaf once its 8 pair vectors q[k] = vector 2k + vector
+   2k+1 (the first level of the vertical tree) are known. */
+REPDL_FN float repdl__sum_leaf_pairs_f32(float (*q)[REPDL_SUM_LANES])
+{
+    float b[16];
+    int v, c;
+    for (v = 0; v < 16; v++) {
+        float a[4];
+        for (c = 0; c < 4; c++) {
+            int w = v + 16 * c;
+            float s0 = repdl__fadd(q[0][w], q[1][w]);
+            float s1 = repdl__fadd(q[2][w], q[3][w]);
+            float s2 = repdl__fadd(q[4][w], q[5][w]);
+            float s3 = repdl__fadd(q[6][w], q[7][w]);
+            a[c] = repdl__fadd(repdl__fadd(s0, s1), repdl__fadd(s2, s3));
+        }
+        b[v] = repdl__fadd(repdl__fadd(a[0], a[2]), repdl__fadd(a[1], a[3]));
+    }
+    return repdl__sum_fold16_f32(b);
+}
+
+/* The same leaf value, streaming schedule for data from DRAM: first the
+   adjacent vector pairs (the tree's first level), reading 512 contiguous
+   bytes at a time in address order, into q; then the rest of the tree on q
+   (in L1).  The barrier keeps the compiler from interleaving the two
+   phases, which would scatter the reads over the 4 KiB leaf and defeat the
+   prefetchers (the full schedule is 2-3x slower from DRAM, measured,
+   docs/bench-reduce.md). */
+REPDL_FN float repdl__sum_leaf_stream_f32(const float *x)
+{
+    float q[8][REPDL_SUM_LANES];
+    int k, v;
+    for (k = 0; k < 8; k++) {
+        const float *r = x + (size_t)(2 * k) * REPDL_SUM_LANES;
+        for (v = 0; v < REPDL_SUM_LANES; v++)
+            q[k][v] = repdl__fadd(r[v], r[v + REPDL_SUM_LANES]);
+    }
+    REPDL__MATERIALIZE(q);
+    return repdl__sum_leaf_pairs_f32(q);
+}
+
+/* ---- Leaves of products (dot) ----
+   A product is rounded before it is added: RN(x * y), never an FMA.  The
+   full and stream schedules read the products straight from x and y, each
+   behind the register shape of the barrier (REPDL__KEEP_PROD,
+   detail/barrier.h): one AND a vector, no memory round trip. */
+
+/* The vertical tree of one lane of products x[jV] * y[jV], j < 16. */
+REPDL_FN float repdl__dot_column_f32(const float *x, const float *y, uint32_t keep)
+{
+#define REPDL__E(j) REPDL__KEEP_PROD(x[(j) * REPDL_SUM_LANES], y[(j) * REPDL_SUM_LANES], keep)
+    return REPDL__TREE16(REPDL__E);
+#undef REPDL__E
+}
+
+/* repdl__sum_leaf_full_f32 of the products of a full leaf. */
+REPDL_FN float repdl__dot_leaf_full_f32(const float *x, const float *y, uint32_t keep)
+{
+    float b[16];
+    int v;
+    for (v = 0; v < 16; v++) {
+        float a0 = repdl__dot_column_f32(x + v, y + v, keep);
+        float a1 = repdl__dot_column_f32(x + v + 16, y + v + 16, keep);
+        float a2 = repdl__dot_column_f32(x + v + 32, y + v + 32, keep);
+        float a3 = repdl__dot_column_f32(x + v + 48, y + v + 48, keep);
+        b[v] = repdl__fadd(repdl__fadd(a0, a2), repdl__fadd(a1, a3));
+    }
+    return repdl__sum_fold16_f32(b);
+}
+
+/* repdl__sum_leaf_stream_f32 of the products of a full leaf. */
+REPDL_FN float repdl__dot_leaf_stream_f32(const float *x, const float *y, uint32_t keep)
+{
+    float q[8][REPDL_SUM_LANES];
+    int k, v;
+    for (k = 0; k < 8; k++) {
+        const float *rx = x + (size_t)(2 * k) * REPDL_SUM_LANES;
+        const float *ry = y + (size_t)(2 * k) * REPDL_SUM_LANES;
+        for (v = 0; v < REPDL_SUM_LANES; v++)
+            q[k][v] = repdl__fadd(REPDL__KEEP_PROD(rx[v], ry[v], keep),
+                                  REPDL__KEEP_PROD(rx[v + REPDL_SUM_LANES], ry[v + REPDL_SUM_LANES],
+                                              keep));
+    }
+    REPDL__MATERIALIZE(q);
+    return repdl__sum_leaf_pairs_f32(q);
+}
+
+/* ---- The buddy tree over leaves (or over block partials) ----
+   A binary counter: pushing the node of level k (a block of 2^k leaves)
+   when `count` leaves are already in (count a multiple of 2^k) adds 2^k to
+   count; each carry is a sibling merge, left operand first.  node[k] holds
+   the pending complete subtree of bit k of count.  The root adds the
+   pending subtrees from the lowest (rightmost) up: a missing right sibling
+   passes its left sibling up, so the rightmost pending subtree simply
+   climbs until it meets the next pending one on its left. */
+typedef struct repdl__tree {
+    size_t count; /* leaves pushed so far */
+    float node[64];
+} repdl__tree;
+
+REPDL_FN void repdl__tree_init(repdl__tree *t) { t->count = 0; }
+
+REPDL_FN void repdl__tree_push(repdl__tree *t, unsigned k, float v)
+{
+    size_t c = t->count >> k;
+    unsigned l = k;
+    while (c & 1) {
+        v = repdl__fadd(t->node[l], v);
+        c >>= 1;
+        l++;
+    }
+    t->node[l] = v;
+    t->count += (size_t)1 << k;
+}
+
+REPDL_FN float repdl__tree_root(const repdl__tree *t)
+{
+    float acc = -0.0f; /* the sum of nothing */
+    int any = 0;
+    unsigned l;
+    for (l = 0; l < 64 && (t->count >> l) != 0; l++) {
+        if ((t->count >> l) & 1) {
+            acc = any ? repdl__fadd(t->node[l], acc) : t->node[l];
+            any = 1;
+        }
+    }
+    return acc;
+}
+
+/* ---- Terms ---- */
+
+/* Walks [0, n) a leaf at a time: j the first term of the leaf, len its
+   length (1024, the last one 1 .. 1024). */
+#define REPDL__LEAVES(n, j, len)                                                   \
+    for ((j) = 0; (j) < (n) && (((len) = (n) - (j) < REPDL_SUM_LEAF ? (n) - (j)  \
+                                                                 : REPDL_SUM_LEAF), 1); \
+         (j) += REPDL_SUM_LEAF)
+
+/* Pushes the leaf of the len (1 .. 1024) rounded terms p[0..len) into t.
+   p is the caller's scratch buffer of REPDL_SUM_LEAF floats: the padding
+   (-0.0, which changes no sum: x + -0 == x for every x) is written in
+   place.  The barrier (REPDL__MATERIALIZE) is the only one any sum needs:
+   products that made the terms cannot be fused with the leaf's additions. */
+REPDL_FN void repdl__tree_leaf(repdl__tree *t, float *p, size_t len)
+{
+    size_t i;
+    for (i = len; i < REPDL_SUM_LEAF; i++) p[i] = -0.0f;
+    REPDL__MATERIALIZE(p);
+    repdl__tree_push(t, 0, repdl__sum_leaf_full_f32(p));
+}
+
+/* The same for terms already in memory x[0..len), which are only read: a
+   full leaf straight from x, a short one through a copy. */
+REPDL_FN void repdl__tree_leaf_copy(repdl__tree *t, const float *x, size_t len)
+{
+    float p[REPDL_SUM_LEAF];
+    if (len == REPDL_SUM_LEAF) {
+        repdl__tree_push(t, 0, repdl__sum_leaf_full_f32(x));
+        return;
+    }
+    memcpy(p, x, len * sizeof *x);
+    repdl__tree_leaf(t, p, len);
+}
+
+/* ---- Walks over whole arrays ---- */
+
+/* x[0..n), contiguous: the full schedule below REPDL_SUM_STREAM_MIN
+   elements, the stream schedule (prefetching from REPDL_SUM_PREFETCH_MIN)
+   above. */
+REPDL_FN void repdl__tree_sum_run(repdl__tree *t, size_t n, const float *x)
+{
+    size_t j, m = n >> REPDL_SUM_LEAF_LOG2;
+    if (n < REPDL_SUM_STREAM_MIN) {
+        for (j = 0; j < m; j++)
+            repdl__tree_push(t, 0, repdl__sum_leaf_full_f32(x + j * REPDL_SUM_LEAF));
+    } else {
+        int pf = n >= REPDL_SUM_PREFETCH_MIN;
+        for (j = 0; j < m; j++) {
+            if (pf && j + REPDL_SUM_PREFETCH_LEAVES < m)
+                repdl__prefetch_leaf(x + (j + REPDL_SUM_PREFETCH_LEAVES) * REPDL_SUM_LEAF);
+            repdl__tree_push(t, 0, repdl__sum_leaf_stream_f32(x + j * REPDL_SUM_LEAF));
+        }
+    }
+    if (n & (REPDL_SUM_LEAF - 1))
+        repdl__tree_leaf_copy(t, x + m * REPDL_SUM_LEAF, n & (REPDL_SUM_LEAF - 1));
+}
+
+/* The terms RN(x[i] * y[i]), contiguous, schedules as repdl__tree_sum_run
+   (a dot prefetches from half REPDL_SUM_PREFETCH_MIN: the same bytes). */
+REPDL_FN void repdl__tree_dot_run(repdl__tree *t, size_t n, const float *x, const float *y)
+{
+    size_t j, i, m = n >> REPDL_SUM_LEAF_LOG2, r = n & (REPDL_SUM_LEAF - 1);
+    uint32_t keep = repdl__opaque_ones();
+    if (n < REPDL_SUM_STREAM_MIN) {
+        for (j = 0; j < m; j++)
+            repdl__tree_push(t, 0, repdl__dot_leaf_full_f32(x + j * REPDL_SUM_LEAF,
+                                                            y + j * REPDL_SUM_LEAF, keep));
+    } else {
+        int pf = n >= REPDL_SUM_PREFETCH_MIN / 2;
+        for (j = 0; j < m; j++) {
+            if (pf && j + REPDL_SUM_PREFETCH_LEAVES < m) {
+                repdl__prefetch_leaf(x + (j + REPDL_SUM_PREFETCH_LEAVES) * REPDL_SUM_LEAF);
+                repdl__prefetch_leaf(y + (j + REPDL_SUM_PREFETCH_LEAVES) * REPDL_SUM_LEAF);
+            }
+            repdl__tree_push(t, 0, repdl__dot_leaf_stream_f32(x + j * REPDL_SUM_LEAF,
+                                                              y + j * REPDL_SUM_LEAF, keep));
+        }
+    }
+    if (r) {
+        float p[REPDL_SUM_LEAF];
+        const float *xr = x + m * REPDL_SUM_LEAF, *yr = y + m * REPDL_SUM_LEAF;
+        for (i = 0; i < r; i++) p[i] = repdl__fmul(xr[i], yr[i]);
+        repdl__tree_leaf(t, p, r);
+    }
+}
+
+/* p[i] = RN(d * d), d = RN(p[i] - m), for i < len: squared deviations in
+   place (the variance's terms). */
+REPDL_FN void repdl__sqdev(float *p, size_t len, float m)
+{
+    size_t i;
+    for (i = 0; i < len; i++) {
+        float d = repdl__fsub(p[i], m);
+        p[i] = repdl__fmul(d, d);
+    }
+}
+
+/* The staged walk: each leaf's terms are first gathered (or multiplied,
+   rounded) into a 4 KiB stack buffer in address order, then summed there
+   in L1.  For strided data, and for rows that live in L3 or DRAM, where
+   this is twice as fast as the full schedule's column reads (measured:
+   docs/nn-softmax-norm.md).  Element i is x[i * incx] (y[i * incy]);
+   strides in elements, any sign, 0 repeats one element.  The terms:
+     REPDL__TERM_X      x_i
+     REPDL__TERM_XY     RN(x_i * y_i)               (dot)
+     REPDL__TERM_SQDEV  RN(RN(x_i - m)^2)            (variance given its mean) */
+enum { REPDL__TERM_X, REPDL__TERM_XY, REPDL__TERM_SQDEV };
+REPDL_FN void repdl__tree_staged(repdl__tree *t, int term, size_t n, const float *x,
+                                 ptrdiff_t incx, const float *y, ptrdiff_t incy, float m)
+{
+    float p[REPDL_SUM_LEAF];
+    size_t j, i, len;
+    REPDL__LEAVES(n, j, len) {
+        const float *xj = x + (ptrdiff_t)j * incx;
+        if (term == REPDL__TERM_XY) {
+            const float *yj = y + (ptrdiff_t)j * incy;
+            if (incx == 1 && incy == 1) /* the same terms; a loop that vectorizes */
+                for (i = 0; i < len; i++) p[i] = repdl__fmul(xj[i], yj[i]);
+            else
+                for (i = 0; i < len; i++)
+                    p[i] = repdl__fmul(xj[(ptrdiff_t)i * incx], yj[(ptrdiff_t)i * incy]);
+        } else {
+            if (incx == 1) memcpy(p, xj, len * sizeof *p);
+            else for (i = 0; i < len; i++) p[i] = xj[(ptrdiff_t)i * incx];
+            if (term == REPDL__TERM_SQDEV) repdl__sqdev(p, len, m);
+        }
+        repdl__tree_leaf(t, p, len);
+    }
+}
+
+REPDL_END_CODE
+#endif /* REPDL_DETAIL_ACCUM_H */
