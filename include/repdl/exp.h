@@ -281,48 +281,37 @@ REPDL_API float repdl_exp_f32(float x)
     }
 }
 
-/* The array form: out[i] = repdl_exp_f32(x[i]) for 0 <= i < n, bit for bit.
-   out may be x itself (in place), otherwise the two must not overlap;
-   n = 0 accepts NULL pointers.  Each chunk of 256 takes a branch-free pass
-   that compilers vectorize (the approximation runs on every element; NaN,
-   overflow and underflow to 0 are answered by selects), then the scalar
-   function redoes the elements flagged by that pass: 87 < |x| within the
-   approximation domain, and the rare (about 1 in 2^24) failures of the
-   fast rounding test. */
+/* One element of repdl_exp_array_f32's branch-free pass (detail/cr.h's
+   skeleton): the approximation runs on every element; NaN, overflow and
+   underflow to 0 are answered by selects; flagged for repdl_exp_f32:
+   87 < |x| within the approximation domain, and the rare (about 1 in
+   2^24) failures of the fast rounding test. */
+REPDL_FN uint32_t repdl__exp_lane(uint32_t ux, uint32_t *fail)
+{
+    int ovf = (ux > 0x42b17217u) & (ux <= 0x7f800000u);        /* +inf */
+    int unf = (ux > 0xc2cff1b4u) & (ux <= 0xff800000u);        /* +0 */
+    int nan = (ux & 0x7fffffffu) > 0x7f800000u;                /* NaN */
+    int sp = ovf | unf | nan;
+    int fast = (ux & 0x7fffffffu) <= 0x42ae0000u;              /* as repdl_exp_f32 */
+    /* specials run the approximation on a harmless argument: x with its
+       exponent field cleared (|.| < 2^-126); an input-dependent value
+       keeps compilers from branching around a constant */
+    double y = repdl__expf_core(repdl__asfloat(ux & (sp ? 0x807fffffu : 0xffffffffu)));
+    uint32_t r = repdl__asuint(repdl__d2f(y));
+    /* selects as masks, so that no compiler moves the conversion above
+       into a branch (which would stop vectorization) */
+    uint32_t spm = 0u - (uint32_t)sp;
+    *fail = (uint32_t)(!sp & !(fast & repdl__round_ok_normal(y, 4u)));
+    return (r & ~spm) | (0x7f800000u & (0u - (uint32_t)ovf)) |
+           (REPDL_NAN_BITS & (0u - (uint32_t)nan));
+}
+
+/* The array form: out[i] = repdl_exp_f32(x[i]) for 0 <= i < n, bit for bit
+   (detail/cr.h's skeleton).  out may be x itself (in place), otherwise the
+   two must not overlap; n = 0 accepts NULL pointers. */
 REPDL_API void repdl_exp_array_f32(size_t n, const float *x, float *out)
 {
-    size_t i0, i;
-    for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
-        size_t m;
-        float xb[REPDL__ARRAY_CHUNK];
-        const float *xc = repdl__chunk_in(x, n, i0, xb, &m);
-        uint32_t res[REPDL__ARRAY_CHUNK], bad[REPDL__ARRAY_CHUNK], anybad = 0;
-        for (i = 0; i < REPDL__ARRAY_CHUNK; i++) {
-            uint32_t ux = repdl__asuint(xc[i]);
-            int ovf = (ux > 0x42b17217u) & (ux <= 0x7f800000u);        /* +inf */
-            int unf = (ux > 0xc2cff1b4u) & (ux <= 0xff800000u);        /* +0 */
-            int nan = (ux & 0x7fffffffu) > 0x7f800000u;                /* NaN */
-            int sp = ovf | unf | nan;
-            int fast = (ux & 0x7fffffffu) <= 0x42ae0000u;              /* as repdl_exp_f32 */
-            /* specials run the approximation on a harmless argument: x with
-               its exponent field cleared (|.| < 2^-126); an input-dependent
-               value keeps compilers from branching around a constant */
-            double y = repdl__expf_core(repdl__asfloat(ux & (sp ? 0x807fffffu : 0xffffffffu)));
-            uint32_t r = repdl__asuint(repdl__d2f(y));
-            uint32_t fail = (uint32_t)(!sp & !(fast & repdl__round_ok_normal(y, 4u)));
-            /* selects as masks, so that no compiler moves the conversion
-               above into a branch (which would stop vectorization) */
-            uint32_t spm = 0u - (uint32_t)sp;
-            r = (r & ~spm) | (0x7f800000u & (0u - (uint32_t)ovf)) | (REPDL_NAN_BITS & (0u - (uint32_t)nan));
-            res[i] = r;
-            bad[i] = fail;
-            anybad |= fail;
-        }
-        if (REPDL_UNLIKELY(anybad))
-            for (i = 0; i < m; i++)
-                if (bad[i]) res[i] = repdl__asuint(repdl_exp_f32(xc[i]));
-        memcpy(out + i0, res, m * sizeof res[0]);   /* after every read of xc: in place is fine */
-    }
+    REPDL__CR_ARRAY(n, x, out, repdl__exp_lane, repdl_exp_f32);
 }
 
 REPDL_END_CODE

@@ -270,59 +270,26 @@ REPDL_API float repdl_log_f32(float x)
     }
 }
 
-/* Chunk of repdl_log_array_f32: small enough for the stack of a GPU thread;
-   a multiple of 8. */
-#define REPDL__LOGF_CHUNK 128
-
-/* The branch-free pass of repdl_log_array_f32 over one whole chunk: a fixed
-   trip count, which gcc -O2's cheap vectorizer also accepts. */
-REPDL_FN void repdl__logf_pass(float *dst, unsigned char *bad, const float *in)
+/* One element of repdl_log_array_f32's branch-free pass (detail/cr.h's
+   skeleton): every element takes the approximation path; flagged for
+   repdl_log_f32: the specials (x <= 0, subnormals, +inf, NaN; their y is
+   meaningless) and the inputs whose fast rounding test fails.  (gcc 12
+   vectorizes it at -O2 and -O3 with 16-byte vectors and emulated
+   gathers, with -march=native with AVX2 or AVX-512 gathers.) */
+REPDL_FN uint32_t repdl__log_lane(uint32_t u, uint32_t *fail)
 {
-    size_t k;
-    for (k = 0; k < REPDL__LOGF_CHUNK; k++) {
-        uint32_t u = repdl__asuint(in[k]);
-        double y = repdl__logf_core(u);
-        bad[k] = (unsigned char)((u - 0x00800000u >= 0x7f000000u)
-                                 | !repdl__round_ok_normal(y, REPDL__LOGF_TOL));
-        dst[k] = repdl__d2f(y);
-    }
+    double y = repdl__logf_core(u);
+    *fail = (uint32_t)((u - 0x00800000u >= 0x7f000000u) |
+                       !repdl__round_ok_normal(y, REPDL__LOGF_TOL));
+    return repdl__asuint(repdl__d2f(y));
 }
 
-/* out[k] = repdl_log_f32(x[k]) for k < n, bit for bit.  out may be x itself
-   (in place) but must not overlap it otherwise; n = 0 (x, out may then be
-   NULL) does nothing.  Each chunk is copied (so that in-place calls keep
-   their inputs), then run through a branch-free loop that compilers
-   vectorize (gcc 12: -O2 and -O3 with 16-byte vectors and emulated
-   gathers, -march=native with AVX2 or AVX-512 gathers): every element
-   takes the approximation path, and specials (subnormals included) and
-   inputs whose rounding test fails are flagged; then the flagged elements
-   are redone by repdl_log_f32.  An unflagged element
-   passed the rounding test, so its result is the correctly rounded one,
-   which repdl_log_f32 returns too. */
+/* out[k] = repdl_log_f32(x[k]) for k < n, bit for bit (detail/cr.h's
+   skeleton).  out may be x itself (in place) but must not overlap it
+   otherwise; n = 0 (x, out may then be NULL) does nothing. */
 REPDL_API void repdl_log_array_f32(size_t n, const float *x, float *out)
 {
-    /* the last, partial chunk is padded with 1.0f and written to res */
-    size_t k0;
-    for (k0 = 0; k0 < n; k0 += REPDL__LOGF_CHUNK) {
-        float in[REPDL__LOGF_CHUNK], res[REPDL__LOGF_CHUNK];
-        unsigned char bad[REPDL__LOGF_CHUNK];
-        size_t len = n - k0 < REPDL__LOGF_CHUNK ? n - k0 : REPDL__LOGF_CHUNK, k;
-        float *dst = len == REPDL__LOGF_CHUNK ? out + k0 : res;
-        memcpy(in, x + k0, len * sizeof(float));
-        for (k = len; k < REPDL__LOGF_CHUNK; k++) in[k] = 1.0f;
-        repdl__logf_pass(dst, bad, in);
-        for (k = 0; k < len; k += 8) {   /* flags are rare: skip 8 at a time */
-            uint64_t w;
-            memcpy(&w, bad + k, 8);
-            if (REPDL_LIKELY(w == 0)) continue;
-            {
-                size_t j, end = k + 8 < len ? k + 8 : len;
-                for (j = k; j < end; j++)
-                    if (bad[j]) dst[j] = repdl_log_f32(in[j]);
-            }
-        }
-        if (dst == res) memcpy(out + k0, res, len * sizeof(float));
-    }
+    REPDL__CR_ARRAY(n, x, out, repdl__log_lane, repdl_log_f32);
 }
 
 REPDL_END_CODE

@@ -97,44 +97,33 @@ REPDL_API float repdl_sigmoid_f32(float x)
     }
 }
 
-/* out[i] = repdl_sigmoid_f32(x[i]), 0 <= i < n, bit for bit; out == x (in
-   place) is fine, any other overlap is not; n = 0 accepts NULL.  As
-   repdl_exp_array_f32 (exp.h): a branch-free pass per chunk of 256 that
-   compilers vectorize (the approximation runs on every element; NaN,
-   x >= 17.5 and x < -0x1.9fe368p6 are answered by selects), then the scalar
-   function for the flagged elements: |x| < 2^-12, x < -87 (subnormal
-   results) and the rare failures of the fast rounding test. */
+/* One element of repdl_sigmoid_array_f32's branch-free pass (detail/cr.h's
+   skeleton): NaN, x >= 17.5 and x < -0x1.9fe368p6 answered by selects;
+   flagged for repdl_sigmoid_f32: |x| < 2^-12, x < -87 (subnormal results)
+   and the rare failures of the fast rounding test. */
+REPDL_FN uint32_t repdl__sigmoid_lane(uint32_t ux, uint32_t *fail)
+{
+    uint32_t ax = ux & 0x7fffffffu;
+    int one = (ux >= 0x418c0000u) & (ux <= 0x7f800000u);          /* 1 */
+    int zero = (ux > 0xc2cff1b4u) & (ux <= 0xff800000u);          /* +0 */
+    int nan = ax > 0x7f800000u;
+    int sp = one | zero | nan;
+    int slow = (!sp) & ((ax < 0x39800000u) | (ux > 0xc2ae0000u)); /* tiny, x < -87 */
+    /* specials and slow ones run the approximation on 0 */
+    double y = repdl__sigmoidf_core(repdl__asfloat(ux & ((sp | slow) ? 0u : 0xffffffffu)));
+    uint32_t r = repdl__asuint(repdl__d2f(y));
+    uint32_t spm = 0u - (uint32_t)sp;
+    *fail = (uint32_t)(slow | (!sp & !repdl__round_ok_normal(y, 8u)));
+    return (r & ~spm) | (0x3f800000u & (0u - (uint32_t)one)) |
+           (REPDL_NAN_BITS & (0u - (uint32_t)nan));
+}
+
+/* out[i] = repdl_sigmoid_f32(x[i]), 0 <= i < n, bit for bit (detail/cr.h's
+   skeleton); out == x (in place) is fine, any other overlap is not; n = 0
+   accepts NULL. */
 REPDL_API void repdl_sigmoid_array_f32(size_t n, const float *x, float *out)
 {
-    size_t i0, i;
-    for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
-        size_t m;
-        float xb[REPDL__ARRAY_CHUNK];
-        const float *xc = repdl__chunk_in(x, n, i0, xb, &m);
-        uint32_t res[REPDL__ARRAY_CHUNK], bad[REPDL__ARRAY_CHUNK], anybad = 0;
-        for (i = 0; i < REPDL__ARRAY_CHUNK; i++) {
-            uint32_t ux = repdl__asuint(xc[i]), ax = ux & 0x7fffffffu;
-            int one = (ux >= 0x418c0000u) & (ux <= 0x7f800000u);          /* 1 */
-            int zero = (ux > 0xc2cff1b4u) & (ux <= 0xff800000u);          /* +0 */
-            int nan = ax > 0x7f800000u;
-            int sp = one | zero | nan;
-            int slow = (!sp) & ((ax < 0x39800000u) | (ux > 0xc2ae0000u)); /* tiny, x < -87 */
-            /* specials and slow ones run the approximation on 0 */
-            double y = repdl__sigmoidf_core(repdl__asfloat(ux & ((sp | slow) ? 0u : 0xffffffffu)));
-            uint32_t r = repdl__asuint(repdl__d2f(y));
-            uint32_t fail = (uint32_t)(slow | (!sp & !repdl__round_ok_normal(y, 8u)));
-            uint32_t spm = 0u - (uint32_t)sp;
-            r = (r & ~spm) | (0x3f800000u & (0u - (uint32_t)one)) |
-                (REPDL_NAN_BITS & (0u - (uint32_t)nan));
-            res[i] = r;
-            bad[i] = fail;
-            anybad |= fail;
-        }
-        if (REPDL_UNLIKELY(anybad))
-            for (i = 0; i < m; i++)
-                if (bad[i]) res[i] = repdl__asuint(repdl_sigmoid_f32(xc[i]));
-        memcpy(out + i0, res, m * sizeof res[0]);   /* after every read of xc: in place is fine */
-    }
+    REPDL__CR_ARRAY(n, x, out, repdl__sigmoid_lane, repdl_sigmoid_f32);
 }
 
 REPDL_END_CODE

@@ -110,46 +110,34 @@ REPDL_API float repdl_tanh_f32(float x)
     }
 }
 
-/* The array form: out[i] = repdl_tanh_f32(x[i]) for 0 <= i < n, bit for bit.
-   out may be x itself (in place), otherwise the two must not overlap;
-   n = 0 accepts NULL pointers.  As repdl_exp_array_f32 (exp.h): a branch-free
-   pass per chunk of 256 (tiny, saturated and NaN inputs answered by
-   selects), then the scalar function for the elements whose fast rounding
-   test failed. */
+/* One element of repdl_tanh_array_f32's branch-free pass (detail/cr.h's
+   skeleton): tiny, saturated and NaN inputs answered by selects; flagged
+   for repdl_tanh_f32: the elements whose fast rounding test failed. */
+REPDL_FN uint32_t repdl__tanh_lane(uint32_t ux, uint32_t *fail)
+{
+    uint32_t ax = ux & 0x7fffffffu;
+    /* the cases repdl__tanhf_y answers 0 for, as selects */
+    int tiny = ax < 0x39800000u;                               /* x */
+    int sat = (ax >= 0x41102cb4u) & (ax <= 0x7f800000u);       /* +-1 */
+    int nan = ax > 0x7f800000u;
+    int sp = tiny | sat | nan;
+    /* specials run the approximation on a harmless argument, as in
+       repdl__exp_lane */
+    double y = repdl__tanhf_core(repdl__asfloat(ux & (sp ? 0x807fffffu : 0xffffffffu)));
+    uint32_t r = repdl__asuint(repdl__d2f(y));
+    uint32_t spm = 0u - (uint32_t)sp;
+    *fail = (uint32_t)(!sp & !repdl__round_ok_normal(y, 8u));
+    return (r & ~spm) | (ux & (0u - (uint32_t)tiny)) |
+           (((ux & 0x80000000u) | 0x3f800000u) & (0u - (uint32_t)sat)) |
+           (REPDL_NAN_BITS & (0u - (uint32_t)nan));
+}
+
+/* The array form: out[i] = repdl_tanh_f32(x[i]) for 0 <= i < n, bit for bit
+   (detail/cr.h's skeleton).  out may be x itself (in place), otherwise the
+   two must not overlap; n = 0 accepts NULL pointers. */
 REPDL_API void repdl_tanh_array_f32(size_t n, const float *x, float *out)
 {
-    size_t i0, i;
-    for (i0 = 0; i0 < n; i0 += REPDL__ARRAY_CHUNK) {
-        size_t m;
-        float xb[REPDL__ARRAY_CHUNK];
-        const float *xc = repdl__chunk_in(x, n, i0, xb, &m);
-        uint32_t res[REPDL__ARRAY_CHUNK], bad[REPDL__ARRAY_CHUNK], anybad = 0;
-        for (i = 0; i < REPDL__ARRAY_CHUNK; i++) {
-            uint32_t ux = repdl__asuint(xc[i]), ax = ux & 0x7fffffffu;
-            /* the cases repdl__tanhf_y answers 0 for, as selects */
-            int tiny = ax < 0x39800000u;                               /* x */
-            int sat = (ax >= 0x41102cb4u) & (ax <= 0x7f800000u);       /* +-1 */
-            int nan = ax > 0x7f800000u;
-            int sp = tiny | sat | nan;
-            /* specials run the approximation on a harmless argument, as in
-               repdl_exp_array_f32 */
-            double y = repdl__tanhf_core(repdl__asfloat(ux & (sp ? 0x807fffffu : 0xffffffffu)));
-            uint32_t r = repdl__asuint(repdl__d2f(y));
-            uint32_t fail = (uint32_t)(!sp & !repdl__round_ok_normal(y, 8u));
-            /* selects as masks, as in repdl_exp_array_f32 */
-            uint32_t spm = 0u - (uint32_t)sp;
-            r = (r & ~spm) | (ux & (0u - (uint32_t)tiny))
-                | (((ux & 0x80000000u) | 0x3f800000u) & (0u - (uint32_t)sat))
-                | (REPDL_NAN_BITS & (0u - (uint32_t)nan));
-            res[i] = r;
-            bad[i] = fail;
-            anybad |= fail;
-        }
-        if (REPDL_UNLIKELY(anybad))
-            for (i = 0; i < m; i++)
-                if (bad[i]) res[i] = repdl__asuint(repdl_tanh_f32(xc[i]));
-        memcpy(out + i0, res, m * sizeof res[0]);   /* after every read of xc: in place is fine */
-    }
+    REPDL__CR_ARRAY(n, x, out, repdl__tanh_lane, repdl_tanh_f32);
 }
 
 REPDL_END_CODE

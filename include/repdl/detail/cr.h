@@ -53,13 +53,13 @@ REPDL_FN int repdl__round_ok_normal(double y, uint32_t c)
     return ((lo + (0x10000000u + c)) & 0x1fffffffu) > 2u * c;
 }
 
-/* The array forms (repdl_exp_array_f32, ...) work in chunks of
-   REPDL__ARRAY_CHUNK elements: a branch-free pass over the chunk, then a
-   scalar fix-up of the flagged elements.  The input of the chunk at i0 is
-   x + i0 itself when a whole chunk remains; otherwise the m remaining
-   elements are copied to buf and padded with zeros, so that the branch-free
-   loop always runs REPDL__ARRAY_CHUNK times (a fixed count is what gcc -O2's
-   cheap vectorizer accepts).  *m receives the number of real elements. */
+/* The array forms (repdl_exp_array_f32, repdl_log_array_f32, ...): one
+   skeleton for every correctly rounded function.  Chunks of
+   REPDL__ARRAY_CHUNK elements; the input of the chunk at i0 is x + i0
+   itself when a whole chunk remains, otherwise the m remaining elements
+   copied to buf and padded with zeros, so that the branch-free loop always
+   runs REPDL__ARRAY_CHUNK times (a fixed count is what gcc -O2's cheap
+   vectorizer accepts).  *m receives the number of real elements. */
 #define REPDL__ARRAY_CHUNK 256
 REPDL_FN const float *repdl__chunk_in(const float *x, size_t n, size_t i0, float *buf,
                                       size_t *m)
@@ -73,6 +73,38 @@ REPDL_FN const float *repdl__chunk_in(const float *x, size_t n, size_t i0, float
     }
     return xc;
 }
+
+/* The skeleton, as the body of an array form: out[i] = SCALAR(x[i]) for
+   i < n, bit for bit.  Per chunk:
+     1. a branch-free pass over the whole chunk that compilers vectorize:
+        r = LANE(ux, &fail) gives the result bits of the input bits ux
+        (specials answered by selects) and fail = 1 where that result is not
+        proven (the rounding test failed, or an input the pass does not
+        handle);
+     2. SCALAR redoes the flagged real elements (rare: about 2^-24 of the
+        inputs, plus the function's own slow ranges);
+     3. the chunk is written to out after every read of it: out may be x
+        (in place); any other overlap is not allowed.
+   An unflagged result passed the rounding test, so it is the correctly
+   rounded one, which SCALAR returns too.  n == 0 accepts NULL pointers. */
+#define REPDL__CR_ARRAY(n, x, out, LANE, SCALAR)                                       \
+    do {                                                                              \
+        size_t i0_, i_;                                                               \
+        for (i0_ = 0; i0_ < (n); i0_ += REPDL__ARRAY_CHUNK) {                         \
+            size_t m_;                                                                \
+            float xb_[REPDL__ARRAY_CHUNK];                                            \
+            const float *xc_ = repdl__chunk_in((x), (n), i0_, xb_, &m_);              \
+            uint32_t res_[REPDL__ARRAY_CHUNK], bad_[REPDL__ARRAY_CHUNK], any_ = 0;    \
+            for (i_ = 0; i_ < REPDL__ARRAY_CHUNK; i_++) {                             \
+                res_[i_] = LANE(repdl__asuint(xc_[i_]), &bad_[i_]);                   \
+                any_ |= bad_[i_];                                                     \
+            }                                                                         \
+            if (REPDL_UNLIKELY(any_))                                                 \
+                for (i_ = 0; i_ < m_; i_++)                                           \
+                    if (bad_[i_]) res_[i_] = repdl__asuint(SCALAR(xc_[i_]));          \
+            memcpy((out) + i0_, res_, m_ * sizeof res_[0]);                           \
+        }                                                                             \
+    } while (0)
 
 /* A table of hard cases: {input bits, correctly rounded result bits},
    sorted by input bits. */
