@@ -5,22 +5,17 @@
    grid and any batch size.
 
    The numeric steps are the host's own REPDL_FN pieces (repdl_exp_f32,
-   repdl_log_f32, repdl__div_count_f32, repdl__norm_rstd, repdl__fmaf, and
-   reduce.h's leaf and tree functions); what is written here is where each
-   value lives:
+   repdl_log_f32, repdl__div_count_f32, repdl__norm_rstd, repdl__fmaf) and
+   the canonical sums of cuda/leaf_sum.cuh; what is written here is where
+   each value lives:
      a row (a channel of batch norm), by one warp: the max by integer
        order keys and a shuffle reduction (max is associative on bit
-       patterns: reduce_minmax.h); every canonical sum leaf by leaf, each
-       leaf's 1024 terms staged in the warp's 4 KiB of shared memory
-       (terms computed on the fly, padding -0.0), its value by the mapping
-       of cuda/reduce.cu (vertical trees of lanes t and t + 32 by thread t,
-       the fold's steps h = 32 and 16 with a shuffle, then
-       repdl__sum_fold16_f32), the leaves by repdl__tree in index order;
+       patterns: reduce_minmax.h); every canonical sum by warp_sum (each
+       leaf's terms computed on the fly and staged in the warp's 4 KiB of
+       shared memory);
      a column sum over rows (dgamma, dbeta of layer and RMS norm), by one
-       thread: the leaf of reduce.h computed by that thread alone, lane by
-       lane (vertical tree of REPDL__TREE16, then the halving fold), which
-       is the same sequence of additions; the threads of a warp take
-       adjacent columns, so every load of the warp is contiguous;
+       thread: thread_sum; the threads of a warp take adjacent columns, so
+       every load of the warp is contiguous;
      the batch loss of cross-entropy and NLL: the row losses in a
        workspace, then repdl_cuda_sum_f32 (cuda/reduce.cu), then one
        correctly rounded division by rows for the mean.
@@ -34,47 +29,14 @@
 #include <repdl/softmax.h>
 
 #include "common.cuh"
+#include "leaf_sum.cuh"
 
 namespace repdl_cuda {
 namespace nnsn {
 
-constexpr unsigned FULL = 0xffffffffu;
 constexpr int WARPS = 8;                /* a block */
 constexpr int THREADS = WARPS * 32;
 constexpr unsigned MAX_GRID = 8192;     /* grid-stride beyond */
-#define NNSN_LEAF REPDL_SUM_LEAF
-
-/* The value of the staged leaf c[0..1024) (reduce.cu's mapping). */
-__device__ __forceinline__ float leaf_value(const float *c, int t)
-{
-    float a = repdl__fadd(repdl__sum_column_f32(c + t), repdl__sum_column_f32(c + t + 32));
-    float b = repdl__fadd(a, __shfl_down_sync(FULL, a, 16));
-    float v[16];
-#pragma unroll
-    for (int i = 0; i < 16; i++) v[i] = __shfl_sync(FULL, b, i);
-    return repdl__sum_fold16_f32(v);
-}
-
-/* The canonical sum of v(0) .. v(n-1), by one warp, on every thread of it
-   (= repdl_sum_f32 of the array of the v(i)).  v(i) is called once for
-   each i, by thread i mod 32.  buf: the warp's 1024 floats. */
-template <class F>
-__device__ float warp_sum(size_t n, F v, float *buf, int t)
-{
-    repdl__tree tr;
-    repdl__tree_init(&tr);
-    for (size_t base = 0; base < n; base += NNSN_LEAF) {
-#pragma unroll 4
-        for (int k = 0; k < NNSN_LEAF / 32; k++) {
-            size_t i = base + (size_t)k * 32 + t;
-            buf[k * 32 + t] = i < n ? v(i) : -0.0f;
-        }
-        __syncwarp();
-        repdl__tree_push(&tr, 0, leaf_value(buf, t));
-        __syncwarp(); /* buf read before the next leaf overwrites it */
-    }
-    return repdl__tree_root(&tr);
-}
 
 /* repdl_max_f32 of v(0) .. v(n-1) by one warp (element i read by thread
    i mod 32): the largest order key, NaN if any magnitude exceeds inf. */
@@ -89,7 +51,7 @@ __device__ float warp_max(size_t n, F v, int t)
     }
 #pragma unroll
     for (int o = 16; o >= 1; o /= 2) {
-        uint32_t h2 = __shfl_xor_sync(FULL, hi, o), a2 = __shfl_xor_sync(FULL, a, o);
+        uint32_t h2 = __shfl_xor_sync(FULL_MASK, hi, o), a2 = __shfl_xor_sync(FULL_MASK, a, o);
         hi = h2 > hi ? h2 : hi;
         a = a2 > a ? a2 : a;
     }
@@ -106,7 +68,7 @@ __device__ __forceinline__ float affine(float xh, const float *g, const float *b
 }
 
 #define NNSN_WARP_SETUP                                      \
-    __shared__ float shm[WARPS][NNSN_LEAF];                  \
+    __shared__ float shm[WARPS][REPDL_SUM_LEAF];             \
     int t = threadIdx.x % 32, w = threadIdx.x / 32;          \
     float *buf = shm[w];                                     \
     (void)buf;
@@ -318,32 +280,6 @@ k_rms_norm_backward(size_t rows, size_t cols, const float *x, const float *gamma
             o[i] = repdl__canon(repdl__fmul(
                 rs, repdl__fsub(gi(i), repdl__fmul(repdl__fmul(xr[i], rs), c2))));
     }
-}
-
-/* The canonical sum of v(0) .. v(n-1) by ONE thread: reduce.h's leaf
-   (vertical tree of each lane, then the halving fold of the 64 lanes),
-   the leaves by repdl__tree. */
-template <class F>
-__device__ float thread_sum(size_t n, F v)
-{
-    repdl__tree tr;
-    repdl__tree_init(&tr);
-    for (size_t base = 0; base < n; base += NNSN_LEAF) {
-        float a[REPDL_SUM_LANES];
-        auto e = [&](size_t i) { return i < n ? v(i) : -0.0f; };
-#pragma unroll
-        for (int l = 0; l < REPDL_SUM_LANES; l++) {
-#define NNSN_E(j) e(base + (size_t)(j) * REPDL_SUM_LANES + l)
-            a[l] = REPDL__TREE16(NNSN_E);
-#undef NNSN_E
-        }
-#pragma unroll
-        for (int h = REPDL_SUM_LANES / 2; h >= 1; h /= 2)
-#pragma unroll
-            for (int l = 0; l < h; l++) a[l] = repdl__fadd(a[l], a[l + h]);
-        repdl__tree_push(&tr, 0, a[0]);
-    }
-    return repdl__tree_root(&tr);
 }
 
 /* out[j] = repdl__norm_colsum's column sums: mode 0 dy, 1 layer, 2 rms. */
