@@ -192,15 +192,10 @@ __device__ float warp_walk(const float *x, const float *y, size_t n, size_t firs
             repdl__tree_push(&tr, 0, warp_leaf_regs(cx));
         }
     }
-    if (nfull < count) {
-        size_t base = (first + nfull) * LEAF;
-        float s = !DOT && base + LEAF <= n
-                      ? warp_leaf_columns(x + base, t)
-                      : warp_leaf_staged(base, n, [&](size_t i) {
-                            return DOT ? repdl__fmul(x[i], y[i]) : x[i];
-                        }, buf, t);
-        repdl__tree_push(&tr, 0, s);
-    }
+    if (nfull < count) /* the partial leaf */
+        repdl__tree_push(&tr, 0, warp_leaf_staged((first + nfull) * LEAF, n, [&](size_t i) {
+            return DOT ? repdl__fmul(x[i], y[i]) : x[i];
+        }, buf, t));
     return repdl__tree_root(&tr);
 }
 
