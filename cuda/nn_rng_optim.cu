@@ -22,25 +22,6 @@ namespace repdl_cuda {
 
 enum { NRO_THREADS = 256 };
 
-/* Grid size for `units` work items: enough blocks to fill the device
-   several times; beyond that the grid-stride loops take over. */
-static unsigned nro_grid(size_t units, const device_facts &dev)
-{
-    size_t want = (units + NRO_THREADS - 1) / NRO_THREADS;
-    size_t cap = (size_t)dev.sms * 32;
-    if (want < 1) want = 1;
-    return (unsigned)(want < cap ? want : cap);
-}
-
-/* Common checks: n > 0 assumed; every pointer in ptrs non-NULL. */
-static int nro_device(device_facts *dev) { return current_device(dev); }
-
-/* An output may be an input exactly (in place) but not overlap it partly. */
-static int bad_overlap(const void *out, const void *in, size_t bytes)
-{
-    return out != in && overlap(out, bytes, in, bytes);
-}
-
 /* ---- RNG fills ---- */
 
 /* Thread unit t: stream elements 4t .. 4t + 3 (one Philox block). */
@@ -148,16 +129,12 @@ extern "C" int repdl_cuda_rng_uniform_fill_f32(size_t n, unsigned long long seed
                                                void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (out == NULL) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
     float d = repdl__fsub(hi, lo);
-    uniform_fill_kernel<<<nro_grid((n + 3) / 4, dev), NRO_THREADS, 0, as_stream(stream)>>>(
-        seed, offset, n, lo, d, out);
-    return check_launch();
+    return launch_fill(uniform_fill_kernel, (n + 3) / 4, NRO_THREADS, stream, seed, offset, n,
+                       lo, d, out);
 }
 
 extern "C" int repdl_cuda_rng_normal_fill_f32(size_t n, unsigned long long seed,
@@ -165,30 +142,22 @@ extern "C" int repdl_cuda_rng_normal_fill_f32(size_t n, unsigned long long seed,
                                               void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (out == NULL) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    normal_fill_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(
-        seed, offset, n, mean, std, out);
-    return check_launch();
+    return launch_fill(normal_fill_kernel, n, NRO_THREADS, stream, seed, offset, n, mean, std,
+                       out);
 }
 
 template <int OP>
 static int launch_binary(size_t n, const float *a, const float *b, float *y, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!a || !b || !y) return REPDL_ERR_INVALID;
-    if (bad_overlap(y, a, bytes) || bad_overlap(y, b, bytes)) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    binary_kernel<OP><<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, a, b, y);
-    return check_launch();
+    if (partial_overlap(y, a, bytes) || partial_overlap(y, b, bytes)) return REPDL_ERR_INVALID;
+    return launch_fill(binary_kernel<OP>, n, NRO_THREADS, stream, n, a, b, y);
 }
 
 extern "C" int repdl_cuda_add_f32(size_t n, const float *a, const float *b, float *y, void *stream)
@@ -204,15 +173,11 @@ extern "C" int repdl_cuda_mul_f32(size_t n, const float *a, const float *b, floa
 extern "C" int repdl_cuda_scale_f32(size_t n, float alpha, const float *x, float *y, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!x || !y) return REPDL_ERR_INVALID;
-    if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    scale_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, alpha, x, y);
-    return check_launch();
+    if (partial_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
+    return launch_fill(scale_kernel, n, NRO_THREADS, stream, n, alpha, x, y);
 }
 
 extern "C" int repdl_cuda_dropout_forward_f32(size_t n, float p, unsigned long long seed,
@@ -220,36 +185,27 @@ extern "C" int repdl_cuda_dropout_forward_f32(size_t n, float p, unsigned long l
                                               unsigned char *mask, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!x || !y) return REPDL_ERR_INVALID;
-    if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
+    if (partial_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
     if (mask && (overlap(mask, n, x, bytes) || overlap(mask, n, y, bytes)))
         return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
     float pc = repdl__dropout_p(p), scale = repdl__dropout_scale(pc);
-    dropout_fwd_kernel<<<nro_grid((n + 3) / 4, dev), NRO_THREADS, 0, as_stream(stream)>>>(
-        n, pc, scale, seed, offset, x, y, mask);
-    return check_launch();
+    return launch_fill(dropout_fwd_kernel, (n + 3) / 4, NRO_THREADS, stream, n, pc, scale, seed,
+                       offset, x, y, mask);
 }
 
 extern "C" int repdl_cuda_dropout_backward_f32(size_t n, float p, const unsigned char *mask,
                                                const float *dy, float *dx, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!mask || !dy || !dx) return REPDL_ERR_INVALID;
-    if (bad_overlap(dx, dy, bytes) || overlap(mask, n, dx, bytes)) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
+    if (partial_overlap(dx, dy, bytes) || overlap(mask, n, dx, bytes)) return REPDL_ERR_INVALID;
     float scale = repdl__dropout_scale(repdl__dropout_p(p));
-    dropout_bwd_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, scale, mask,
-                                                                              dy, dx);
-    return check_launch();
+    return launch_fill(dropout_bwd_kernel, n, NRO_THREADS, stream, n, scale, mask, dy, dx);
 }
 
 extern "C" int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *c, unsigned long long step, const float *g,
@@ -257,7 +213,6 @@ extern "C" int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *
                                        void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (c == NULL) return REPDL_ERR_INVALID;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
@@ -266,10 +221,7 @@ extern "C" int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *
     repdl__sgd_k k = repdl__sgd_prepare(c, momentum_buf != NULL, (uint64_t)step);
     if (k.use_mom && (overlap(momentum_buf, bytes, w, bytes) || overlap(momentum_buf, bytes, g, bytes)))
         return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    sgd_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, k, w, g, momentum_buf);
-    return check_launch();
+    return launch_fill(sgd_kernel, n, NRO_THREADS, stream, n, k, w, g, momentum_buf);
 }
 
 extern "C" int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config *c, const struct repdl_adam_state *s, const float *g, float *w,
@@ -277,7 +229,6 @@ extern "C" int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config
                                         float *v, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (c == NULL || s == NULL) return REPDL_ERR_INVALID;
     if (n == 0 || s->t == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
@@ -285,9 +236,6 @@ extern "C" int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config
     if (overlap(w, bytes, g, bytes) || overlap(w, bytes, m, bytes) || overlap(w, bytes, v, bytes) ||
         overlap(m, bytes, g, bytes) || overlap(m, bytes, v, bytes) || overlap(v, bytes, g, bytes))
         return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
     repdl__adam_k k = repdl__adam_prepare(c, s);
-    adam_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, k, w, g, m, v);
-    return check_launch();
+    return launch_fill(adam_kernel, n, NRO_THREADS, stream, n, k, w, g, m, v);
 }

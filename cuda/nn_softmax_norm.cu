@@ -394,25 +394,8 @@ k_bn_backward(size_t n, size_t c, size_t hw, const float *x, const float *gamma,
 
 /* ---- launch helpers ---- */
 
-static unsigned grid_for_warps(size_t units)
-{
-    size_t g = units / WARPS + (units % WARPS != 0);
-    if (g == 0) g = 1;
-    return (unsigned)(g < MAX_GRID ? g : MAX_GRID);
-}
-static unsigned grid_for_threads(size_t units)
-{
-    size_t g = units / THREADS + (units % THREADS != 0);
-    if (g == 0) g = 1;
-    return (unsigned)(g < MAX_GRID ? g : MAX_GRID);
-}
-
-/* The device check every launcher runs first (fpenv probe). */
-static int ready(void)
-{
-    device_facts f;
-    return current_device(&f);
-}
+static unsigned grid_for_warps(size_t units) { return grid_blocks(units, WARPS, MAX_GRID); }
+static unsigned grid_for_threads(size_t units) { return grid_blocks(units, THREADS, MAX_GRID); }
 
 /* rows * cols without overflow of the byte count. */
 static int size_ok(size_t rows, size_t cols)
@@ -427,10 +410,8 @@ static int launch_softmax(size_t rows, size_t cols, const float *x, float *y, vo
     if (rows == 0 || cols == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (!x || !y) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_softmax<LOG><<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(rows, cols, x, y);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_softmax<LOG>, grid_for_warps(rows), THREADS, stream, rows, cols, x, y);
 }
 
 template <bool LOG>
@@ -440,11 +421,9 @@ static int launch_softmax_bw(size_t rows, size_t cols, const float *y, const flo
     if (rows == 0 || cols == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (!y || !dy || !dx) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_softmax_backward<LOG><<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(
-        rows, cols, y, dy, dx);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_softmax_backward<LOG>, grid_for_warps(rows), THREADS, stream, rows, cols, y,
+                  dy, dx);
 }
 
 /* The losses: row losses into a workspace, then the canonical sum. */
@@ -456,28 +435,30 @@ static int launch_loss(size_t rows, size_t cols, const float *x, const size_t *t
     if (!loss || (reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN))
         return REPDL_ERR_INVALID;
     if (rows > 0 && (!target || (cols > 0 && !x))) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(device_ready());
+    if (rows == 0) return launch(k_loss_finish, 1, 1, stream, loss, 0, reduction, 1);
     cudaStream_t s = as_stream(stream);
-    if (rows == 0) {
-        k_loss_finish<<<1, 1, 0, s>>>(loss, 0, reduction, 1);
-        return check_launch();
-    }
     void *ws = NULL;
     cudaError_t e = workspace_alloc(&ws, rows * sizeof(float), s);
     if (e != cudaSuccess) return fail_alloc(e);
     float *w = (float *)ws;
-    if (CE) k_cross_entropy<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
-    else k_nll<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
-    rc = check_launch();
+    int rc = launch(CE ? k_cross_entropy : k_nll, grid_for_warps(rows), THREADS, stream, rows,
+                    cols, x, target, reduction, w, dx);
     if (rc == REPDL_OK) rc = repdl_cuda_sum_f32(rows, w, loss, stream);
-    if (rc == REPDL_OK) {
-        k_loss_finish<<<1, 1, 0, s>>>(loss, rows, reduction, 0);
-        rc = check_launch();
-    }
+    if (rc == REPDL_OK) rc = launch(k_loss_finish, 1, 1, stream, loss, rows, reduction, 0);
     e = workspace_free(ws, s);
     if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     return rc;
+}
+
+/* The column sums of the norms' backward passes: mode 0 dy, 1 layer, 2 rms
+   (k_colsum), into out when it is not NULL. */
+static int launch_colsum(size_t rows, size_t cols, const float *x, const float *mean,
+                         const float *rstd, const float *dy, int mode, float *out, void *stream)
+{
+    if (!out) return REPDL_OK;
+    return launch(k_colsum, grid_for_threads(cols), THREADS, stream, rows, cols, x, mean, rstd,
+                  dy, mode, out);
 }
 
 } // namespace nnsn
@@ -532,11 +513,9 @@ extern "C" int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, float
     if (rows == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (rows && cols && (!x || !y)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_layer_norm<<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(
-        rows, cols, x, gamma, beta, eps, y, mean, rstd);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_layer_norm, grid_for_warps(rows), THREADS, stream, rows, cols, x, gamma, beta,
+                  eps, y, mean, rstd);
 }
 
 extern "C" int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
@@ -548,23 +527,12 @@ extern "C" int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, cons
     if (cols == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (rows && (!x || !dy || !mean || !rstd)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    cudaStream_t s = as_stream(stream);
-    if (dx && rows) {
-        k_layer_norm_backward<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, gamma,
-                                                                      mean, rstd, dy, dx);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    if (dgamma) {
-        k_colsum<<<grid_for_threads(cols), THREADS, 0, s>>>(rows, cols, x, mean, rstd, dy, 1, dgamma);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    if (dbeta) {
-        k_colsum<<<grid_for_threads(cols), THREADS, 0, s>>>(rows, cols, x, mean, rstd, dy, 0, dbeta);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    return REPDL_OK;
+    REPDL_CUDA_TRY(device_ready());
+    if (dx && rows)
+        REPDL_CUDA_TRY(launch(k_layer_norm_backward, grid_for_warps(rows), THREADS, stream, rows,
+                              cols, x, gamma, mean, rstd, dy, dx));
+    REPDL_CUDA_TRY(launch_colsum(rows, cols, x, mean, rstd, dy, 1, dgamma, stream));
+    return launch_colsum(rows, cols, x, mean, rstd, dy, 0, dbeta, stream);
 }
 
 extern "C" int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
@@ -574,11 +542,9 @@ extern "C" int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float e
     if (rows == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (rows && cols && (!x || !y)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_rms_norm<<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(rows, cols, x, gamma,
-                                                                         eps, y, rstd);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_rms_norm, grid_for_warps(rows), THREADS, stream, rows, cols, x, gamma, eps, y,
+                  rstd);
 }
 
 extern "C" int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
@@ -589,19 +555,11 @@ extern "C" int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const 
     if (cols == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (rows && (!x || !dy || !rstd)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    cudaStream_t s = as_stream(stream);
-    if (dx && rows) {
-        k_rms_norm_backward<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, gamma, rstd,
-                                                                    dy, dx);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    if (dgamma) {
-        k_colsum<<<grid_for_threads(cols), THREADS, 0, s>>>(rows, cols, x, NULL, rstd, dy, 2, dgamma);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    return REPDL_OK;
+    REPDL_CUDA_TRY(device_ready());
+    if (dx && rows)
+        REPDL_CUDA_TRY(launch(k_rms_norm_backward, grid_for_warps(rows), THREADS, stream, rows,
+                              cols, x, gamma, rstd, dy, dx));
+    return launch_colsum(rows, cols, x, NULL, rstd, dy, 2, dgamma, stream);
 }
 
 extern "C" int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw,
@@ -616,12 +574,9 @@ extern "C" int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_
     if (c == 0) return REPDL_OK;
     if (!mul_ok(n, hw, &N) || !size_ok(N, c)) return REPDL_ERR_OVERFLOW;
     if (N && (!x || !y)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_bn_train<<<grid_for_warps(c), THREADS, 0, as_stream(stream)>>>(
-        n, c, hw, x, gamma, beta, eps, momentum, running_mean, running_var, y, save_mean,
-        save_rstd);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_bn_train, grid_for_warps(c), THREADS, stream, n, c, hw, x, gamma, beta, eps,
+                  momentum, running_mean, running_var, y, save_mean, save_rstd);
 }
 
 extern "C" int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw,
@@ -636,11 +591,9 @@ extern "C" int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_
     total = N * c;
     if (total == 0) return REPDL_OK;
     if (!x || !y || !running_mean || !running_var) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_bn_infer<<<grid_for_threads(total), THREADS, 0, as_stream(stream)>>>(
-        total, c, hw, x, gamma, beta, eps, running_mean, running_var, y);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_bn_infer, grid_for_threads(total), THREADS, stream, total, c, hw, x, gamma,
+                  beta, eps, running_mean, running_var, y);
 }
 
 extern "C" int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const float *x,
@@ -654,9 +607,7 @@ extern "C" int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw,
     if (!mul_ok(n, hw, &N) || !size_ok(N, c) || !save_mean || !save_rstd ||
         (N && (!x || !dy)))
         return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_bn_backward<<<grid_for_warps(c), THREADS, 0, as_stream(stream)>>>(
-        n, c, hw, x, gamma, save_mean, save_rstd, dy, dx, dgamma, dbeta);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_bn_backward, grid_for_warps(c), THREADS, stream, n, c, hw, x, gamma,
+                  save_mean, save_rstd, dy, dx, dgamma, dbeta);
 }

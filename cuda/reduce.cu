@@ -126,8 +126,7 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
                          size_t rows, size_t n, float *out, void *stream,
                          const repdl_cuda_config *cfg)
 {
-    int rc = check_config(cfg);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(check_config(cfg));
     if (rows == 0) return REPDL_OK;
     size_t out_bytes;
     if (!mul_ok(rows, sizeof(float), &out_bytes)) return REPDL_ERR_OVERFLOW;
@@ -140,16 +139,13 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
         if (DOT && overlap(out, out_bytes, y, yb)) return REPDL_ERR_INVALID;
     }
     device_facts dev;
-    rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(current_device(&dev));
     unsigned threads = plan_threads(cfg);
     size_t shmem = (size_t)(threads / 32) * LEAF * sizeof(float);
     int per_sm = 1;
-    rc = blocks_per_sm<DOT>(dev.device, threads, shmem, &per_sm);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(blocks_per_sm<DOT>(dev.device, threads, shmem, &per_sm));
     plan p;
-    rc = make_plan(rows, n, (size_t)per_sm * dev.sms, cfg, &p);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(make_plan(rows, n, (size_t)per_sm * dev.sms, cfg, &p));
 
     reduce_args a;
     a.x = x; a.y = DOT ? y : NULL;
@@ -181,7 +177,7 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
         }
     }
     reduce_chunks<DOT><<<grid, p.threads, shmem, s>>>(a);
-    rc = check_launch();
+    int rc = check_launch();
     if (ws) {
         e = workspace_free(ws, s);
         if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
