@@ -24,9 +24,11 @@ enum { NRO_THREADS = 256 };
 
 /* ---- RNG fills ---- */
 
-/* Thread unit t: stream elements 4t .. 4t + 3 (one Philox block). */
-__global__ void __launch_bounds__(NRO_THREADS)
-uniform_fill_kernel(uint64_t seed, uint64_t offset, size_t n, float lo, float d, float *out)
+/* Grid-stride over the Philox blocks of stream elements 0 .. n-1: thread
+   unit t draws block t (the words of elements 4t .. 4t + 3) and calls
+   f(j, word of j) for each of those j below n. */
+template <class F>
+__device__ __forceinline__ void for_each_rng_word(uint64_t seed, uint64_t offset, size_t n, F f)
 {
     size_t units = (n + 3) / 4;
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -35,10 +37,17 @@ uniform_fill_kernel(uint64_t seed, uint64_t offset, size_t n, float lo, float d,
         repdl__rng_block(seed, offset + (uint64_t)t, 0u, 0u, w);
         for (int s = 0; s < 4; s++) {
             size_t j = 4 * t + (size_t)s;
-            if (j < n)
-                out[j] = repdl__canon(repdl__fadd(lo, repdl__fmul(d, repdl__rng_u01(w[s]))));
+            if (j < n) f(j, w[s]);
         }
     }
+}
+
+__global__ void __launch_bounds__(NRO_THREADS)
+uniform_fill_kernel(uint64_t seed, uint64_t offset, size_t n, float lo, float d, float *out)
+{
+    for_each_rng_word(seed, offset, n, [&](size_t j, uint32_t w) {
+        out[j] = repdl__canon(repdl__fadd(lo, repdl__fmul(d, repdl__rng_u01(w))));
+    });
 }
 
 __global__ void __launch_bounds__(NRO_THREADS)
@@ -78,20 +87,11 @@ __global__ void __launch_bounds__(NRO_THREADS)
 dropout_fwd_kernel(size_t n, float p, float scale, uint64_t seed, uint64_t offset,
                    const float *x, float *y, uint8_t *mask)
 {
-    size_t units = (n + 3) / 4;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < units; t += stride) {
-        uint32_t w[4];
-        repdl__rng_block(seed, offset + (uint64_t)t, 0u, 0u, w);
-        for (int s = 0; s < 4; s++) {
-            size_t j = 4 * t + (size_t)s;
-            if (j < n) {
-                uint8_t k;
-                y[j] = repdl__dropout_elem(x[j], w[s], p, scale, &k);
-                if (mask) mask[j] = k;
-            }
-        }
-    }
+    for_each_rng_word(seed, offset, n, [&](size_t j, uint32_t w) {
+        uint8_t k;
+        y[j] = repdl__dropout_elem(x[j], w, p, scale, &k);
+        if (mask) mask[j] = k;
+    });
 }
 
 __global__ void __launch_bounds__(NRO_THREADS)
@@ -124,29 +124,31 @@ adam_kernel(size_t n, repdl__adam_k k, float *w, const float *g, float *m, float
 
 using namespace repdl_cuda;
 
-extern "C" int repdl_cuda_rng_uniform_fill_f32(size_t n, unsigned long long seed,
-                                               unsigned long long offset, float lo, float hi, float *out,
-                                               void *stream)
+/* The fills: out[j] = a + b u_j (uniform_fill_kernel, a Philox block of 4
+   a thread) or a + b z_j (normal_fill_kernel, an element a thread). */
+static int launch_rng_fill(bool normal, size_t n, uint64_t seed, uint64_t offset, float a,
+                           float b, float *out, void *stream)
 {
     size_t bytes;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (out == NULL) return REPDL_ERR_INVALID;
-    float d = repdl__fsub(hi, lo);
-    return launch_fill(uniform_fill_kernel, (n + 3) / 4, NRO_THREADS, stream, seed, offset, n,
-                       lo, d, out);
+    return launch_fill(normal ? normal_fill_kernel : uniform_fill_kernel,
+                       normal ? n : (n + 3) / 4, NRO_THREADS, stream, seed, offset, n, a, b, out);
+}
+
+extern "C" int repdl_cuda_rng_uniform_fill_f32(size_t n, unsigned long long seed,
+                                               unsigned long long offset, float lo, float hi, float *out,
+                                               void *stream)
+{
+    return launch_rng_fill(false, n, seed, offset, lo, repdl__fsub(hi, lo), out, stream);
 }
 
 extern "C" int repdl_cuda_rng_normal_fill_f32(size_t n, unsigned long long seed,
                                               unsigned long long offset, float mean, float std, float *out,
                                               void *stream)
 {
-    size_t bytes;
-    if (n == 0) return REPDL_OK;
-    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
-    if (out == NULL) return REPDL_ERR_INVALID;
-    return launch_fill(normal_fill_kernel, n, NRO_THREADS, stream, seed, offset, n, mean, std,
-                       out);
+    return launch_rng_fill(true, n, seed, offset, mean, std, out, stream);
 }
 
 template <int OP>
