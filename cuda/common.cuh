@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cuda/common.cuh: what every launcher shares: status recording, the
-   per-device facts (SM count, probe result), argument checks.  Host code
-   only; nothing numeric. */
+   per-device facts (SM count, probe result), argument checks, grid sizes
+   and the launch itself.  Host code only; nothing numeric. */
 #ifndef REPDL_CUDA_COMMON_CUH
 #define REPDL_CUDA_COMMON_CUH
 
@@ -56,12 +56,67 @@ static inline int check_launch(void)
     return e == cudaSuccess ? REPDL_OK : fail_cuda(e);
 }
 
+/* Returns the status of call from the enclosing launcher unless REPDL_OK. */
+#define REPDL_CUDA_TRY(call)                                   \
+    do {                                                       \
+        int repdl_cuda_rc_ = (call);                           \
+        if (repdl_cuda_rc_ != REPDL_OK) return repdl_cuda_rc_; \
+    } while (0)
+
+/* The device check every launcher runs before its first CUDA call (the
+   fpenv probe), when it needs no device facts. */
+static inline int device_ready(void)
+{
+    device_facts f;
+    return current_device(&f);
+}
+
+/* kernel<<<grid, threads, 0, stream>>>(args...), then check_launch().
+   The arguments convert to the kernel's parameter types at the call. */
+template <class T> struct as_is { typedef T type; };
+template <class... P>
+static inline int launch(void (*kernel)(P...), unsigned grid, unsigned threads, void *stream,
+                         typename as_is<P>::type... args)
+{
+    kernel<<<grid, threads, 0, as_stream(stream)>>>(args...);
+    return check_launch();
+}
+
+/* Blocks for `units` work items of per_block a block: at least 1, at
+   most cap (grid-stride loops do the rest). */
+static inline unsigned grid_blocks(size_t units, size_t per_block, size_t cap)
+{
+    size_t g = units / per_block + (units % per_block != 0);
+    if (g < 1) g = 1;
+    return (unsigned)(g < cap ? g : cap);
+}
+
+/* A grid-stride kernel over `units` work items: the device check
+   (current_device), then launch() with enough blocks to fill the device
+   several times (32 a SM); beyond that the grid-stride loop takes over. */
+template <class... P>
+static inline int launch_fill(void (*kernel)(P...), size_t units, unsigned threads,
+                              void *stream, typename as_is<P>::type... args)
+{
+    device_facts dev;
+    REPDL_CUDA_TRY(current_device(&dev));
+    return launch(kernel, grid_blocks(units, threads, (size_t)dev.sms * 32), threads, stream,
+                  args...);
+}
+
 /* 1 when [a, a + an) and [b, b + bn) (byte ranges) overlap. */
 static inline int overlap(const void *a, size_t an, const void *b, size_t bn)
 {
     uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
     if (an == 0 || bn == 0) return 0;
     return pa < pb + bn && pb < pa + an;
+}
+
+/* An output may be an input exactly (in place) but not overlap it
+   partly: 1 when out and in (bytes each) overlap otherwise. */
+static inline int partial_overlap(const void *out, const void *in, size_t bytes)
+{
+    return out != in && overlap(out, bytes, in, bytes);
 }
 
 /* *r = a * b, 0 on size_t overflow. */

@@ -61,8 +61,12 @@ static int launch_gemm(gemm_args a, cudaStream_t s, const repdl_cuda_gemm_config
     return check_launch();
 }
 
-static int check_gemm_cfg(const repdl_cuda_gemm_config *c)
+/* *cp: NULL becomes the default configuration; REPDL_ERR_INVALID when out
+   of range. */
+static int check_gemm_cfg(const repdl_cuda_gemm_config **cp)
 {
+    if (!*cp) *cp = &default_cfg;
+    const repdl_cuda_gemm_config *c = *cp;
     if (c->scalar_loads > 1) return REPDL_ERR_INVALID;
     if (c->grid_x > 0x7fffffffu || c->grid_y > 65535u || c->grid_z > 65535u)
         return REPDL_ERR_INVALID;
@@ -84,9 +88,7 @@ static int gemm_checked(int transA, int transB, size_t M, size_t N, size_t K, fl
                         const float *bias, float beta, float *C, size_t ldc, void *stream,
                         const repdl_cuda_gemm_config *cfg)
 {
-    if (!cfg) cfg = &default_cfg;
-    int rc = check_gemm_cfg(cfg);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(check_gemm_cfg(&cfg));
     if (M == 0 || N == 0) return REPDL_OK;
     if (!C || ldc < N) return REPDL_ERR_INVALID;
     int ok = 1;
@@ -101,9 +103,7 @@ static int gemm_checked(int transA, int transB, size_t M, size_t N, size_t K, fl
     if (!ok) return REPDL_ERR_OVERFLOW;
     if (overlap(C, cb, A, ab) || overlap(C, cb, B, bb) || overlap(C, cb, bias, biasb))
         return REPDL_ERR_INVALID;
-    device_facts dev;
-    rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(device_ready());
     gemm_args a;
     memset(&a, 0, sizeof a);
     a.M = M; a.N = N; a.K = K; a.batch = 1;
@@ -129,10 +129,7 @@ __global__ void __launch_bounds__(256) colsum_kernel(const float *dy, size_t M, 
 
 static unsigned blocks_for(size_t work, unsigned threads)
 {
-    size_t b = work / threads + (work % threads != 0);
-    if (b < 1) b = 1;
-    if (b > 65535u * 16u) b = 65535u * 16u; /* the rest by grid-stride */
-    return (unsigned)b;
+    return grid_blocks(work, threads, 65535u * 16u); /* the rest by grid-stride */
 }
 
 /* ---- Conv2d pieces ---- */
@@ -230,11 +227,9 @@ static int launch_im2col(const conv_geom &g, const float *x, size_t img0, size_t
 {
     size_t total = nb * g.CK * g.P;
     if (total == 0) return REPDL_OK;
-    if (total < 0xffffffffu && g.CK * g.P < 0xffffffffu)
-        im2col_kernel<uint32_t><<<blocks_for(total, 256), 256, 0, s>>>(g, x, img0, nb, col);
-    else
-        im2col_kernel<size_t><<<blocks_for(total, 256), 256, 0, s>>>(g, x, img0, nb, col);
-    return check_launch();
+    bool narrow = total < 0xffffffffu && g.CK * g.P < 0xffffffffu;
+    return launch(narrow ? im2col_kernel<uint32_t> : im2col_kernel<size_t>,
+                  blocks_for(total, 256), 256, s, g, x, img0, nb, col);
 }
 
 static int launch_col2im(const conv_geom &g, const float *dcol, size_t img0, size_t nb,
@@ -242,23 +237,17 @@ static int launch_col2im(const conv_geom &g, const float *dcol, size_t img0, siz
 {
     size_t total = nb * g.in_sz;
     if (total == 0) return REPDL_OK;
-    if (total < 0xffffffffu)
-        col2im_kernel<uint32_t><<<blocks_for(total, 256), 256, 0, s>>>(g, dcol, img0, nb, dx);
-    else
-        col2im_kernel<size_t><<<blocks_for(total, 256), 256, 0, s>>>(g, dcol, img0, nb, dx);
-    return check_launch();
+    return launch(total < 0xffffffffu ? col2im_kernel<uint32_t> : col2im_kernel<size_t>,
+                  blocks_for(total, 256), 256, s, g, dcol, img0, nb, dx);
 }
 
 static int conv_forward(const repdl_conv2d_shape *sh, const float *x, const float *w,
                         const float *b, float *y, void *stream,
                         const repdl_cuda_gemm_config *cfg)
 {
-    if (!cfg) cfg = &default_cfg;
-    int rc = check_gemm_cfg(cfg);
-    if (rc != REPDL_OK) return rc;
     conv_geom g;
-    rc = conv_geometry(sh, &g);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(check_gemm_cfg(&cfg));
+    REPDL_CUDA_TRY(conv_geometry(sh, &g));
     if (g.n == 0 || g.oc == 0 || g.P == 0) return REPDL_OK;
     if (!y || (g.CK && !w) || (g.CK && g.in_sz && !x)) return REPDL_ERR_INVALID;
     size_t yb = g.n * g.out_sz * sizeof(float);
@@ -266,9 +255,7 @@ static int conv_forward(const repdl_conv2d_shape *sh, const float *x, const floa
         overlap(y, yb, w, g.oc * g.CK * sizeof(float)) ||
         overlap(y, yb, b, b ? g.oc * sizeof(float) : 0))
         return REPDL_ERR_INVALID;
-    device_facts dev;
-    rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(device_ready());
     cudaStream_t s = as_stream(stream);
 
     gemm_args a;
@@ -286,6 +273,7 @@ static int conv_forward(const repdl_conv2d_shape *sh, const float *x, const floa
     }
     size_t nb = chunk_images(g, cfg);
     float *ws = NULL;
+    int rc = REPDL_OK;
     cudaError_t e = workspace_alloc((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
     if (e != cudaSuccess) return fail_alloc(e);
     for (size_t img0 = 0; img0 < g.n && rc == REPDL_OK; img0 += nb) {
@@ -304,12 +292,9 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
                          const float *dy, float *dx, float *dw, float *db, void *stream,
                          const repdl_cuda_gemm_config *cfg)
 {
-    if (!cfg) cfg = &default_cfg;
-    int rc = check_gemm_cfg(cfg);
-    if (rc != REPDL_OK) return rc;
     conv_geom g;
-    rc = conv_geometry(sh, &g);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(check_gemm_cfg(&cfg));
+    REPDL_CUDA_TRY(conv_geometry(sh, &g));
     /* the host's argument rules (conv2d.h) */
     if (g.n && g.oc && g.P && !dy) return REPDL_ERR_INVALID;
     if (dx && g.n && g.in_sz && g.oc && g.P && !w) return REPDL_ERR_INVALID;
@@ -327,16 +312,11 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
     int need_dw = dw && g.oc && g.CK;
     int need_dx = dx && g.n && g.in_sz;
     if (!need_db && !need_dw && !need_dx) return REPDL_OK;
-    device_facts dev;
-    rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(device_ready());
     cudaStream_t s = as_stream(stream);
 
-    if (need_db) {
-        conv_db_kernel<<<blocks_for(g.oc * 32, 256), 256, 0, s>>>(g, dy, db);
-        rc = check_launch();
-        if (rc != REPDL_OK) return rc;
-    }
+    if (need_db)
+        REPDL_CUDA_TRY(launch(conv_db_kernel, blocks_for(g.oc * 32, 256), 256, s, g, dy, db));
 
     /* dw [OC x CK]: image after image, each continuing the chains. */
     gemm_args a;
@@ -346,19 +326,18 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
     a.lda = g.P; a.transB = 1; a.ldb = g.P; a.C = dw; a.ldc = g.CK;
     if (need_dw && (g.n == 0 || g.P == 0)) { /* empty chains: -0 */
         a.K = 0; a.init = GEMM_INIT_ZERO;
-        rc = launch_gemm(a, s, cfg);
-        if (rc != REPDL_OK) return rc;
+        REPDL_CUDA_TRY(launch_gemm(a, s, cfg));
         need_dw = 0;
     }
     if (need_dx && (g.P == 0 || g.CK == 0)) { /* no taps: -0 everywhere */
-        rc = launch_col2im(g, NULL, 0, g.n, dx, s);
-        if (rc != REPDL_OK) return rc;
+        REPDL_CUDA_TRY(launch_col2im(g, NULL, 0, g.n, dx, s));
         need_dx = 0;
     }
     if (!need_dw && !need_dx) return REPDL_OK;
 
     size_t nb = chunk_images(g, cfg);
     float *ws = NULL;
+    int rc = REPDL_OK;
     cudaError_t e = workspace_alloc((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
     if (e != cudaSuccess) return fail_alloc(e);
     for (size_t img0 = 0; need_dw && img0 < g.n && rc == REPDL_OK; img0 += nb) {
@@ -438,11 +417,8 @@ extern "C" int repdl_cuda_linear_backward_f32(size_t M, size_t K, size_t N, cons
             if (!dy) return REPDL_ERR_INVALID;
         }
         if (overlap(db, N * sizeof(float), dy, dyb)) return REPDL_ERR_INVALID;
-        device_facts dev;
-        rc = current_device(&dev);
-        if (rc != REPDL_OK) return rc;
-        colsum_kernel<<<blocks_for(N, 256), 256, 0, as_stream(stream)>>>(dy, M, N, db);
-        rc = check_launch();
+        REPDL_CUDA_TRY(device_ready());
+        rc = launch(colsum_kernel, blocks_for(N, 256), 256, stream, dy, M, N, db);
     }
     return rc;
 }

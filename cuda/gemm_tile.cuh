@@ -130,29 +130,20 @@ REPDL_HD inline void gemm_load_panel(const float *p, size_t ld, size_t rows, siz
                                      size_t r0, size_t k0, int kcontig, int vec, int t,
                                      float v[4])
 {
+    /* (gr, gk): thread t's first element; its 4 run along the contiguous
+       index (k when kcontig, else r), `left` of them in range. */
+    size_t gr = r0 + (size_t)(kcontig ? t >> 1 : (t & 31) * 4);
+    size_t gk = k0 + (size_t)(kcontig ? (t & 1) * 4 : t >> 5);
     v[0] = v[1] = v[2] = v[3] = 0.0f;
-    if (kcontig) {
-        size_t gr = r0 + (size_t)(t >> 1), gk = k0 + (size_t)((t & 1) * 4);
-        if (gr >= rows || gk >= K) return;
-        const float *q = p + gr * ld + gk;
-        if (vec && K - gk >= 4) {
-            gemm_f4 f = gemm_ld4(q);
-            v[0] = f.x; v[1] = f.y; v[2] = f.z; v[3] = f.w;
-        } else {
-            for (int u = 0; u < 4; u++)
-                if (gk + (size_t)u < K) v[u] = q[u];
-        }
+    if (gr >= rows || gk >= K) return;
+    const float *q = kcontig ? p + gr * ld + gk : p + gk * ld + gr;
+    size_t left = kcontig ? K - gk : rows - gr;
+    if (vec && left >= 4) {
+        gemm_f4 f = gemm_ld4(q);
+        v[0] = f.x; v[1] = f.y; v[2] = f.z; v[3] = f.w;
     } else {
-        size_t gk = k0 + (size_t)(t >> 5), gr = r0 + (size_t)((t & 31) * 4);
-        if (gk >= K || gr >= rows) return;
-        const float *q = p + gk * ld + gr;
-        if (vec && rows - gr >= 4) {
-            gemm_f4 f = gemm_ld4(q);
-            v[0] = f.x; v[1] = f.y; v[2] = f.z; v[3] = f.w;
-        } else {
-            for (int u = 0; u < 4; u++)
-                if (gr + (size_t)u < rows) v[u] = q[u];
-        }
+        for (int u = 0; u < 4; u++)
+            if ((size_t)u < left) v[u] = q[u];
     }
 }
 

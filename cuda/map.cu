@@ -66,24 +66,12 @@ static int launch_map(const float *x, float *y, size_t n, void *stream)
     size_t bytes;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (x == NULL || y == NULL) return REPDL_ERR_INVALID;
-    if ((const void *)x != (const void *)y && overlap(x, bytes, y, bytes))
-        return REPDL_ERR_INVALID;
-    device_facts dev;
-    int rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
-
-    bool vec4 = ((uintptr_t)x % 16 == 0) && ((uintptr_t)y % 16 == 0);
-    size_t per_block = (size_t)MAP_THREADS * (vec4 ? 4 : 1);
-    size_t want = (n + per_block - 1) / per_block;
-    /* Enough blocks to fill the device several times; beyond that the
-       grid-stride loop takes over. */
-    size_t cap = (size_t)dev.sms * 32;
-    unsigned grid = (unsigned)(want < cap ? want : cap);
-    if (vec4)
-        map_kernel<F, true><<<grid, MAP_THREADS, 0, as_stream(stream)>>>(x, y, n);
-    else
-        map_kernel<F, false><<<grid, MAP_THREADS, 0, as_stream(stream)>>>(x, y, n);
-    return check_launch();
+    if (partial_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
+    /* float4 when both pointers are 16-byte aligned: a work item is 4
+       elements (the n % 4 last ones go through the scalar loop). */
+    if ((uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0)
+        return launch_fill(map_kernel<F, true>, (n + 3) / 4, MAP_THREADS, stream, x, y, n);
+    return launch_fill(map_kernel<F, false>, n, MAP_THREADS, stream, x, y, n);
 }
 
 } // namespace repdl_cuda

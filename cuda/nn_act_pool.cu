@@ -23,14 +23,6 @@ namespace nnap {
 
 constexpr int THREADS = 256;
 
-static unsigned grid_for(size_t work, const device_facts &dev)
-{
-    size_t want = (work + THREADS - 1) / THREADS;
-    size_t cap = (size_t)dev.sms * 32;
-    if (want < 1) want = 1;
-    return (unsigned)(want < cap ? want : cap);
-}
-
 #define NNAP_FUNCTORS(name)                                                          \
     struct fwd_##name {                                                              \
         __device__ __forceinline__ float operator()(float x) const                   \
@@ -66,12 +58,6 @@ bwd_kernel(const float *x, const float *dy, float *dx, size_t n)
         dx[i] = f(x[i], dy[i]);
 }
 
-/* An output may equal an input (in place) but not partly overlap one. */
-static bool bad_overlap(const void *out, const void *in, size_t bytes)
-{
-    return out != in && overlap(out, bytes, in, bytes);
-}
-
 template <class F>
 static int launch_fwd(size_t n, const float *x, float *y, void *stream)
 {
@@ -79,12 +65,8 @@ static int launch_fwd(size_t n, const float *x, float *y, void *stream)
     size_t bytes;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!x || !y) return REPDL_ERR_INVALID;
-    if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
-    device_facts dev;
-    int rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    fwd_kernel<F><<<grid_for(n, dev), THREADS, 0, as_stream(stream)>>>(x, y, n);
-    return check_launch();
+    if (partial_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
+    return launch_fill(fwd_kernel<F>, n, THREADS, stream, x, y, n);
 }
 
 template <class F>
@@ -94,12 +76,9 @@ static int launch_bwd(size_t n, const float *x, const float *dy, float *dx, void
     size_t bytes;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!x || !dy || !dx) return REPDL_ERR_INVALID;
-    if (bad_overlap(dx, x, bytes) || bad_overlap(dx, dy, bytes)) return REPDL_ERR_INVALID;
-    device_facts dev;
-    int rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    bwd_kernel<F><<<grid_for(n, dev), THREADS, 0, as_stream(stream)>>>(x, dy, dx, n);
-    return check_launch();
+    if (partial_overlap(dx, x, bytes) || partial_overlap(dx, dy, bytes))
+        return REPDL_ERR_INVALID;
+    return launch_fill(bwd_kernel<F>, n, THREADS, stream, x, dy, dx, n);
 }
 
 /* ---- pooling ---- */
@@ -153,18 +132,20 @@ avgpool_bwd_kernel(repdl_pool2d_shape s, int incl, size_t oh, size_t ow, const f
     }
 }
 
-/* Element counts of x and y; 0 on overflow of the byte counts. */
+/* The host's check of s (same statuses), then the element counts of x
+   and y: REPDL_ERR_OVERFLOW on overflow of the byte counts. */
 static int pool_sizes(const repdl_pool2d_shape *s, size_t *nx, size_t *ny, size_t *oh,
                       size_t *ow)
 {
     size_t planes, b;
+    REPDL_CUDA_TRY(repdl__pool2d_check(s));
     *oh = repdl_pool2d_out_h(s);
     *ow = repdl_pool2d_out_w(s);
     if (!mul_ok(s->n, s->c, &planes) || !mul_ok(planes, s->h, nx) || !mul_ok(*nx, s->w, nx) ||
         !mul_ok(*nx, sizeof(float), &b) || !mul_ok(planes, *oh, ny) || !mul_ok(*ny, *ow, ny) ||
         !mul_ok(*ny, sizeof(size_t), &b))
-        return 0;
-    return 1;
+        return REPDL_ERR_OVERFLOW;
+    return REPDL_OK;
 }
 
 } // namespace nnap
@@ -193,21 +174,14 @@ extern "C" int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape
                                                  void *stream)
 {
     size_t nx, ny, oh, ow;
-    repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
-    if (st != REPDL_OK) return st;
-    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_OVERFLOW;
+    REPDL_CUDA_TRY(pool_sizes(s, &nx, &ny, &oh, &ow));
     if (ny == 0) return REPDL_OK;
     if (!x || !y) return REPDL_ERR_INVALID;
     if (overlap(y, ny * sizeof(float), x, nx * sizeof(float)) ||
         (argmax && (overlap(argmax, ny * sizeof(size_t), x, nx * sizeof(float)) ||
                     overlap(argmax, ny * sizeof(size_t), y, ny * sizeof(float)))))
         return REPDL_ERR_INVALID;
-    device_facts dev;
-    int rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    maxpool_fwd_kernel<<<grid_for(ny, dev), THREADS, 0, as_stream(stream)>>>(*s, oh, ow, x, y,
-                                                                              argmax, ny);
-    return check_launch();
+    return launch_fill(maxpool_fwd_kernel, ny, THREADS, stream, *s, oh, ow, x, y, argmax, ny);
 }
 
 extern "C" int repdl_cuda_max_pool2d_backward_f32(const struct repdl_pool2d_shape *s,
@@ -215,20 +189,13 @@ extern "C" int repdl_cuda_max_pool2d_backward_f32(const struct repdl_pool2d_shap
                                                   float *dx, void *stream)
 {
     size_t nx, ny, oh, ow;
-    repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
-    if (st != REPDL_OK) return st;
-    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_OVERFLOW;
+    REPDL_CUDA_TRY(pool_sizes(s, &nx, &ny, &oh, &ow));
     if (nx == 0) return REPDL_OK;
     if (!dx || (ny && (!argmax || !dy))) return REPDL_ERR_INVALID;
     if (ny && (overlap(dx, nx * sizeof(float), dy, ny * sizeof(float)) ||
                overlap(dx, nx * sizeof(float), argmax, ny * sizeof(size_t))))
         return REPDL_ERR_INVALID;
-    device_facts dev;
-    int rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    maxpool_bwd_kernel<<<grid_for(nx, dev), THREADS, 0, as_stream(stream)>>>(*s, oh, ow, argmax,
-                                                                              dy, dx, nx);
-    return check_launch();
+    return launch_fill(maxpool_bwd_kernel, nx, THREADS, stream, *s, oh, ow, argmax, dy, dx, nx);
 }
 
 extern "C" int repdl_cuda_avg_pool2d_forward_f32(const struct repdl_pool2d_shape *s,
@@ -236,18 +203,12 @@ extern "C" int repdl_cuda_avg_pool2d_forward_f32(const struct repdl_pool2d_shape
                                                  void *stream)
 {
     size_t nx, ny, oh, ow;
-    repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
-    if (st != REPDL_OK) return st;
-    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_OVERFLOW;
+    REPDL_CUDA_TRY(pool_sizes(s, &nx, &ny, &oh, &ow));
     if (ny == 0) return REPDL_OK;
     if (!x || !y) return REPDL_ERR_INVALID;
     if (overlap(y, ny * sizeof(float), x, nx * sizeof(float))) return REPDL_ERR_INVALID;
-    device_facts dev;
-    int rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    avgpool_fwd_kernel<<<grid_for(ny, dev), THREADS, 0, as_stream(stream)>>>(
-        *s, count_include_pad, oh, ow, x, y, ny);
-    return check_launch();
+    return launch_fill(avgpool_fwd_kernel, ny, THREADS, stream, *s, count_include_pad, oh, ow,
+                       x, y, ny);
 }
 
 extern "C" int repdl_cuda_avg_pool2d_backward_f32(const struct repdl_pool2d_shape *s,
@@ -255,16 +216,10 @@ extern "C" int repdl_cuda_avg_pool2d_backward_f32(const struct repdl_pool2d_shap
                                                   float *dx, void *stream)
 {
     size_t nx, ny, oh, ow;
-    repdl_status st = repdl__pool2d_check(s); /* the host's check: same statuses */
-    if (st != REPDL_OK) return st;
-    if (!pool_sizes(s, &nx, &ny, &oh, &ow)) return REPDL_ERR_OVERFLOW;
+    REPDL_CUDA_TRY(pool_sizes(s, &nx, &ny, &oh, &ow));
     if (nx == 0) return REPDL_OK;
     if (!dx || (ny && !dy)) return REPDL_ERR_INVALID;
     if (ny && overlap(dx, nx * sizeof(float), dy, ny * sizeof(float))) return REPDL_ERR_INVALID;
-    device_facts dev;
-    int rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    avgpool_bwd_kernel<<<grid_for(nx, dev), THREADS, 0, as_stream(stream)>>>(
-        *s, count_include_pad, oh, ow, dy, dx, nx);
-    return check_launch();
+    return launch_fill(avgpool_bwd_kernel, nx, THREADS, stream, *s, count_include_pad, oh, ow,
+                       dy, dx, nx);
 }

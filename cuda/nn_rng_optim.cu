@@ -22,30 +22,13 @@ namespace repdl_cuda {
 
 enum { NRO_THREADS = 256 };
 
-/* Grid size for `units` work items: enough blocks to fill the device
-   several times; beyond that the grid-stride loops take over. */
-static unsigned nro_grid(size_t units, const device_facts &dev)
-{
-    size_t want = (units + NRO_THREADS - 1) / NRO_THREADS;
-    size_t cap = (size_t)dev.sms * 32;
-    if (want < 1) want = 1;
-    return (unsigned)(want < cap ? want : cap);
-}
-
-/* Common checks: n > 0 assumed; every pointer in ptrs non-NULL. */
-static int nro_device(device_facts *dev) { return current_device(dev); }
-
-/* An output may be an input exactly (in place) but not overlap it partly. */
-static int bad_overlap(const void *out, const void *in, size_t bytes)
-{
-    return out != in && overlap(out, bytes, in, bytes);
-}
-
 /* ---- RNG fills ---- */
 
-/* Thread unit t: stream elements 4t .. 4t + 3 (one Philox block). */
-__global__ void __launch_bounds__(NRO_THREADS)
-uniform_fill_kernel(uint64_t seed, uint64_t offset, size_t n, float lo, float d, float *out)
+/* Grid-stride over the Philox blocks of stream elements 0 .. n-1: thread
+   unit t draws block t (the words of elements 4t .. 4t + 3) and calls
+   f(j, word of j) for each of those j below n. */
+template <class F>
+__device__ __forceinline__ void for_each_rng_word(uint64_t seed, uint64_t offset, size_t n, F f)
 {
     size_t units = (n + 3) / 4;
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -54,10 +37,17 @@ uniform_fill_kernel(uint64_t seed, uint64_t offset, size_t n, float lo, float d,
         repdl__rng_block(seed, offset + (uint64_t)t, 0u, 0u, w);
         for (int s = 0; s < 4; s++) {
             size_t j = 4 * t + (size_t)s;
-            if (j < n)
-                out[j] = repdl__canon(repdl__fadd(lo, repdl__fmul(d, repdl__rng_u01(w[s]))));
+            if (j < n) f(j, w[s]);
         }
     }
+}
+
+__global__ void __launch_bounds__(NRO_THREADS)
+uniform_fill_kernel(uint64_t seed, uint64_t offset, size_t n, float lo, float d, float *out)
+{
+    for_each_rng_word(seed, offset, n, [&](size_t j, uint32_t w) {
+        out[j] = repdl__canon(repdl__fadd(lo, repdl__fmul(d, repdl__rng_u01(w))));
+    });
 }
 
 __global__ void __launch_bounds__(NRO_THREADS)
@@ -97,20 +87,11 @@ __global__ void __launch_bounds__(NRO_THREADS)
 dropout_fwd_kernel(size_t n, float p, float scale, uint64_t seed, uint64_t offset,
                    const float *x, float *y, uint8_t *mask)
 {
-    size_t units = (n + 3) / 4;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < units; t += stride) {
-        uint32_t w[4];
-        repdl__rng_block(seed, offset + (uint64_t)t, 0u, 0u, w);
-        for (int s = 0; s < 4; s++) {
-            size_t j = 4 * t + (size_t)s;
-            if (j < n) {
-                uint8_t k;
-                y[j] = repdl__dropout_elem(x[j], w[s], p, scale, &k);
-                if (mask) mask[j] = k;
-            }
-        }
-    }
+    for_each_rng_word(seed, offset, n, [&](size_t j, uint32_t w) {
+        uint8_t k;
+        y[j] = repdl__dropout_elem(x[j], w, p, scale, &k);
+        if (mask) mask[j] = k;
+    });
 }
 
 __global__ void __launch_bounds__(NRO_THREADS)
@@ -143,52 +124,42 @@ adam_kernel(size_t n, repdl__adam_k k, float *w, const float *g, float *m, float
 
 using namespace repdl_cuda;
 
+/* The fills: out[j] = a + b u_j (uniform_fill_kernel, a Philox block of 4
+   a thread) or a + b z_j (normal_fill_kernel, an element a thread). */
+static int launch_rng_fill(bool normal, size_t n, uint64_t seed, uint64_t offset, float a,
+                           float b, float *out, void *stream)
+{
+    size_t bytes;
+    if (n == 0) return REPDL_OK;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (out == NULL) return REPDL_ERR_INVALID;
+    return launch_fill(normal ? normal_fill_kernel : uniform_fill_kernel,
+                       normal ? n : (n + 3) / 4, NRO_THREADS, stream, seed, offset, n, a, b, out);
+}
+
 extern "C" int repdl_cuda_rng_uniform_fill_f32(size_t n, unsigned long long seed,
                                                unsigned long long offset, float lo, float hi, float *out,
                                                void *stream)
 {
-    size_t bytes;
-    device_facts dev;
-    if (n == 0) return REPDL_OK;
-    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
-    if (out == NULL) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    float d = repdl__fsub(hi, lo);
-    uniform_fill_kernel<<<nro_grid((n + 3) / 4, dev), NRO_THREADS, 0, as_stream(stream)>>>(
-        seed, offset, n, lo, d, out);
-    return check_launch();
+    return launch_rng_fill(false, n, seed, offset, lo, repdl__fsub(hi, lo), out, stream);
 }
 
 extern "C" int repdl_cuda_rng_normal_fill_f32(size_t n, unsigned long long seed,
                                               unsigned long long offset, float mean, float std, float *out,
                                               void *stream)
 {
-    size_t bytes;
-    device_facts dev;
-    if (n == 0) return REPDL_OK;
-    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
-    if (out == NULL) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    normal_fill_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(
-        seed, offset, n, mean, std, out);
-    return check_launch();
+    return launch_rng_fill(true, n, seed, offset, mean, std, out, stream);
 }
 
 template <int OP>
 static int launch_binary(size_t n, const float *a, const float *b, float *y, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!a || !b || !y) return REPDL_ERR_INVALID;
-    if (bad_overlap(y, a, bytes) || bad_overlap(y, b, bytes)) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    binary_kernel<OP><<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, a, b, y);
-    return check_launch();
+    if (partial_overlap(y, a, bytes) || partial_overlap(y, b, bytes)) return REPDL_ERR_INVALID;
+    return launch_fill(binary_kernel<OP>, n, NRO_THREADS, stream, n, a, b, y);
 }
 
 extern "C" int repdl_cuda_add_f32(size_t n, const float *a, const float *b, float *y, void *stream)
@@ -204,15 +175,11 @@ extern "C" int repdl_cuda_mul_f32(size_t n, const float *a, const float *b, floa
 extern "C" int repdl_cuda_scale_f32(size_t n, float alpha, const float *x, float *y, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!x || !y) return REPDL_ERR_INVALID;
-    if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    scale_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, alpha, x, y);
-    return check_launch();
+    if (partial_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
+    return launch_fill(scale_kernel, n, NRO_THREADS, stream, n, alpha, x, y);
 }
 
 extern "C" int repdl_cuda_dropout_forward_f32(size_t n, float p, unsigned long long seed,
@@ -220,36 +187,27 @@ extern "C" int repdl_cuda_dropout_forward_f32(size_t n, float p, unsigned long l
                                               unsigned char *mask, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!x || !y) return REPDL_ERR_INVALID;
-    if (bad_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
+    if (partial_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
     if (mask && (overlap(mask, n, x, bytes) || overlap(mask, n, y, bytes)))
         return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
     float pc = repdl__dropout_p(p), scale = repdl__dropout_scale(pc);
-    dropout_fwd_kernel<<<nro_grid((n + 3) / 4, dev), NRO_THREADS, 0, as_stream(stream)>>>(
-        n, pc, scale, seed, offset, x, y, mask);
-    return check_launch();
+    return launch_fill(dropout_fwd_kernel, (n + 3) / 4, NRO_THREADS, stream, n, pc, scale, seed,
+                       offset, x, y, mask);
 }
 
 extern "C" int repdl_cuda_dropout_backward_f32(size_t n, float p, const unsigned char *mask,
                                                const float *dy, float *dx, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
     if (!mask || !dy || !dx) return REPDL_ERR_INVALID;
-    if (bad_overlap(dx, dy, bytes) || overlap(mask, n, dx, bytes)) return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
+    if (partial_overlap(dx, dy, bytes) || overlap(mask, n, dx, bytes)) return REPDL_ERR_INVALID;
     float scale = repdl__dropout_scale(repdl__dropout_p(p));
-    dropout_bwd_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, scale, mask,
-                                                                              dy, dx);
-    return check_launch();
+    return launch_fill(dropout_bwd_kernel, n, NRO_THREADS, stream, n, scale, mask, dy, dx);
 }
 
 extern "C" int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *c, unsigned long long step, const float *g,
@@ -257,7 +215,6 @@ extern "C" int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *
                                        void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (c == NULL) return REPDL_ERR_INVALID;
     if (n == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
@@ -266,10 +223,7 @@ extern "C" int repdl_cuda_sgd_step_f32(size_t n, const struct repdl_sgd_config *
     repdl__sgd_k k = repdl__sgd_prepare(c, momentum_buf != NULL, (uint64_t)step);
     if (k.use_mom && (overlap(momentum_buf, bytes, w, bytes) || overlap(momentum_buf, bytes, g, bytes)))
         return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
-    sgd_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, k, w, g, momentum_buf);
-    return check_launch();
+    return launch_fill(sgd_kernel, n, NRO_THREADS, stream, n, k, w, g, momentum_buf);
 }
 
 extern "C" int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config *c, const struct repdl_adam_state *s, const float *g, float *w,
@@ -277,7 +231,6 @@ extern "C" int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config
                                         float *v, void *stream)
 {
     size_t bytes;
-    device_facts dev;
     if (c == NULL || s == NULL) return REPDL_ERR_INVALID;
     if (n == 0 || s->t == 0) return REPDL_OK;
     if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
@@ -285,9 +238,6 @@ extern "C" int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config
     if (overlap(w, bytes, g, bytes) || overlap(w, bytes, m, bytes) || overlap(w, bytes, v, bytes) ||
         overlap(m, bytes, g, bytes) || overlap(m, bytes, v, bytes) || overlap(v, bytes, g, bytes))
         return REPDL_ERR_INVALID;
-    int rc = nro_device(&dev);
-    if (rc != REPDL_OK) return rc;
     repdl__adam_k k = repdl__adam_prepare(c, s);
-    adam_kernel<<<nro_grid(n, dev), NRO_THREADS, 0, as_stream(stream)>>>(n, k, w, g, m, v);
-    return check_launch();
+    return launch_fill(adam_kernel, n, NRO_THREADS, stream, n, k, w, g, m, v);
 }

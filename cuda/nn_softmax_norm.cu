@@ -5,22 +5,17 @@
    grid and any batch size.
 
    The numeric steps are the host's own REPDL_FN pieces (repdl_exp_f32,
-   repdl_log_f32, repdl__div_count_f32, repdl__norm_rstd, repdl__fmaf, and
-   reduce.h's leaf and tree functions); what is written here is where each
-   value lives:
+   repdl_log_f32, repdl__div_count_f32, repdl__norm_rstd, repdl__fmaf) and
+   the canonical sums of cuda/leaf_sum.cuh; what is written here is where
+   each value lives:
      a row (a channel of batch norm), by one warp: the max by integer
        order keys and a shuffle reduction (max is associative on bit
-       patterns: reduce_minmax.h); every canonical sum leaf by leaf, each
-       leaf's 1024 terms staged in the warp's 4 KiB of shared memory
-       (terms computed on the fly, padding -0.0), its value by the mapping
-       of cuda/reduce.cu (vertical trees of lanes t and t + 32 by thread t,
-       the fold's steps h = 32 and 16 with a shuffle, then
-       repdl__sum_fold16_f32), the leaves by repdl__tree in index order;
+       patterns: reduce_minmax.h); every canonical sum by warp_sum (each
+       leaf's terms computed on the fly and staged in the warp's 4 KiB of
+       shared memory);
      a column sum over rows (dgamma, dbeta of layer and RMS norm), by one
-       thread: the leaf of reduce.h computed by that thread alone, lane by
-       lane (vertical tree of REPDL__TREE16, then the halving fold), which
-       is the same sequence of additions; the threads of a warp take
-       adjacent columns, so every load of the warp is contiguous;
+       thread: thread_sum; the threads of a warp take adjacent columns, so
+       every load of the warp is contiguous;
      the batch loss of cross-entropy and NLL: the row losses in a
        workspace, then repdl_cuda_sum_f32 (cuda/reduce.cu), then one
        correctly rounded division by rows for the mean.
@@ -34,47 +29,14 @@
 #include <repdl/softmax.h>
 
 #include "common.cuh"
+#include "leaf_sum.cuh"
 
 namespace repdl_cuda {
 namespace nnsn {
 
-constexpr unsigned FULL = 0xffffffffu;
 constexpr int WARPS = 8;                /* a block */
 constexpr int THREADS = WARPS * 32;
 constexpr unsigned MAX_GRID = 8192;     /* grid-stride beyond */
-#define NNSN_LEAF REPDL_SUM_LEAF
-
-/* The value of the staged leaf c[0..1024) (reduce.cu's mapping). */
-__device__ __forceinline__ float leaf_value(const float *c, int t)
-{
-    float a = repdl__fadd(repdl__sum_column_f32(c + t), repdl__sum_column_f32(c + t + 32));
-    float b = repdl__fadd(a, __shfl_down_sync(FULL, a, 16));
-    float v[16];
-#pragma unroll
-    for (int i = 0; i < 16; i++) v[i] = __shfl_sync(FULL, b, i);
-    return repdl__sum_fold16_f32(v);
-}
-
-/* The canonical sum of v(0) .. v(n-1), by one warp, on every thread of it
-   (= repdl_sum_f32 of the array of the v(i)).  v(i) is called once for
-   each i, by thread i mod 32.  buf: the warp's 1024 floats. */
-template <class F>
-__device__ float warp_sum(size_t n, F v, float *buf, int t)
-{
-    repdl__tree tr;
-    repdl__tree_init(&tr);
-    for (size_t base = 0; base < n; base += NNSN_LEAF) {
-#pragma unroll 4
-        for (int k = 0; k < NNSN_LEAF / 32; k++) {
-            size_t i = base + (size_t)k * 32 + t;
-            buf[k * 32 + t] = i < n ? v(i) : -0.0f;
-        }
-        __syncwarp();
-        repdl__tree_push(&tr, 0, leaf_value(buf, t));
-        __syncwarp(); /* buf read before the next leaf overwrites it */
-    }
-    return repdl__tree_root(&tr);
-}
 
 /* repdl_max_f32 of v(0) .. v(n-1) by one warp (element i read by thread
    i mod 32): the largest order key, NaN if any magnitude exceeds inf. */
@@ -89,7 +51,7 @@ __device__ float warp_max(size_t n, F v, int t)
     }
 #pragma unroll
     for (int o = 16; o >= 1; o /= 2) {
-        uint32_t h2 = __shfl_xor_sync(FULL, hi, o), a2 = __shfl_xor_sync(FULL, a, o);
+        uint32_t h2 = __shfl_xor_sync(FULL_MASK, hi, o), a2 = __shfl_xor_sync(FULL_MASK, a, o);
         hi = h2 > hi ? h2 : hi;
         a = a2 > a ? a2 : a;
     }
@@ -106,7 +68,7 @@ __device__ __forceinline__ float affine(float xh, const float *g, const float *b
 }
 
 #define NNSN_WARP_SETUP                                      \
-    __shared__ float shm[WARPS][NNSN_LEAF];                  \
+    __shared__ float shm[WARPS][REPDL_SUM_LEAF];             \
     int t = threadIdx.x % 32, w = threadIdx.x / 32;          \
     float *buf = shm[w];                                     \
     (void)buf;
@@ -320,32 +282,6 @@ k_rms_norm_backward(size_t rows, size_t cols, const float *x, const float *gamma
     }
 }
 
-/* The canonical sum of v(0) .. v(n-1) by ONE thread: reduce.h's leaf
-   (vertical tree of each lane, then the halving fold of the 64 lanes),
-   the leaves by repdl__tree. */
-template <class F>
-__device__ float thread_sum(size_t n, F v)
-{
-    repdl__tree tr;
-    repdl__tree_init(&tr);
-    for (size_t base = 0; base < n; base += NNSN_LEAF) {
-        float a[REPDL_SUM_LANES];
-        auto e = [&](size_t i) { return i < n ? v(i) : -0.0f; };
-#pragma unroll
-        for (int l = 0; l < REPDL_SUM_LANES; l++) {
-#define NNSN_E(j) e(base + (size_t)(j) * REPDL_SUM_LANES + l)
-            a[l] = REPDL__TREE16(NNSN_E);
-#undef NNSN_E
-        }
-#pragma unroll
-        for (int h = REPDL_SUM_LANES / 2; h >= 1; h /= 2)
-#pragma unroll
-            for (int l = 0; l < h; l++) a[l] = repdl__fadd(a[l], a[l + h]);
-        repdl__tree_push(&tr, 0, a[0]);
-    }
-    return repdl__tree_root(&tr);
-}
-
 /* out[j] = repdl__norm_colsum's column sums: mode 0 dy, 1 layer, 2 rms. */
 __global__ void __launch_bounds__(THREADS)
 k_colsum(size_t rows, size_t cols, const float *x, const float *mean, const float *rstd,
@@ -458,25 +394,8 @@ k_bn_backward(size_t n, size_t c, size_t hw, const float *x, const float *gamma,
 
 /* ---- launch helpers ---- */
 
-static unsigned grid_for_warps(size_t units)
-{
-    size_t g = units / WARPS + (units % WARPS != 0);
-    if (g == 0) g = 1;
-    return (unsigned)(g < MAX_GRID ? g : MAX_GRID);
-}
-static unsigned grid_for_threads(size_t units)
-{
-    size_t g = units / THREADS + (units % THREADS != 0);
-    if (g == 0) g = 1;
-    return (unsigned)(g < MAX_GRID ? g : MAX_GRID);
-}
-
-/* The device check every launcher runs first (fpenv probe). */
-static int ready(void)
-{
-    device_facts f;
-    return current_device(&f);
-}
+static unsigned grid_for_warps(size_t units) { return grid_blocks(units, WARPS, MAX_GRID); }
+static unsigned grid_for_threads(size_t units) { return grid_blocks(units, THREADS, MAX_GRID); }
 
 /* rows * cols without overflow of the byte count. */
 static int size_ok(size_t rows, size_t cols)
@@ -491,10 +410,8 @@ static int launch_softmax(size_t rows, size_t cols, const float *x, float *y, vo
     if (rows == 0 || cols == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (!x || !y) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_softmax<LOG><<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(rows, cols, x, y);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_softmax<LOG>, grid_for_warps(rows), THREADS, stream, rows, cols, x, y);
 }
 
 template <bool LOG>
@@ -504,11 +421,9 @@ static int launch_softmax_bw(size_t rows, size_t cols, const float *y, const flo
     if (rows == 0 || cols == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (!y || !dy || !dx) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_softmax_backward<LOG><<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(
-        rows, cols, y, dy, dx);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_softmax_backward<LOG>, grid_for_warps(rows), THREADS, stream, rows, cols, y,
+                  dy, dx);
 }
 
 /* The losses: row losses into a workspace, then the canonical sum. */
@@ -520,28 +435,30 @@ static int launch_loss(size_t rows, size_t cols, const float *x, const size_t *t
     if (!loss || (reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN))
         return REPDL_ERR_INVALID;
     if (rows > 0 && (!target || (cols > 0 && !x))) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(device_ready());
+    if (rows == 0) return launch(k_loss_finish, 1, 1, stream, loss, 0, reduction, 1);
     cudaStream_t s = as_stream(stream);
-    if (rows == 0) {
-        k_loss_finish<<<1, 1, 0, s>>>(loss, 0, reduction, 1);
-        return check_launch();
-    }
     void *ws = NULL;
     cudaError_t e = workspace_alloc(&ws, rows * sizeof(float), s);
     if (e != cudaSuccess) return fail_alloc(e);
     float *w = (float *)ws;
-    if (CE) k_cross_entropy<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
-    else k_nll<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, target, reduction, w, dx);
-    rc = check_launch();
+    int rc = launch(CE ? k_cross_entropy : k_nll, grid_for_warps(rows), THREADS, stream, rows,
+                    cols, x, target, reduction, w, dx);
     if (rc == REPDL_OK) rc = repdl_cuda_sum_f32(rows, w, loss, stream);
-    if (rc == REPDL_OK) {
-        k_loss_finish<<<1, 1, 0, s>>>(loss, rows, reduction, 0);
-        rc = check_launch();
-    }
+    if (rc == REPDL_OK) rc = launch(k_loss_finish, 1, 1, stream, loss, rows, reduction, 0);
     e = workspace_free(ws, s);
     if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     return rc;
+}
+
+/* The column sums of the norms' backward passes: mode 0 dy, 1 layer, 2 rms
+   (k_colsum), into out when it is not NULL. */
+static int launch_colsum(size_t rows, size_t cols, const float *x, const float *mean,
+                         const float *rstd, const float *dy, int mode, float *out, void *stream)
+{
+    if (!out) return REPDL_OK;
+    return launch(k_colsum, grid_for_threads(cols), THREADS, stream, rows, cols, x, mean, rstd,
+                  dy, mode, out);
 }
 
 } // namespace nnsn
@@ -596,11 +513,9 @@ extern "C" int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, float
     if (rows == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (rows && cols && (!x || !y)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_layer_norm<<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(
-        rows, cols, x, gamma, beta, eps, y, mean, rstd);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_layer_norm, grid_for_warps(rows), THREADS, stream, rows, cols, x, gamma, beta,
+                  eps, y, mean, rstd);
 }
 
 extern "C" int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
@@ -612,23 +527,12 @@ extern "C" int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, cons
     if (cols == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (rows && (!x || !dy || !mean || !rstd)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    cudaStream_t s = as_stream(stream);
-    if (dx && rows) {
-        k_layer_norm_backward<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, gamma,
-                                                                      mean, rstd, dy, dx);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    if (dgamma) {
-        k_colsum<<<grid_for_threads(cols), THREADS, 0, s>>>(rows, cols, x, mean, rstd, dy, 1, dgamma);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    if (dbeta) {
-        k_colsum<<<grid_for_threads(cols), THREADS, 0, s>>>(rows, cols, x, mean, rstd, dy, 0, dbeta);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    return REPDL_OK;
+    REPDL_CUDA_TRY(device_ready());
+    if (dx && rows)
+        REPDL_CUDA_TRY(launch(k_layer_norm_backward, grid_for_warps(rows), THREADS, stream, rows,
+                              cols, x, gamma, mean, rstd, dy, dx));
+    REPDL_CUDA_TRY(launch_colsum(rows, cols, x, mean, rstd, dy, 1, dgamma, stream));
+    return launch_colsum(rows, cols, x, mean, rstd, dy, 0, dbeta, stream);
 }
 
 extern "C" int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
@@ -638,11 +542,9 @@ extern "C" int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float e
     if (rows == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (rows && cols && (!x || !y)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_rms_norm<<<grid_for_warps(rows), THREADS, 0, as_stream(stream)>>>(rows, cols, x, gamma,
-                                                                         eps, y, rstd);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_rms_norm, grid_for_warps(rows), THREADS, stream, rows, cols, x, gamma, eps, y,
+                  rstd);
 }
 
 extern "C" int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
@@ -653,19 +555,11 @@ extern "C" int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const 
     if (cols == 0) return REPDL_OK;
     if (!size_ok(rows, cols)) return REPDL_ERR_OVERFLOW;
     if (rows && (!x || !dy || !rstd)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    cudaStream_t s = as_stream(stream);
-    if (dx && rows) {
-        k_rms_norm_backward<<<grid_for_warps(rows), THREADS, 0, s>>>(rows, cols, x, gamma, rstd,
-                                                                    dy, dx);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    if (dgamma) {
-        k_colsum<<<grid_for_threads(cols), THREADS, 0, s>>>(rows, cols, x, NULL, rstd, dy, 2, dgamma);
-        if ((rc = check_launch()) != REPDL_OK) return rc;
-    }
-    return REPDL_OK;
+    REPDL_CUDA_TRY(device_ready());
+    if (dx && rows)
+        REPDL_CUDA_TRY(launch(k_rms_norm_backward, grid_for_warps(rows), THREADS, stream, rows,
+                              cols, x, gamma, rstd, dy, dx));
+    return launch_colsum(rows, cols, x, NULL, rstd, dy, 2, dgamma, stream);
 }
 
 extern "C" int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw,
@@ -680,12 +574,9 @@ extern "C" int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_
     if (c == 0) return REPDL_OK;
     if (!mul_ok(n, hw, &N) || !size_ok(N, c)) return REPDL_ERR_OVERFLOW;
     if (N && (!x || !y)) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_bn_train<<<grid_for_warps(c), THREADS, 0, as_stream(stream)>>>(
-        n, c, hw, x, gamma, beta, eps, momentum, running_mean, running_var, y, save_mean,
-        save_rstd);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_bn_train, grid_for_warps(c), THREADS, stream, n, c, hw, x, gamma, beta, eps,
+                  momentum, running_mean, running_var, y, save_mean, save_rstd);
 }
 
 extern "C" int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw,
@@ -700,11 +591,9 @@ extern "C" int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_
     total = N * c;
     if (total == 0) return REPDL_OK;
     if (!x || !y || !running_mean || !running_var) return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_bn_infer<<<grid_for_threads(total), THREADS, 0, as_stream(stream)>>>(
-        total, c, hw, x, gamma, beta, eps, running_mean, running_var, y);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_bn_infer, grid_for_threads(total), THREADS, stream, total, c, hw, x, gamma,
+                  beta, eps, running_mean, running_var, y);
 }
 
 extern "C" int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const float *x,
@@ -718,9 +607,7 @@ extern "C" int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw,
     if (!mul_ok(n, hw, &N) || !size_ok(N, c) || !save_mean || !save_rstd ||
         (N && (!x || !dy)))
         return REPDL_ERR_INVALID;
-    int rc = ready();
-    if (rc != REPDL_OK) return rc;
-    k_bn_backward<<<grid_for_warps(c), THREADS, 0, as_stream(stream)>>>(
-        n, c, hw, x, gamma, save_mean, save_rstd, dy, dx, dgamma, dbeta);
-    return check_launch();
+    REPDL_CUDA_TRY(device_ready());
+    return launch(k_bn_backward, grid_for_warps(c), THREADS, stream, n, c, hw, x, gamma,
+                  save_mean, save_rstd, dy, dx, dgamma, dbeta);
 }

@@ -3,27 +3,11 @@
    coalesced pass: sum, dot and their row-wise forms, bit for bit equal to
    repdl_sum_f32 / repdl_dot_f32 on the host for any grid and block size.
 
-   The numeric steps are reduce.h's own building blocks, run on the device:
-     leaf     repdl__sum_column_f32 (the vertical tree of a lane) and
-              repdl__sum_fold16_f32 (the last four halving steps);
-     trees    repdl__tree_init / _push / _root (the buddy tree), and the
-              in-place pairwise loop that reduce.h documents as equal to it
-              (repdl_sum_combine_f32).
-   What is written here is only where each value lives (see
+   The leaves, the walks over runs of leaves and the block's pairwise
+   loop are cuda/leaf_sum.cuh's (reduce.h's own building blocks, run on
+   the device); what is written here is the device-level schedule (see
    reduce_plan.cuh for the split into warps, blocks and grid):
-
-     a leaf, by one warp: thread t computes the vertical trees of lanes t
-       and t + 32 (each load instruction of the warp reads 128 contiguous
-       bytes), adds them (the fold's step h = 32: a[t] + a[t + 32]), then
-       the step h = 16 with a shuffle (a'[t] + a'[t + 16]), which gives
-       reduce.h's b[t] = (a0 + a2) + (a1 + a3) for t < 16; the 16 values
-       are gathered and folded by repdl__sum_fold16_f32.
-       A full leaf is read into registers (32 elements a thread, products
-       of a dot rounded there by repdl__fmul), the next leaf's loads
-       issued before this leaf's arithmetic; the row's padded last leaf is
-       first written to a per-warp buffer in shared memory (products,
-       padding -0.0), as the host writes them to p[] (reduce.h).
-     a run of leaves, by one warp: repdl__tree, leaf after leaf.
+     a run of leaves, by one warp: warp_walk (full leaves in registers).
      a chunk, by one block: its warps' values into a repdl__tree.
      a row's chunks: each block stores its value; the last block to arrive
        (a ticket, atomicAdd) combines them in index order.  The ticket
@@ -38,112 +22,10 @@
 #include <repdl/reduce.h>
 
 #include "common.cuh"
+#include "leaf_sum.cuh"
 #include "reduce_plan.cuh"
 
 namespace repdl_cuda {
-
-constexpr unsigned FULL_MASK = 0xffffffffu;
-
-/* Lanes t and t + 32 of the leaf at c (c[lane + 64 j], j < 16) -> the leaf
-   value, on every thread of the warp. */
-__device__ __forceinline__ float warp_leaf_columns(const float *c, int t)
-{
-    float a = repdl__fadd(repdl__sum_column_f32(c + t), repdl__sum_column_f32(c + t + 32));
-    float b = repdl__fadd(a, __shfl_down_sync(FULL_MASK, a, 16));
-    float v[16];
-#pragma unroll
-    for (int i = 0; i < 16; i++) v[i] = __shfl_sync(FULL_MASK, b, i);
-    return repdl__sum_fold16_f32(v);
-}
-
-/* Leaf `leaf` of a row of n (x, and y for a dot).  buf: this warp's 1024
-   floats of shared memory. */
-template <bool DOT>
-__device__ __forceinline__ float warp_leaf(const float *x, const float *y, size_t n,
-                                           size_t leaf, float *buf, int t)
-{
-    size_t base = leaf * LEAF;
-    if (!DOT && base + LEAF <= n) return warp_leaf_columns(x + base, t);
-    /* Stage products / padding: 32 contiguous elements a step. */
-#pragma unroll 4
-    for (int k = 0; k < (int)(LEAF / 32); k++) {
-        size_t i = base + (size_t)k * 32 + t;
-        float v = -0.0f;
-        if (i < n) v = DOT ? repdl__fmul(x[i], y[i]) : x[i];
-        buf[k * 32 + t] = v;
-    }
-    __syncwarp();
-    float s = warp_leaf_columns(buf, t);
-    __syncwarp(); /* buf is read before the next leaf overwrites it */
-    return s;
-}
-
-/* A full leaf held in registers: thread t holds the lane-t column in
-   r[0..15] (elements t + 64 j) and the lane-(t + 32) column in r[16..31]
-   (elements t + 32 + 64 j), products already rounded for a dot.  The same
-   operations as warp_leaf_columns on memory. */
-__device__ __forceinline__ float warp_leaf_regs(const float *r)
-{
-#define REPDL__E0(j) r[j]
-#define REPDL__E1(j) r[16 + (j)]
-    float a = repdl__fadd(REPDL__TREE16(REPDL__E0), REPDL__TREE16(REPDL__E1));
-#undef REPDL__E0
-#undef REPDL__E1
-    float b = repdl__fadd(a, __shfl_down_sync(FULL_MASK, a, 16));
-    float v[16];
-#pragma unroll
-    for (int i = 0; i < 16; i++) v[i] = __shfl_sync(FULL_MASK, b, i);
-    return repdl__sum_fold16_f32(v);
-}
-
-/* Loads thread t's 32 elements of the full leaf at c (see warp_leaf_regs). */
-__device__ __forceinline__ void load_leaf(const float *c, int t, float *r)
-{
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        r[j] = c[t + 64 * j];
-        r[16 + j] = c[t + 32 + 64 * j];
-    }
-}
-
-/* The buddy tree of leaves [first, first + count) of a row: the value of
-   that aligned run; -0.0 when count == 0.  Full leaves go through
-   registers, the next leaf's loads issued before the current leaf's
-   arithmetic (two leaves in flight a warp); the row's last leaf, when
-   partial, through warp_leaf's staging. */
-template <bool DOT>
-__device__ float warp_walk(const float *x, const float *y, size_t n, size_t first,
-                           size_t count, float *buf, int t)
-{
-    repdl__tree tr;
-    repdl__tree_init(&tr);
-    size_t nfull = count;
-    if (count && (first + count) * LEAF > n) nfull = count - 1; /* the row's partial leaf */
-    if (nfull) {
-        float nx[32], ny[32];
-        load_leaf(x + first * LEAF, t, nx);
-        if (DOT) load_leaf(y + first * LEAF, t, ny);
-        for (size_t j = 0; j < nfull; j++) {
-            float cx[32], cy[32];
-#pragma unroll
-            for (int k = 0; k < 32; k++) {
-                cx[k] = nx[k];
-                if (DOT) cy[k] = ny[k];
-            }
-            if (j + 1 < nfull) {
-                load_leaf(x + (first + j + 1) * LEAF, t, nx);
-                if (DOT) load_leaf(y + (first + j + 1) * LEAF, t, ny);
-            }
-            if (DOT) {
-#pragma unroll
-                for (int k = 0; k < 32; k++) cx[k] = repdl__fmul(cx[k], cy[k]);
-            }
-            repdl__tree_push(&tr, 0, warp_leaf_regs(cx));
-        }
-    }
-    if (nfull < count) repdl__tree_push(&tr, 0, warp_leaf<DOT>(x, y, n, first + nfull, buf, t));
-    return repdl__tree_root(&tr);
-}
 
 struct reduce_args {
     const float *x, *y;
@@ -167,22 +49,6 @@ __global__ void __launch_bounds__(MAX_THREADS) reduce_row_per_warp(reduce_args a
                                  a.nleaf, buf, t);
         if (t == 0) a.out[r] = repdl__canon(s);
     }
-}
-
-/* In-place pairwise tree of buf[0..m), the loop reduce.h gives as equal to
-   repdl_sum_combine_f32:
-     for (s = 1; s < m; s *= 2) for (i = 0; i + s < m; i += 2 s)
-       buf[i] = buf[i] + buf[i + s];
-   one thread per i.  At step s the writers (i = 0 mod 2s) read buf[i + s],
-   which no thread writes at that step. */
-__device__ void block_pairwise(float *buf, unsigned m)
-{
-    for (unsigned s = 1; s < m; s *= 2) {
-        __syncthreads();
-        unsigned i = threadIdx.x;
-        if (i % (2 * s) == 0 && i + s < m) buf[i] = repdl__fadd(buf[i], buf[i + s]);
-    }
-    __syncthreads();
 }
 
 /* Chunks: unit u = (row u / bpr, chunk u % bpr), grid-stride over units. */
@@ -260,8 +126,7 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
                          size_t rows, size_t n, float *out, void *stream,
                          const repdl_cuda_config *cfg)
 {
-    int rc = check_config(cfg);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(check_config(cfg));
     if (rows == 0) return REPDL_OK;
     size_t out_bytes;
     if (!mul_ok(rows, sizeof(float), &out_bytes)) return REPDL_ERR_OVERFLOW;
@@ -274,16 +139,13 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
         if (DOT && overlap(out, out_bytes, y, yb)) return REPDL_ERR_INVALID;
     }
     device_facts dev;
-    rc = current_device(&dev);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(current_device(&dev));
     unsigned threads = plan_threads(cfg);
     size_t shmem = (size_t)(threads / 32) * LEAF * sizeof(float);
     int per_sm = 1;
-    rc = blocks_per_sm<DOT>(dev.device, threads, shmem, &per_sm);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(blocks_per_sm<DOT>(dev.device, threads, shmem, &per_sm));
     plan p;
-    rc = make_plan(rows, n, (size_t)per_sm * dev.sms, cfg, &p);
-    if (rc != REPDL_OK) return rc;
+    REPDL_CUDA_TRY(make_plan(rows, n, (size_t)per_sm * dev.sms, cfg, &p));
 
     reduce_args a;
     a.x = x; a.y = DOT ? y : NULL;
@@ -315,7 +177,7 @@ static int launch_reduce(const float *x, size_t ldx, const float *y, size_t ldy,
         }
     }
     reduce_chunks<DOT><<<grid, p.threads, shmem, s>>>(a);
-    rc = check_launch();
+    int rc = check_launch();
     if (ws) {
         e = workspace_free(ws, s);
         if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);

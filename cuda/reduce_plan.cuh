@@ -23,11 +23,6 @@
 
 #include <repdl/cuda.h>
 
-/* The warp mapping of a leaf (reduce.cu) is written for this geometry. */
-#if REPDL_SUM_LANES != 64 || REPDL_SUM_VECS != 16 || REPDL_SUM_LEAF != 1024
-#error "cuda/reduce.cu maps a leaf of 64 lanes x 16 vectors onto a warp"
-#endif
-
 namespace repdl_cuda {
 
 constexpr size_t LEAF = REPDL_SUM_LEAF;

@@ -10,15 +10,17 @@ cd "$(dirname "$0")/.."
 archs=${1:-90}
 [ -d build-gpu ] || meson setup build-gpu -Dsm_archs="$archs" --buildtype=release
 meson configure build-gpu -Dsm_archs="$archs"
-exes="test_cuda_args test_cuda_map test_cuda_reduce test_cuda_gemm test_cuda_nn_rng_optim
-      test_cuda_nn_softmax_norm test_cuda_nn_act_pool train_fmnist_cuda
-      bench_cuda_map bench_cuda_reduce bench_cuda_gemm"
-[ -f bench/cuda/bench_nn.cu ] && exes="$exes bench_cuda_nn"
+# the targets, by build directory: tests/cuda, cuda (the training demo), bench/cuda
 targets=()
-for e in $exes; do targets+=("cuda/$e"); done
+for e in args map reduce gemm nn_rng_optim nn_softmax_norm nn_act_pool; do
+    targets+=("tests/cuda/test_cuda_$e")
+done
+targets+=(cuda/train_fmnist_cuda bench/cuda/bench_cuda_map bench/cuda/bench_cuda_reduce
+          bench/cuda/bench_cuda_gemm)
+[ -f bench/cuda/bench_nn.cu ] && targets+=(bench/cuda/bench_cuda_nn)
 ninja -C build-gpu "${targets[@]}"
 rm -rf .gpu-bin && mkdir -p .gpu-bin .gpu-data
-for e in $exes; do cp "build-gpu/cuda/$e" .gpu-bin/; done
+for t in "${targets[@]}"; do cp "build-gpu/$t" .gpu-bin/; done
 cp /usr/share/datasets/fashion-mnist/*.gz .gpu-data/
 git rev-parse HEAD > .gpu-bin/COMMIT
 git status --short >> .gpu-bin/COMMIT

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/cuda/ptx_canary.cu: kernels the PTX check must reject, compiled
-   with different flags by cuda/meson.build:
+   with different flags by tests/cuda/meson.build:
      --fmad=true vs --fmad=false: a*b + c written with plain operators is
        contracted into fma.rn.f32 under --fmad=true only, so the two PTX
        files differ;

@@ -18,9 +18,11 @@
 #           bench     bench_cuda_map, bench_cuda_reduce, bench_cuda_gemm,
 #                     bench_cuda_nn
 #   --bin   the directory of the executables (test_cuda_*, bench_cuda_*,
-#           train_fmnist_cuda): build/cuda of a meson build, or a copy of
-#           them made by scripts/gpu-bin.sh; default build/cuda, which this
-#           script builds (meson, nvcc) when it does not exist.
+#           train_fmnist_cuda), such as the copy of them that
+#           scripts/gpu-bin.sh makes; default: those of the meson build in
+#           build/ (build/tests/cuda, build/bench/cuda, build/cuda), linked
+#           into build/gpu-bin, which this script builds (meson, nvcc) when
+#           test_cuda_map does not exist.
 #   --out   where each phase's log goes (default $OUT, else ./gpu-results)
 #   --data  the Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)
 #
@@ -46,11 +48,16 @@ export LD_LIBRARY_PATH="${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$
 export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH"
 
 if [ -z "$bin" ]; then
-    bin=$root/build/cuda
-    if [ ! -x "$bin/test_cuda_map" ]; then
+    if [ ! -x "$root/build/tests/cuda/test_cuda_map" ]; then
         (cd "$root" && { [ -d build ] || meson setup build -Dsm_archs=90 --buildtype=release; } &&
             ninja -C build) > "$out/build.log" 2>&1 || { echo "build failed: $out/build.log"; exit 1; }
     fi
+    bin=$root/build/gpu-bin
+    mkdir -p "$bin"
+    for f in "$root"/build/tests/cuda/test_cuda_* "$root"/build/bench/cuda/bench_cuda_* \
+             "$root"/build/cuda/train_fmnist_cuda; do
+        if [ -f "$f" ] && [ -x "$f" ]; then ln -sf "$f" "$bin/"; fi
+    done
 fi
 bin=$(cd "$bin" && pwd)
 

@@ -10,7 +10,7 @@
    kernels' order, with two stand-ins for the parallel parts:
      - the leaf as the warp computes it: lanes t and t + 32 added, then t
        and t + 16, then repdl__sum_fold16_f32 (the shuffles of
-       warp_leaf_columns, written as loops over t);
+       cuda/leaf_sum.cuh, written as loops over t);
      - the in-place pairwise loops (block_pairwise, one thread per index),
        written as the sequential loop of reduce.h.
    What this cannot check (the GPU tests do): the CUDA code itself, memory
@@ -48,7 +48,7 @@ static float gen(int kind)
     }
 }
 
-/* The warp's leaf (reduce.cu, warp_leaf_columns) with the shuffles as loops. */
+/* The warp's leaf (cuda/leaf_sum.cuh, warp_leaf_columns) with the shuffles as loops. */
 static float leaf_as_warp(const float *c)
 {
     float a[32], b[16];

@@ -3,7 +3,7 @@
    repdl function that is callable on the device (every REPDL_API of
    include/repdl/ but repdl_status_string and the shape helpers, which do
    no float arithmetic), compiled to PTX under nvcc's default flags,
-   --fmad=false, -ftz=true and -use_fast_math (cuda/meson.build).
+   --fmad=false, -ftz=true and -use_fast_math (tests/cuda/meson.build).
    tests/cuda/check_ptx.sh requires the four PTX files to be identical and
    free of .ftz and approx (cuda-ptx-caller-flags, docs/flags.md).
    user_kernel_flags.cu covers the per-element functions; this file the

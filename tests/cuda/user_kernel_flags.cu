@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/cuda/user_kernel_flags.cu: a user's kernel that calls repdl's
    device functions, compiled to PTX under nvcc's default flags,
-   --fmad=false, -ftz=true and -use_fast_math (cuda/meson.build).
+   --fmad=false, -ftz=true and -use_fast_math (tests/cuda/meson.build).
    tests/cuda/check_ptx.sh requires the four PTX files to be identical and
    free of .ftz and approx: the caller's flags cannot reach repdl's
    arithmetic (docs/flags.md).  The kernel does no arithmetic of its own,
