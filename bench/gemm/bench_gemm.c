@@ -18,7 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "../../tests/common/timer.h"
 
 #ifdef REPDL_BENCH_OPENBLAS
 #include <cblas.h>
@@ -29,12 +30,6 @@
 
 static int reps = 7;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -67,7 +62,7 @@ static double time_gemm(int who, int nth, int tA, int tB, size_t M, size_t N, si
     int r;
     size_t lda = tA ? M : K, ldb = tB ? K : N;
     for (r = -1; r < reps; r++) {
-        double t0 = now();
+        double t0 = timer_now(TIMER_WALL);
         if (who == R_GEMM) {
             if (nth == 1)
                 repdl_gemm_f32(tA, tB, M, N, K, 1.0f, 0.0f, A, lda, B, ldb, NULL, C, N);
@@ -83,7 +78,7 @@ static double time_gemm(int who, int nth, int tA, int tB, size_t M, size_t N, si
                         (int)lda, B, (int)ldb, 0.0f, C, (int)N);
         }
 #endif
-        if (r >= 0) t[r] = now() - t0;
+        if (r >= 0) t[r] = timer_now(TIMER_WALL) - t0;
     }
     return median(t, reps);
 }
@@ -124,19 +119,19 @@ static void conv_row(const char *name, size_t n, size_t c, size_t h, size_t w, s
     dx = arr(n * c * h * w); dw = arr(oc * CK); db = arr(oc); col = arr(CK * P);
     flops = 2.0 * (double)n * (double)oc * (double)P * (double)CK;
     for (r = -1; r < reps; r++) {
-        double t0 = now(), t1, t2, t3, t4;
+        double t0 = timer_now(TIMER_WALL), t1, t2, t3, t4;
         repdl_conv2d_forward_f32(&s, x, wt, b, y);
-        t1 = now();
+        t1 = timer_now(TIMER_WALL);
         repdl_conv2d_backward_f32(&s, x, wt, y, dx, dw, db);
-        t2 = now();
+        t2 = timer_now(TIMER_WALL);
         for (i = 0; i < n; i++)
             repdl_gemm_f32(0, 0, oc, P, CK, 1.0f, 0.0f, wt, CK, col, P, NULL, y + i * oc * P, P);
-        t3 = now();
+        t3 = timer_now(TIMER_WALL);
         for (i = 0; i < n; i++) { /* dw-shaped and dx-shaped products */
             repdl_gemm_f32(0, 1, oc, CK, P, 1.0f, 0.0f, y + i * oc * P, P, col, P, NULL, dw, CK);
             repdl_gemm_f32(1, 0, CK, P, oc, 1.0f, 0.0f, wt, CK, y + i * oc * P, P, NULL, col, P);
         }
-        t4 = now();
+        t4 = timer_now(TIMER_WALL);
         if (r >= 0) { tf[r] = t1 - t0; tb[r] = t2 - t1; tg[r] = t3 - t2; tgb[r] = t4 - t3; }
     }
     {
