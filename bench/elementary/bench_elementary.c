@@ -169,17 +169,6 @@ static double time_lat(bench_lat_fn fn, const float *in, size_t n, size_t loops,
     return (t1 - t0) * 1e9 / ((double)n * (double)loops);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *v, int k)
-{
-    qsort(v, (size_t)k, sizeof *v, cmp_double);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
-
 /* ---- checks that the three implementations are three ---- */
 
 static uint32_t bits(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
@@ -276,8 +265,8 @@ static void bench_function(int f, const struct opts *o, float *in, float *out, f
             t[(i * 2 + 1) * o->reps + k] = lat[i] ? time_lat(lat[i], in, o->n, loops, zero) : NAN;
         }
     for (int i = 0; i < NIMPL; i++) {
-        result_thr[f][i] = thr[i] ? median(t + (i * 2) * o->reps, o->reps) : NAN;
-        result_lat[f][i] = lat[i] ? median(t + (i * 2 + 1) * o->reps, o->reps) : NAN;
+        result_thr[f][i] = thr[i] ? timer_median(t + (i * 2) * o->reps, o->reps) : NAN;
+        result_lat[f][i] = lat[i] ? timer_median(t + (i * 2 + 1) * o->reps, o->reps) : NAN;
     }
     free(t);
 }
@@ -300,8 +289,8 @@ static void bench_overhead(const struct opts *o, float *in, float *out, float ze
         t[k] = time_thr(empty_thr, out, in, o->n, loops);
         t[o->reps + k] = time_lat(empty_lat, in, o->n, loops, zero);
     }
-    overhead_thr = median(t, o->reps);
-    overhead_lat = median(t + o->reps, o->reps);
+    overhead_thr = timer_median(t, o->reps);
+    overhead_lat = timer_median(t + o->reps, o->reps);
     free(t);
 }
 

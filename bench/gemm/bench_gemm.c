@@ -30,17 +30,6 @@
 
 static int reps = 7;
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
 static float *arr(size_t n)
 {
     float *a = (float *)malloc((n ? n : 1) * sizeof(float));
@@ -80,7 +69,7 @@ static double time_gemm(int who, int nth, int tA, int tB, size_t M, size_t N, si
 #endif
         if (r >= 0) t[r] = timer_now(TIMER_WALL) - t0;
     }
-    return median(t, reps);
+    return timer_median(t, reps);
 }
 
 static void row(const char *name, int tA, int tB, size_t M, size_t N, size_t K, int nth)
@@ -135,8 +124,8 @@ static void conv_row(const char *name, size_t n, size_t c, size_t h, size_t w, s
         if (r >= 0) { tf[r] = t1 - t0; tb[r] = t2 - t1; tg[r] = t3 - t2; tgb[r] = t4 - t3; }
     }
     {
-        double mf = median(tf, reps), mb = median(tb, reps), mg = median(tg, reps),
-               mgb = median(tgb, reps);
+        double mf = timer_median(tf, reps), mb = timer_median(tb, reps),
+               mg = timer_median(tg, reps), mgb = timer_median(tgb, reps);
         printf("%-12s n%zu c%zu %zux%zu oc%zu k%zu s%zu p%zu: fwd %8.3f ms (%5.1f GFLOP/s) vs gemm %8.3f ms: x%.2f | "
                "bwd %8.3f ms vs 2 gemms %8.3f ms: x%.2f\n",
                name, n, c, h, w, oc, k, stride, pad, mf * 1e3, flops / mf * 1e-9, mg * 1e3,

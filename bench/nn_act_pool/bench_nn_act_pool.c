@@ -17,17 +17,6 @@
 #include "../../tests/common/timer.h"
 #include "plain.h"
 
-static int cmpd(const void *a, const void *b)
-{
-    double u = *(const double *)a, v = *(const double *)b;
-    return u < v ? -1 : u > v;
-}
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmpd);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef void (*act_fn)(size_t, const float *, float *);
 
 int main(int argc, char **argv)
@@ -70,8 +59,8 @@ int main(int argc, char **argv)
             acts[a].plain(n, x, y);
             tp[r] = timer_now(TIMER_WALL) - t0;
         }
-        mr = median(tr, rounds);
-        mp = median(tp, rounds);
+        mr = timer_median(tr, rounds);
+        mp = timer_median(tp, rounds);
         printf("%-10s %12.2f %12.2f %8.2f\n", acts[a].name, 8.0 * (double)n / mr * 1e-9,
                8.0 * (double)n / mp * 1e-9, mp / mr);
     }
@@ -104,8 +93,8 @@ int main(int argc, char **argv)
                     else plain_avg_pool2d(64u * 16, 56, 56, k, s.stride_h, px, py);
                     tp[r] = timer_now(TIMER_WALL) - t0;
                 }
-                mr = median(tr, rounds);
-                mp = median(tp, rounds);
+                mr = timer_median(tr, rounds);
+                mp = timer_median(tp, rounds);
                 printf("%s %zux%zu s%zu      %12.2f %12.2f %8.2f\n", kind ? "avg" : "max", k, k,
                        s.stride_h, (double)bytes / mr * 1e-9, (double)bytes / mp * 1e-9, mp / mr);
             }

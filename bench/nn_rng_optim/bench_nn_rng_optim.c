@@ -29,12 +29,6 @@ void plain_adam(size_t n, float *w, const float *g, float *m, float *v, float lr
                 float b2, float eps, float wd, long t);
 
 static enum timer_clock bench_clock = TIMER_CPU; /* --wall: TIMER_WALL */
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static float *A, *B, *Y, *M, *V;
 static uint8_t *MASK;
 static size_t N;
@@ -90,8 +84,8 @@ int main(int argc, char **argv)
                 tr[r] = sample(ops[o].r, reps);
                 tp[r] = sample(ops[o].p, reps);
             }
-            qsort(tr, rounds, sizeof(double), cmpd);
-            qsort(tp, rounds, sizeof(double), cmpd);
+            qsort(tr, rounds, sizeof(double), timer_cmp);
+            qsort(tp, rounds, sizeof(double), timer_cmp);
             double gr = ops[o].bytes * N / tr[rounds / 2] * 1e-9, gp = ops[o].bytes * N / tp[rounds / 2] * 1e-9;
             printf("%-8s %10zu %12.2f %12.2f %8.2f\n", ops[o].name, N, gr, gp, gr / gp);
             free(tr); free(tp);

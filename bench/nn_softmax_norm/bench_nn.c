@@ -28,12 +28,6 @@
 #endif
 
 static enum timer_clock bench_clock = TIMER_CPU; /* --wall: TIMER_WALL */
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 enum { SOFTMAX, LOG_SOFTMAX, SOFTMAX_BW, LAYER_NORM, LAYER_NORM_BW, LN_PARAM_GRADS, RMS_NORM, NOPS };
 static const char *names[NOPS] = {"softmax", "log_softmax", "softmax_bwd", "layer_norm",
                                   "layer_norm_bwd", "ln_dgamma_dbeta", "rms_norm"};
@@ -78,7 +72,7 @@ static double median_time(int op, int naive, int reps)
         run(op, naive);
         t[k] = timer_now(bench_clock) - t0;
     }
-    qsort(t, (size_t)reps, sizeof t[0], cmpd);
+    qsort(t, (size_t)reps, sizeof t[0], timer_cmp);
     return t[reps / 2];
 }
 

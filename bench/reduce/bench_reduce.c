@@ -48,12 +48,6 @@ float bench_read_memcpy(const float *x, size_t n);
 
 static enum timer_clock bench_clock = TIMER_CPU; /* --wall: TIMER_WALL */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The kernels, behind one signature: k(x, y, n) reads 4n bytes (sums,
    read anchors, whose n is then twice the dot's) or 8n (dots). */
 enum {
@@ -175,7 +169,7 @@ int main(int argc, char **argv)
 #ifndef REPDL_BENCH_OPENBLAS
                 if (k == K_BLAS) continue;
 #endif
-                qsort(t[k], (size_t)rounds, sizeof(double), cmp_double);
+                qsort(t[k], (size_t)rounds, sizeof(double), timer_cmp);
                 med[k] = (double)bytes * (double)reps / t[k][rounds / 2] / 1e9;
                 best[k] = (double)bytes * (double)reps / t[k][0] / 1e9;
                 if (k >= K_READ_FM && med[k] > readbw) readbw = med[k];

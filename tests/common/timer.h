@@ -6,6 +6,8 @@
      timer_now(TIMER_CPU)   CLOCK_THREAD_CPUTIME_ID: this thread's CPU time,
                             which leaves out the time the thread spends
                             descheduled (the main noise on a shared machine)
+     timer_median(t, n)     the median of n timings (sorts t in place)
+     timer_cmp              qsort's comparator of doubles, ascending
 
    clock_gettime needs POSIX: define _POSIX_C_SOURCE (199309L or later)
    before the first #include of the program (under -std=c99 glibc declares
@@ -14,6 +16,7 @@
 #ifndef REPDL_TESTS_COMMON_TIMER_H
 #define REPDL_TESTS_COMMON_TIMER_H
 
+#include <stdlib.h>
 #include <time.h>
 
 enum timer_clock { TIMER_WALL, TIMER_CPU };
@@ -33,6 +36,20 @@ static inline double timer_now(enum timer_clock which)
     (void)which;
     return (double)clock() / CLOCKS_PER_SEC;
 #endif
+}
+
+static inline int timer_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of t[0..n), n >= 1: the middle one, or the mean of the two
+   middle ones; t is sorted in place. */
+static inline double timer_median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, timer_cmp);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
 #endif /* REPDL_TESTS_COMMON_TIMER_H */

@@ -198,6 +198,7 @@ static void pool_case(const ref_pool_shape *rsh, int kind)
 {
     repdl_pool2d_shape s;
     size_t oh, ow, nx, ny, i, roh, row;
+    long d;     /* first differing element, or -1 */
     float *x, *y, *yr, *dy, *dx, *dxr;
     size_t *a, *as;  /* repdl's argmax; the reference's, as repdl's type */
     int64_t *ar;     /* the reference's argmax (-1: none) */
@@ -253,22 +254,19 @@ static void pool_case(const ref_pool_shape *rsh, int kind)
     for (i = 0; i < ny; i++) as[i] = ar[i] < 0 ? REPDL_NO_INDEX : (size_t)ar[i];
     repdl_max_pool2d_backward_f32(&s, as, dy, dx);
     ref_maxpool_bwd(rsh, ar, dy, dxr);
-    for (i = 0; i < nx; i++)
-        if (asuint(dx[i]) != asuint(dxr[i])) break;
-    if (check_failed(i == nx)) report("max_pool2d_backward", (float)i, 0, asuint(dx[i]), asuint(dxr[i]));
+    d = check_first_diff(dx, dxr, nx);
+    if (check_failed(d < 0)) report("max_pool2d_backward", (float)d, 0, asuint(dx[d]), asuint(dxr[d]));
     for (incl = 0; incl < 2; incl++) {
         repdl_avg_pool2d_forward_f32(&s, incl, x, y);
         ref_avgpool_fwd(rsh, incl, x, yr);
-        for (i = 0; i < ny; i++)
-            if (asuint(y[i]) != asuint(yr[i])) break;
-        if (check_failed(i == ny))
-            report(incl ? "avg_pool2d_forward incl" : "avg_pool2d_forward", (float)i, 0, asuint(y[i]), asuint(yr[i]));
+        d = check_first_diff(y, yr, ny);
+        if (check_failed(d < 0))
+            report(incl ? "avg_pool2d_forward incl" : "avg_pool2d_forward", (float)d, 0, asuint(y[d]), asuint(yr[d]));
         repdl_avg_pool2d_backward_f32(&s, incl, dy, dx);
         ref_avgpool_bwd(rsh, incl, dy, dxr);
-        for (i = 0; i < nx; i++)
-            if (asuint(dx[i]) != asuint(dxr[i])) break;
-        if (check_failed(i == nx))
-            report(incl ? "avg_pool2d_backward incl" : "avg_pool2d_backward", (float)i, 0, asuint(dx[i]), asuint(dxr[i]));
+        d = check_first_diff(dx, dxr, nx);
+        if (check_failed(d < 0))
+            report(incl ? "avg_pool2d_backward incl" : "avg_pool2d_backward", (float)d, 0, asuint(dx[d]), asuint(dxr[d]));
     }
     /* batch invariance: image 1 alone == its slice of the batch */
     if (s.n > 1 && ny) {

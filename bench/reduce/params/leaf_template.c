@@ -73,11 +73,6 @@ __attribute__((noinline)) float rsum(const float *x, size_t n)
 
 float fm_sum(const float *x, size_t n);
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 static volatile float sink;
 
 int main(void)
@@ -102,8 +97,8 @@ int main(void)
                 }
                 t[k][r] = timer_now(TIMER_CPU) - t0;
             }
-        qsort(t[0], 7, sizeof(double), cmp);
-        qsort(t[1], 7, sizeof(double), cmp);
+        qsort(t[0], 7, sizeof(double), timer_cmp);
+        qsort(t[1], 7, sizeof(double), timer_cmp);
         printf("  %s %6.1f GB/s (%.2fx)", lv[s], 4.0 * (double)n * (double)reps / t[0][3] / 1e9,
                t[1][3] / t[0][3]);
     }
