@@ -9,14 +9,18 @@
    the C library's fmaf (correctly rounded) for the affine fma, IEEE
    division and repdl_sqrt_f32.  No special cases beyond the definition (a
    row with a +inf is NaN here because inf - inf enters the sum, not by a
-   test).  Every product that feeds an addition goes through
-   repdl__fkeep, so no compiler fuses it.  Slow, and that is fine. */
+   test).  Every product that feeds an addition is stored to a volatile
+   float (ref_nn_mul), so no compiler fuses it.  Uses repdl's public
+   functions only (the reductions and the correctly rounded functions,
+   proven separately by tests/reduce and tests/elementary), none of its
+   private helpers.  Slow, and that is fine. */
 #ifndef REPDL_REFERENCE_NN_REF_H
 #define REPDL_REFERENCE_NN_REF_H
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <repdl/exp.h>
 #include <repdl/log.h>
@@ -29,10 +33,20 @@ static inline float *ref_nn_alloc(size_t n)
     if (!p) abort();
     return p;
 }
-static inline float ref_nn_nan(void) { return repdl__asfloat(0x7fc00000u); }
+static inline float ref_nn_nan(void)
+{
+    uint32_t u = 0x7fc00000u;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 static inline float ref_nn_canon(float v) { return v != v ? ref_nn_nan() : v; }
 /* a rounded product that no compiler may fuse with what follows */
-static inline float ref_nn_mul(float a, float b) { return repdl__fkeep(a * b); }
+static inline float ref_nn_mul(float a, float b)
+{
+    volatile float p = a * b;
+    return p;
+}
 
 /* ---- softmax family ---- */
 

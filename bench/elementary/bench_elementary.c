@@ -40,13 +40,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <repdl/exp.h>
 #include <repdl/log.h>
 #include <repdl/sqrt.h>
 #include <repdl/tanh.h>
 
+#include "../../tests/common/splitmix64.h"
+#include "../../tests/common/timer.h"
 #include "bench_elementary.h"
 
 #ifndef BENCH_FLAGS
@@ -113,16 +114,10 @@ static const struct repdl_impls repdl_impls[BENCH_NFUNC] = {
 
 /* ---- inputs ---- */
 
-static uint64_t rng_state = 0x5eed2024u;
-static uint64_t splitmix64(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+static splitmix64 rng; /* tests/common/splitmix64.h */
+
 /* uniform in [0, 1) */
-static double uniform(void) { return (double)(splitmix64() >> 11) * 0x1p-53; }
+static double uniform(void) { return (double)(splitmix64_next(&rng) >> 11) * 0x1p-53; }
 
 static const char *const input_desc[BENCH_NFUNC] = {
     "3/4 uniform on [-87, 88], 1/4 uniform on [-1, 1]",
@@ -132,12 +127,12 @@ static const char *const input_desc[BENCH_NFUNC] = {
 };
 static void fill_inputs(int f, float *in, size_t n)
 {
-    rng_state = 0x5eed2024u + (uint64_t)f;
+    splitmix64_seed(&rng, 0x5eed2024u + (uint64_t)f);
     for (size_t i = 0; i < n; i++) {
         double u = uniform();
         switch (f) {
         case BENCH_EXPF:
-            in[i] = (splitmix64() & 3) ? (float)(-87.0 + 175.0 * u) : (float)(-1.0 + 2.0 * u);
+            in[i] = (splitmix64_next(&rng) & 3) ? (float)(-87.0 + 175.0 * u) : (float)(-1.0 + 2.0 * u);
             break;
         case BENCH_LOGF: in[i] = (float)exp2(-20.0 + 40.0 * u); break;
         case BENCH_TANHF: in[i] = (float)(-10.0 + 20.0 * u); break;
@@ -151,44 +146,27 @@ static void fill_inputs(int f, float *in, size_t n)
 /* The clock: by default this thread's CPU time, which leaves out the time
    the thread spends descheduled, the main noise on a shared machine (it
    still counts cache and TLB misses caused by other processes); --wall
-   selects CLOCK_MONOTONIC. */
-static clockid_t bench_clock = CLOCK_THREAD_CPUTIME_ID;
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(bench_clock, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
+   selects CLOCK_MONOTONIC (tests/common/timer.h). */
+static enum timer_clock bench_clock = TIMER_CPU;
 
 static float sink; /* results read back, so no loop is dead */
 
 static double time_thr(bench_thr_fn fn, float *out, const float *in, size_t n, size_t loops)
 {
-    double t0 = now_ns();
+    double t0 = timer_now(bench_clock);
     for (size_t r = 0; r < loops; r++) fn(out, in, n);
-    double t1 = now_ns();
+    double t1 = timer_now(bench_clock);
     sink += out[n / 2];
-    return (t1 - t0) / ((double)n * (double)loops);
+    return (t1 - t0) * 1e9 / ((double)n * (double)loops);
 }
 static double time_lat(bench_lat_fn fn, const float *in, size_t n, size_t loops, float zero)
 {
     float y = 0.0f;
-    double t0 = now_ns();
+    double t0 = timer_now(bench_clock);
     for (size_t r = 0; r < loops; r++) y += fn(in, n, zero);
-    double t1 = now_ns();
+    double t1 = timer_now(bench_clock);
     sink += y;
-    return (t1 - t0) / ((double)n * (double)loops);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *v, int k)
-{
-    qsort(v, (size_t)k, sizeof *v, cmp_double);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+    return (t1 - t0) * 1e9 / ((double)n * (double)loops);
 }
 
 /* ---- checks that the three implementations are three ---- */
@@ -287,8 +265,8 @@ static void bench_function(int f, const struct opts *o, float *in, float *out, f
             t[(i * 2 + 1) * o->reps + k] = lat[i] ? time_lat(lat[i], in, o->n, loops, zero) : NAN;
         }
     for (int i = 0; i < NIMPL; i++) {
-        result_thr[f][i] = thr[i] ? median(t + (i * 2) * o->reps, o->reps) : NAN;
-        result_lat[f][i] = lat[i] ? median(t + (i * 2 + 1) * o->reps, o->reps) : NAN;
+        result_thr[f][i] = thr[i] ? timer_median(t + (i * 2) * o->reps, o->reps) : NAN;
+        result_lat[f][i] = lat[i] ? timer_median(t + (i * 2 + 1) * o->reps, o->reps) : NAN;
     }
     free(t);
 }
@@ -311,8 +289,8 @@ static void bench_overhead(const struct opts *o, float *in, float *out, float ze
         t[k] = time_thr(empty_thr, out, in, o->n, loops);
         t[o->reps + k] = time_lat(empty_lat, in, o->n, loops, zero);
     }
-    overhead_thr = median(t, o->reps);
-    overhead_lat = median(t + o->reps, o->reps);
+    overhead_thr = timer_median(t, o->reps);
+    overhead_lat = timer_median(t + o->reps, o->reps);
     free(t);
 }
 
@@ -409,7 +387,7 @@ static void print_header(const struct opts *o)
         printf("  LLVM libc: NOT FOUND at configure time (no /usr/lib/llvm-*/lib/libllvmlibc.a): its rows are skipped\n");
     printf("  n = %zu inputs per array, %zu calls per timing, median of %d repetitions, %s\n", o->n,
            (o->calls / o->n ? o->calls / o->n : 1) * o->n, o->reps,
-           bench_clock == CLOCK_MONOTONIC ? "wall-clock time" : "thread CPU time");
+           bench_clock == TIMER_WALL ? "wall-clock time" : "thread CPU time");
     for (int f = 0; f < BENCH_NFUNC; f++) printf("  %-5s inputs: %s\n", bench_baselines[f].name, input_desc[f]);
 }
 
@@ -459,7 +437,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--n") && i + 1 < argc) o.n = (size_t)strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--calls") && i + 1 < argc) o.calls = (size_t)strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--quick")) { o.reps = 7; o.calls = (size_t)1 << 17; }
-        else if (!strcmp(argv[i], "--wall")) bench_clock = CLOCK_MONOTONIC;
+        else if (!strcmp(argv[i], "--wall")) bench_clock = TIMER_WALL;
         else {
             fprintf(stderr, "usage: %s [--reps R] [--n N] [--calls C] [--quick] [--wall]\n", argv[0]);
             return 2;

@@ -18,7 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "../../tests/common/timer.h"
 
 #ifdef REPDL_BENCH_OPENBLAS
 #include <cblas.h>
@@ -28,23 +29,6 @@
 #endif
 
 static int reps = 7;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 static float *arr(size_t n)
 {
@@ -67,7 +51,7 @@ static double time_gemm(int who, int nth, int tA, int tB, size_t M, size_t N, si
     int r;
     size_t lda = tA ? M : K, ldb = tB ? K : N;
     for (r = -1; r < reps; r++) {
-        double t0 = now();
+        double t0 = timer_now(TIMER_WALL);
         if (who == R_GEMM) {
             if (nth == 1)
                 repdl_gemm_f32(tA, tB, M, N, K, 1.0f, 0.0f, A, lda, B, ldb, NULL, C, N);
@@ -83,9 +67,9 @@ static double time_gemm(int who, int nth, int tA, int tB, size_t M, size_t N, si
                         (int)lda, B, (int)ldb, 0.0f, C, (int)N);
         }
 #endif
-        if (r >= 0) t[r] = now() - t0;
+        if (r >= 0) t[r] = timer_now(TIMER_WALL) - t0;
     }
-    return median(t, reps);
+    return timer_median(t, reps);
 }
 
 static void row(const char *name, int tA, int tB, size_t M, size_t N, size_t K, int nth)
@@ -124,24 +108,24 @@ static void conv_row(const char *name, size_t n, size_t c, size_t h, size_t w, s
     dx = arr(n * c * h * w); dw = arr(oc * CK); db = arr(oc); col = arr(CK * P);
     flops = 2.0 * (double)n * (double)oc * (double)P * (double)CK;
     for (r = -1; r < reps; r++) {
-        double t0 = now(), t1, t2, t3, t4;
+        double t0 = timer_now(TIMER_WALL), t1, t2, t3, t4;
         repdl_conv2d_forward_f32(&s, x, wt, b, y);
-        t1 = now();
+        t1 = timer_now(TIMER_WALL);
         repdl_conv2d_backward_f32(&s, x, wt, y, dx, dw, db);
-        t2 = now();
+        t2 = timer_now(TIMER_WALL);
         for (i = 0; i < n; i++)
             repdl_gemm_f32(0, 0, oc, P, CK, 1.0f, 0.0f, wt, CK, col, P, NULL, y + i * oc * P, P);
-        t3 = now();
+        t3 = timer_now(TIMER_WALL);
         for (i = 0; i < n; i++) { /* dw-shaped and dx-shaped products */
             repdl_gemm_f32(0, 1, oc, CK, P, 1.0f, 0.0f, y + i * oc * P, P, col, P, NULL, dw, CK);
             repdl_gemm_f32(1, 0, CK, P, oc, 1.0f, 0.0f, wt, CK, y + i * oc * P, P, NULL, col, P);
         }
-        t4 = now();
+        t4 = timer_now(TIMER_WALL);
         if (r >= 0) { tf[r] = t1 - t0; tb[r] = t2 - t1; tg[r] = t3 - t2; tgb[r] = t4 - t3; }
     }
     {
-        double mf = median(tf, reps), mb = median(tb, reps), mg = median(tg, reps),
-               mgb = median(tgb, reps);
+        double mf = timer_median(tf, reps), mb = timer_median(tb, reps),
+               mg = timer_median(tg, reps), mgb = timer_median(tgb, reps);
         printf("%-12s n%zu c%zu %zux%zu oc%zu k%zu s%zu p%zu: fwd %8.3f ms (%5.1f GFLOP/s) vs gemm %8.3f ms: x%.2f | "
                "bwd %8.3f ms vs 2 gemms %8.3f ms: x%.2f\n",
                name, n, c, h, w, oc, k, stride, pad, mf * 1e3, flops / mf * 1e-9, mg * 1e3,

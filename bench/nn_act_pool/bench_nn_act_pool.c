@@ -10,29 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <repdl/activation.h>
 #include <repdl/pool.h>
 
+#include "../../tests/common/timer.h"
 #include "plain.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-static int cmpd(const void *a, const void *b)
-{
-    double u = *(const double *)a, v = *(const double *)b;
-    return u < v ? -1 : u > v;
-}
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmpd);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 typedef void (*act_fn)(size_t, const float *, float *);
 
@@ -69,15 +52,15 @@ int main(int argc, char **argv)
         acts[a].rep(n, x, y);
         acts[a].plain(n, x, y);
         for (r = 0; r < rounds; r++) {
-            double t0 = now();
+            double t0 = timer_now(TIMER_WALL);
             acts[a].rep(n, x, y);
-            tr[r] = now() - t0;
-            t0 = now();
+            tr[r] = timer_now(TIMER_WALL) - t0;
+            t0 = timer_now(TIMER_WALL);
             acts[a].plain(n, x, y);
-            tp[r] = now() - t0;
+            tp[r] = timer_now(TIMER_WALL) - t0;
         }
-        mr = median(tr, rounds);
-        mp = median(tp, rounds);
+        mr = timer_median(tr, rounds);
+        mp = timer_median(tp, rounds);
         printf("%-10s %12.2f %12.2f %8.2f\n", acts[a].name, 8.0 * (double)n / mr * 1e-9,
                8.0 * (double)n / mp * 1e-9, mp / mr);
     }
@@ -101,17 +84,17 @@ int main(int argc, char **argv)
             for (kind = 0; kind < 2; kind++) {
                 double mr, mp;
                 for (r = 0; r < rounds; r++) {
-                    double t0 = now();
+                    double t0 = timer_now(TIMER_WALL);
                     if (kind == 0) repdl_max_pool2d_forward_f32(&s, px, py, arg);
                     else repdl_avg_pool2d_forward_f32(&s, 1, px, py);
-                    tr[r] = now() - t0;
-                    t0 = now();
+                    tr[r] = timer_now(TIMER_WALL) - t0;
+                    t0 = timer_now(TIMER_WALL);
                     if (kind == 0) plain_max_pool2d(64u * 16, 56, 56, k, s.stride_h, px, py);
                     else plain_avg_pool2d(64u * 16, 56, 56, k, s.stride_h, px, py);
-                    tp[r] = now() - t0;
+                    tp[r] = timer_now(TIMER_WALL) - t0;
                 }
-                mr = median(tr, rounds);
-                mp = median(tp, rounds);
+                mr = timer_median(tr, rounds);
+                mp = timer_median(tp, rounds);
                 printf("%s %zux%zu s%zu      %12.2f %12.2f %8.2f\n", kind ? "avg" : "max", k, k,
                        s.stride_h, (double)bytes / mr * 1e-9, (double)bytes / mp * 1e-9, mp / mr);
             }

@@ -18,7 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "../../tests/common/timer.h"
 
 void plain_add(size_t n, const float *a, const float *b, float *y);
 void plain_scale(size_t n, float alpha, const float *x, float *y);
@@ -27,19 +28,7 @@ void plain_dropout(size_t n, float p, uint64_t seed, uint64_t offset, const floa
 void plain_adam(size_t n, float *w, const float *g, float *m, float *v, float lr, float b1,
                 float b2, float eps, float wd, long t);
 
-static int use_wall;
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(use_wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
+static enum timer_clock bench_clock = TIMER_CPU; /* --wall: TIMER_WALL */
 static float *A, *B, *Y, *M, *V;
 static uint8_t *MASK;
 static size_t N;
@@ -57,9 +46,9 @@ static void p_adam(void) { plain_adam(N, Y, B, M, V, 1e-3f, 0.9f, 0.999f, 1e-8f,
 
 static double sample(void (*f)(void), int reps)
 {
-    double t0 = now();
+    double t0 = timer_now(bench_clock);
     for (int r = 0; r < reps; r++) f();
-    return (now() - t0) / reps;
+    return (timer_now(bench_clock) - t0) / reps;
 }
 
 int main(int argc, char **argv)
@@ -71,7 +60,7 @@ int main(int argc, char **argv)
         {"dropout", r_drop, p_drop, 9}, {"adam", r_adam, p_adam, 28}};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--wall")) use_wall = 1;
+        else if (!strcmp(argv[i], "--wall")) bench_clock = TIMER_WALL;
     }
     if (rounds < 1) rounds = 1;
     repdl_adam_state_init(&AS);
@@ -95,8 +84,8 @@ int main(int argc, char **argv)
                 tr[r] = sample(ops[o].r, reps);
                 tp[r] = sample(ops[o].p, reps);
             }
-            qsort(tr, rounds, sizeof(double), cmpd);
-            qsort(tp, rounds, sizeof(double), cmpd);
+            qsort(tr, rounds, sizeof(double), timer_cmp);
+            qsort(tp, rounds, sizeof(double), timer_cmp);
             double gr = ops[o].bytes * N / tr[rounds / 2] * 1e-9, gp = ops[o].bytes * N / tp[rounds / 2] * 1e-9;
             printf("%-8s %10zu %12.2f %12.2f %8.2f\n", ops[o].name, N, gr, gp, gr / gp);
             free(tr); free(tp);

@@ -15,7 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "../../tests/common/timer.h"
 
 #include <repdl/norm.h>
 #include <repdl/softmax.h>
@@ -26,19 +27,7 @@
 #define REPDL_BENCH_FLAGS "?"
 #endif
 
-static int use_wall = 0;
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(use_wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
+static enum timer_clock bench_clock = TIMER_CPU; /* --wall: TIMER_WALL */
 enum { SOFTMAX, LOG_SOFTMAX, SOFTMAX_BW, LAYER_NORM, LAYER_NORM_BW, LN_PARAM_GRADS, RMS_NORM, NOPS };
 static const char *names[NOPS] = {"softmax", "log_softmax", "softmax_bwd", "layer_norm",
                                   "layer_norm_bwd", "ln_dgamma_dbeta", "rms_norm"};
@@ -79,11 +68,11 @@ static double median_time(int op, int naive, int reps)
     double t[101];
     run(op, naive); /* warm */
     for (int k = 0; k < reps; k++) {
-        double t0 = now();
+        double t0 = timer_now(bench_clock);
         run(op, naive);
-        t[k] = now() - t0;
+        t[k] = timer_now(bench_clock) - t0;
     }
-    qsort(t, (size_t)reps, sizeof t[0], cmpd);
+    qsort(t, (size_t)reps, sizeof t[0], timer_cmp);
     return t[reps / 2];
 }
 
@@ -94,11 +83,11 @@ int main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--wall")) use_wall = 1;
+        if (!strcmp(argv[i], "--wall")) bench_clock = TIMER_WALL;
     if (reps < 1) reps = 1;
     if (reps > 101) reps = 101;
     printf("bench_nn: one thread, median of %d, %s time, flags %s\n", reps,
-           use_wall ? "wall" : "thread CPU", REPDL_BENCH_FLAGS);
+           bench_clock == TIMER_WALL ? "wall" : "thread CPU", REPDL_BENCH_FLAGS);
     printf("%-15s %-12s %10s %10s %10s %10s %7s\n", "op", "shape", "repdl ms", "naive ms",
            "repdl GB/s", "naive GB/s", "ratio");
     for (int s = 0; s < 2; s++) {

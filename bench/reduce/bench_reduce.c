@@ -26,7 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "../../tests/common/timer.h"
 
 #ifdef REPDL_BENCH_OPENBLAS
 #include <cblas.h>
@@ -45,20 +46,7 @@ float bench_read_acc64(const float *x, size_t n);
 float bench_read_xor(const float *x, size_t n);
 float bench_read_memcpy(const float *x, size_t n);
 
-static int use_wall;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(use_wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+static enum timer_clock bench_clock = TIMER_CPU; /* --wall: TIMER_WALL */
 
 /* The kernels, behind one signature: k(x, y, n) reads 4n bytes (sums,
    read anchors, whose n is then twice the dot's) or 8n (dots). */
@@ -114,7 +102,7 @@ int main(int argc, char **argv)
     double t[K_COUNT][64], med[K_COUNT] = {0}, best[K_COUNT] = {0};
 
     for (a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--wall")) use_wall = 1;
+        if (!strcmp(argv[a], "--wall")) bench_clock = TIMER_WALL;
         else if (!strcmp(argv[a], "--rounds") && a + 1 < argc) rounds = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--quick")) quick = 1;
         else {
@@ -146,7 +134,7 @@ int main(int argc, char **argv)
 #else
            "compiler ?",
 #endif
-           use_wall ? "wall clock" : "thread CPU time", rounds);
+           bench_clock == TIMER_WALL ? "wall clock" : "thread CPU time", rounds);
     printf("%-4s %-5s %10s  %-12s %18s\n", "op", "size", "n", "kernel", "GB/s");
     for (dot = 0; dot < 2; dot++) {
         for (c = 0; c < 4; c++) {
@@ -170,9 +158,9 @@ int main(int argc, char **argv)
 #endif
                         const float *xr = x + xoff[r % 8], *yr = y + yoff[r % 8];
                         run(k, dot, xr, yr, n); /* warm */
-                        t0 = now();
+                        t0 = timer_now(bench_clock);
                         for (q = 0; q < reps; q++) run(k, dot, xr, yr, n);
-                        t[k][r] = now() - t0;
+                        t[k][r] = timer_now(bench_clock) - t0;
                     }
                 }
             }
@@ -181,7 +169,7 @@ int main(int argc, char **argv)
 #ifndef REPDL_BENCH_OPENBLAS
                 if (k == K_BLAS) continue;
 #endif
-                qsort(t[k], (size_t)rounds, sizeof(double), cmp_double);
+                qsort(t[k], (size_t)rounds, sizeof(double), timer_cmp);
                 med[k] = (double)bytes * (double)reps / t[k][rounds / 2] / 1e9;
                 best[k] = (double)bytes * (double)reps / t[k][0] / 1e9;
                 if (k >= K_READ_FM && med[k] > readbw) readbw = med[k];

@@ -14,11 +14,12 @@
 #include <repdl/repdl.h>
 #include <repdl/gemm_threads.h>
 
+#include "../common/check.h"
+
 #define BIG ((size_t)-1)
 #define HUGE_DIM ((size_t)1 << 62)
 enum { NBUF = 64 };
 
-static int checks, failures;
 static float in[NBUF], out[NBUF], out2[NBUF], out3[NBUF], canary[NBUF];
 static size_t am[NBUF], am_canary[NBUF];
 
@@ -34,13 +35,9 @@ static void expect(const char *what, int got, int want)
 {
     int untouched = !memcmp(out, canary, sizeof out) && !memcmp(out2, canary, sizeof out2) &&
                     !memcmp(out3, canary, sizeof out3) && !memcmp(am, am_canary, sizeof am);
-    checks++;
-    if (got != want || !untouched) {
-        failures++;
-        printf("FAIL %s: status %d (%s), want %d (%s)%s\n", what, got,
-               repdl_status_string((repdl_status)got), want,
-               repdl_status_string((repdl_status)want), untouched ? "" : ", output written");
-    }
+    CHECK(got == want && untouched, "%s: status %d (%s), want %d (%s)%s", what, got,
+          repdl_status_string((repdl_status)got), want, repdl_status_string((repdl_status)want),
+          untouched ? "" : ", output written");
     reset();
 }
 
@@ -182,6 +179,5 @@ int main(void)
         }
         expect("unknown status", strcmp(repdl_status_string((repdl_status)7), "unknown status"), 0);
     }
-    printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);
-    return failures != 0;
+    return check_summary("test_bad_sizes");
 }

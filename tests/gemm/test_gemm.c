@@ -32,36 +32,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/check.h"
+#include "../common/splitmix64.h"
 #include "gemm_ref.h"
 
-static long n_checks, n_fail;
 static int small_mode;
 
-static uint64_t rng_s = 0x243f6a8885a308d3ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static float asf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static uint32_t asu(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static splitmix64 rng = {0x243f6a8885a308d3ull};
+static uint64_t rnd(void) { return splitmix64_next(&rng); }
 
 /* kind 0: values in (-2, 2) with random low bits (every product inexact);
    kind 1: kind 0 plus +-0, subnormals, huge values, +-inf and NaNs with
    random payloads (1 in 16 each class). */
 static float gen_val(int kind)
 {
-    float v = asf((uint32_t)(rnd() & 0x807fffffu) | ((uint32_t)(120 + rnd() % 8) << 23));
+    float v = asfloat((uint32_t)(rnd() & 0x807fffffu) | ((uint32_t)(120 + rnd() % 8) << 23));
     if (kind == 1) {
         switch (rnd() % 96) {
         case 0: return 0.0f;
         case 1: return -0.0f;
-        case 2: return asf((uint32_t)(rnd() & 0x807fffffu)); /* subnormal */
-        case 3: return asf(0x7f800000u | (uint32_t)(rnd() & 0x80000000u)); /* +-inf */
-        case 4: return asf(0x7f800001u | (uint32_t)(rnd() & 0x803fffffu)); /* NaN */
-        case 5: return asf((uint32_t)(rnd() & 0x807fffffu) | (250u << 23)); /* huge */
+        case 2: return asfloat((uint32_t)(rnd() & 0x807fffffu)); /* subnormal */
+        case 3: return asfloat(0x7f800000u | (uint32_t)(rnd() & 0x80000000u)); /* +-inf */
+        case 4: return asfloat(0x7f800001u | (uint32_t)(rnd() & 0x803fffffu)); /* NaN */
+        case 5: return asfloat((uint32_t)(rnd() & 0x807fffffu) | (250u << 23)); /* huge */
         default: break;
         }
     }
@@ -80,42 +73,6 @@ static float *dup_arr(const float *a, size_t n)
     if (n) memcpy(b, a, n * sizeof(float));
     return b;
 }
-
-/* First differing element of two float arrays, or -1. */
-static long first_diff(const float *a, const float *b, size_t n)
-{
-    size_t i;
-    if (n == 0 || memcmp(a, b, n * sizeof(float)) == 0) return -1;
-    for (i = 0; i < n; i++)
-        if (asu(a[i]) != asu(b[i])) return (long)i;
-    return -1;
-}
-
-#define CHECK_SAME(got, want, n, ...)                                                     \
-    do {                                                                                  \
-        long d_ = first_diff((got), (want), (n));                                         \
-        n_checks++;                                                                       \
-        if (d_ >= 0) {                                                                    \
-            if (n_fail++ < 20) {                                                          \
-                printf("FAIL %s:%d at %ld: got 0x%08x want 0x%08x: ", __FILE__, __LINE__, \
-                       d_, asu((got)[d_]), asu((want)[d_]));                              \
-                printf(__VA_ARGS__);                                                      \
-                printf("\n");                                                             \
-            }                                                                             \
-        }                                                                                 \
-    } while (0)
-
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        n_checks++;                                                                       \
-        if (!(cond)) {                                                                    \
-            if (n_fail++ < 20) {                                                          \
-                printf("FAIL %s:%d %s: ", __FILE__, __LINE__, #cond);                     \
-                printf(__VA_ARGS__);                                                      \
-                printf("\n");                                                             \
-            }                                                                             \
-        }                                                                                 \
-    } while (0)
 
 /* One gemm against the reference; pad adds to every leading dimension. */
 static void check_gemm(int tA, int tB, size_t M, size_t N, size_t K, float alpha, float beta,
@@ -176,17 +133,17 @@ static void test_gemm_shapes(void)
 /* K == 0, M or N == 0 with NULL, and directed values. */
 static void test_gemm_edges(void)
 {
-    float bias[3] = {1.5f, -0.0f, asf(0x7f800123u)}, C[6], R[6], Cs[6];
+    float bias[3] = {1.5f, -0.0f, asfloat(0x7f800123u)}, C[6], R[6], Cs[6];
     size_t i;
     /* K == 0: A, B NULL, C = alpha * bias (or -0), then beta */
     for (i = 0; i < 6; i++) C[i] = R[i] = (float)i - 2.5f;
     ref_gemm_f32(0, 0, 2, 3, 0, -2.0f, NULL, 1, NULL, 3, bias, 0.5f, R, 3);
     repdl_gemm_f32(0, 0, 2, 3, 0, -2.0f, 0.5f, NULL, 1, NULL, 3, bias, C, 3);
     CHECK_SAME(C, R, 6, "K == 0 with bias");
-    CHECK(asu(C[2]) == 0x7fc00000u, "canonical NaN from a NaN bias: 0x%08x", asu(C[2]));
+    CHECK(asuint(C[2]) == 0x7fc00000u, "canonical NaN from a NaN bias: 0x%08x", asuint(C[2]));
     for (i = 0; i < 6; i++) C[i] = 7.0f;
     repdl_gemm_f32(1, 1, 2, 3, 0, 1.0f, 0.0f, NULL, 1, NULL, 1, NULL, C, 3);
-    for (i = 0; i < 6; i++) CHECK(asu(C[i]) == 0x80000000u, "K == 0, no bias, beta 0: -0 (%zu)", i);
+    for (i = 0; i < 6; i++) CHECK(asuint(C[i]) == 0x80000000u, "K == 0, no bias, beta 0: -0 (%zu)", i);
     /* M == 0 or N == 0: nothing touched, NULL everywhere */
     for (i = 0; i < 6; i++) Cs[i] = C[i] = (float)i;
     repdl_gemm_f32(0, 0, 0, 3, 5, 1.0f, 1.0f, NULL, 5, NULL, 3, NULL, NULL, 3);
@@ -195,26 +152,26 @@ static void test_gemm_edges(void)
     CHECK_SAME(C, Cs, 6, "N == 0 wrote C");
     /* beta == 0: C_old not read (NaN in C must not leak) */
     {
-        float A[2] = {1.0f, 2.0f}, B[2] = {3.0f, -0.5f}, D[1] = {asf(0x7fc00001u)};
+        float A[2] = {1.0f, 2.0f}, B[2] = {3.0f, -0.5f}, D[1] = {asfloat(0x7fc00001u)};
         repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, 0.0f, A, 2, B, 1, NULL, D, 1);
         CHECK(D[0] == 2.0f, "beta 0 read C: %a", D[0]);
         /* -0 results: (-0) * x chain from -0 stays -0 */
         A[0] = -0.0f; A[1] = 0.0f; B[0] = 1.0f; B[1] = -1.0f;
         repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, 0.0f, A, 2, B, 1, NULL, D, 1);
-        CHECK(asu(D[0]) == 0x80000000u, "-0 chain: 0x%08x", asu(D[0]));
+        CHECK(asuint(D[0]) == 0x80000000u, "-0 chain: 0x%08x", asuint(D[0]));
         /* 0 * inf = NaN, canonical */
-        A[0] = 0.0f; B[0] = asf(0x7f800000u);
+        A[0] = 0.0f; B[0] = asfloat(0x7f800000u);
         repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, 0.0f, A, 2, B, 1, NULL, D, 1);
-        CHECK(asu(D[0]) == 0x7fc00000u, "0 * inf: 0x%08x", asu(D[0]));
+        CHECK(asuint(D[0]) == 0x7fc00000u, "0 * inf: 0x%08x", asuint(D[0]));
     }
     /* the chain is fused: -(1 + 2^-22) + (1 + 2^-23)^2 = 2^-46 exactly
        with fma, 0 with a rounded product */
     {
         float A[2], B[2], D[1];
-        A[0] = 1.0f; B[0] = -asf(0x3f800002u);
-        A[1] = asf(0x3f800001u); B[1] = asf(0x3f800001u);
+        A[0] = 1.0f; B[0] = -asfloat(0x3f800002u);
+        A[1] = asfloat(0x3f800001u); B[1] = asfloat(0x3f800001u);
         repdl_gemm_f32(0, 0, 1, 1, 2, 1.0f, 0.0f, A, 2, B, 1, NULL, D, 1);
-        CHECK(asu(D[0]) == 0x28800000u, "fma chain: got %a want 0x1p-46", D[0]);
+        CHECK(asuint(D[0]) == 0x28800000u, "fma chain: got %a want 0x1p-46", D[0]);
     }
 }
 
@@ -386,9 +343,9 @@ static void test_conv(void)
         CHECK(repdl_conv2d_out_h(&s) == 0, "empty output");
         CHECK(repdl_conv2d_forward_f32(&s, x, w, NULL, NULL) == 0, "empty forward");
         CHECK(repdl_conv2d_backward_f32(&s, x, w, NULL, dx, dw, db) == 0, "empty backward");
-        for (i = 0; i < 4; i++) CHECK(asu(dx[i]) == 0x80000000u, "dx -0");
-        for (i = 0; i < 9; i++) CHECK(asu(dw[i]) == 0x80000000u, "dw -0");
-        CHECK(asu(db[0]) == 0x80000000u, "db -0");
+        for (i = 0; i < 4; i++) CHECK(asuint(dx[i]) == 0x80000000u, "dx -0");
+        for (i = 0; i < 9; i++) CHECK(asuint(dw[i]) == 0x80000000u, "dw -0");
+        CHECK(asuint(db[0]) == 0x80000000u, "db -0");
     }
     /* bad arguments */
     s = cs(1, 1, 3, 3, 1, 3, 3, 0, 1, 0, 0, 1, 1);
@@ -406,7 +363,7 @@ static void test_conv(void)
         s = cs(0, 1, 3, 3, 1, 1, 1, 1, 1, 0, 0, 1, 1);
         CHECK(repdl_conv2d_forward_f32(&s, NULL, NULL, NULL, NULL) == 0, "n 0 forward");
         CHECK(repdl_conv2d_backward_f32(&s, NULL, &one, NULL, NULL, dw, db) == 0, "n 0 backward");
-        CHECK(asu(dw[0]) == 0x80000000u && asu(db[0]) == 0x80000000u, "n 0 dw db -0");
+        CHECK(asuint(dw[0]) == 0x80000000u && asuint(db[0]) == 0x80000000u, "n 0 dw db -0");
     }
 }
 
@@ -526,6 +483,5 @@ int main(int argc, char **argv)
     test_fd_conv(cs(2, 2, 6, 7, 3, 3, 3, 2, 1, 1, 2, 1, 2));
     test_fd_conv(cs(1, 3, 5, 5, 2, 4, 4, 1, 1, 2, 2, 1, 1));
     test_fd_linear(3, 5, 4);
-    printf("%ld checks, %ld failures\n", n_checks, n_fail);
-    return n_fail ? 1 : 0;
+    return check_summary("test_gemm");
 }

@@ -5,14 +5,14 @@
    Integer arithmetic only (no float operation creates an input: every float
    is assembled from its bit pattern), plain C99, also valid C++.
 
-   Generator: splitmix64 (Steele, Lea and Flood, "Fast splittable
-   pseudorandom number generators", OOPSLA 2014): a 64-bit counter advanced
-   by the odd constant 0x9e3779b97f4a7c15 (2^64 / golden ratio), each state
-   passed through the finaliser golden_mix64 (Stafford's "Mix13").
+   Generator: splitmix64 (tests/common/splitmix64.h): a 64-bit counter
+   advanced by the odd constant 0x9e3779b97f4a7c15 (2^64 / golden ratio),
+   each state passed through the finaliser splitmix64_mix (Stafford's
+   "Mix13").
 
    What is generated (docs/matrix.md has the same list):
    - function inputs: sample i of stride S = 2^s (S = 1: the full table) is
-       x_i = i * S + (golden_mix64(i ^ GOLDEN_SEED_INPUT) mod S),
+       x_i = i * S + (splitmix64_mix(i ^ GOLDEN_SEED_INPUT) mod S),
      i = 0 .. 2^32/S - 1: one pseudo-random input in each aligned block of S
      bit patterns, in increasing order.  For S <= 2^16 every sign and
      exponent gets 2^(24-s) inputs or more, the low mantissa bits vary.
@@ -27,36 +27,21 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../common/splitmix64.h"
+
 #define GOLDEN_SEED_INPUT 0x7265706466756e63ull   /* "repdfunc" */
 #define GOLDEN_SEED_DATA 0x7265706464617461ull    /* "repddata" */
 #define GOLDEN_SEED_LEN 0x726570646c656e73ull     /* "repdlens" */
 
-static uint64_t golden_mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-typedef struct golden_rng { uint64_t s; } golden_rng;
-
-static void golden_seed(golden_rng *r, uint64_t seed) { r->s = seed; }
-
-static uint64_t golden_next(golden_rng *r)
-{
-    r->s += 0x9e3779b97f4a7c15ull;
-    return golden_mix64(r->s);
-}
-
 /* Uniform in [0, m), m >= 1 (modulo bias below 2^-40 for m < 2^24: fine
    for test data, and identical everywhere). */
-static uint64_t golden_below(golden_rng *r, uint64_t m) { return golden_next(r) % m; }
+static uint64_t golden_below(splitmix64 *r, uint64_t m) { return splitmix64_next(r) % m; }
 
 /* Input bits of sample i at stride 2^log2s. */
 static uint32_t golden_input(uint64_t i, unsigned log2s)
 {
     uint32_t mask = (uint32_t)((1ull << log2s) - 1);
-    return (uint32_t)(i << log2s) | ((uint32_t)golden_mix64(i ^ GOLDEN_SEED_INPUT) & mask);
+    return (uint32_t)(i << log2s) | ((uint32_t)splitmix64_mix(i ^ GOLDEN_SEED_INPUT) & mask);
 }
 
 static float golden_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -82,9 +67,9 @@ static uint32_t golden_bits(uint64_t s, uint64_t e, uint64_t m)
     return (uint32_t)((s & 1) << 31 | (e & 0xff) << 23 | (m & 0x7fffff));
 }
 
-static uint32_t golden_special(golden_rng *r)
+static uint32_t golden_special(splitmix64 *r)
 {
-    uint64_t v = golden_next(r), s = v >> 63, m = v >> 8;
+    uint64_t v = splitmix64_next(r), s = v >> 63, m = v >> 8;
     switch ((v >> 3) % 7) {
     case 0: return golden_bits(s, 0, 0);                          /* +-0 */
     case 1: return golden_bits(s, 0, m | 1);                      /* subnormal */
@@ -99,11 +84,11 @@ static uint32_t golden_special(golden_rng *r)
 /* Fills a[0..n) with data of the given kind from stream `seed`. */
 static void golden_fill(float *a, size_t n, int kind, uint64_t seed)
 {
-    golden_rng r;
+    splitmix64 r;
     size_t i;
-    golden_seed(&r, seed ^ ((uint64_t)kind << 56));
+    splitmix64_seed(&r, seed ^ ((uint64_t)kind << 56));
     for (i = 0; i < n; i++) {
-        uint64_t v = golden_next(&r), s = v >> 63, m = v >> 9;
+        uint64_t v = splitmix64_next(&r), s = v >> 63, m = v >> 9;
         uint32_t u;
         switch (kind) {
         case GOLDEN_MIXED:
@@ -114,7 +99,7 @@ static void golden_fill(float *a, size_t n, int kind, uint64_t seed)
             break;
         case GOLDEN_NONFINITE:
             if ((v & 4095) == 0) {
-                uint64_t w = golden_next(&r);
+                uint64_t w = splitmix64_next(&r);
                 u = (w & 3) == 0 ? golden_bits(w >> 63, 255, 0)             /* +-inf */
                                  : golden_bits(w >> 63, 255, (w >> 8) | 1); /* NaN */
             } else {
@@ -145,7 +130,7 @@ static size_t golden_lengths(size_t *len)
 {
     size_t c = 0, n;
     int k;
-    golden_rng r;
+    splitmix64 r;
     for (n = 0; n <= 1100; n++) len[c++] = n;
     for (k = 11; k <= 19; k++) {
         len[c++] = ((size_t)1 << k) - 1;
@@ -154,7 +139,7 @@ static size_t golden_lengths(size_t *len)
     }
     len[c++] = 999999;
     len[c++] = 1000000;
-    golden_seed(&r, GOLDEN_SEED_LEN);
+    splitmix64_seed(&r, GOLDEN_SEED_LEN);
     for (k = 0; k < 8; k++) len[c++] = 1101 + (size_t)golden_below(&r, GOLDEN_MAXLEN - 1100);
     return c;
 }
@@ -163,7 +148,7 @@ static size_t golden_lengths(size_t *len)
    the arrays are read at every alignment. */
 static size_t golden_window(size_t n, unsigned which)
 {
-    return (size_t)(golden_mix64(GOLDEN_SEED_DATA ^ ((uint64_t)n << 8) ^ which) % (GOLDEN_SLACK + 1));
+    return (size_t)(splitmix64_mix(GOLDEN_SEED_DATA ^ ((uint64_t)n << 8) ^ which) % (GOLDEN_SLACK + 1));
 }
 
 /* Batched (row-wise) shapes: rows x cols (golden_core.h's golden_rows

@@ -5,24 +5,12 @@
 #ifndef REPDL_TESTS_GOLDEN_MAIN_H
 #define REPDL_TESTS_GOLDEN_MAIN_H
 
-#include <time.h>
-
+#include "../common/timer.h"
 #include "golden_core.h"
 
 #define GOLDEN_MAX_HASHES 512
 
 typedef struct golden_expect { char name[64]; char hex[65]; int seen; } golden_expect;
-
-static double golden_now(void)
-{
-#if defined(CLOCK_MONOTONIC)
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-#else
-    return (double)clock() / CLOCKS_PER_SEC;
-#endif
-}
 
 /* Reads "name hash" lines ('#' starts a comment line).  Returns the count,
    or -1 when the file cannot be read or a line is malformed. */
@@ -158,7 +146,7 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
     for (op = ops; op->name; op++) {
         char name[64];
         unsigned char d[32];
-        double t0 = golden_now();
+        double t0 = timer_now(TIMER_WALL);
         int k;
         if (only && strcmp(only, op->name) != 0) continue;
         if (op->map) {
@@ -169,7 +157,7 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
                 printf("golden: out of memory\n");
                 return 1;
             }
-            golden_report(name, d, golden_now() - t0, print_only, e, ne, &agree, &differ, &nogolden);
+            golden_report(name, d, timer_now(TIMER_WALL) - t0, print_only, e, ne, &agree, &differ, &nogolden);
             if (op->map2 && !print_only) {
                 char aname[64];
                 snprintf(aname, sizeof aname, "%s_array", op->name);
@@ -194,7 +182,7 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
             have_data = 1;
         }
         for (k = 0; k < GOLDEN_NKINDS; k++) {
-            t0 = golden_now();
+            t0 = timer_now(TIMER_WALL);
             snprintf(name, sizeof name, "%s/%s", op->name, golden_kind_name[k]);
             if (op->batch) {
                 if (golden_rows(&data, k, op->batch, op->ret, d) != 0) {
@@ -204,7 +192,7 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
             } else {
                 golden_reduce(&data, k, op->red, op->ret, op->incx, op->incy, d);
             }
-            golden_report(name, d, golden_now() - t0, print_only, e, ne, &agree, &differ, &nogolden);
+            golden_report(name, d, timer_now(TIMER_WALL) - t0, print_only, e, ne, &agree, &differ, &nogolden);
         }
     }
     if (have_data) golden_data_free(&data);

@@ -9,9 +9,9 @@
      test_nn_rng_optim stats        tolerance checks: moments of uniform and
                                     normal, permutation frequencies
 
-   Expected values: ref.h (plain definitions, every rounding stored to a
-   volatile float), MPFR (the correctly rounded pieces of the polar method),
-   and Random123's published known-answer vectors.  The same source is built
+   Expected values: reference/rng_optim_ref.h (plain definitions, every
+   rounding stored to a volatile float), MPFR (the correctly rounded pieces
+   of the polar method), and Random123's published known-answer vectors.  The same source is built
    uncontracted and with -ffp-contract=fast -march=native, baseline x86-64,
    C++ and clang (meson.build): every build equals the same references, so
    the builds equal each other. */
@@ -22,38 +22,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ref.h"
+#include "../common/check.h"
+#include "../common/splitmix64.h"
+#include "rng_optim_ref.h"
 
 #ifdef REPDL_TEST_HAVE_MPFR
 #include <mpfr.h>
 #endif
 
-static long failures = 0, checks = 0;
+static int same(float a, float b) { return asuint(a) == asuint(b); }
 
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        checks++;                                                                 \
-        if (!(cond)) {                                                            \
-            if (failures < 20) {                                                  \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                       \
-                printf(__VA_ARGS__);                                              \
-                printf("\n");                                                     \
-            }                                                                     \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
-
-static int same(float a, float b) { return R_bits(a) == R_bits(b); }
-
-/* splitmix64: test data only */
-static uint64_t st = 0x0123456789abcdefull;
-static uint64_t next64(void)
-{
-    uint64_t z = (st += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+/* test data only */
+static splitmix64 rng = {0x0123456789abcdefull};
+static uint64_t next64(void) { return splitmix64_next(&rng); }
 
 /* A float of one of several kinds: moderate, any finite, subnormal,
    special (0, -0, inf, -inf, NaN with payload, max, min normal). */
@@ -62,14 +43,14 @@ static float gen(int kind)
     uint64_t r = next64();
     uint32_t sign = (uint32_t)(r >> 63) << 31;
     switch (kind % 4) {
-    case 0: return R_float(sign | (uint32_t)(117 + (r >> 8) % 20) << 23 | (uint32_t)(r & 0x7fffff));
-    case 1: return R_float(sign | (uint32_t)((r >> 8) % 0x7f800000u));
-    case 2: return R_float(sign | (uint32_t)((r >> 8) % 0x00800000u));
+    case 0: return asfloat(sign | (uint32_t)(117 + (r >> 8) % 20) << 23 | (uint32_t)(r & 0x7fffff));
+    case 1: return asfloat(sign | (uint32_t)((r >> 8) % 0x7f800000u));
+    case 2: return asfloat(sign | (uint32_t)((r >> 8) % 0x00800000u));
     default: {
         static const uint32_t sp[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
                                       0x7fc00000u, 0xffc00001u, 0x7f800123u, 0x7f7fffffu,
                                       0x00800000u, 0x00000001u, 0x3f800000u, 0xbf800000u};
-        return R_float(sp[(r >> 8) % (sizeof sp / sizeof sp[0])]);
+        return asfloat(sp[(r >> 8) % (sizeof sp / sizeof sp[0])]);
     }
     }
 }
@@ -106,7 +87,7 @@ static void test_kat(void)
                   kat[t].rounds, t, w, o[w], kat[t].out[w]);
         if (kat[t].rounds == 10) {
             repdl_philox4x32_10(kat[t].ctr, kat[t].key, o);
-            R_philox(kat[t].ctr, kat[t].key, r); /* the reference passes the KAT too */
+            ref_philox(kat[t].ctr, kat[t].key, r); /* the reference passes the KAT too */
             for (w = 0; w < 4; w++) {
                 CHECK(o[w] == kat[t].out[w], "KAT philox4x32_10 vector %zu", t);
                 CHECK(r[w] == kat[t].out[w], "KAT reference vector %zu", t);
@@ -129,14 +110,14 @@ static void test_streams(void)
             for (i = 0; i < 64; i++) {
                 uint64_t ii = i < 32 ? i : ~0ull - (i - 32); /* i near 2^64 too */
                 uint32_t u = repdl_rng_u32(seeds[a], offs[b], ii);
-                CHECK(u == R_u32(seeds[a], offs[b], ii), "u32 seed %zu off %zu i %llu", a, b,
+                CHECK(u == ref_u32(seeds[a], offs[b], ii), "u32 seed %zu off %zu i %llu", a, b,
                       (unsigned long long)ii);
                 CHECK(same(repdl_rng_uniform_f32(seeds[a], offs[b], ii),
-                           R_uniform(seeds[a], offs[b], ii)), "uniform");
+                           ref_uniform(seeds[a], offs[b], ii)), "uniform");
             }
     /* uniform bounds: words 0 and ~0 */
     CHECK(repdl__rng_u01(0u) == 0.0f, "u01(0)");
-    CHECK(R_bits(repdl__rng_u01(0xffffffffu)) == R_bits(1.0f - 0x1p-24f), "u01(max)");
+    CHECK(asuint(repdl__rng_u01(0xffffffffu)) == asuint(1.0f - 0x1p-24f), "u01(max)");
     CHECK(repdl_rng_uniform_blocks(0) == 0 && repdl_rng_uniform_blocks(1) == 1 &&
           repdl_rng_uniform_blocks(4) == 1 && repdl_rng_uniform_blocks(5) == 2, "blocks");
 }
@@ -176,7 +157,7 @@ static float M_normal(uint64_t seed, uint64_t offset, uint64_t i, int *attempts)
     for (a = 0; a < 16; a++) {
         uint32_t o[4];
         float z;
-        R_block(seed, (uint32_t)b, (uint32_t)(b >> 32), a, 1, o);
+        ref_block(seed, (uint32_t)b, (uint32_t)(b >> 32), a, 1, o);
         (*attempts)++;
         if (M_polar(o[0], o[1], &z)) return z;
         (*attempts)++;
@@ -229,10 +210,10 @@ static void test_fills(void)
     float *a = falloc(n), *b = falloc(n);
     size_t c, j, k;
     for (c = 0; c < sizeof los / sizeof los[0]; c++) {
-        float d = R_sub(his[c], los[c]);
+        float d = ref_sub(his[c], los[c]);
         repdl_rng_uniform_fill_f32(n, 9, 1234, los[c], his[c], a);
         for (j = 0; j < n; j++) {
-            float e = R_canon(R_add(los[c], R_mul(d, R_uniform(9, 1234, j))));
+            float e = ref_canon(ref_add(los[c], ref_mul(d, ref_uniform(9, 1234, j))));
             CHECK(same(a[j], e), "uniform fill case %zu j %zu: %a vs %a", c, j, a[j], e);
         }
         /* any split: [0, k) and [k, n) with first = k */
@@ -252,7 +233,7 @@ static void test_fills(void)
             repdl_rng_normal_fill_f32(n, 5, 99, mean[c], sd[c], a);
             for (j = 0; j < n; j++) {
                 float z = repdl_rng_normal_f32(5, 99, j); /* z itself: against MPFR above */
-                float e = R_canon(R_add(mean[c], R_mul(sd[c], z)));
+                float e = ref_canon(ref_add(mean[c], ref_mul(sd[c], z)));
                 CHECK(same(a[j], e), "normal fill case %zu j %zu", c, j);
             }
             for (k = 1; k <= n; k += 211) {
@@ -263,10 +244,10 @@ static void test_fills(void)
         }
     }
     /* NaN bounds: canonical NaN; inf - inf too */
-    repdl_rng_uniform_fill_f32(8, 1, 0, R_float(0x7fc12345u), 1.0f, a);
-    for (j = 0; j < 8; j++) CHECK(R_bits(a[j]) == 0x7fc00000u, "NaN lo");
+    repdl_rng_uniform_fill_f32(8, 1, 0, asfloat(0x7fc12345u), 1.0f, a);
+    for (j = 0; j < 8; j++) CHECK(asuint(a[j]) == 0x7fc00000u, "NaN lo");
     repdl_rng_uniform_fill_f32(8, 1, 0, -INFINITY, INFINITY, a);
-    for (j = 0; j < 8; j++) CHECK(R_bits(a[j]) == 0x7fc00000u, "inf bounds give NaN");
+    for (j = 0; j < 8; j++) CHECK(asuint(a[j]) == 0x7fc00000u, "inf bounds give NaN");
     /* n == 0 with NULL */
     repdl_rng_uniform_fill_f32(0, 1, 0, 0.0f, 1.0f, NULL);
     repdl_rng_normal_fill_f32(0, 1, 0, 0.0f, 1.0f, NULL);
@@ -285,7 +266,7 @@ static void test_permutation(void)
         uint64_t off;
         for (off = 0; off < 3; off++) {
             repdl_rng_permutation(n, 77, off, p);
-            R_permutation(77, off, n, q);
+            ref_permutation(77, off, n, q);
             CHECK(n == 0 || memcmp(p, q, n * 4) == 0, "permutation n %zu off %llu", n,
                   (unsigned long long)off);
             memset(seen, 0, n ? n : 1);
@@ -335,11 +316,11 @@ static void test_elementwise(void)
             b[i] = gen(kind + (int)(i % 5));
         }
         repdl_add_f32(n, a, b, y);
-        for (i = 0; i < n; i++) CHECK(same(y[i], R_canon(R_add(a[i], b[i]))), "add %zu: %a + %a", i, a[i], b[i]);
+        for (i = 0; i < n; i++) CHECK(same(y[i], ref_canon(ref_add(a[i], b[i]))), "add %zu: %a + %a", i, a[i], b[i]);
         repdl_mul_f32(n, a, b, y);
-        for (i = 0; i < n; i++) CHECK(same(y[i], R_canon(R_mul(a[i], b[i]))), "mul %zu", i);
+        for (i = 0; i < n; i++) CHECK(same(y[i], ref_canon(ref_mul(a[i], b[i]))), "mul %zu", i);
         repdl_scale_f32(n, alpha, a, y);
-        for (i = 0; i < n; i++) CHECK(same(y[i], R_canon(R_mul(alpha, a[i]))), "scale %zu", i);
+        for (i = 0; i < n; i++) CHECK(same(y[i], ref_canon(ref_mul(alpha, a[i]))), "scale %zu", i);
         /* in place: y == a and y == b */
         memcpy(z, a, n * 4);
         repdl_add_f32(n, z, b, z);
@@ -357,15 +338,15 @@ static void test_elementwise(void)
     /* subnormal results are kept (no flush): 2^-149 * 0.5 rounds to 0,
        2^-126 * 0.5 is subnormal */
     {
-        float s = R_float(0x00800000u), h = 0.5f, r;
+        float s = asfloat(0x00800000u), h = 0.5f, r;
         repdl_mul_f32(1, &s, &h, &r);
-        CHECK(R_bits(r) == 0x00400000u, "subnormal product");
+        CHECK(asuint(r) == 0x00400000u, "subnormal product");
         s = -0.0f;
         h = 0.0f;
         repdl_add_f32(1, &s, &s, &r);
-        CHECK(R_bits(r) == 0x80000000u, "-0 + -0");
+        CHECK(asuint(r) == 0x80000000u, "-0 + -0");
         repdl_add_f32(1, &s, &h, &r);
-        CHECK(R_bits(r) == 0, "-0 + 0");
+        CHECK(asuint(r) == 0, "-0 + 0");
     }
     repdl_add_f32(0, NULL, NULL, NULL);
     repdl_mul_f32(0, NULL, NULL, NULL);
@@ -383,19 +364,19 @@ static void test_dropout(void)
     float *x = falloc(n), *y = falloc(n), *y2 = falloc(n), *dy = falloc(n), *dx = falloc(n);
     uint8_t *mask = (uint8_t *)malloc(n), *mask2 = (uint8_t *)malloc(n);
     size_t c, i, k;
-    float nanp = R_float(0x7fc00000u);
+    float nanp = asfloat(0x7fc00000u);
     for (i = 0; i < n; i++) {
         x[i] = gen((int)(i % 4));
         dy[i] = gen((int)(i % 3));
     }
     for (c = 0; c <= sizeof ps / sizeof ps[0]; c++) {
         float p = c < sizeof ps / sizeof ps[0] ? ps[c] : nanp;
-        float pc = R_dropout_p(p), sc = R_dropout_scale(p);
+        float pc = ref_dropout_p(p), sc = ref_dropout_scale(p);
         size_t kept = 0;
         repdl_dropout_forward_f32(n, p, 11, 22, x, y, mask);
         for (i = 0; i < n; i++) {
-            int keep = R_uniform(11, 22, i) >= pc;
-            float e = keep ? R_canon(R_mul(x[i], sc)) : 0.0f;
+            int keep = ref_uniform(11, 22, i) >= pc;
+            float e = keep ? ref_canon(ref_mul(x[i], sc)) : 0.0f;
             kept += (size_t)keep;
             CHECK(mask[i] == keep, "dropout mask p %g i %zu", p, i);
             CHECK(same(y[i], e), "dropout p %g i %zu: %a vs %a", p, i, y[i], e);
@@ -403,7 +384,7 @@ static void test_dropout(void)
         if (pc == 0.0f) CHECK(kept == n, "p = 0 keeps all");
         if (pc == 1.0f) CHECK(kept == 0, "p = 1 drops all");
         if (p == 0.0f)
-            for (i = 0; i < n; i++) CHECK(same(y[i], R_canon(x[i])), "p = 0: y == x");
+            for (i = 0; i < n; i++) CHECK(same(y[i], ref_canon(x[i])), "p = 0: y == x");
         /* mask NULL gives the same y; in place too */
         repdl_dropout_forward_f32(n, p, 11, 22, x, y2, NULL);
         CHECK(memcmp(y, y2, n * 4) == 0, "mask NULL");
@@ -419,7 +400,7 @@ static void test_dropout(void)
         /* backward */
         repdl_dropout_backward_f32(n, p, mask, dy, dx);
         for (i = 0; i < n; i++) {
-            float e = mask[i] ? R_canon(R_mul(dy[i], sc)) : 0.0f;
+            float e = mask[i] ? ref_canon(ref_mul(dy[i], sc)) : 0.0f;
             CHECK(same(dx[i], e), "dropout backward p %g i %zu", p, i);
         }
         memcpy(y2, dy, n * 4);
@@ -457,7 +438,7 @@ static void test_sgd(void)
             memcpy(b2, b, n * 4);
             repdl_sgd_step_f32(n, cf, step, g, w, cf->momentum != 0.0f ? b : NULL);
             for (i = 0; i < n; i++)
-                R_sgd(cf->lr, cf->momentum, cf->dampening, cf->weight_decay, cf->nesterov, step,
+                ref_sgd(cf->lr, cf->momentum, cf->dampening, cf->weight_decay, cf->nesterov, step,
                       &wr[i], g[i], cf->momentum != 0.0f ? &br[i] : NULL);
             CHECK(memcmp(w, wr, n * 4) == 0, "sgd w cfg %zu step %llu", c, (unsigned long long)step);
             CHECK(memcmp(b, br, n * 4) == 0, "sgd buf cfg %zu step %llu", c, (unsigned long long)step);
@@ -501,8 +482,8 @@ static void test_adam(void)
         for (step = 1; step <= 8; step++) {
             for (i = 0; i < n; i++) g[i] = gen(i % 13 == 0 ? (int)(i % 4) : 0);
             repdl_adam_begin_step(&s, cf);
-            p1 = R_mul(p1, cf->beta1);
-            p2 = R_mul(p2, cf->beta2);
+            p1 = ref_mul(p1, cf->beta1);
+            p2 = ref_mul(p2, cf->beta2);
             CHECK(s.t == (uint64_t)step && same(s.beta1_pow, p1) && same(s.beta2_pow, p2), "powers");
             if (step == 4) { /* checkpoint: the state and the arrays */
                 ckpt = s;
@@ -510,7 +491,7 @@ static void test_adam(void)
             }
             repdl_adam_step_f32(n, cf, &s, g, w, m, v);
             for (i = 0; i < n; i++)
-                R_adam(cf->lr, cf->beta1, cf->beta2, cf->eps, cf->weight_decay, cf->decoupled, p1,
+                ref_adam(cf->lr, cf->beta1, cf->beta2, cf->eps, cf->weight_decay, cf->decoupled, p1,
                        p2, &wr[i], g[i], &mr[i], &vr[i]);
             CHECK(memcmp(w, wr, n * 4) == 0, "adam w cfg %zu step %d", c, step);
             CHECK(memcmp(m, mr, n * 4) == 0, "adam m cfg %zu step %d", c, step);
@@ -601,6 +582,5 @@ int main(int argc, char **argv)
         test_adam();
     }
     if (all || !strcmp(what, "stats")) test_stats();
-    printf("%s: %ld checks, %ld failures\n", what, checks, failures);
-    return failures != 0;
+    return check_summary(what);
 }

@@ -23,48 +23,23 @@
 #include <repdl/norm.h>
 #include <repdl/softmax.h>
 
+#include "../common/check.h"
+#include "../common/splitmix64.h"
 #include "nn_ref.h"
 
-static long checks = 0, failures = 0;
-
-static uint64_t rng_state = 0x243f6a8885a308d3ull;
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+static splitmix64 rng = {0x243f6a8885a308d3ull};
+static uint64_t rng_next(void) { return splitmix64_next(&rng); }
 static size_t rng_below(size_t m) { return (size_t)(rng_next() % m); }
-
-static float u2f(uint32_t u) { return repdl__asfloat(u); }
-static uint32_t f2u(float f) { return repdl__asuint(f); }
 
 /* Compares a[0..n) with b[0..n) bit for bit; reports the first mismatch. */
 static void same(const char *what, const float *a, const float *b, size_t n, size_t rows,
                  size_t cols, int kind)
 {
-    checks++;
-    for (size_t i = 0; i < n; i++)
-        if (f2u(a[i]) != f2u(b[i])) {
-            failures++;
-            if (failures < 30)
-                fprintf(stderr, "FAIL %s rows=%zu cols=%zu kind=%d: [%zu] got %08x (%g) want %08x (%g)\n",
-                        what, rows, cols, kind, i, f2u(a[i]), a[i], f2u(b[i]), b[i]);
-            return;
-        }
+    CHECK_SAME(a, b, n, "%s rows=%zu cols=%zu kind=%d", what, rows, cols, kind);
 }
 static void same1(const char *what, float a, float b, size_t rows, size_t cols, int kind)
 {
     same(what, &a, &b, 1, rows, cols, kind);
-}
-static void expect(const char *what, int ok)
-{
-    checks++;
-    if (!ok) {
-        failures++;
-        fprintf(stderr, "FAIL %s\n", what);
-    }
 }
 
 /* repdl's losses called with the reference's int32 targets (a negative one
@@ -79,7 +54,7 @@ static float loss_call(int nll, size_t rows, size_t cols, int red, const float *
     for (size_t r = 0; t && r < rows; r++) ts[r] = t[r] < 0 ? REPDL_NO_INDEX : (size_t)t[r];
     st = nll ? repdl_nll_loss_f32(rows, cols, red, x, t ? ts : NULL, &l, g)
              : repdl_cross_entropy_f32(rows, cols, red, x, t ? ts : NULL, &l, g);
-    expect(nll ? "nll_loss returns REPDL_OK" : "cross_entropy returns REPDL_OK", st == REPDL_OK);
+    CHECK(st == REPDL_OK, "%s", nll ? "nll_loss returns REPDL_OK" : "cross_entropy returns REPDL_OK");
     free(ts);
     return l;
 }
@@ -90,15 +65,15 @@ static float gen_value(int mode)
     uint32_t sign = (uint32_t)(r >> 63) << 31;
     switch (mode) {
     case 0: /* moderate: 2^-8 .. 2^8 */
-        return u2f(sign | (uint32_t)(119 + (r >> 8) % 17) << 23 | (uint32_t)(r & 0x7fffff));
+        return asfloat(sign | (uint32_t)(119 + (r >> 8) % 17) << 23 | (uint32_t)(r & 0x7fffff));
     case 1: /* every finite exponent, subnormals, zeros */
-        return u2f(sign | (uint32_t)((r >> 8) % 0x7f800000u));
+        return asfloat(sign | (uint32_t)((r >> 8) % 0x7f800000u));
     case 2: /* logits scale: +-[0, 32) */
         return (float)((double)(r >> 11) * 0x1p-53 * 64.0 - 32.0);
     case 3: /* huge */
-        return u2f(sign | (uint32_t)(250 + (r >> 8) % 4) << 23 | (uint32_t)(r & 0x7fffff));
+        return asfloat(sign | (uint32_t)(250 + (r >> 8) % 4) << 23 | (uint32_t)(r & 0x7fffff));
     default: /* +-[1, 2) */
-        return u2f(sign | (uint32_t)127 << 23 | (uint32_t)(r & 0x7fffff));
+        return asfloat(sign | (uint32_t)127 << 23 | (uint32_t)(r & 0x7fffff));
     }
 }
 
@@ -111,12 +86,12 @@ static void gen(float *x, size_t rows, size_t cols, int kind)
     for (size_t r = 0; r < rows && cols; r++) {
         float *xr = x + r * cols;
         switch (kind / 5) {
-        case 1: xr[rng_below(cols)] = u2f(0xff800000u); break;           /* a -inf */
-        case 2: xr[rng_below(cols)] = u2f(0x7f800000u); break;           /* a +inf */
-        case 3: xr[rng_below(cols)] = u2f(0xff800001u | (uint32_t)rng_below(0x7fffff)); break; /* NaN */
-        case 4: if (r % 2) for (size_t i = 0; i < cols; i++) xr[i] = u2f(0xff800000u); break; /* all -inf */
+        case 1: xr[rng_below(cols)] = asfloat(0xff800000u); break;           /* a -inf */
+        case 2: xr[rng_below(cols)] = asfloat(0x7f800000u); break;           /* a +inf */
+        case 3: xr[rng_below(cols)] = asfloat(0xff800001u | (uint32_t)rng_below(0x7fffff)); break; /* NaN */
+        case 4: if (r % 2) for (size_t i = 0; i < cols; i++) xr[i] = asfloat(0xff800000u); break; /* all -inf */
         case 5: for (size_t i = 1; i < cols; i += 2) xr[i] = -xr[i - 1]; break;  /* cancel */
-        case 6: for (size_t i = 0; i < cols; i++) if (rng_next() & 1) xr[i] = u2f((uint32_t)(rng_next() & 1) << 31); break; /* +-0 */
+        case 6: for (size_t i = 0; i < cols; i++) if (rng_next() & 1) xr[i] = asfloat((uint32_t)(rng_next() & 1) << 31); break; /* +-0 */
         case 7: for (size_t i = 0; i < cols; i++) xr[i] = xr[0]; break;  /* constant row */
         }
     }
@@ -265,93 +240,97 @@ static void check_edges(void)
     /* length 1 */
     x[0] = 3.5f;
     repdl_softmax_f32(1, 1, x, y);
-    expect("softmax of one element is 1", f2u(y[0]) == f2u(1.0f));
+    CHECK(asuint(y[0]) == asuint(1.0f), "softmax of one element is 1");
     repdl_log_softmax_f32(1, 1, x, y);
-    expect("log_softmax of one element is +0", f2u(y[0]) == 0u);
+    CHECK(asuint(y[0]) == 0u, "log_softmax of one element is +0");
     /* NaN row */
-    x[0] = 1; x[1] = u2f(0xffc12345u); x[2] = 2; x[3] = 3;
+    x[0] = 1; x[1] = asfloat(0xffc12345u); x[2] = 2; x[3] = 3;
     repdl_softmax_f32(1, 4, x, y);
-    expect("softmax NaN row canonical", f2u(y[0]) == NANB && f2u(y[3]) == NANB);
+    CHECK(asuint(y[0]) == NANB && asuint(y[3]) == NANB, "softmax NaN row canonical");
     repdl_log_softmax_f32(1, 4, x, y);
-    expect("log_softmax NaN row canonical", f2u(y[0]) == NANB && f2u(y[2]) == NANB);
+    CHECK(asuint(y[0]) == NANB && asuint(y[2]) == NANB, "log_softmax NaN row canonical");
     /* all -inf */
-    for (int i = 0; i < 4; i++) x[i] = u2f(0xff800000u);
+    for (int i = 0; i < 4; i++) x[i] = asfloat(0xff800000u);
     repdl_softmax_f32(1, 4, x, y);
-    expect("softmax all -inf is NaN", f2u(y[0]) == NANB && f2u(y[3]) == NANB);
+    CHECK(asuint(y[0]) == NANB && asuint(y[3]) == NANB, "softmax all -inf is NaN");
     /* +inf present */
-    x[0] = 1; x[1] = u2f(0x7f800000u); x[2] = 0; x[3] = -1;
+    x[0] = 1; x[1] = asfloat(0x7f800000u); x[2] = 0; x[3] = -1;
     repdl_softmax_f32(1, 4, x, y);
-    expect("softmax with +inf is NaN", f2u(y[0]) == NANB && f2u(y[1]) == NANB);
+    CHECK(asuint(y[0]) == NANB && asuint(y[1]) == NANB, "softmax with +inf is NaN");
     /* -inf entries among finite: 0 and -inf */
-    x[0] = 0; x[1] = u2f(0xff800000u); x[2] = 0; x[3] = u2f(0xff800000u);
+    x[0] = 0; x[1] = asfloat(0xff800000u); x[2] = 0; x[3] = asfloat(0xff800000u);
     repdl_softmax_f32(1, 4, x, y);
-    expect("softmax -inf entry is +0, others 1/2", f2u(y[1]) == 0u && y[0] == 0.5f && y[2] == 0.5f);
+    CHECK(asuint(y[1]) == 0u && y[0] == 0.5f && y[2] == 0.5f,
+          "softmax -inf entry is +0, others 1/2");
     repdl_log_softmax_f32(1, 4, x, y);
-    expect("log_softmax -inf entry is -inf", f2u(y[1]) == 0xff800000u && f2u(y[0]) == f2u(repdl_log_f32(0.5f)));
+    CHECK(asuint(y[1]) == 0xff800000u && asuint(y[0]) == asuint(repdl_log_f32(0.5f)),
+          "log_softmax -inf entry is -inf");
     /* equal logits: uniform */
     for (int i = 0; i < 4; i++) x[i] = -7.25f;
     repdl_softmax_f32(1, 4, x, y);
-    expect("softmax uniform 1/4", y[0] == 0.25f && y[3] == 0.25f);
+    CHECK(y[0] == 0.25f && y[3] == 0.25f, "softmax uniform 1/4");
     /* cols == 0 / rows == 0: nothing written, NULL accepted */
     y[0] = 42.0f;
     repdl_softmax_f32(3, 0, NULL, NULL);
     repdl_log_softmax_f32(0, 4, NULL, NULL);
     repdl_softmax_backward_f32(3, 0, NULL, NULL, NULL);
     repdl_log_softmax_backward_f32(0, 3, NULL, NULL, NULL);
-    expect("empty calls write nothing", y[0] == 42.0f);
+    CHECK(y[0] == 42.0f, "empty calls write nothing");
     /* losses */
     {
         int32_t t[2] = {0, 1};
         float lg[4] = {0, 0, 0, 0}, g[4];
         float l = loss_call(0, 2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
-        expect("CE of equal logits is log 2", f2u(l) == f2u(repdl_log_f32(2.0f)));
-        expect("CE mean grad -1/4, 1/4", g[0] == -0.25f && g[1] == 0.25f && g[3] == -0.25f);
+        CHECK(asuint(l) == asuint(repdl_log_f32(2.0f)), "CE of equal logits is log 2");
+        CHECK(g[0] == -0.25f && g[1] == 0.25f && g[3] == -0.25f, "CE mean grad -1/4, 1/4");
         l = loss_call(0, 2, 2, REPDL_REDUCTION_SUM, lg, t, g);
-        expect("CE sum is 2 log 2", f2u(l) == f2u(repdl__fadd(repdl_log_f32(2.0f), repdl_log_f32(2.0f))));
+        CHECK(asuint(l) == asuint(repdl__fadd(repdl_log_f32(2.0f), repdl_log_f32(2.0f))),
+              "CE sum is 2 log 2");
         t[1] = 2;
         l = loss_call(0, 2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
-        expect("CE target out of range: NaN loss and NaN grad row",
-               f2u(l) == NANB && f2u(g[2]) == NANB && f2u(g[3]) == NANB && g[0] == -0.25f);
+        CHECK(asuint(l) == NANB && asuint(g[2]) == NANB && asuint(g[3]) == NANB && g[0] == -0.25f,
+              "CE target out of range: NaN loss and NaN grad row");
         t[1] = -1;
         l = loss_call(1, 2, 2, REPDL_REDUCTION_SUM, lg, t, NULL);
-        expect("NLL negative target: NaN", f2u(l) == NANB);
-        expect("CE rows 0 mean NaN", f2u(loss_call(0, 0, 5, REPDL_REDUCTION_MEAN, NULL, NULL, NULL)) == NANB);
-        expect("CE rows 0 sum -0", f2u(loss_call(0, 0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u);
-        expect("NLL rows 0 sum -0", f2u(loss_call(1, 0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u);
+        CHECK(asuint(l) == NANB, "NLL negative target: NaN");
+        CHECK(asuint(loss_call(0, 0, 5, REPDL_REDUCTION_MEAN, NULL, NULL, NULL)) == NANB,
+              "CE rows 0 mean NaN");
+        CHECK(asuint(loss_call(0, 0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u,
+              "CE rows 0 sum -0");
+        CHECK(asuint(loss_call(1, 0, 5, REPDL_REDUCTION_SUM, NULL, NULL, NULL)) == 0x80000000u,
+              "NLL rows 0 sum -0");
         t[0] = 1; t[1] = 0;
         lg[1] = -2.5f; lg[2] = -0.5f;
         l = loss_call(1, 2, 2, REPDL_REDUCTION_MEAN, lg, t, g);
-        expect("NLL mean (2.5 + 0.5) / 2 = 1.5", l == 1.5f && g[1] == -0.5f && f2u(g[0]) == 0u && g[2] == -0.5f);
+        CHECK(l == 1.5f && g[1] == -0.5f && asuint(g[0]) == 0u && g[2] == -0.5f,
+              "NLL mean (2.5 + 0.5) / 2 = 1.5");
         {
             size_t ts[2] = {1, 0};
             float lo = 42.0f;
-            expect("CE bad reduction: REPDL_ERR_INVALID, nothing written",
-                   repdl_cross_entropy_f32(2, 2, 7, lg, ts, &lo, g) == REPDL_ERR_INVALID && lo == 42.0f);
-            expect("NLL bad reduction: REPDL_ERR_INVALID",
-                   repdl_nll_loss_f32(2, 2, -1, lg, ts, &lo, NULL) == REPDL_ERR_INVALID && lo == 42.0f);
-            expect("CE loss NULL: REPDL_ERR_INVALID",
-                   repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, lg, ts, NULL, NULL) == REPDL_ERR_INVALID);
-            expect("CE target NULL: REPDL_ERR_INVALID",
-                   repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, lg, NULL, &lo, NULL) == REPDL_ERR_INVALID);
-            expect("CE rows x cols overflow: REPDL_ERR_OVERFLOW",
-                   repdl_cross_entropy_f32((size_t)1 << 40, (size_t)1 << 40, REPDL_REDUCTION_SUM, lg, ts, &lo,
-                                           NULL) == REPDL_ERR_OVERFLOW && lo == 42.0f);
-            expect("softmax overflow: REPDL_ERR_OVERFLOW",
-                   repdl_softmax_f32((size_t)1 << 40, (size_t)1 << 40, lg, g) == REPDL_ERR_OVERFLOW);
-            expect("softmax NULL: REPDL_ERR_INVALID", repdl_softmax_f32(1, 2, NULL, g) == REPDL_ERR_INVALID);
-            expect("log_softmax_backward NULL: REPDL_ERR_INVALID",
-                   repdl_log_softmax_backward_f32(1, 2, lg, NULL, g) == REPDL_ERR_INVALID);
-            expect("layer_norm overflow: REPDL_ERR_OVERFLOW",
-                   repdl_layer_norm_forward_f32((size_t)1 << 40, (size_t)1 << 40, 0.0f, lg, NULL, NULL, g,
-                                                NULL, NULL) == REPDL_ERR_OVERFLOW);
-            expect("rms_norm_backward NULL rstd: REPDL_ERR_INVALID",
-                   repdl_rms_norm_backward_f32(1, 2, lg, NULL, NULL, lg, g, NULL) == REPDL_ERR_INVALID);
-            expect("batch_norm overflow: REPDL_ERR_OVERFLOW",
-                   repdl_batch_norm_forward_infer_f32((size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 10,
-                                                      0.0f, lg, NULL, NULL, lg, lg, g) == REPDL_ERR_OVERFLOW);
-            expect("batch_norm_backward NULL: REPDL_ERR_INVALID",
-                   repdl_batch_norm_backward_f32(1, 1, 2, lg, NULL, NULL, lg, lg, g, NULL, NULL) ==
-                       REPDL_ERR_INVALID);
+            CHECK(repdl_cross_entropy_f32(2, 2, 7, lg, ts, &lo, g) == REPDL_ERR_INVALID && lo == 42.0f,
+                  "CE bad reduction: REPDL_ERR_INVALID, nothing written");
+            CHECK(repdl_nll_loss_f32(2, 2, -1, lg, ts, &lo, NULL) == REPDL_ERR_INVALID && lo == 42.0f,
+                  "NLL bad reduction: REPDL_ERR_INVALID");
+            CHECK(repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, lg, ts, NULL, NULL) == REPDL_ERR_INVALID,
+                  "CE loss NULL: REPDL_ERR_INVALID");
+            CHECK(repdl_cross_entropy_f32(2, 2, REPDL_REDUCTION_SUM, lg, NULL, &lo, NULL) == REPDL_ERR_INVALID,
+                  "CE target NULL: REPDL_ERR_INVALID");
+            CHECK(repdl_cross_entropy_f32((size_t)1 << 40, (size_t)1 << 40, REPDL_REDUCTION_SUM, lg, ts, &lo, NULL) == REPDL_ERR_OVERFLOW && lo == 42.0f,
+                  "CE rows x cols overflow: REPDL_ERR_OVERFLOW");
+            CHECK(repdl_softmax_f32((size_t)1 << 40, (size_t)1 << 40, lg, g) == REPDL_ERR_OVERFLOW,
+                  "softmax overflow: REPDL_ERR_OVERFLOW");
+            CHECK(repdl_softmax_f32(1, 2, NULL, g) == REPDL_ERR_INVALID,
+                  "softmax NULL: REPDL_ERR_INVALID");
+            CHECK(repdl_log_softmax_backward_f32(1, 2, lg, NULL, g) == REPDL_ERR_INVALID,
+                  "log_softmax_backward NULL: REPDL_ERR_INVALID");
+            CHECK(repdl_layer_norm_forward_f32((size_t)1 << 40, (size_t)1 << 40, 0.0f, lg, NULL, NULL, g, NULL, NULL) == REPDL_ERR_OVERFLOW,
+                  "layer_norm overflow: REPDL_ERR_OVERFLOW");
+            CHECK(repdl_rms_norm_backward_f32(1, 2, lg, NULL, NULL, lg, g, NULL) == REPDL_ERR_INVALID,
+                  "rms_norm_backward NULL rstd: REPDL_ERR_INVALID");
+            CHECK(repdl_batch_norm_forward_infer_f32((size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 10, 0.0f, lg, NULL, NULL, lg, lg, g) == REPDL_ERR_OVERFLOW,
+                  "batch_norm overflow: REPDL_ERR_OVERFLOW");
+            CHECK(repdl_batch_norm_backward_f32(1, 1, 2, lg, NULL, NULL, lg, lg, g, NULL, NULL) == REPDL_ERR_INVALID,
+                  "batch_norm_backward NULL: REPDL_ERR_INVALID");
         }
     }
     /* norms */
@@ -359,27 +338,27 @@ static void check_edges(void)
         float a[4] = {1, 2, 3, 4}, o[4], m, r;
         repdl_layer_norm_forward_f32(1, 4, 0.0f, a, NULL, NULL, o, &m, &r);
         /* mean 2.5, var 1.25, rstd = RN(1 / RN(sqrt(1.25))) */
-        expect("layer_norm mean 2.5", m == 2.5f);
-        expect("layer_norm rstd", f2u(r) == f2u(1.0f / repdl_sqrt_f32(1.25f)));
-        expect("layer_norm y[0] = RN(-1.5 * rstd)", f2u(o[0]) == f2u(repdl__fkeep(-1.5f * r)));
+        CHECK(m == 2.5f, "layer_norm mean 2.5");
+        CHECK(asuint(r) == asuint(1.0f / repdl_sqrt_f32(1.25f)), "layer_norm rstd");
+        CHECK(asuint(o[0]) == asuint(repdl__fkeep(-1.5f * r)), "layer_norm y[0] = RN(-1.5 * rstd)");
         repdl_layer_norm_forward_f32(1, 0, 1e-5f, NULL, NULL, NULL, NULL, &m, &r);
-        expect("layer_norm cols 0: NaN statistics", f2u(m) == NANB && f2u(r) == NANB);
-        a[2] = u2f(0x7f800000u);
+        CHECK(asuint(m) == NANB && asuint(r) == NANB, "layer_norm cols 0: NaN statistics");
+        a[2] = asfloat(0x7f800000u);
         repdl_layer_norm_forward_f32(1, 4, 1e-5f, a, NULL, NULL, o, &m, &r);
-        expect("layer_norm with inf: NaN row", f2u(o[0]) == NANB && f2u(o[3]) == NANB);
+        CHECK(asuint(o[0]) == NANB && asuint(o[3]) == NANB, "layer_norm with inf: NaN row");
         a[2] = 3;
         repdl_rms_norm_forward_f32(1, 4, 0.0f, a, NULL, o, &r);
         /* mean square 7.5 */
-        expect("rms_norm rstd", f2u(r) == f2u(1.0f / repdl_sqrt_f32(7.5f)));
+        CHECK(asuint(r) == asuint(1.0f / repdl_sqrt_f32(7.5f)), "rms_norm rstd");
         /* batch norm N == 1: unbiased variance NaN -> running_var NaN */
         float rm = 0.0f, rv = 1.0f, sm, sr, yy;
         repdl_batch_norm_forward_train_f32(1, 1, 1, 1e-5f, 0.1f, a, NULL, NULL, &rm, &rv, &yy, &sm, &sr);
-        expect("batch_norm N == 1: running_var NaN, mean updated",
-               f2u(rv) == NANB && rm == repdl__fkeep(0.1f * 1.0f) && sm == 1.0f && f2u(yy) == 0u);
+        CHECK(asuint(rv) == NANB && rm == repdl__fkeep(0.1f * 1.0f) && sm == 1.0f && asuint(yy) == 0u,
+              "batch_norm N == 1: running_var NaN, mean updated");
         rm = 5.0f; rv = 6.0f;
         repdl_batch_norm_forward_train_f32(0, 1, 3, 1e-5f, 0.1f, NULL, NULL, NULL, &rm, &rv, NULL, &sm, &sr);
-        expect("batch_norm N == 0: NaN saved stats, running unchanged",
-               f2u(sm) == NANB && f2u(sr) == NANB && rm == 5.0f && rv == 6.0f);
+        CHECK(asuint(sm) == NANB && asuint(sr) == NANB && rm == 5.0f && rv == 6.0f,
+              "batch_norm N == 0: NaN saved stats, running unchanged");
     }
 }
 
@@ -491,7 +470,7 @@ int main(int argc, char **argv)
     static const size_t colsv[] = {0, 1, 2, 3, 17, 64, 255, 1000, 1023, 1024, 1025, 2049, 3000};
     static const size_t rowsv[] = {0, 1, 2, 5};
     for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--seed")) rng_state = strtoull(argv[i + 1], NULL, 0);
+        if (!strcmp(argv[i], "--seed")) splitmix64_seed(&rng, strtoull(argv[i + 1], NULL, 0));
     check_edges();
     for (size_t a = 0; a < sizeof colsv / sizeof colsv[0]; a++)
         for (size_t b = 0; b < sizeof rowsv / sizeof rowsv[0]; b++)
@@ -504,6 +483,5 @@ int main(int argc, char **argv)
             }
     check_invariance();
     check_many_rows();
-    printf("test_nn: %ld checks, %ld failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_summary("test_nn");
 }

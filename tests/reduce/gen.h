@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/reduce/gen.h: reproducible test data for the reduction tests:
-   a seeded generator and arrays rich in the values that break reductions
+   a seeded generator (splitmix64, tests/common/splitmix64.h) and arrays rich in the values that break reductions
    (signed zeros, subnormals, infinities, NaNs with payloads, huge and tiny
    magnitudes side by side, exact cancellation). */
 #ifndef REPDL_TESTS_REDUCE_GEN_H
@@ -11,29 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t gen_state = 0x9e3779b97f4a7c15ull;
+#include "../common/bits.h"
+#include "../common/splitmix64.h"
 
-static inline uint64_t gen_u64(void) /* splitmix64 */
-{
-    uint64_t z = (gen_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+/* The generator of the test data; a test reseeds it with
+   splitmix64_seed(&gen_rng, seed). */
+static splitmix64 gen_rng = {SPLITMIX64_GAMMA};
+
+static inline uint64_t gen_u64(void) { return splitmix64_next(&gen_rng); }
 static inline uint64_t gen_below(uint64_t m) { return m ? gen_u64() % m : 0; }
-
-static inline float gen_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-static inline uint32_t gen_asu(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
 
 /* A float with random sign and mantissa, biased exponent in [lo, hi]
    (0 gives a subnormal or zero). */
@@ -41,14 +27,14 @@ static inline float gen_exp_range(int lo, int hi)
 {
     uint32_t e = (uint32_t)(lo + (int)gen_below((uint64_t)(hi - lo + 1)));
     uint32_t u = ((uint32_t)gen_u64() & 0x807fffffu) | (e << 23);
-    return gen_bits(u);
+    return asfloat(u);
 }
 
 static inline float gen_nan(void) /* random sign and payload, quiet or signalling */
 {
     uint32_t pay = (uint32_t)gen_u64() & 0x007fffffu;
     if (pay == 0) pay = 1;
-    return gen_bits(((uint32_t)gen_u64() & 0x80000000u) | 0x7f800000u | pay);
+    return asfloat(((uint32_t)gen_u64() & 0x80000000u) | 0x7f800000u | pay);
 }
 
 enum {
@@ -98,13 +84,10 @@ static inline void gen_fill(float *x, size_t n, int kind)
         int k, c = 1 + (int)gen_below(3);
         for (k = 0; k < c; k++) {
             uint64_t r = gen_below(3);
-            x[gen_below(n)] = r == 2 ? gen_nan() : gen_bits(r ? 0x7f800000u : 0xff800000u);
+            x[gen_below(n)] = r == 2 ? gen_nan() : asfloat(r ? 0x7f800000u : 0xff800000u);
         }
     }
 }
 
-/* Where a NaN result is not expected to be bit-identical to an input it
-   must be the canonical one. */
-static inline int same_bits(float a, float b) { return gen_asu(a) == gen_asu(b); }
 
 #endif /* REPDL_TESTS_REDUCE_GEN_H */

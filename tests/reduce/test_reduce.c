@@ -36,38 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/check.h"
 #include "gen.h"
 #include "reduce_ref.h"
 
-static long n_checks, n_fail;
-
-#define CHECK_BITS(got, want, ...)                                                      \
-    do {                                                                                \
-        float g_ = (got), w_ = (want);                                                  \
-        n_checks++;                                                                     \
-        if (!same_bits(g_, w_)) {                                                       \
-            if (n_fail++ < 30) {                                                        \
-                printf("FAIL %s:%d got %a (0x%08x) want %a (0x%08x): ", __FILE__,       \
-                       __LINE__, g_, gen_asu(g_), w_, gen_asu(w_));                     \
-                printf(__VA_ARGS__);                                                    \
-                printf("\n");                                                           \
-            }                                                                           \
-        }                                                                               \
-    } while (0)
-
-#define CHECK(cond, ...)                                                                \
-    do {                                                                                \
-        n_checks++;                                                                     \
-        if (!(cond)) {                                                                  \
-            if (n_fail++ < 30) {                                                        \
-                printf("FAIL %s:%d %s: ", __FILE__, __LINE__, #cond);                   \
-                printf(__VA_ARGS__);                                                    \
-                printf("\n");                                                           \
-            }                                                                           \
-        }                                                                               \
-    } while (0)
-
-static float canon(float v) { return v != v ? gen_bits(0x7fc00000u) : v; }
+static float canon(float v) { return v != v ? asfloat(0x7fc00000u) : v; }
 
 /* Oracle for RN(s / n), n <= 2^24: one IEEE division. */
 static float div_oracle(float s, size_t n)
@@ -172,7 +145,7 @@ static float fused_dot(const float *x, const float *y, size_t n)
 static void test_edges(void)
 {
     static float zeros[4096]; /* blocks are refused before anything is read */
-    float inf = gen_bits(0x7f800000u), x3[3];
+    float inf = asfloat(0x7f800000u), x3[3];
     size_t idx[2];
     float out[2];
     repdl_sum_state st;
@@ -181,17 +154,17 @@ static void test_edges(void)
     CHECK_BITS(repdl_dot_f32(0, NULL, NULL), -0.0f, "dot of nothing");
     CHECK_BITS(repdl_sumsq_f32(0, NULL), -0.0f, "sumsq of nothing");
     CHECK_BITS(repdl_norm2_f32(0, NULL), -0.0f, "norm2 of nothing");
-    CHECK_BITS(repdl_mean_f32(0, NULL), gen_bits(0x7fc00000u), "mean of nothing");
-    CHECK_BITS(repdl_var_f32(0, 0, NULL), gen_bits(0x7fc00000u), "var of nothing");
-    CHECK_BITS(repdl_max_f32(0, NULL), gen_bits(0xff800000u), "max of nothing");
-    CHECK_BITS(repdl_min_f32(0, NULL), gen_bits(0x7f800000u), "min of nothing");
+    CHECK_BITS(repdl_mean_f32(0, NULL), asfloat(0x7fc00000u), "mean of nothing");
+    CHECK_BITS(repdl_var_f32(0, 0, NULL), asfloat(0x7fc00000u), "var of nothing");
+    CHECK_BITS(repdl_max_f32(0, NULL), asfloat(0xff800000u), "max of nothing");
+    CHECK_BITS(repdl_min_f32(0, NULL), asfloat(0x7f800000u), "min of nothing");
     CHECK(repdl_argmax_f32(0, NULL) == REPDL_NO_INDEX, "argmax of nothing");
     CHECK(repdl_argmin_f32(0, NULL) == REPDL_NO_INDEX, "argmin of nothing");
     CHECK_BITS(repdl_sum_strided_f32(0, NULL, 7), -0.0f, "strided sum of nothing");
     CHECK_BITS(repdl_dot_strided_f32(0, NULL, 3, NULL, -2), -0.0f, "strided dot");
-    CHECK_BITS(repdl_mean_strided_f32(0, NULL, 2), gen_bits(0x7fc00000u), "strided mean");
-    CHECK_BITS(repdl_var_strided_f32(0, 1, NULL, 2), gen_bits(0x7fc00000u), "strided var");
-    CHECK_BITS(repdl_max_strided_f32(0, NULL, 5), gen_bits(0xff800000u), "strided max");
+    CHECK_BITS(repdl_mean_strided_f32(0, NULL, 2), asfloat(0x7fc00000u), "strided mean");
+    CHECK_BITS(repdl_var_strided_f32(0, 1, NULL, 2), asfloat(0x7fc00000u), "strided var");
+    CHECK_BITS(repdl_max_strided_f32(0, NULL, 5), asfloat(0xff800000u), "strided max");
     CHECK_BITS(repdl_sum_combine_f32(0, NULL), -0.0f, "combine of nothing");
     CHECK_BITS(repdl_sum_partial_f32(0, 0, NULL), -0.0f, "empty partial");
     CHECK_BITS(repdl_sum_threads_f32(0, 4, NULL), -0.0f, "threads, nothing");
@@ -206,9 +179,9 @@ static void test_edges(void)
     x3[0] = 1.0f;
     x3[1] = 2.0f;
     x3[2] = 4.0f;
-    CHECK_BITS(repdl_var_f32(1, 1, x3), gen_bits(0x7fc00000u), "var n=1 ddof=1");
+    CHECK_BITS(repdl_var_f32(1, 1, x3), asfloat(0x7fc00000u), "var n=1 ddof=1");
     CHECK_BITS(repdl_var_f32(1, 0, x3), 0.0f, "var n=1 ddof=0 is +0");
-    CHECK_BITS(repdl_var_f32(2, 5, x3), gen_bits(0x7fc00000u), "var n=2 ddof=5");
+    CHECK_BITS(repdl_var_f32(2, 5, x3), asfloat(0x7fc00000u), "var n=2 ddof=5");
     /* mean 7/3: one rounding */
     CHECK_BITS(repdl_mean_f32(3, x3), div_oracle(7.0f, 3), "mean 7/3");
     /* population variance of {1,2,4}: m = RN(7/3), squares of rounded deviations */
@@ -222,22 +195,22 @@ static void test_edges(void)
     /* infinities: mean passes them, variance is NaN */
     x3[1] = inf;
     CHECK_BITS(repdl_mean_f32(3, x3), inf, "mean with +inf");
-    CHECK_BITS(repdl_var_f32(3, 0, x3), gen_bits(0x7fc00000u), "var with +inf");
+    CHECK_BITS(repdl_var_f32(3, 0, x3), asfloat(0x7fc00000u), "var with +inf");
     CHECK_BITS(repdl_norm2_f32(3, x3), inf, "norm2 with +inf");
     /* overflow of the squares */
-    x3[0] = gen_bits(0x5f800000u); /* 2^64: square 2^128 overflows */
+    x3[0] = asfloat(0x5f800000u); /* 2^64: square 2^128 overflows */
     CHECK_BITS(repdl_sumsq_f32(1, x3), inf, "sumsq overflow");
-    x3[0] = gen_bits(0x5f7fffffu); /* just below 2^64: square finite */
+    x3[0] = asfloat(0x5f7fffffu); /* just below 2^64: square finite */
     CHECK(repdl_sumsq_f32(1, x3) < inf, "sumsq just below overflow");
     /* underflow: (2^-75)^2 = 2^-150, half the smallest subnormal, rounds to
        +0 (tie to even); (1.5 * 2^-75)^2 = 1.125 * 2^-149 rounds to 2^-149;
        (2^-74)^2 = 2^-148 exactly */
-    x3[0] = gen_bits(0x1a000000u); /* 2^-75 */
+    x3[0] = asfloat(0x1a000000u); /* 2^-75 */
     CHECK_BITS(repdl_sumsq_f32(1, x3), 0.0f, "sumsq underflow to +0");
-    x3[0] = gen_bits(0x1a400000u); /* 1.5 * 2^-75 */
-    CHECK_BITS(repdl_sumsq_f32(1, x3), gen_bits(1), "sumsq smallest subnormal");
-    x3[0] = gen_bits(0x1a800000u); /* 2^-74 */
-    CHECK_BITS(repdl_sumsq_f32(1, x3), gen_bits(2), "sumsq 2^-148");
+    x3[0] = asfloat(0x1a400000u); /* 1.5 * 2^-75 */
+    CHECK_BITS(repdl_sumsq_f32(1, x3), asfloat(1), "sumsq smallest subnormal");
+    x3[0] = asfloat(0x1a800000u); /* 2^-74 */
+    CHECK_BITS(repdl_sumsq_f32(1, x3), asfloat(2), "sumsq 2^-148");
     /* signed zeros */
     x3[0] = -0.0f;
     x3[1] = 0.0f;
@@ -252,10 +225,10 @@ static void test_edges(void)
     CHECK_BITS(repdl_mean_f32(1, x3), -0.0f, "mean {-0}");
     /* NaN: canonical, first index */
     x3[0] = 3.0f;
-    x3[1] = gen_bits(0xffc01234u);
-    x3[2] = gen_bits(0x7f800001u);
-    CHECK_BITS(repdl_sum_f32(3, x3), gen_bits(0x7fc00000u), "NaN sum canonical");
-    CHECK_BITS(repdl_max_f32(3, x3), gen_bits(0x7fc00000u), "NaN max canonical");
+    x3[1] = asfloat(0xffc01234u);
+    x3[2] = asfloat(0x7f800001u);
+    CHECK_BITS(repdl_sum_f32(3, x3), asfloat(0x7fc00000u), "NaN sum canonical");
+    CHECK_BITS(repdl_max_f32(3, x3), asfloat(0x7fc00000u), "NaN max canonical");
     CHECK(repdl_argmax_f32(3, x3) == 1 && repdl_argmin_f32(3, x3) == 1, "first NaN");
     /* ties */
     x3[0] = 5.0f;
@@ -272,9 +245,9 @@ static void test_edges(void)
         CHECK(i == 4, "merge tie takes the lesser index");
         repdl_argmax_merge_f32(0.5f, 0, &v, &i);
         CHECK(i == 4, "merge keeps the larger value");
-        repdl_argmax_merge_f32(gen_bits(0x7fc00000u), 9, &v, &i);
+        repdl_argmax_merge_f32(asfloat(0x7fc00000u), 9, &v, &i);
         CHECK(i == 9, "merge: NaN wins");
-        repdl_argmax_merge_f32(gen_bits(0xffffffffu), 7, &v, &i);
+        repdl_argmax_merge_f32(asfloat(0xffffffffu), 7, &v, &i);
         CHECK(i == 7, "merge: first NaN");
         repdl_argmax_merge_f32(100.0f, 1, &v, &i);
         CHECK(i == 7, "merge: NaN stays");
@@ -285,8 +258,8 @@ static void test_edges(void)
     }
 
     /* The partial API refuses blocks that are not nodes */
-    CHECK_BITS(repdl_sum_partial_f32(512, 1, zeros), gen_bits(0x7fc00000u), "misaligned");
-    CHECK_BITS(repdl_sum_partial_f32(1024, 2048, zeros), gen_bits(0x7fc00000u),
+    CHECK_BITS(repdl_sum_partial_f32(512, 1, zeros), asfloat(0x7fc00000u), "misaligned");
+    CHECK_BITS(repdl_sum_partial_f32(1024, 2048, zeros), asfloat(0x7fc00000u),
                "level-1 block at an odd leaf");
     CHECK(repdl_sum_block_ok(1024, 1024) && repdl_sum_block_ok(2048, 2048) &&
               !repdl_sum_block_ok(1024, 1025) && repdl_sum_block_ok(4096, 3000) &&
@@ -295,7 +268,7 @@ static void test_edges(void)
     repdl_sum_state_init(&st);
     CHECK(repdl_sum_state_push(&st, 0, 1024, 1.0f) == 0, "first block");
     CHECK(repdl_sum_state_push(&st, 2048, 1024, 1.0f) == -1, "gap refused");
-    CHECK_BITS(repdl_sum_state_result(&st), gen_bits(0x7fc00000u), "poisoned state");
+    CHECK_BITS(repdl_sum_state_result(&st), asfloat(0x7fc00000u), "poisoned state");
     repdl_sum_state_init(&st);
     CHECK(repdl_sum_state_push(&st, 0, 1024, 1.0f) == 0, "first");
     CHECK(repdl_sum_state_push(&st, 1024, 2048, 1.0f) == -1, "misaligned refused");
@@ -496,12 +469,12 @@ static void check_array(const float *x, const float *y, size_t n, int kind, int 
             float s2 = ref_sum_sqdev(x, n, m);
             CHECK_BITS(repdl_var_f32(n, 0, x), div_oracle(s2, n), "var0 %s n=%zu", what, n);
             CHECK_BITS(repdl_var_f32(n, 1, x), n > 1 ? div_oracle(s2, n - 1)
-                                                     : gen_bits(0x7fc00000u),
+                                                     : asfloat(0x7fc00000u),
                        "var1 %s n=%zu", what, n);
         }
     }
     check_minmax(x, n, what);
-    if (!same_bits(fused_dot(x, y, n), want_dot)) control_seen = 1;
+    if (asuint(fused_dot(x, y, n)) != asuint(want_dot)) control_seen = 1;
     for (T = 1; T <= 4; T++) {
         CHECK_BITS(repdl_sum_threads_f32(n, T, x), want_sum, "threads %d sum %s n=%zu", T,
                    what, n);
@@ -546,7 +519,7 @@ static void check_division(void)
     for (i = 0; i < 200000; i++) {
         float s = i % 3 == 0 ? gen_exp_range(0, 254) : gen_exp_range(0, 30);
         size_t n = i % 4 == 0 ? 1 + gen_below(16) : 1 + gen_below((uint64_t)1 << (1 + i % 24));
-        if (i % 50 == 0) s = gen_bits(i % 100 == 0 ? 0x80000000u : 0x7f800000u);
+        if (i % 50 == 0) s = asfloat(i % 100 == 0 ? 0x80000000u : 0x7f800000u);
         CHECK_BITS(repdl__div_exact_f32(s, n), div_oracle(s, n), "div %a / %zu", s, n);
         CHECK_BITS(repdl__div_count_f32(s, n), div_oracle(s, n), "div %a / %zu", s, n);
     }
@@ -565,7 +538,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[a], "--seed") && a + 1 < argc) seed = strtoull(argv[++a], NULL, 0);
         else if (!strcmp(argv[a], "--quick")) quick = 1;
     }
-    gen_state = seed;
+    splitmix64_seed(&gen_rng, seed);
     printf("test_reduce: seed %llu, V=%d L=%d, stream schedule from %zu, prefetch from %zu\n",
            (unsigned long long)seed, REPDL_SUM_LANES, REPDL_SUM_VECS,
            (size_t)REPDL_SUM_STREAM_MIN, (size_t)REPDL_SUM_PREFETCH_MIN);
@@ -635,10 +608,9 @@ int main(int argc, char **argv)
     CHECK(control_seen, "the fused-dot control never differed: the contraction test "
                         "would be blind");
 
-    printf("test_reduce: %ld checks, %ld failures\n", n_checks, n_fail);
     free(x);
     free(y);
     free(sc_a);
     free(sc_b);
-    return n_fail ? 1 : 0;
+    return check_summary("test_reduce");
 }

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "gen.h"
+#include "../common/check.h"
 #include "reduce_ref.h"
 
 static const float *hx;
@@ -71,7 +71,6 @@ int main(void)
     float vals_extra = 0.75f; /* and one more value, */
     size_t pos_extra = ((size_t)1 << 32) + 1024 + 5; /* next to an element 2^32 + 1024 */
     float *x, got, want;
-    int fails = 0;
     if (sizeof(size_t) < 8) {
         printf("test_reduce_huge: 32-bit size_t, skipped\n");
         return 77;
@@ -97,13 +96,14 @@ int main(void)
     want = ref_canon(ref_tree(huge_leaf, NULL, (n + REF_LEAF - 1) / REF_LEAF));
     got = repdl_sum_f32(n, x);
     printf("sum of %zu elements: got %a want %a\n", n, got, want);
-    fails += !same_bits(got, want) || !same_bits(got, 1023.75f);
+    CHECK_BITS(got, want, "sum");
+    CHECK_BITS(got, 1023.75f, "sum, exact value");
 
     huge_dot = 1;
     want = ref_canon(ref_tree(huge_leaf, NULL, (n + REF_LEAF - 1) / REF_LEAF));
     got = repdl_dot_f32(n, x, x);
     printf("dot of %zu elements: got %a want %a\n", n, got, want);
-    fails += !same_bits(got, want);
+    CHECK_BITS(got, want, "dot");
 
     /* strided, offsets beyond 2^32 elements */
     {
@@ -116,7 +116,7 @@ int main(void)
         got = repdl_sum_strided_f32(4, x + 2, inc);
         want = ref_sum(g, 4);
         printf("strided +2^30+1: got %a want %a\n", got, want);
-        fails += !same_bits(got, want);
+        CHECK_BITS(got, want, "strided +2^30+1");
         got = repdl_sum_strided_f32(4, x + 2 + 3 * (size_t)inc, -inc);
         {
             float r[4];
@@ -124,13 +124,12 @@ int main(void)
             want = ref_sum(r, 4);
         }
         printf("strided -(2^30+1): got %a want %a\n", got, want);
-        fails += !same_bits(got, want);
+        CHECK_BITS(got, want, "strided -(2^30+1)");
         got = repdl_max_strided_f32(4, x + 2, inc);
-        fails += !same_bits(got, 6.0f);
-        fails += repdl_argmax_strided_f32(4, x + 2, inc) != 3;
+        CHECK_BITS(got, 6.0f, "max strided");
+        CHECK(repdl_argmax_strided_f32(4, x + 2, inc) == 3, "argmax strided");
     }
 
     munmap(x, bytes);
-    printf("test_reduce_huge: %d failures\n", fails);
-    return fails ? 1 : 0;
+    return check_summary("test_reduce_huge");
 }

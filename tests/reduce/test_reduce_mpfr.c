@@ -23,10 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/check.h"
 #include "gen.h"
 #include "reduce_ref.h"
-
-static long checks, fails;
 
 /* RN(s / n) in binary32, by MPFR. */
 static float mpfr_div_count(float s, unsigned long n)
@@ -40,18 +39,15 @@ static float mpfr_div_count(float s, unsigned long n)
     t = mpfr_subnormalize(m, t, MPFR_RNDN);
     r = mpfr_get_flt(m, MPFR_RNDN);
     mpfr_clear(m);
-    return r != r ? gen_bits(0x7fc00000u) : r;
+    return r != r ? asfloat(0x7fc00000u) : r;
 }
 
 static void check_div(float s, size_t n)
 {
     float want = mpfr_div_count(s, (unsigned long)n);
     float a = repdl__div_exact_f32(s, n), b = repdl__div_count_f32(s, n);
-    checks++;
-    if (!same_bits(a, want) || !same_bits(b, want)) {
-        if (fails++ < 20)
-            printf("FAIL div %a / %zu: exact %a count %a want %a\n", s, n, a, b, want);
-    }
+    if (check_failed(asuint(a) == asuint(want) && asuint(b) == asuint(want)))
+        printf("FAIL div %a / %zu: exact %a count %a want %a\n", s, n, a, b, want);
 }
 
 static void test_division(void)
@@ -75,15 +71,15 @@ static void test_division(void)
     /* exact powers of two: quotients that are exact, or ties */
     for (k = 0; k < 64; k++) {
         for (i = 0; i < 2000; i++) check_div(gen_exp_range(0, 254), (size_t)1 << k);
-        check_div(gen_bits(3), (size_t)1 << k);              /* 3 * 2^-149 */
-        check_div(gen_bits(0x00c00000u), (size_t)1 << k);    /* 1.5 * 2^-126 */
+        check_div(asfloat(3), (size_t)1 << k);              /* 3 * 2^-149 */
+        check_div(asfloat(0x00c00000u), (size_t)1 << k);    /* 1.5 * 2^-126 */
     }
-    check_div(gen_bits(0x7f7fffffu), (size_t)-1);
-    check_div(gen_bits(0x00000001u), (size_t)-1);
-    check_div(gen_bits(0x7f800000u), (size_t)1 << 40);
+    check_div(asfloat(0x7f7fffffu), (size_t)-1);
+    check_div(asfloat(0x00000001u), (size_t)-1);
+    check_div(asfloat(0x7f800000u), (size_t)1 << 40);
     check_div(-0.0f, (size_t)1 << 40);
-    check_div(gen_bits(0xff7fffffu), 3);
-    printf("division: %ld checks\n", checks);
+    check_div(asfloat(0xff7fffffu), 3);
+    printf("division: %ld checks\n", check_count);
 }
 
 /* MPFR value of RN(S / n) for the mean and variance checks */
@@ -96,19 +92,11 @@ static void test_mean_var(void)
     s = ref_sum(x, n);
     m = mpfr_div_count(s, (unsigned long)n);
     got = repdl_mean_f32(n, x);
-    checks++;
-    if (!same_bits(got, m)) {
-        fails++;
-        printf("FAIL mean of %zu: got %a want %a\n", n, got, m);
-    }
+    CHECK_BITS(got, m, "mean of %zu", n);
     s2 = ref_sum_sqdev(x, n, m);
     want = mpfr_div_count(s2, (unsigned long)(n - 1));
     got = repdl_var_f32(n, 1, x);
-    checks++;
-    if (!same_bits(got, want)) {
-        fails++;
-        printf("FAIL var of %zu: got %a want %a\n", n, got, want);
-    }
+    CHECK_BITS(got, want, "var of %zu", n);
     printf("mean, var of %zu elements: %a, %a\n", n, m, got);
     free(x);
 }
@@ -158,11 +146,7 @@ static void check_bound(const float *x, size_t n, const char *what)
     mpfr_ui_sub(t, 1, t, MPFR_RNDN);
     mpfr_mul(lhs, err, t, MPFR_RNDN);
     ok = mpfr_lessequal_p(lhs, rhs);
-    checks++;
-    if (!ok) {
-        fails++;
-        printf("FAIL bound %s n=%zu: got %a\n", what, n, got);
-    }
+    CHECK(ok, "bound %s n=%zu: got %a", what, n, got);
     if (!mpfr_zero_p(absum)) {
         mpfr_div(t, err, absum, MPFR_RNDN);
         mpfr_mul_2ui(t, t, 24, MPFR_RNDN);
@@ -188,10 +172,10 @@ static void test_bound(void)
             gen_fill(x, n, kinds[kind]);
             if (kinds[kind] == GEN_WIDE) /* keep clear of overflow */
                 for (size_t i = 0; i < n; i++)
-                    if ((gen_asu(x[i]) & 0x7f800000u) > 0x60000000u) x[i] = 1.0f;
+                    if ((asuint(x[i]) & 0x7f800000u) > 0x60000000u) x[i] = 1.0f;
             /* all positive: no cancellation, the bound is tightest */
             if (rep % 3 == 2)
-                for (size_t i = 0; i < n; i++) x[i] = gen_bits(gen_asu(x[i]) & 0x7fffffffu);
+                for (size_t i = 0; i < n; i++) x[i] = asfloat(asuint(x[i]) & 0x7fffffffu);
             check_bound(x, n, gen_kind_name[kinds[kind]]);
         }
     }
@@ -206,7 +190,7 @@ int main(void)
 {
     mpfr_set_emin(-148);
     mpfr_set_emax(128);
-    gen_state = 7;
+    splitmix64_seed(&gen_rng, 7);
     test_division();
     /* the mean, variance and bound checks work in MPFR's full range */
     mpfr_set_emin(mpfr_get_emin_min());
@@ -215,6 +199,5 @@ int main(void)
     mpfr_set_emin(-148);
     mpfr_set_emax(128);
     test_mean_var();
-    printf("test_reduce_mpfr: %ld checks, %ld failures\n", checks, fails);
-    return fails ? 1 : 0;
+    return check_summary("test_reduce_mpfr");
 }

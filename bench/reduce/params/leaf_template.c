@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "tests/common/timer.h" /* run.sh: -I at the repository root */
 
 #define B (V * L)
 
@@ -72,17 +73,6 @@ __attribute__((noinline)) float rsum(const float *x, size_t n)
 
 float fm_sum(const float *x, size_t n);
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 static volatile float sink;
 
 int main(void)
@@ -100,15 +90,15 @@ int main(void)
         double t[2][7];
         for (r = 0; r < 7; r++)
             for (k = 0; k < 2; k++) {
-                double t0 = now();
+                double t0 = timer_now(TIMER_CPU);
                 for (q = 0; q < reps; q++) {
                     sink = k ? fm_sum(x, n) : rsum(x, n);
                     __asm__ __volatile__("" ::: "memory");
                 }
-                t[k][r] = now() - t0;
+                t[k][r] = timer_now(TIMER_CPU) - t0;
             }
-        qsort(t[0], 7, sizeof(double), cmp);
-        qsort(t[1], 7, sizeof(double), cmp);
+        qsort(t[0], 7, sizeof(double), timer_cmp);
+        qsort(t[1], 7, sizeof(double), timer_cmp);
         printf("  %s %6.1f GB/s (%.2fx)", lv[s], 4.0 * (double)n * (double)reps / t[0][3] / 1e9,
                t[1][3] / t[0][3]);
     }

@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 for V in 32 64 128; do
   for L in 8 16 32; do
     python3 "$here/gen.py" $V $L > "$tmp/p.c"
-    "$cc" -O3 -march=native -DV=$V -DL=$L "$tmp/p.c" "$tmp/fm.o" -o "$tmp/p"
+    "$cc" -O3 -march=native -I"$here/../../.." -DV=$V -DL=$L "$tmp/p.c" "$tmp/fm.o" -o "$tmp/p"
     nice "$tmp/p"
   done
 done

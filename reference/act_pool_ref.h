@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/nn_act_pool/ref.h: the independent reference (ref.c). */
-#ifndef REPDL_TESTS_NN_ACT_POOL_REF_H
-#define REPDL_TESTS_NN_ACT_POOL_REF_H
+/* reference/act_pool_ref.h: the independent reference of activation.h
+   and pool.h (reference/act_pool_ref.c, linked with MPFR): the
+   activations forward and backward, the pooling output size and max/avg
+   pool2d forward and backward.  Uses no repdl header. */
+#ifndef REPDL_REFERENCE_ACT_POOL_REF_H
+#define REPDL_REFERENCE_ACT_POOL_REF_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
-#endif
+#endif /* REPDL_REFERENCE_ACT_POOL_REF_H */
 
 float ref_sigmoid(float x);
 float ref_gelu(float x, double *dist);
@@ -34,4 +37,4 @@ void ref_avgpool_bwd(const ref_pool_shape *s, int incl, const float *dy, float *
 }
 #endif
 
-#endif
+#endif /* REPDL_REFERENCE_ACT_POOL_REF_H */

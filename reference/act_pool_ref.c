@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/nn_act_pool/ref.c: the independent reference of activation.h and
+/* reference/act_pool_ref.c: the independent reference of activation.h and
    pool.h, written from the definitions in docs/nn-act-pool.md, not from
    the headers: MPFR for the values claimed correctly rounded (sigmoid) or
    computed in high precision (gelu, softplus: exact value and its distance
    to a rounding boundary), plain C float operators for the documented
    binary32 sequences, glibc's fmaf (correctly rounded) for the fused steps,
    plain scatter loops for the pooling orders.  Built once, with
-   -O2 -ffp-contract=off (tests/nn_act_pool/meson.build), so that the plain
+   -O2 -ffp-contract=off (reference/meson.build), so that the plain
    `a*b + c` below are two roundings whatever the test's own flags are.
    Uses no repdl header. */
 #include <math.h>
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ref.h"
+#include "act_pool_ref.h"
 
 static uint32_t fu(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
 static float uf(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
