@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cuda/gemm_conv.cuh: the per-element index maps of the GPU conv2d
-   (cuda/gemm.cu), written once for the device kernels and for the host
+   (cuda/linalg.cu), written once for the device kernels and for the host
    replay test (tests/cuda/test_gemm_tile_host.cpp, plain C++).
 
      conv_im2col_at  element e of the im2col workspace of images img0 ..:
@@ -9,7 +9,7 @@
      conv_col2im_at  element e of dx for images img0 ..: the fadd chain from
                      -0 over kidx ascending ((r, s) ascending, c fixed) of
                      the dcol[kidx][pq] whose tap reads it, canonical NaN
-                     (conv2d.h's repdl__col2im_f32, docs/cuda-gemm.md).
+                     (conv2d.h's repdl__col2im_f32, docs/cuda-linalg.md).
    I is the index type: uint32_t when every index fits, else size_t. */
 #ifndef REPDL_CUDA_GEMM_CONV_CUH
 #define REPDL_CUDA_GEMM_CONV_CUH

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* cuda/gemm_tile.cuh: the tile of repdl's FFMA matrix product, written once
-   for the device kernel (cuda/gemm.cu) and for a host replay of the same
+   for the device kernel (cuda/linalg.cu) and for a host replay of the same
    code (tests/cuda/test_gemm_tile_host.cpp, plain C++, no GPU).
 
-   What it computes, for every element of C (docs/cuda-gemm.md):
+   What it computes, for every element of C (docs/cuda-linalg.md):
        acc = init (bias[j], bias[i] for conv, -0, or C[i][j] itself)
        for k = 0 .. K-1 ascending:  acc = repdl__fmaf(opA[i][k], opB[k][j], acc)
        r = alpha == 1 ? acc : repdl__fmul(alpha, acc)

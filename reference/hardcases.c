@@ -10,7 +10,7 @@
    returns 1 and repdl__round_ok(y, 4E) fails, E = REPDL__F_ERR, with the
    correctly rounded result from MPFR.  A sentinel ends the table.
 
-   Why 4E covers every build (docs/elementary.md): a build whose y' (maybe
+   Why 4E covers every build (docs/math.md): a build whose y' (maybe
    computed with FMAs) satisfies |y' - f| < E|f| and fails the test at E has
    f within about 2E of a rounding boundary; the reference y, also within E
    of f, is then within about 3E of that boundary and fails the test at 4E,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* reference/nn_ref.h: the plain definitions of softmax.h and norm.h, the
-   oracle of tests/nn_softmax_norm and tests/cuda/test_nn_softmax_norm.c.
+   oracle of tests/nn and tests/cuda/test_nn_softmax_norm.c.
 
    Written from the operation sequences of docs/nn-softmax-norm.md, as
    plainly as possible: whole-array calls of the canonical reductions
@@ -12,7 +12,7 @@
    test).  Every product that feeds an addition is stored to a volatile
    float (ref_nn_mul), so no compiler fuses it.  Uses repdl's public
    functions only (the reductions and the correctly rounded functions,
-   proven separately by tests/reduce and tests/elementary), none of its
+   proven separately by tests/reduce and tests/math), none of its
    private helpers.  Slow, and that is fine. */
 #ifndef REPDL_REFERENCE_NN_REF_H
 #define REPDL_REFERENCE_NN_REF_H

@@ -7,7 +7,7 @@
                             it is provably far from a rounding boundary, and
                             MPFR otherwise.
 
-   The screen (docs/elementary.md, "The oracle").  Let f be the exact value
+   The screen (docs/math.md, "The oracle").  Let f be the exact value
    and d glibc's double result.  glibc documents (manual, "Known Maximum
    Errors in Math Functions") at most 1 ulp for exp and log and 2 ulps for
    tanh in binary64 on x86-64, and sqrt is correctly rounded; for these

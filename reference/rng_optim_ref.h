@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* reference/rng_optim_ref.h: the plain definitions of rng.h,
    elementwise.h and optim.h (Philox4x32-10, the counter streams, uniform
-   and dropout, SGD and Adam/AdamW), the oracle of tests/nn_rng_optim,
+   and dropout, SGD and Adam/AdamW), the oracle of tests/rng_optim,
    written independently of include/repdl/ from the definitions in
-   docs/nn-rng-optim.md.
+   docs/rng-optim.md.
 
    Every binary32 operation is one C operation whose result is stored to a
    volatile float: a compiler cannot fuse it with the next operation, so
    these are the IEEE roundings whatever -ffp-contract says.  No repdl
    header is used here.  The normal distribution's reference is in MPFR
-   (tests/nn_rng_optim/test_nn_rng_optim.c). */
+   (tests/rng_optim/test_rng_optim.c). */
 #ifndef REPDL_REFERENCE_RNG_OPTIM_REF_H
 #define REPDL_REFERENCE_RNG_OPTIM_REF_H
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* reference/worstcases.c: finds the hardest-to-round binary32 inputs of a
-   function, for the worst-case files tests/elementary/F.wc.
+   function, for the worst-case files tests/math/F.wc.
 
-     worstcases F [--count N] [--threads N] > tests/elementary/F.wc
+     worstcases F [--count N] [--threads N] > tests/math/F.wc
 
    F is expf, logf, tanhf or sqrtf.  Prints the N inputs (default 50) whose
    exact value f(x) lies closest to a rounding midpoint (the middle of two

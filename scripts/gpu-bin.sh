@@ -12,12 +12,13 @@ archs=${1:-90}
 meson configure build-gpu -Dsm_archs="$archs"
 # the targets, by build directory: tests/cuda, cuda (the training demo), bench/cuda
 targets=()
-for e in args map reduce gemm nn_rng_optim nn_softmax_norm nn_act_pool; do
+for e in args math reduce linalg rng_optim nn_softmax_norm nn_act_pool; do
     targets+=("tests/cuda/test_cuda_$e")
 done
-targets+=(cuda/train_fmnist_cuda bench/cuda/bench_cuda_map bench/cuda/bench_cuda_reduce
-          bench/cuda/bench_cuda_gemm)
-[ -f bench/cuda/bench_nn.cu ] && targets+=(bench/cuda/bench_cuda_nn)
+targets+=(cuda/train_fmnist_cuda)
+for e in math reduce linalg nn; do
+    targets+=("bench/cuda/bench_cuda_$e")
+done
 ninja -C build-gpu "${targets[@]}"
 rm -rf .gpu-bin && mkdir -p .gpu-bin .gpu-data
 for t in "${targets[@]}"; do cp "build-gpu/$t" .gpu-bin/; done

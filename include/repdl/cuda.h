@@ -78,7 +78,7 @@ int repdl_cuda_sqrt_array_f32(size_t n, const float *x, float *y, void *stream);
 /* The list of map functions, for code that wants to iterate over them:
    X(name) for each repdl_name above.  Adding a function to repdl's CUDA
    maps is one line here (the launcher is generated from this list in
-   cuda/map.cu; its prototype is the line above, to keep this header
+   cuda/math.cu; its prototype is the line above, to keep this header
    readable). */
 #define REPDL_CUDA_MAP_FUNCTIONS(X) \
     X(exp)                          \
@@ -136,11 +136,11 @@ int repdl_cuda_dot_rows_config_f32(size_t rows, size_t n,
                                    const float *y, size_t ldy, float *out,
                                    void *stream);
 
-/* ---- Matrix products: gemm, linear, conv2d (cuda/gemm.cu; issue 6) ----
+/* ---- Matrix products: gemm, linear, conv2d (cuda/linalg.cu; issue 6) ----
    The host functions of include/repdl/gemm.h, linear.h and conv2d.h, same
    arguments (device pointers) plus the stream, same bits: every element
    is the pinned chain of fused multiply-adds (gemm.h), k ascending, no
-   split-K, no tensor cores, no TF32 (docs/cuda-gemm.md).
+   split-K, no tensor cores, no TF32 (docs/cuda-linalg.md).
    Sizes 0, NULL pointers and alpha/beta/bias follow the host functions.
    REPDL_ERR_INVALID where the host returns -1, and also for
    ld < the row length (lda >= (transA ? M : K), ldb >= (transB ? K : N),
@@ -206,9 +206,9 @@ int repdl_cuda_conv2d_backward_config_f32(const struct repdl_conv2d_shape *s,
                                           void *stream);
 /* (end matrix products) */
 
-/* ---- RNG, elementwise, dropout, optimizers (cuda/nn_rng_optim.cu) ----
+/* ---- RNG, elementwise, dropout, optimizers (cuda/rng_optim.cu) ----
    The host functions of include/repdl/rng.h, elementwise.h, optim.h on
-   device arrays, bit for bit (docs/nn-rng-optim.md).  seed, offset and step
+   device arrays, bit for bit (docs/rng-optim.md).  seed, offset and step
    are the host's uint64_t values (unsigned long long: 64 bits here too);
    the config and state structs are read on the host (host pointers).
    n == 0 launches nothing (array pointers may be NULL).  In place is

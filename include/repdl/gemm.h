@@ -22,7 +22,7 @@
    bias[j], alpha, beta and C_old[i][j]: not on M, N, the blocking, the
    vector width, the thread count or the machine.
 
-   Implementation (docs/bench-gemm.md): the classic packed, cache-blocked
+   Implementation (docs/bench-linalg.md): the classic packed, cache-blocked
    product (panels of op(B) of KC x NC, blocks of op(A) of MC x KC) with a
    register-blocked micro-kernel.  The micro-kernel carries the partial C
    tile as its accumulator from one K panel to the next: it loads the

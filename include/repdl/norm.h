@@ -143,20 +143,13 @@ REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, fl
      mode 0:  v = dy[r][j]
      mode 1:  v = RN(dy[r][j] * RN(RN(x[r][j] - mean[r]) * rstd[r]))   (layer)
      mode 2:  v = RN(dy[r][j] * RN(x[r][j] * rstd[r]))                   (rms)
-   The canonical leaf (docs/canonical-order.md, section 3) computed for
-   REPDL__COLS_BLOCK columns at once, every step a vector operation across
-   the columns: for a leaf of 1024 rows r0 .., lane l's 16 terms are the
-   rows r0 + 64 v + l (v < 16), whose column pieces (1 KiB) are loaded
-   (products rounded, behind a barrier), added by the vertical tree; the
-   64 lane values are folded by halving as they come (a counter over the
-   lanes in bit-reversed order); each column's leaf value goes into its
-   own repdl__tree.  The 256 trees (66 KiB) live on the heap, since a
-   caller's thread may have a 64 KiB stack; the rest of the work area is
-   23 KiB of stack.  Should the allocation fail, blocks of 8 columns use
-   trees on the stack: the same bits (columns are independent), slower.
-   Every row piece is read once, contiguously; padding terms
-   (past the last row) are skipped where they could only add -0.0. */
-#define REPDL__COLS_BLOCK 256
+   Through the column-leaf schedule of detail/accum.h (REPDL__COLS_BLOCK
+   columns at once): this function only produces each lane's terms.  The
+   256 trees (66 KiB) live on the heap, since a caller's thread may have a
+   64 KiB stack; the rest of the work area is 23 KiB of stack.  Should the
+   allocation fail, blocks of 8 columns use trees on the stack: the same
+   bits (columns are independent), slower.  Every row piece is read once,
+   contiguously. */
 REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const float *mean,
                                  const float *rstd, const float *dy, int mode, float *out)
 {
@@ -168,51 +161,32 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
         size_t cb = cols - j0 < blk ? cols - j0 : blk;
         for (c = 0; c < cb; c++) repdl__tree_init(&t[c]);
         for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
-            /* lc[k]: the pending node of level k of the lane fold */
             float lc[7][REPDL__COLS_BLOCK];
             int p;
             for (p = 0; p < REPDL_SUM_LANES; p++) {
                 float e[REPDL_SUM_VECS][REPDL__COLS_BLOCK];
-                /* The fold a[v] += a[v + h] (h = 32 .. 1) is a complete
-                   binary tree whose leaves, left to right, are the lanes in
-                   bit-reversed order; visiting lanes in that order, a
-                   binary counter (left operand first) makes the same
-                   additions. */
-                int l = ((p & 1) << 5) | ((p & 2) << 3) | ((p & 4) << 1) | ((p & 8) >> 1) |
-                        ((p & 16) >> 3) | ((p & 32) >> 5);
-                /* the lane's terms past the last row are -0.0 padding: a
-                   prefix of nv vectors is real; the in-place pairwise loop
-                   below skips a right part made only of padding, which is
-                   the padded tree's value exactly (x + -0 == x) */
-                size_t left = rows - r0 > (size_t)l ? rows - r0 - (size_t)l : 0;
-                int nv = left >= (size_t)(REPDL_SUM_VECS - 1) * REPDL_SUM_LANES + 1
-                             ? REPDL_SUM_VECS
-                             : (int)((left + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES);
-                int v, s2, k, q;
-                if (nv == 0) for (c = 0; c < cb; c++) e[0][c] = -0.0f;
+                int l = repdl__cols_lane(p), v;
+                int nv = repdl__cols_nv(rows, r0, l);
                 for (v = 0; v < nv; v++) {
                     size_t r = r0 + (size_t)v * REPDL_SUM_LANES + (size_t)l;
+                    const float *g = dy + r * cols + j0, *xr = x + r * cols + j0;
                     float *ev = e[v];
                     if (mode == 0) {
-                        const float *g = dy + r * cols + j0;
                         for (c = 0; c < cb; c++) ev[c] = g[c];
+                    } else if (mode == 1) {
+                        float rs = rstd[r], mu = mean[r];
+                        for (c = 0; c < cb; c++)
+                            ev[c] = repdl__fmul(g[c], repdl__fmul(repdl__fsub(xr[c], mu), rs));
                     } else {
-                        const float *g = dy + r * cols + j0, *xr = x + r * cols + j0;
-                        float rs = rstd[r], mu = mode == 1 ? mean[r] : 0.0f;
-                        if (mode == 1)
-                            for (c = 0; c < cb; c++)
-                                ev[c] = repdl__fmul(g[c], repdl__fmul(repdl__fsub(xr[c], mu), rs));
-                        else
-                            for (c = 0; c < cb; c++)
-                                ev[c] = repdl__fmul(g[c], repdl__fmul(xr[c], rs));
+                        float rs = rstd[r];
+                        for (c = 0; c < cb; c++) ev[c] = repdl__fmul(g[c], repdl__fmul(xr[c], rs));
                     }
                 }
                 if (p + 1 < REPDL_SUM_LANES) {
                     /* hint: the next lane's row pieces (a strided walk the
                        hardware prefetchers do not follow); no effect on
                        any value */
-                    int ln = (((p + 1) & 1) << 5) | (((p + 1) & 2) << 3) | (((p + 1) & 4) << 1) |
-                             (((p + 1) & 8) >> 1) | (((p + 1) & 16) >> 3) | (((p + 1) & 32) >> 5);
+                    int ln = repdl__cols_lane(p + 1);
                     for (v = 0; v < REPDL_SUM_VECS; v++) {
                         size_t r = r0 + (size_t)v * REPDL_SUM_LANES + (size_t)ln;
                         if (r < rows)
@@ -222,15 +196,7 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
                             }
                     }
                 }
-                REPDL__MATERIALIZE(e); /* rounded products: no FMA with the tree */
-                /* the vertical tree (REPDL__TREE16 when nv == 16) */
-                for (s2 = 1; s2 < nv; s2 *= 2)
-                    for (v = 0; v + s2 < nv; v += 2 * s2)
-                        for (c = 0; c < cb; c++) e[v][c] = repdl__fadd(e[v][c], e[v + s2][c]);
-                /* push the lane value e[0] into the fold's counter */
-                for (k = 0, q = p; q & 1; k++, q >>= 1)
-                    for (c = 0; c < cb; c++) e[0][c] = repdl__fadd(lc[k][c], e[0][c]);
-                for (c = 0; c < cb; c++) lc[k][c] = e[0][c];
+                repdl__cols_lane_push(e, nv, cb, lc, p);
             }
             for (c = 0; c < cb; c++) repdl__tree_push(&t[c], 0, lc[6][c]);
         }

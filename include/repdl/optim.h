@@ -36,7 +36,7 @@
    RN(beta2_pow * beta2), starting from 1 (state_init).  One rounding per
    step, the same on every machine; the state (t, beta1_pow, beta2_pow) is
    the whole checkpoint (with w, m, v).  Its relative distance to the exact
-   beta^t is below t 2^-24 (docs/nn-rng-optim.md).  s->t == 0 (begin_step
+   beta^t is below t 2^-24 (docs/rng-optim.md).  s->t == 0 (begin_step
    never called): adam_step does nothing.
 
    n == 0 reads nothing (pointers may be NULL).  w, m, v, momentum_buf are

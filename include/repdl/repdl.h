@@ -11,7 +11,7 @@
    link.  Contents:
 
      repdl_exp_f32, repdl_log_f32, repdl_tanh_f32, repdl_sqrt_f32
-         correctly rounded binary32 functions (docs/elementary.md);
+         correctly rounded binary32 functions (docs/math.md);
      repdl_sum_f32, repdl_dot_f32, ... canonical reductions
          (docs/canonical-order.md).
 
@@ -36,7 +36,7 @@
 #include "gemm.h"
 #include "linear.h"
 #include "conv2d.h"
-/* random numbers, elementwise ops and dropout, optimizers (docs/nn-rng-optim.md) */
+/* random numbers, elementwise ops and dropout, optimizers (docs/rng-optim.md) */
 #include "rng.h"
 #include "elementwise.h"
 #include "optim.h"

@@ -6,7 +6,7 @@
    easy as 1, 2, 3", SC11) maps a 128-bit counter and a 64-bit key to 128
    random bits with integer operations only (32x32->64 products, xors), so
    it has one answer everywhere.  Checked against the published known-answer
-   vectors of Random123 (tests/nn_rng_optim/test_nn_rng_optim.c).
+   vectors of Random123 (tests/rng_optim/test_rng_optim.c).
 
    The whole state of a stream is (seed, offset): two integers, so a
    checkpoint is two integers and resuming is passing them again.  Every
@@ -34,7 +34,7 @@
      uniform  (u32 >> 8) * 2^-24, exactly: the 2^24 floats k 2^-24 of [0, 1),
               each with probability 2^-24.
      normal   Marsaglia's polar method, each step one correctly rounded
-              binary32 operation (docs/nn-rng-optim.md):
+              binary32 operation (docs/rng-optim.md):
                 x = ((w0 >> 8) - 2^23) * 2^-23, y likewise from w1
                      (exact: multiples of 2^-23 in [-1, 1))
                 s = RN(RN(x*x) + RN(y*y))        accept iff 0 < s < 1

@@ -44,7 +44,7 @@ for f in files:
             checked += 1
             q = os.path.normpath(os.path.join(base, p))
             # a program that the build makes from a source beside it
-            # (bench/gemm/bench_gemm, examples/train_fmnist, reference/hardcases)
+            # (bench/linalg/bench_gemm, examples/train_fmnist, reference/hardcases)
             if any(os.path.exists(q + e) for e in ('.c', '.cpp', '.cu')):
                 continue
             mb = os.path.join(os.path.dirname(q), 'meson.build')

@@ -7,22 +7,22 @@
 #   run_all.sh [--bin DIR] [--out DIR] [--data DIR] PHASE...
 #
 #   PHASE   info      the device, driver, CUDA version, nvidia-smi
-#           tests     the meson suite's GPU tests (map, reduce, gemm, the
+#           tests     the meson suite's GPU tests (math, reduce, linalg, the
 #                     NN families, args) and the published training runs
-#           exhaustive  map over all 2^32 inputs of every function (map-all),
+#           exhaustive  math over all 2^32 inputs of every function (map-all),
 #                     the reduction at n > 2^32 (reduce-huge), the 2-epoch
 #                     training run (train-full); each also a phase alone
 #           sanitize  tests/cuda/sanitize.sh: compute-sanitizer memcheck on
 #                     every GPU test (--small runs), racecheck, synccheck
 #                     and initcheck where they apply
-#           bench     bench_cuda_map, bench_cuda_reduce, bench_cuda_gemm,
+#           bench     bench_cuda_math, bench_cuda_reduce, bench_cuda_linalg,
 #                     bench_cuda_nn
 #   --bin   the directory of the executables (test_cuda_*, bench_cuda_*,
 #           train_fmnist_cuda), such as the copy of them that
 #           scripts/gpu-bin.sh makes; default: those of the meson build in
 #           build/ (build/tests/cuda, build/bench/cuda, build/cuda), linked
 #           into build/gpu-bin, which this script builds (meson, nvcc) when
-#           test_cuda_map does not exist.
+#           test_cuda_math does not exist.
 #   --out   where each phase's log goes (default $OUT, else ./gpu-results)
 #   --data  the Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)
 #
@@ -48,7 +48,7 @@ export LD_LIBRARY_PATH="${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$
 export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH"
 
 if [ -z "$bin" ]; then
-    if [ ! -x "$root/build/tests/cuda/test_cuda_map" ]; then
+    if [ ! -x "$root/build/tests/cuda/test_cuda_math" ]; then
         (cd "$root" && { [ -d build ] || meson setup build -Dsm_archs=90 --buildtype=release; } &&
             ninja -C build) > "$out/build.log" 2>&1 || { echo "build failed: $out/build.log"; exit 1; }
     fi
@@ -108,10 +108,10 @@ for phase in "${phases[@]}"; do
         ;;
     tests)
         step tests cuda-args 300 "$bin/test_cuda_args"
-        step tests cuda-map 600 "$bin/test_cuda_map"
+        step tests cuda-math 600 "$bin/test_cuda_math"
         step tests cuda-reduce 900 "$bin/test_cuda_reduce" --seed 20261124
-        step tests cuda-gemm 900 "$bin/test_cuda_gemm" --seed 20261124
-        step tests cuda-nn-rng-optim 600 "$bin/test_cuda_nn_rng_optim"
+        step tests cuda-linalg 900 "$bin/test_cuda_linalg" --seed 20261124
+        step tests cuda-rng-optim 600 "$bin/test_cuda_rng_optim"
         step tests cuda-nn-softmax-norm 900 "$bin/test_cuda_nn_softmax_norm"
         step tests cuda-nn-act-pool 900 "$bin/test_cuda_nn_act_pool"
         for s in tiny short; do
@@ -121,7 +121,7 @@ for phase in "${phases[@]}"; do
         ;;
     exhaustive | map-all | reduce-huge | train-full)
         case $phase in exhaustive | map-all)
-            step exhaustive cuda-map-all 1800 "$bin/test_cuda_map" --all ;; esac
+            step exhaustive cuda-math-all 1800 "$bin/test_cuda_math" --all ;; esac
         case $phase in exhaustive | reduce-huge)
             step exhaustive cuda-reduce-huge 1800 "$bin/test_cuda_reduce" --huge --seed 20261124 ;; esac
         case $phase in exhaustive | train-full)
@@ -134,12 +134,12 @@ for phase in "${phases[@]}"; do
             continue
         fi
         step sanitize compute-sanitizer 3000 bash "$here/sanitize.sh" \
-            "$bin"/test_cuda_{map,reduce,gemm,nn_rng_optim,nn_softmax_norm,nn_act_pool,args}
+            "$bin"/test_cuda_{math,reduce,linalg,rng_optim,nn_softmax_norm,nn_act_pool,args}
         ;;
     bench)
-        step bench bench-map 600 "$bin/bench_cuda_map"
+        step bench bench-math 600 "$bin/bench_cuda_math"
         step bench bench-reduce 600 "$bin/bench_cuda_reduce" 30
-        step bench bench-gemm 600 "$bin/bench_cuda_gemm"
+        step bench bench-linalg 600 "$bin/bench_cuda_linalg"
         if [ -x "$bin/bench_cuda_nn" ]; then
             step bench bench-nn 600 "$bin/bench_cuda_nn"
         else

@@ -59,15 +59,15 @@ for exe in "$@"; do
     name=$(basename "$exe")
     name=${name#test_cuda_}
     args=(--small)
-    case $name in args) args=() ;; reduce | gemm) args+=(--seed 1) ;; esac
+    case $name in args) args=() ;; reduce | linalg) args+=(--seed 1) ;; esac
     # the reductions and losses take their workspace from the stream-ordered
     # pool (cudaMallocAsync), which keeps freed memory for reuse: no leak check
     case $name in
-    map | args | gemm | nn_act_pool) run --tool memcheck --leak-check full "$exe" "${args[@]}" ;;
+    math | args | linalg | nn_act_pool) run --tool memcheck --leak-check full "$exe" "${args[@]}" ;;
     *) run --tool memcheck "$exe" "${args[@]}" ;;
     esac
     case $name in
-    map | args) ;;
+    math | args) ;;
     *)
         run --tool racecheck --racecheck-report all "$exe" "${args[@]}"
         run --tool synccheck "$exe" "${args[@]}"

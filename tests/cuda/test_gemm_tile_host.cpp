@@ -17,12 +17,12 @@
        shapes (1, 7, 33, 130, 257), all transposes, float4 and scalar loads,
        short last panels (an extra step over the zero padding would turn a
        -0 chain into +0: tested), special values;
-     - the conv2d pipeline of gemm.cu (im2col, batched gemm, per-image dw
+     - the conv2d pipeline of linalg.cu (im2col, batched gemm, per-image dw
        chain continuation, col2im) against the direct-loop reference
        convolution, for workspace chunks of 1 image and of all images.
-   What this cannot check (tests/cuda/test_gemm.c does, on a GPU): the
+   What this cannot check (tests/cuda/test_linalg.c does, on a GPU): the
    CUDA code generation, real concurrency (the barrier placement is argued
-   in docs/cuda-gemm.md), the launchers' argument handling. */
+   in docs/cuda-linalg.md), the launchers' argument handling. */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -198,7 +198,7 @@ static void gemm_case(int tA, int tB, size_t M, size_t N, size_t K, size_t batch
     }
 }
 
-/* The conv2d pipeline of gemm.cu, replayed: the same gemm_args as
+/* The conv2d pipeline of linalg.cu, replayed: the same gemm_args as
    conv_forward / conv_backward build, workspace chunks of nb images. */
 static void conv_case(const repdl_conv2d_shape &s, size_t nb, int kind)
 {

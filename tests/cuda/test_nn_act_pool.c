@@ -4,7 +4,7 @@
    pool.h), bit for bit, NaN bits included.
 
    Expected values: the host functions compiled by the C compiler
-   (tests/nn_act_pool proves them against the independent reference).
+   (tests/nn proves them against the independent reference).
    Checked:
      - every activation, forward and backward: a uniform sample of all
        2^32 inputs (every 251st bit pattern, with random dy of every

@@ -4,7 +4,7 @@
    include/repdl/softmax.h and norm.h, bit for bit (NaN bits included).
 
    Expected values: the host functions compiled by the C compiler
-   (tests/nn_softmax_norm proves them against reference/nn_ref.h).
+   (tests/nn proves them against reference/nn_ref.h).
    Checked, for every launcher: shapes across leaf boundaries (cols 1 ..
    5000, rows 1 .. 300, and 0), data with -inf, +inf, NaN, all -inf rows,
    subnormals, huge values; affine and non-affine; in-place calls; batch

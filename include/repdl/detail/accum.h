@@ -23,6 +23,8 @@
                 partials: repdl__tree_push at level k);
      terms      repdl__tree_leaf (a caller's buffer of rounded terms) and
                 repdl__tree_leaf_copy (terms already in memory);
+     columns    the leaves of 256 columns of a row-major matrix at once
+                (sums over rows: dgamma, dbeta of norm.h), the same additions;
      walks      whole arrays: contiguous with the schedules chosen by size
                 (repdl__tree_sum_run, repdl__tree_dot_run), or staged a leaf
                 at a time through a stack buffer (strided, rows in L3/DRAM:
@@ -414,6 +416,60 @@ REPDL_FN void repdl__tree_staged(repdl__tree *t, int term, size_t n, const float
         }
         repdl__tree_leaf(t, p, len);
     }
+}
+
+/* ---- Column leaves: the leaves of many columns at once ----
+   For sums over the rows of a row-major matrix (dgamma, dbeta: a column's
+   terms are a row length apart), the canonical leaf of REPDL__COLS_BLOCK
+   columns computed together, every step a vector operation across the
+   columns.  For a leaf of 1024 rows r0 .., lane l's 16 terms are the rows
+   r0 + 64 v + l (v < 16); the caller produces each lane's term vectors
+   e[v][0..cb) (loaded contiguously from the rows, products rounded), then
+   repdl__cols_lane_push adds them by the vertical tree and folds the 64
+   lane values by halving as they come: the fold a[v] += a[v + h]
+   (h = 32 .. 1) is a complete binary tree whose leaves, left to right,
+   are the lanes in bit-reversed order, so visiting the lanes in that order
+   (lane p of the visit is repdl__cols_lane(p)) a binary counter, left
+   operand first, makes the same additions.  After the 64th lane, lc[6][c]
+   is column c's leaf value, for the column's own repdl__tree. */
+#define REPDL__COLS_BLOCK 256
+
+/* The lane visited p-th: p's 6 bits reversed. */
+REPDL_FN int repdl__cols_lane(int p)
+{
+    return ((p & 1) << 5) | ((p & 2) << 3) | ((p & 4) << 1) | ((p & 8) >> 1) |
+           ((p & 16) >> 3) | ((p & 32) >> 5);
+}
+
+/* The real vectors of lane l in the leaf at row r0 of `rows` rows: the
+   lane's terms past the last row are -0.0 padding, and a prefix of nv
+   vectors is real.  The vertical tree below skips a right part made only
+   of padding, which is the padded tree's value exactly (x + -0 == x). */
+REPDL_FN int repdl__cols_nv(size_t rows, size_t r0, int l)
+{
+    size_t left = rows - r0 > (size_t)l ? rows - r0 - (size_t)l : 0;
+    return left >= (size_t)(REPDL_SUM_VECS - 1) * REPDL_SUM_LANES + 1
+               ? REPDL_SUM_VECS
+               : (int)((left + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES);
+}
+
+/* The lane visited p-th: its nv term vectors e[0..nv) (cb columns each,
+   rounded, behind the barrier here) by the vertical tree (REPDL__TREE16
+   when nv == 16, in place), then pushed into the lane fold's counter lc
+   (lc[k]: the pending node of level k). */
+REPDL_FN void repdl__cols_lane_push(float (*e)[REPDL__COLS_BLOCK], int nv, size_t cb,
+                                    float (*lc)[REPDL__COLS_BLOCK], int p)
+{
+    size_t c;
+    int s2, v, k, q;
+    if (nv == 0) for (c = 0; c < cb; c++) e[0][c] = -0.0f;
+    REPDL__MATERIALIZE(e); /* rounded products: no FMA with the tree */
+    for (s2 = 1; s2 < nv; s2 *= 2)
+        for (v = 0; v + s2 < nv; v += 2 * s2)
+            for (c = 0; c < cb; c++) e[v][c] = repdl__fadd(e[v][c], e[v + s2][c]);
+    for (k = 0, q = p; q & 1; k++, q >>= 1)
+        for (c = 0; c < cb; c++) e[0][c] = repdl__fadd(lc[k][c], e[0][c]);
+    for (c = 0; c < cb; c++) lc[k][c] = e[0][c];
 }
 
 REPDL_END_CODE

@@ -17,7 +17,7 @@
    inputs are few (about 2^32 * 4E * 2^24 of them) and listed with their
    correctly rounded results, from the MPFR oracle, in a sorted table
    (reference/hardcases.c generates it, with 4E, so that the table covers
-   every path, see docs/elementary.md). */
+   every path, see docs/math.md). */
 #ifndef REPDL_DETAIL_CR_H
 #define REPDL_DETAIL_CR_H
 

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* bench/linalg/bench_gemm.c: repdl_gemm_f32 (and its threaded form) against
+   OpenBLAS cblas_sgemm measured in the same run, and conv2d against the
+   same work done as plain products (docs/bench-linalg.md).
+
+     bench_gemm [--reps R] [--quick] [--threads T]
+
+   Every figure is the median of R >= 5 timed repetitions (after one
+   warm-up).  GFLOP/s = 2 M N K / time.  ratio = repdl GFLOP/s / OpenBLAS
+   GFLOP/s (> 1: repdl faster).  1 thread vs OpenBLAS with
+   openblas_set_num_threads(1), then T threads vs T threads. */
+#define _POSIX_C_SOURCE 199309L
+#include <repdl/conv2d.h>
+#include <repdl/gemm.h>
+#include <repdl/gemm_threads.h>
+#include <repdl/linear.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../tests/common/timer.h"
+
+#ifdef REPDL_BENCH_OPENBLAS
+#include <cblas.h>
+#endif
+#ifndef REPDL_BENCH_FLAGS
+#define REPDL_BENCH_FLAGS "?"
+#endif
+
+static int reps = 7;
+
+static float *arr(size_t n)
+{
+    float *a = (float *)malloc((n ? n : 1) * sizeof(float));
+    size_t i;
+    uint32_t s = 12345u;
+    for (i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        a[i] = (float)((int)(s >> 9) - (1 << 22)) * (1.0f / (1 << 22));
+    }
+    return a;
+}
+
+/* The kinds of call being timed. */
+enum { R_GEMM, O_GEMM };
+static double time_gemm(int who, int nth, int tA, int tB, size_t M, size_t N, size_t K,
+                        const float *A, const float *B, float *C)
+{
+    double t[64];
+    int r;
+    size_t lda = tA ? M : K, ldb = tB ? K : N;
+    for (r = -1; r < reps; r++) {
+        double t0 = timer_now(TIMER_WALL);
+        if (who == R_GEMM) {
+            if (nth == 1)
+                repdl_gemm_f32(tA, tB, M, N, K, 1.0f, 0.0f, A, lda, B, ldb, NULL, C, N);
+            else
+                repdl_gemm_threads_f32(tA, tB, M, N, K, nth, 1.0f, 0.0f, A, lda, B, ldb, NULL, C,
+                                       N);
+        }
+#ifdef REPDL_BENCH_OPENBLAS
+        else {
+            openblas_set_num_threads(nth);
+            cblas_sgemm(CblasRowMajor, tA ? CblasTrans : CblasNoTrans,
+                        tB ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, A,
+                        (int)lda, B, (int)ldb, 0.0f, C, (int)N);
+        }
+#endif
+        if (r >= 0) t[r] = timer_now(TIMER_WALL) - t0;
+    }
+    return timer_median(t, reps);
+}
+
+static void row(const char *name, int tA, int tB, size_t M, size_t N, size_t K, int nth)
+{
+    float *A = arr(M * K), *B = arr(K * N), *C = arr(M * N);
+    double flops = 2.0 * (double)M * (double)N * (double)K;
+    double tr = time_gemm(R_GEMM, nth, tA, tB, M, N, K, A, B, C);
+    printf("%-10s %c%c %5zu %5zu %5zu  %dT  repdl %7.1f GFLOP/s", name, tA ? 'T' : 'N',
+           tB ? 'T' : 'N', M, N, K, nth, flops / tr * 1e-9);
+#ifdef REPDL_BENCH_OPENBLAS
+    {
+        double to = time_gemm(O_GEMM, nth, tA, tB, M, N, K, A, B, C);
+        printf("  openblas %7.1f GFLOP/s  ratio %.2f", flops / to * 1e-9, to / tr);
+    }
+#endif
+    printf("\n");
+    fflush(stdout);
+    free(A); free(B); free(C);
+}
+
+/* conv2d forward / backward against the products it is made of: per image
+   [OC x CK] . [CK x P] (forward), the two backward products likewise. */
+static void conv_row(const char *name, size_t n, size_t c, size_t h, size_t w, size_t oc,
+                     size_t k, size_t stride, size_t pad)
+{
+    repdl_conv2d_shape s;
+    size_t oh, ow, P, CK, i;
+    float *x, *wt, *b, *y, *dx, *dw, *db, *col;
+    double tf[64], tb[64], tg[64], tgb[64], flops;
+    int r;
+    s.n = n; s.c = c; s.h = h; s.w = w; s.oc = oc; s.kh = k; s.kw = k;
+    s.stride_h = s.stride_w = stride; s.pad_h = s.pad_w = pad; s.dil_h = s.dil_w = 1;
+    oh = repdl_conv2d_out_h(&s); ow = repdl_conv2d_out_w(&s);
+    P = oh * ow; CK = c * k * k;
+    x = arr(n * c * h * w); wt = arr(oc * CK); b = arr(oc); y = arr(n * oc * P);
+    dx = arr(n * c * h * w); dw = arr(oc * CK); db = arr(oc); col = arr(CK * P);
+    flops = 2.0 * (double)n * (double)oc * (double)P * (double)CK;
+    for (r = -1; r < reps; r++) {
+        double t0 = timer_now(TIMER_WALL), t1, t2, t3, t4;
+        repdl_conv2d_forward_f32(&s, x, wt, b, y);
+        t1 = timer_now(TIMER_WALL);
+        repdl_conv2d_backward_f32(&s, x, wt, y, dx, dw, db);
+        t2 = timer_now(TIMER_WALL);
+        for (i = 0; i < n; i++)
+            repdl_gemm_f32(0, 0, oc, P, CK, 1.0f, 0.0f, wt, CK, col, P, NULL, y + i * oc * P, P);
+        t3 = timer_now(TIMER_WALL);
+        for (i = 0; i < n; i++) { /* dw-shaped and dx-shaped products */
+            repdl_gemm_f32(0, 1, oc, CK, P, 1.0f, 0.0f, y + i * oc * P, P, col, P, NULL, dw, CK);
+            repdl_gemm_f32(1, 0, CK, P, oc, 1.0f, 0.0f, wt, CK, y + i * oc * P, P, NULL, col, P);
+        }
+        t4 = timer_now(TIMER_WALL);
+        if (r >= 0) { tf[r] = t1 - t0; tb[r] = t2 - t1; tg[r] = t3 - t2; tgb[r] = t4 - t3; }
+    }
+    {
+        double mf = timer_median(tf, reps), mb = timer_median(tb, reps),
+               mg = timer_median(tg, reps), mgb = timer_median(tgb, reps);
+        printf("%-12s n%zu c%zu %zux%zu oc%zu k%zu s%zu p%zu: fwd %8.3f ms (%5.1f GFLOP/s) vs gemm %8.3f ms: x%.2f | "
+               "bwd %8.3f ms vs 2 gemms %8.3f ms: x%.2f\n",
+               name, n, c, h, w, oc, k, stride, pad, mf * 1e3, flops / mf * 1e-9, mg * 1e3,
+               mf / mg, mb * 1e3, mgb * 1e3, mb / mgb);
+    }
+    fflush(stdout);
+    free(x); free(wt); free(b); free(y); free(dx); free(dw); free(db); free(col);
+}
+
+int main(int argc, char **argv)
+{
+    static const size_t sq[] = {256, 512, 1024, 2048};
+    static const size_t dlm[] = {1, 32, 128, 512};
+    static const size_t dlkn[][2] = {{784, 1024}, {1024, 1024}, {4096, 4096}, {1024, 4096}};
+    int quick = 0, nth = 2, i, j, t;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) nth = atoi(argv[++i]);
+    }
+    if (reps < 5) reps = 5;
+    if (reps > 64) reps = 64;
+    printf("bench_gemm: flags %s, kernel %s, median of %d reps\n", REPDL_BENCH_FLAGS,
+           repdl__gemm_isa() == 2 ? "avx512f" : repdl__gemm_isa() == 1 ? "avx2+fma" : "portable",
+           reps);
+    for (t = 0; t < 2; t++) {
+        int T = t ? nth : 1;
+        for (i = 0; i < 4; i++) {
+            if (quick && sq[i] > 1024) continue;
+            row("square", 0, 0, sq[i], sq[i], sq[i], T);
+        }
+        for (j = 0; j < 4; j++)
+            for (i = 0; i < 4; i++) {
+                if (quick && dlkn[j][0] == 4096) continue;
+                /* DL shape: activations [M x K] times weights [N x K]^T (linear) */
+                row("linear", 0, 1, dlm[i], dlkn[j][1], dlkn[j][0], T);
+            }
+        if (!quick && T == 1) {
+            row("square", 1, 0, 1024, 1024, 1024, 1);
+            row("square", 0, 1, 1024, 1024, 1024, 1);
+            row("square", 1, 1, 1024, 1024, 1024, 1);
+        }
+    }
+    conv_row("lenet-conv1", 64, 1, 28, 28, 6, 5, 1, 2);
+    conv_row("lenet-conv2", 64, 6, 14, 14, 16, 5, 1, 0);
+    conv_row("resnet-3x3", 8, 64, 56, 56, 64, 3, 1, 1);
+    conv_row("resnet-3x3s2", 8, 128, 28, 28, 256, 3, 2, 1);
+    return 0;
+}

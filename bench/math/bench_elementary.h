@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* bench/math/bench_elementary.h: declarations shared by the two
+   translation units of the elementary-function benchmark.
+
+   bench_elementary.c  repdl (the TU whose flags vary: -O2, -O3 -march=native)
+   bench_baseline.c    glibc's libm and LLVM libc, called as functions
+
+   Every measured loop is a separate, non-inlinable, non-IPA-analysable
+   function, so the compiler can neither drop the work nor specialise a loop
+   on its arguments (the runtime zero of the latency chains in particular). */
+#ifndef REPDL_BENCH_ELEMENTARY_H
+#define REPDL_BENCH_ELEMENTARY_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define BENCH_NOINLINE __attribute__((noinline, noipa))
+#else
+#define BENCH_NOINLINE __attribute__((noinline))
+#endif
+
+/* Makes v opaque to the optimizer at no cost (an empty asm that claims to
+   change the register).  The latency chain computes t = zero * y, passes t
+   through this, then adds it: a separate multiply and add in every build,
+   which -ffp-contract=fast can no longer fuse into one FMA, so the chain
+   costs the same in the repdl and the anchor translation units whatever
+   their flags. */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define BENCH_OPAQUE(v) __asm__("" : "+x"(v))
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+#define BENCH_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define BENCH_OPAQUE(v) ((void)0)
+#endif
+
+/* Throughput: out[i] = F(in[i]), i < n.  Independent calls; the results are
+   stored, and main reads them back into a checksum. */
+typedef void (*bench_thr_fn)(float *out, const float *in, size_t n);
+/* Latency: y = F(in[i] + zero * y), i < n (CORE-MATH's chain): each call
+   waits for the previous result.  zero is 0.0f at run time; the compiler
+   cannot fold zero * y (it does not know zero, and 0 * y is not 0 for
+   y = inf or NaN), so the dependency is real.  Returns the last y.
+   BENCH_CHAIN(F) is the loop body. */
+#define BENCH_CHAIN(F)                                                        \
+    do {                                                                      \
+        float t_ = zero * y;                                                  \
+        BENCH_OPAQUE(t_);                                                     \
+        y = F(in[i] + t_);                                                    \
+    } while (0)
+typedef float (*bench_lat_fn)(const float *in, size_t n, float zero);
+
+/* The four functions, in table order. */
+enum { BENCH_EXPF, BENCH_LOGF, BENCH_TANHF, BENCH_SQRTF, BENCH_NFUNC };
+
+/* From bench_baseline.c.  llvm_* entries are NULL when the LLVM libc
+   archive was not found at configure time (or lacks that function). */
+struct bench_baseline {
+    const char *name;          /* "expf", ... */
+    float (*glibc)(float);     /* libm's function, address as the program sees it */
+    float (*llvm)(float);      /* LLVM libc's, or NULL */
+    bench_thr_fn glibc_thr, llvm_thr;
+    bench_lat_fn glibc_lat, llvm_lat;
+};
+extern const struct bench_baseline bench_baselines[BENCH_NFUNC];
+/* A line describing where LLVM libc came from, or why it is absent. */
+extern const char *bench_llvm_origin;
+/* The shared object or executable that holds the code at address p
+   (dladdr), or "?" */
+const char *bench_object_of(const void *p);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* cuda/math.cu: elementwise kernels y[i] = f(x[i]) for repdl's correctly
+   rounded functions, and their launchers.
+
+   The device runs the very functions of include/repdl/ (REPDL_FN is
+   __host__ __device__ under nvcc): no copy, no device variant.  Their
+   results are correctly rounded, so the device's bits are the host's.
+
+   Adding a function: one line X(name) in REPDL_CUDA_MAP_FUNCTIONS
+   (repdl/cuda.h), its prototype there, and its header included below. */
+#include <repdl/exp.h>
+#include <repdl/log.h>
+#include <repdl/sqrt.h>
+#include <repdl/tanh.h>
+
+#include "common.cuh"
+
+namespace repdl_cuda {
+
+/* One functor per function: struct fn_expf { f(x) = repdl_exp_f32(x) }. */
+#define REPDL_CUDA_FUNCTOR(name)                                             \
+    struct fn_##name {                                                       \
+        __device__ __forceinline__ float operator()(float x) const         \
+        {                                                                    \
+            return repdl_##name##_f32(x);                                   \
+        }                                                                    \
+    };
+REPDL_CUDA_MAP_FUNCTIONS(REPDL_CUDA_FUNCTOR)
+#undef REPDL_CUDA_FUNCTOR
+
+enum { MAP_THREADS = 256 };
+
+/* Grid-stride over n elements (64-bit indices).  VEC4: x and y are
+   16-byte aligned, so the body reads and writes float4; the n % 4 last
+   elements go through the scalar loop.  x == y (in place) is allowed:
+   each element is read before it is written, by the same thread. */
+template <class F, bool VEC4>
+__global__ void __launch_bounds__(MAP_THREADS)
+map_kernel(const float *x, float *y, size_t n)
+{
+    F f;
+    size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t done = 0;
+    if (VEC4) {
+        size_t n4 = n / 4;
+        const float4 *x4 = (const float4 *)x;
+        float4 *y4 = (float4 *)y;
+        for (size_t i = tid; i < n4; i += stride) {
+            float4 a = x4[i], b;
+            b.x = f(a.x);
+            b.y = f(a.y);
+            b.z = f(a.z);
+            b.w = f(a.w);
+            y4[i] = b;
+        }
+        done = n4 * 4;
+    }
+    for (size_t i = done + tid; i < n; i += stride) y[i] = f(x[i]);
+}
+
+template <class F>
+static int launch_map(const float *x, float *y, size_t n, void *stream)
+{
+    if (n == 0) return REPDL_OK;
+    size_t bytes;
+    if (!mul_ok(n, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    if (x == NULL || y == NULL) return REPDL_ERR_INVALID;
+    if (partial_overlap(y, x, bytes)) return REPDL_ERR_INVALID;
+    /* float4 when both pointers are 16-byte aligned: a work item is 4
+       elements (the n % 4 last ones go through the scalar loop). */
+    if ((uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0)
+        return launch_fill(map_kernel<F, true>, (n + 3) / 4, MAP_THREADS, stream, x, y, n);
+    return launch_fill(map_kernel<F, false>, n, MAP_THREADS, stream, x, y, n);
+}
+
+} // namespace repdl_cuda
+
+#define REPDL_CUDA_MAP_LAUNCHER(name)                                        \
+    extern "C" int repdl_cuda_##name##_array_f32(size_t n, const float *x,   \
+                                                float *y, void *stream)                           \
+    {                                                                        \
+        return repdl_cuda::launch_map<repdl_cuda::fn_##name>(x, y, n,        \
+                                                             stream);        \
+    }
+REPDL_CUDA_MAP_FUNCTIONS(REPDL_CUDA_MAP_LAUNCHER)
+#undef REPDL_CUDA_MAP_LAUNCHER

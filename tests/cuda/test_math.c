@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/cuda/test_math.c: every map kernel of cuda/ against the host
+   function, bit for bit (NaN bits included), over binary32 inputs.
+
+     test_map --all         every one of the 2^32 inputs (suite exhaustive)
+     test_map [--stride S]  inputs k*S + offset, S = 61 by default, offset
+                            random (printed): about 7e7 inputs a function
+                            (suite quick)
+     test_map --small       2^20 inputs (for compute-sanitizer)
+
+   The expected values are repdl_exp_f32, ... compiled for the host by the C
+   compiler, which tests/math proves against MPFR for every input.
+   Also checked on the first chunk: in-place (y == x) and unaligned
+   pointers (the scalar path of the kernel).
+   No GPU: prints "skipped: no GPU" and exits 77. */
+#include <repdl/exp.h>
+#include <repdl/log.h>
+#include <repdl/sqrt.h>
+#include <repdl/tanh.h>
+
+#include <time.h>
+
+#include "gpu_test.h"
+
+typedef int (*launcher_t)(size_t, const float *, float *, void *);
+typedef float (*hostfn_t)(float);
+
+static const struct {
+    const char *name;
+    launcher_t dev;
+    hostfn_t host;
+} funcs[] = {
+#define ENTRY(name) {#name, repdl_cuda_##name##_array_f32, repdl_##name##_f32},
+    REPDL_CUDA_MAP_FUNCTIONS(ENTRY)
+#undef ENTRY
+};
+
+struct job {
+    hostfn_t f;
+    const float *x;
+    float *r;
+    size_t lo, hi;
+};
+
+static void *run_job(void *p)
+{
+    struct job *j = (struct job *)p;
+    for (size_t i = j->lo; i < j->hi; i++) j->r[i] = j->f(j->x[i]);
+    return NULL;
+}
+
+/* r[i] = f(x[i]) for i < m, on every core. */
+static void host_map(hostfn_t f, const float *x, float *r, size_t m)
+{
+    int nt = host_threads();
+    pthread_t th[64];
+    int started[64];
+    struct job jobs[64];
+    for (int t = 0; t < nt; t++) {
+        jobs[t].f = f;
+        jobs[t].x = x;
+        jobs[t].r = r;
+        jobs[t].lo = m * t / nt;
+        jobs[t].hi = m * (t + 1) / nt;
+        started[t] = pthread_create(&th[t], NULL, run_job, &jobs[t]) == 0;
+        if (!started[t]) run_job(&jobs[t]);
+    }
+    for (int t = 0; t < nt; t++)
+        if (started[t]) pthread_join(th[t], NULL);
+}
+
+/* Counts the i in [lo, m) where got[i] and want[i] differ in any bit;
+   prints the first few. */
+static uint64_t compare(const char *what, const char *name, const float *x,
+                        const float *got, const float *want, size_t lo, size_t m)
+{
+    uint64_t bad = 0;
+    for (size_t i = lo; i < m; i++) {
+        if (f2u(got[i]) != f2u(want[i])) {
+            if (bad < 5)
+                printf("  MISMATCH %s %s(0x%08x): device 0x%08x, host 0x%08x\n", what, name,
+                       (unsigned)f2u(x[i]), (unsigned)f2u(got[i]), (unsigned)f2u(want[i]));
+            bad++;
+        }
+    }
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t stride = 61, total;
+    size_t chunk = (size_t)1 << 26;
+    int small = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--all")) stride = 1;
+        else if (!strcmp(argv[i], "--stride") && i + 1 < argc) stride = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--small")) small = 1;
+        else {
+            fprintf(stderr, "usage: %s [--all | --stride S | --small]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (stride == 0) stride = 1;
+    gpu_require("test_map");
+
+    rng_state = (uint64_t)time(NULL);
+    uint64_t offset = stride > 1 ? rng_below(stride) : 0;
+    total = (((uint64_t)1 << 32) - 1 - offset) / stride + 1;
+    if (small) {
+        stride = 4099;
+        offset = 0;
+        total = (uint64_t)1 << 20;
+        chunk = (size_t)1 << 20;
+    }
+    printf("test_map: inputs k*%llu + %llu, %llu per function, chunks of %zu\n",
+           (unsigned long long)stride, (unsigned long long)offset, (unsigned long long)total,
+           chunk);
+
+    float *hx = (float *)xmalloc(chunk * sizeof(float));
+    float *hy = (float *)xmalloc(chunk * sizeof(float));
+    float *ref = (float *)xmalloc(chunk * sizeof(float));
+    float *dx, *dy;
+    CU(cudaMalloc((void **)&dx, chunk * sizeof(float)));
+    CU(cudaMalloc((void **)&dy, chunk * sizeof(float)));
+
+    uint64_t failures = 0;
+    for (size_t f = 0; f < sizeof funcs / sizeof funcs[0]; f++) {
+        uint64_t bad = 0, checked = 0;
+        for (uint64_t base = 0; base < total; base += chunk) {
+            size_t m = (size_t)(total - base < chunk ? total - base : chunk);
+            for (size_t i = 0; i < m; i++) hx[i] = u2f((uint32_t)((base + i) * stride + offset));
+            CU(cudaMemcpy(dx, hx, m * sizeof(float), cudaMemcpyHostToDevice));
+            RD(funcs[f].dev(m, dx, dy, NULL));
+            CU(cudaMemcpy(hy, dy, m * sizeof(float), cudaMemcpyDeviceToHost));
+            host_map(funcs[f].host, hx, ref, m);
+            bad += compare("", funcs[f].name, hx, hy, ref, 0, m);
+            checked += m;
+            if (base == 0 && m > 8) {
+                /* unaligned: x + 1, y + 3 -> the scalar path */
+                RD(funcs[f].dev(m - 3, dx + 1, dy + 3, NULL));
+                CU(cudaMemcpy(hy, dy + 3, (m - 3) * sizeof(float), cudaMemcpyDeviceToHost));
+                bad += compare("unaligned", funcs[f].name, hx + 1, hy, ref + 1, 0, m - 3);
+                /* in place */
+                RD(funcs[f].dev(m, dx, dx, NULL));
+                CU(cudaMemcpy(hy, dx, m * sizeof(float), cudaMemcpyDeviceToHost));
+                bad += compare("in-place", funcs[f].name, hx, hy, ref, 0, m);
+            }
+        }
+        CU(cudaDeviceSynchronize());
+        printf("%s %s: %llu inputs, %llu mismatches\n", bad ? "FAIL" : "ok  ", funcs[f].name,
+               (unsigned long long)checked, (unsigned long long)bad);
+        failures += bad;
+    }
+    CU(cudaFree(dx));
+    CU(cudaFree(dy));
+    free(hx);
+    free(hy);
+    free(ref);
+    return failures ? 1 : 0;
+}

@@ -1,4 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* tests/gemm/test_gemm_cpp.cpp: test_gemm.c compiled as C++ (the headers
-   must be valid C++ with the same results). */
-#include "test_gemm.c"
