@@ -2,11 +2,11 @@
 /* tests/cuda/test_math.c: every map kernel of cuda/ against the host
    function, bit for bit (NaN bits included), over binary32 inputs.
 
-     test_map --all         every one of the 2^32 inputs (suite exhaustive)
-     test_map [--stride S]  inputs k*S + offset, S = 61 by default, offset
+     test_cuda_math --all         every one of the 2^32 inputs (suite exhaustive)
+     test_cuda_math [--stride S]  inputs k*S + offset, S = 61 by default, offset
                             random (printed): about 7e7 inputs a function
                             (suite quick)
-     test_map --small       2^20 inputs (for compute-sanitizer)
+     test_cuda_math --small       2^20 inputs (for compute-sanitizer)
 
    The expected values are repdl_exp_f32, ... compiled for the host by the C
    compiler, which tests/math proves against MPFR for every input.
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         }
     }
     if (stride == 0) stride = 1;
-    gpu_require("test_map");
+    gpu_require("test_cuda_math");
 
     rng_state = (uint64_t)time(NULL);
     uint64_t offset = stride > 1 ? rng_below(stride) : 0;
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
         total = (uint64_t)1 << 20;
         chunk = (size_t)1 << 20;
     }
-    printf("test_map: inputs k*%llu + %llu, %llu per function, chunks of %zu\n",
+    printf("test_cuda_math: inputs k*%llu + %llu, %llu per function, chunks of %zu\n",
            (unsigned long long)stride, (unsigned long long)offset, (unsigned long long)total,
            chunk);
 
