@@ -409,10 +409,21 @@ REPDL_FN void repdl__tree_staged(repdl__tree *t, int term, size_t n, const float
             else
                 for (i = 0; i < len; i++)
                     p[i] = repdl__fmul(xj[(ptrdiff_t)i * incx], yj[(ptrdiff_t)i * incy]);
+        } else if (term == REPDL__TERM_SQDEV) {
+            if (incx == 1) /* the same terms; a loop that vectorizes */
+                for (i = 0; i < len; i++) {
+                    float d = repdl__fsub(xj[i], m);
+                    p[i] = repdl__fmul(d, d);
+                }
+            else
+                for (i = 0; i < len; i++) {
+                    float d = repdl__fsub(xj[(ptrdiff_t)i * incx], m);
+                    p[i] = repdl__fmul(d, d);
+                }
+        } else if (incx == 1) {
+            memcpy(p, xj, len * sizeof *p);
         } else {
-            if (incx == 1) memcpy(p, xj, len * sizeof *p);
-            else for (i = 0; i < len; i++) p[i] = xj[(ptrdiff_t)i * incx];
-            if (term == REPDL__TERM_SQDEV) repdl__sqdev(p, len, m);
+            for (i = 0; i < len; i++) p[i] = xj[(ptrdiff_t)i * incx];
         }
         repdl__tree_leaf(t, p, len);
     }
