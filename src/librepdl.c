@@ -11,4 +11,5 @@
 #define REPDL_BUILD_LIBRARY 1
 #include <repdl/repdl.h>
 #include <repdl/reduce_threads.h>
+#include <repdl/reduce_units.h>
 #include <repdl/gemm_threads.h>

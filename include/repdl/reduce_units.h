@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/* repdl/reduce_units.h: canonical sums of vectors over units, and the
+   nodes of a contiguous range of units (host only; not included by
+   repdl.h; no MPI needed: repdl/mpi.h builds on it).
+
+   U units u = 0 .. U-1 (micro-batches, ranks' shares, ...) each contribute
+   a vector of V floats.  Their sum is, element by element, the aligned
+   buddy tree of docs/canonical-order.md section 4 with the units as its
+   leaves (docs/mpi.md, section 1):
+
+     node(0, u) = x_u
+     node(k, j) = node(k-1, 2j)                      if (2j+1) 2^(k-1) >= U
+                = node(k-1, 2j) + node(k-1, 2j+1)    otherwise
+     sum        = node(K, 0), 2^K >= U the least such K;  -0.0 when U = 0
+
+   i.e. repdl__tree over the units pushed at level 0, one tree per element.
+   A block of units [begin, begin + count) is a *node* when begin is a
+   multiple of 2^k and count = 2^k, or when it ends the units
+   (begin + count = U) and count <= 2^k, k = ceil(log2 count): section 6's
+   rule with the unit as the leaf.  A node's value is the sum of its units
+   alone, so any partition of [0, U) into nodes, summed anywhere and pushed
+   in order at their levels, gives the sum bit for bit.
+
+     repdl_units_block_ok(b, c, U)      1 when [b, b+c) is a node
+     repdl_units_block_size(b, e, U)    the first node of the canonical cut
+                                        of [b, e)
+     repdl_units_nodes(U, b, e, max, l) the whole cut: (begin, count, level)
+     repdl_units_state_*                a rank's node vectors from its unit
+                                        vectors, one unit at a time
+     repdl_units_nodes_f32              the same from an array of units
+
+   Every NaN in a node vector is 0x7fc00000.  Sizes are size_t; U must not
+   exceed REPDL_UNITS_MAX (2^62) so that every level fits the tree. */
+#ifndef REPDL_REDUCE_UNITS_H
+#define REPDL_REDUCE_UNITS_H
+
+#include <stdlib.h>
+
+#include "reduce.h"
+REPDL_BEGIN_CODE
+
+#define REPDL_UNITS_MAX ((size_t)1 << 62)
+
+/* One node of a cut: units [begin, begin + count), level ceil(log2 count)
+   (the node covers 2^level units of the tree, the last ones possibly past
+   U). */
+typedef struct repdl_units_node {
+    size_t begin, count;
+    unsigned level;
+} repdl_units_node;
+
+/* ceil(log2 count) for 1 <= count <= 2^62. */
+REPDL_FN unsigned repdl__units_level(size_t count)
+{
+    unsigned k = 0;
+    while (k < 63 && ((size_t)1 << k) < count) k++;
+    return k;
+}
+
+/* 1 when [begin, begin + count) of U units is a node; count 0 is an empty
+   block (1, as repdl_sum_block_ok). */
+REPDL_API int repdl_units_block_ok(size_t begin, size_t count, size_t U)
+{
+    unsigned k;
+    if (count == 0) return 1;
+    if (U > REPDL_UNITS_MAX || begin > U || count > U - begin) return 0;
+    k = repdl__units_level(count);
+    if ((begin & (((size_t)1 << k) - 1)) != 0) return 0;
+    return count == (size_t)1 << k || begin + count == U;
+}
+
+/* The first node of the canonical cut of [begin, end) (end <= U): the
+   whole rest when it ends the units and is a node, otherwise the largest
+   2^k that divides begin and fits.  0 when begin >= end. */
+REPDL_API size_t repdl_units_block_size(size_t begin, size_t end, size_t U)
+{
+    size_t len = end - begin, b = 1;
+    if (begin >= end) return 0;
+    if (end == U && repdl_units_block_ok(begin, len, U)) return len;
+    while ((begin & (2 * b - 1)) == 0 && 2 * b <= len && 2 * b > b) b *= 2;
+    return b;
+}
+
+/* The canonical cut of [begin, end) into nodes: writes the first `max` of
+   them to list (which may be NULL when max is 0) and returns how many
+   there are (at most 2 * 63 + 1).  0 for an empty or invalid range. */
+REPDL_API size_t repdl_units_nodes(size_t U, size_t begin, size_t end, size_t max,
+                                   repdl_units_node *list)
+{
+    size_t n = 0, b = begin;
+    if (U > REPDL_UNITS_MAX || begin > end || end > U) return 0;
+    while (b < end) {
+        size_t c = repdl_units_block_size(b, end, U);
+        if (n < max) {
+            list[n].begin = b;
+            list[n].count = c;
+            list[n].level = repdl__units_level(c);
+        }
+        n++;
+        b += c;
+    }
+    return n;
+}
+
+/* dst[i] = a[i] + b[i], left operand a; dst may be a or b. */
+REPDL_FN void repdl__units_vadd(size_t n, const float *a, const float *b, float *dst)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dst[i] = repdl__fadd(a[i], b[i]);
+}
+
+/* dst[i] = repdl__canon(src[i]); dst may be src. */
+REPDL_FN void repdl__units_vcanon(size_t n, const float *src, float *dst)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dst[i] = repdl__canon(src[i]);
+}
+
+/* ---- A rank's node vectors, one unit at a time ----
+     repdl_units_state s;
+     repdl_units_state_init(&s, U, u0, u1, V, nodes);   nodes: N * V floats,
+                                                        N = repdl_units_nodes(U, u0, u1, 0, NULL)
+     for (u = u0; u < u1; u++)
+         repdl_units_state_push(&s, x_u);               x_u: V floats, read
+                                                        during the call only
+     repdl_units_state_free(&s);
+   After the last push, node i of the cut is at nodes + i V: per element,
+   the buddy tree over its units (repdl__tree at level 0), left operand
+   first.  The state holds the pending subtrees of the current node (its
+   level - 1 vectors of V floats, on the heap; a node's top is written
+   straight to its slot). */
+typedef struct repdl_units_state {
+    size_t U, next, end, V;
+    size_t node_begin, node_count; /* the current node */
+    unsigned node_level;
+    float *node_out;               /* its slot */
+    float *scratch;                /* pending subtrees: level l at scratch + l V */
+    float *nodes;
+    repdl_status status;
+} repdl_units_state;
+
+REPDL_FN void repdl__units_state_next_node(repdl_units_state *s)
+{
+    s->node_begin = s->next;
+    s->node_count = repdl_units_block_size(s->next, s->end, s->U);
+    s->node_level = repdl__units_level(s->node_count);
+}
+
+/* REPDL_OK, REPDL_ERR_INVALID (the range is not in [0, U], U too large,
+   nodes NULL with work to do), REPDL_ERR_OVERFLOW, REPDL_ERR_NOMEM. */
+REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t U,
+                                                   size_t u0, size_t u1, size_t V,
+                                                   float *nodes)
+{
+    size_t b, maxlevel = 0, bytes = 1;
+    s->U = U; s->next = u0; s->end = u1; s->V = V;
+    s->nodes = nodes;
+    s->node_out = nodes;
+    s->scratch = NULL;
+    s->node_begin = s->node_count = 0;
+    s->node_level = 0;
+    s->status = REPDL_ERR_INVALID;
+    if (U > REPDL_UNITS_MAX || u0 > u1 || u1 > U) return s->status;
+    if (u0 < u1 && V > 0 && !nodes) return s->status;
+    for (b = u0; b < u1;) {
+        size_t c = repdl_units_block_size(b, u1, U);
+        unsigned k = repdl__units_level(c);
+        if (k > maxlevel) maxlevel = k;
+        b += c;
+    }
+    if (maxlevel > 0 && V > 0) {
+        if (repdl__size_mul(&bytes, maxlevel) || repdl__size_mul(&bytes, V))
+            return s->status = REPDL_ERR_OVERFLOW;
+        s->scratch = (float *)malloc(bytes * sizeof(float));
+        if (!s->scratch) return s->status = REPDL_ERR_NOMEM;
+    }
+    if (u0 < u1) repdl__units_state_next_node(s);
+    return s->status = REPDL_OK;
+}
+
+/* Pushes the vector of unit s->next.  REPDL_OK, or REPDL_ERR_INVALID when
+   every unit of the range is already in (or the state failed to init). */
+REPDL_HOST_API repdl_status repdl_units_state_push(repdl_units_state *s, const float *x)
+{
+    size_t inner, V = s->V, c;
+    unsigned stop = 0, l;
+    const float *v = x;
+    float *dst;
+    if (s->status != REPDL_OK) return s->status;
+    if (s->next >= s->end) return REPDL_ERR_INVALID;
+    inner = s->next - s->node_begin; /* units of the node already in */
+    s->next++;
+    if (V > 0) {
+        /* the carry chain: bits 0 .. stop-1 of inner are set */
+        for (c = inner; c & 1; c >>= 1) stop++;
+        dst = (inner + 1 == (size_t)1 << s->node_level) ? s->node_out
+                                                         : s->scratch + (size_t)stop * V;
+        if (stop == 0) {
+            if (dst != v) memcpy(dst, v, V * sizeof(float));
+        } else {
+            for (l = 0; l < stop; l++) {
+                float *left = s->scratch + (size_t)l * V;
+                repdl__units_vadd(V, left, v, l + 1 == stop ? dst : left);
+                v = left;
+            }
+        }
+        if (inner + 1 == s->node_count && s->node_count != (size_t)1 << s->node_level) {
+            /* a short last node: the root, pending subtrees from the lowest
+               up (the right ones pass up) */
+            const float *acc = NULL;
+            size_t cnt = s->node_count;
+            unsigned top = 0;
+            for (l = 0; l < 63; l++)
+                if ((cnt >> l) & 1) top = l;
+            for (l = 0; l <= top; l++) {
+                float *p = s->scratch + (size_t)l * V;
+                if (!((cnt >> l) & 1)) continue;
+                if (!acc) { acc = p; continue; }
+                repdl__units_vadd(V, p, acc, l == top ? s->node_out : p);
+                acc = p;
+            }
+        }
+    }
+    if (inner + 1 == s->node_count) { /* the node is complete */
+        if (V > 0) repdl__units_vcanon(V, s->node_out, s->node_out);
+        s->node_out += V;
+        if (s->next < s->end) repdl__units_state_next_node(s);
+    }
+    return REPDL_OK;
+}
+
+REPDL_HOST_API void repdl_units_state_free(repdl_units_state *s)
+{
+    free(s->scratch);
+    s->scratch = NULL;
+}
+
+/* The node vectors of [u0, u1) from the unit vectors: unit u at
+   units + (u - u0) ldu (ldu >= V), node i of the cut at nodes + i V.
+   Status as repdl_units_state_init; nodes must not overlap units. */
+REPDL_HOST_API repdl_status repdl_units_nodes_f32(size_t U, size_t u0, size_t u1, size_t V,
+                                                  const float *units, size_t ldu,
+                                                  float *nodes)
+{
+    repdl_units_state s;
+    size_t u;
+    repdl_status st;
+    if (u0 < u1 && V > 0 && (!units || ldu < V)) return REPDL_ERR_INVALID;
+    st = repdl_units_state_init(&s, U, u0, u1, V, nodes);
+    if (st != REPDL_OK) return st;
+    for (u = u0; u < u1; u++)
+        repdl_units_state_push(&s, REPDL__OFFSET(units, (u - u0) * ldu));
+    repdl_units_state_free(&s);
+    return REPDL_OK;
+}
+
+REPDL_END_CODE
+#endif /* REPDL_REDUCE_UNITS_H */
