@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(gcc g++ clang meson ninja-build pkg-config libmpfr-dev libgmp-dev
       libopenblas-dev libllvmlibc-22-dev python3 valgrind cmake
-      zlib1g-dev dataset-fashion-mnist)
+      zlib1g-dev dataset-fashion-mnist openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

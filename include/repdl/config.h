@@ -184,7 +184,8 @@ typedef enum repdl_status {
     REPDL_ERR_OVERFLOW = -2, /* a size product does not fit in size_t */
     REPDL_ERR_NOMEM = -3,    /* a workspace allocation failed */
     REPDL_ERR_CUDA = -4,     /* CUDA launchers: the CUDA runtime reported an error */
-    REPDL_ERR_FPENV = -5     /* CUDA launchers: the device flushes subnormals */
+    REPDL_ERR_FPENV = -5,    /* CUDA launchers: the device flushes subnormals */
+    REPDL_ERR_MPI = -6       /* repdl/mpi.h: an MPI call returned an error */
 } repdl_status;
 
 REPDL_API const char *repdl_status_string(repdl_status s)
@@ -196,6 +197,7 @@ REPDL_API const char *repdl_status_string(repdl_status s)
     case REPDL_ERR_NOMEM: return "out of memory";
     case REPDL_ERR_CUDA: return "CUDA error";
     case REPDL_ERR_FPENV: return "floating-point environment flushes subnormals";
+    case REPDL_ERR_MPI: return "MPI error";
     }
     return "unknown status";
 }

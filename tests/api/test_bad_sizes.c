@@ -170,7 +170,8 @@ int main(void)
     /* ---- status strings ---- */
     {
         const repdl_status all[] = {REPDL_OK, REPDL_ERR_INVALID, REPDL_ERR_OVERFLOW,
-                                    REPDL_ERR_NOMEM, REPDL_ERR_CUDA, REPDL_ERR_FPENV};
+                                    REPDL_ERR_NOMEM, REPDL_ERR_CUDA, REPDL_ERR_FPENV,
+                                    REPDL_ERR_MPI};
         for (i = 0; i < sizeof all / sizeof all[0]; i++) {
             size_t j;
             for (j = 0; j < i; j++)
