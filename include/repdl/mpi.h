@@ -39,6 +39,12 @@
 #include "reduce_units.h"
 REPDL_BEGIN_CODE
 
+/* The vector is exchanged in chunks of about this many floats per node
+   buffer (tuning, not definition: the result does not depend on it). */
+#ifndef REPDL_MPI_CHUNK
+#define REPDL_MPI_CHUNK ((size_t)1 << 20)
+#endif
+
 /* Combines, for one slice of `len` elements, the N node slices of
    buf (node i at buf + i len, levels lev[i], in unit order) in place;
    writes the canonical result to out.  */
@@ -142,9 +148,18 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     }
     Nme = nn[me];
 
-    /* chunk size: every MPI count and displacement below INT_MAX */
+    /* chunk size: every MPI count and displacement below INT_MAX, and the
+       buffers (Ntot / R nodes received, Nme packed) about REPDL_MPI_CHUNK
+       floats, reused chunk after chunk: they stay in cache and are not
+       faulted in afresh at every call */
     cmax = (size_t)INT_MAX / Ntot;
-    if (chunk_max && chunk_max < cmax) cmax = chunk_max;
+    if (!chunk_max) {
+        size_t per = (Ntot + (size_t)R - 1) / (size_t)R;
+        if (Nme > per) per = Nme;
+        chunk_max = (size_t)REPDL_MPI_CHUNK / per;
+        if (chunk_max < (size_t)R) chunk_max = (size_t)R;
+    }
+    if (chunk_max < cmax) cmax = chunk_max;
     if (cmax > V) cmax = V;
     lmax = repdl__mpi_slice_len(cmax, R, 0);
 
