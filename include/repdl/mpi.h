@@ -45,27 +45,39 @@ REPDL_BEGIN_CODE
 #define REPDL_MPI_CHUNK ((size_t)1 << 20)
 #endif
 
-/* Combines, for one slice of `len` elements, the N node slices of
-   buf (node i at buf + i len, levels lev[i], in unit order) in place;
-   writes the canonical result to out.  */
-REPDL_FN void repdl__mpi_combine(size_t N, const unsigned char *lev, size_t len, float *buf,
-                                 float *out)
+/* dst[i] = canon(a[i] + b[i]), left operand a; dst may be a or b. */
+REPDL_FN void repdl__mpi_vadd_canon(size_t n, const float *a, const float *b, float *dst)
 {
-    float *pend[64];
-    size_t count = 0, i;
-    float *acc = NULL;
+    size_t i;
+    for (i = 0; i < n; i++) dst[i] = repdl__canon(repdl__fadd(a[i], b[i]));
+}
+
+/* The buddy tree over the slices (len floats) of N nodes, in unit order,
+   node i of level lev[i], its current value at cur[i].  Each addition
+   writes to the slot of its left operand, work + a len, except addition
+   number `last`, which writes to out with NaNs canonical.  With out NULL
+   it only counts the additions (returned). */
+REPDL_FN size_t repdl__mpi_tree(size_t N, const unsigned char *lev, size_t len,
+                                const float **cur, float *work, float *out, size_t last)
+{
+    size_t pend[64], count = 0, i, k = 0, acc = 0;
+    int any = 0;
     unsigned l;
-    if (len == 0) return;
-    if (N == 0) {
-        for (i = 0; i < len; i++) out[i] = -0.0f;
-        return;
-    }
+#define REPDL__MPI_ADD(a, b)                                                        \
+    do {                                                                            \
+        if (out) {                                                                  \
+            float *dst_ = k == last ? out : work + (a) * len;                       \
+            if (k == last) repdl__mpi_vadd_canon(len, cur[a], cur[b], dst_);        \
+            else repdl__units_vadd(len, cur[a], cur[b], dst_);                      \
+            cur[a] = dst_;                                                          \
+        }                                                                           \
+        k++;                                                                        \
+    } while (0)
     for (i = 0; i < N; i++) {
-        float *p = buf + i * len;
-        size_t c = count >> lev[i];
+        size_t p = i, c = count >> lev[i];
         l = lev[i];
-        while (c & 1) {
-            repdl__units_vadd(len, pend[l], p, pend[l]);
+        while (c & 1) { /* a carry: the pending left sibling + this node */
+            REPDL__MPI_ADD(pend[l], p);
             p = pend[l];
             c >>= 1;
             l++;
@@ -73,12 +85,24 @@ REPDL_FN void repdl__mpi_combine(size_t N, const unsigned char *lev, size_t len,
         pend[l] = p;
         count += (size_t)1 << lev[i];
     }
-    for (l = 0; l < 64 && (count >> l) != 0; l++) {
+    for (l = 0; l < 64 && (count >> l) != 0; l++) { /* the root, from the right */
         if (!((count >> l) & 1)) continue;
-        if (acc) repdl__units_vadd(len, pend[l], acc, pend[l]);
+        if (any) REPDL__MPI_ADD(pend[l], acc);
         acc = pend[l];
+        any = 1;
     }
-    repdl__units_vcanon(len, acc, out);
+#undef REPDL__MPI_ADD
+    return k;
+}
+
+/* The canonical sum of one slice (len >= 1 floats) of N >= 1 nodes into
+   out; work has N len floats (node i's slot at work + i len). */
+REPDL_FN void repdl__mpi_combine(size_t N, const unsigned char *lev, size_t len,
+                                 const float **cur, float *work, float *out)
+{
+    size_t n = repdl__mpi_tree(N, lev, len, cur, work, NULL, 0);
+    if (n == 0) repdl__units_vcanon(len, cur[0], out);
+    else repdl__mpi_tree(N, lev, len, cur, work, out, n - 1);
 }
 
 /* Slice s of a chunk of `len` elements among R ranks. */
@@ -103,6 +127,7 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     uint64_t mine[5], *all = NULL;
     size_t *nn = NULL, *nbefore = NULL, Ntot = 0, Nme, i, c0, cmax, lmax;
     unsigned char *lev = NULL;
+    const float **cur = NULL;
     int *scount = NULL, *sdisp = NULL, *rcount = NULL, *rdisp = NULL;
     float *recv = NULL, *pack = NULL;
     repdl_status st = REPDL_OK;
@@ -166,10 +191,11 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     /* local allocations, then one agreement so that a failure anywhere
        stops every rank before the data exchange */
     lev = (unsigned char *)malloc(Ntot);
+    cur = (const float **)malloc(Ntot * sizeof *cur);
     scount = (int *)malloc((size_t)R * 4 * sizeof(int));
     recv = (float *)malloc((Ntot * lmax + 1) * sizeof(float));
     if (Nme > 1) pack = (float *)malloc(Nme * cmax * sizeof(float));
-    local = (lev && scount && recv && (Nme <= 1 || pack)) ? 0 : 1;
+    local = (lev && cur && scount && recv && (Nme <= 1 || pack)) ? 0 : 1;
     err = MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, comm);
     if (err != MPI_SUCCESS) { st = REPDL_ERR_MPI; goto done; }
     if (global) { st = REPDL_ERR_NOMEM; goto done; }
@@ -201,6 +227,7 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
         } else if (Nme > 1) {
             for (r = 0; r < R; r++) {
                 size_t lr = repdl__mpi_slice_len(len, R, r), orr = repdl__mpi_slice_off(len, R, r);
+                if (r == me) continue; /* read in place */
                 for (i = 0; i < Nme; i++)
                     memcpy(pack + Nme * orr + i * lr, nodes + i * V + c0 + orr,
                            lr * sizeof(float));
@@ -209,10 +236,16 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
         } else {
             sbuf = recv; /* nothing is sent */
         }
+        /* this rank's own slices stay where they are: nothing to itself */
+        scount[me] = rcount[me] = 0;
         err = MPI_Alltoallv(sbuf, scount, sdisp, MPI_FLOAT, recv, rcount, rdisp, MPI_FLOAT,
                             comm);
         if (err != MPI_SUCCESS) { st = REPDL_ERR_MPI; goto done; }
-        repdl__mpi_combine(Ntot, lev, lme, recv, out + c0 + ome);
+        if (lme) {
+            for (i = 0; i < Ntot; i++) cur[i] = recv + i * lme;
+            for (i = 0; i < Nme; i++) cur[nbefore[me] + i] = nodes + i * V + c0 + ome;
+            repdl__mpi_combine(Ntot, lev, lme, cur, recv, out + c0 + ome);
+        }
         for (r = 0; r < R; r++) {
             rcount[r] = (int)repdl__mpi_slice_len(len, R, r);
             rdisp[r] = (int)repdl__mpi_slice_off(len, R, r);
@@ -223,7 +256,7 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     }
 
 done:
-    free(all); free(nn); free(lev); free(scount); free(recv); free(pack);
+    free(all); free(nn); free(lev); free((void *)cur); free(scount); free(recv); free(pack);
     return st;
 }
 
