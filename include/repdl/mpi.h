@@ -179,8 +179,10 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
        faulted in afresh at every call */
     cmax = (size_t)INT_MAX / Ntot;
     if (!chunk_max) {
+        /* the same on every rank: from the cuts of all ranks */
         size_t per = (Ntot + (size_t)R - 1) / (size_t)R;
-        if (Nme > per) per = Nme;
+        for (r = 0; r < R; r++)
+            if (nn[r] > per) per = nn[r];
         chunk_max = (size_t)REPDL_MPI_CHUNK / per;
         if (chunk_max < (size_t)R) chunk_max = (size_t)R;
     }
