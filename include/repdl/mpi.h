@@ -188,6 +188,7 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     }
     if (chunk_max < cmax) cmax = chunk_max;
     if (cmax > V) cmax = V;
+    cmax = (V + (V + cmax - 1) / cmax - 1) / ((V + cmax - 1) / cmax); /* even chunks */
     lmax = repdl__mpi_slice_len(cmax, R, 0);
 
     /* local allocations, then one agreement so that a failure anywhere
