@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/reduce/test_units.c: repdl/reduce_units.h without MPI.  For every
+   U up to 40 and every range [u0, u1) of it: the canonical cut (consecutive
+   nodes, each a node by the rules of docs/mpi.md section 2, the short one
+   only at U), each node vector against a recursive buddy tree written
+   here, bit for bit (special values included), the one-unit-at-a-time
+   state against the array form, and the whole range [0, U) as one node
+   equal to the sum.  Bad ranges are refused. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <repdl/reduce_units.h>
+
+static long fails, checks;
+static void check(int cond, const char *what, size_t U, size_t u0, size_t u1)
+{
+    checks++;
+    if (!cond && fails++ < 20) fprintf(stderr, "%s (U %zu [%zu, %zu))\n", what, U, u0, u1);
+}
+
+/* node(k, j) of docs/mpi.md section 1, element e */
+static float ref_node(const float *x, size_t V, size_t U, size_t e, unsigned k, size_t j)
+{
+    size_t half;
+    float l;
+    if (k == 0) return x[j * V + e];
+    half = (size_t)1 << (k - 1);
+    l = ref_node(x, V, U, e, k - 1, 2 * j);
+    if ((2 * j + 1) * half >= U) return l;
+    return l + ref_node(x, V, U, e, k - 1, 2 * j + 1);
+}
+static uint32_t bits(float v) { return v != v ? 0x7fc00000u : repdl__asuint(v); }
+
+static uint64_t st = 7;
+static float value(void)
+{
+    static const uint32_t sp[] = {0x7fc00000u, 0xffc00001u, 0x7f800000u, 0xff800000u,
+                                  0x80000000u, 0x00000001u, 0x807fffffu, 0x7f7fffffu};
+    uint32_t r;
+    st = st * 6364136223846793005ull + 1442695040888963407ull;
+    r = (uint32_t)(st >> 33);
+    if (r % 16 == 0) return repdl__asfloat(sp[(r >> 4) % 8]);
+    return (float)(int32_t)(r - 0x40000000u) * repdl__asfloat((uint32_t)(100 + r % 50) << 23);
+}
+
+int main(void)
+{
+    enum { V = 5, UMAX = 40 };
+    static float x[UMAX * V], nodes[130 * V], nodes2[130 * V];
+    repdl_units_node list[130];
+    size_t U, u0, u1, i, e, N;
+    for (i = 0; i < UMAX * V; i++) x[i] = value();
+    for (U = 0; U <= UMAX; U++)
+        for (u0 = 0; u0 <= U; u0++)
+            for (u1 = u0; u1 <= U; u1++) {
+                repdl_units_state s;
+                N = repdl_units_nodes(U, u0, u1, 130, list);
+                for (i = 0; i < N; i++) {
+                    size_t b = list[i].begin, c = list[i].count;
+                    unsigned k = list[i].level;
+                    check(b == (i ? list[i - 1].begin + list[i - 1].count : u0), "cut: gap", U, u0, u1);
+                    check(c >= 1 && ((size_t)1 << k) >= c && (k == 0 || ((size_t)1 << (k - 1)) < c) &&
+                          b % ((size_t)1 << k) == 0 && (c == (size_t)1 << k || b + c == U),
+                          "cut: not a node", U, u0, u1);
+                    check(repdl_units_block_ok(b, c, U), "block_ok", U, u0, u1);
+                }
+                check(N ? list[N - 1].begin + list[N - 1].count == u1 : u0 == u1, "cut: end", U, u0, u1);
+                check(repdl_units_nodes_f32(U, u0, u1, V, x + u0 * V, V, nodes) == REPDL_OK,
+                      "nodes_f32 status", U, u0, u1);
+                for (i = 0; i < N; i++)
+                    for (e = 0; e < V; e++)
+                        check(repdl__asuint(nodes[i * V + e]) ==
+                                  bits(ref_node(x, V, U, e, list[i].level, list[i].begin >> list[i].level)),
+                              "node vector", U, u0, u1);
+                /* the state, one unit at a time from a reused buffer */
+                check(repdl_units_state_init(&s, U, u0, u1, V, nodes2) == REPDL_OK, "init", U, u0, u1);
+                for (i = u0; i < u1; i++) {
+                    float buf[V];
+                    memcpy(buf, x + i * V, sizeof buf);
+                    check(repdl_units_state_push(&s, buf) == REPDL_OK, "push", U, u0, u1);
+                    memset(buf, 0x55, sizeof buf);
+                }
+                check(repdl_units_state_push(&s, x) == REPDL_ERR_INVALID, "push past the end", U, u0, u1);
+                repdl_units_state_free(&s);
+                check(memcmp(nodes, nodes2, N * V * sizeof(float)) == 0, "state vs array", U, u0, u1);
+            }
+    /* the whole range is one node: the sum */
+    for (U = 1; U <= UMAX; U++) {
+        unsigned K = 0;
+        while (((size_t)1 << K) < U) K++;
+        check(repdl_units_nodes(U, 0, U, 0, NULL) == 1, "[0, U) one node", U, 0, U);
+        repdl_units_nodes_f32(U, 0, U, V, x, V, nodes);
+        for (e = 0; e < V; e++)
+            check(repdl__asuint(nodes[e]) == bits(ref_node(x, V, U, e, K, 0)), "sum", U, 0, U);
+    }
+    /* bad input */
+    check(repdl_units_nodes_f32(10, 3, 2, V, x, V, nodes) == REPDL_ERR_INVALID, "u0 > u1", 10, 3, 2);
+    check(repdl_units_nodes_f32(10, 3, 11, V, x, V, nodes) == REPDL_ERR_INVALID, "u1 > U", 10, 3, 11);
+    check(repdl_units_nodes_f32(10, 3, 5, V, NULL, V, nodes) == REPDL_ERR_INVALID, "NULL units", 10, 3, 5);
+    check(repdl_units_nodes_f32(10, 3, 5, V, x, V, NULL) == REPDL_ERR_INVALID, "NULL nodes", 10, 3, 5);
+    check(repdl_units_nodes_f32(10, 3, 5, V, x, V - 1, nodes) == REPDL_ERR_INVALID, "ldu < V", 10, 3, 5);
+    check(repdl_units_nodes_f32(10, 4, 4, V, NULL, 0, NULL) == REPDL_OK, "empty range", 10, 4, 4);
+    check(!repdl_units_block_ok(2, 3, 10) && repdl_units_block_ok(8, 2, 10) &&
+          repdl_units_block_ok(8, 3, 11) && !repdl_units_block_ok(8, 3, 12) &&
+          repdl_units_block_ok(4, 3, 7) && !repdl_units_block_ok(2, 2, 3),
+          "block_ok rules", 0, 0, 0);
+    printf("test_units: %ld checks, %ld failures\n", checks, fails);
+    return fails != 0;
+}
