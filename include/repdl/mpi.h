@@ -15,13 +15,15 @@
    the ranges.  Protocol (docs/mpi.md):
      1. MPI_Allgather of (U, u0, u1, V, ok) from every rank: each rank
         checks that the ranges tile [0, U) and derives every rank's cut;
-        any failure is seen by every rank, which returns the same status;
+        any failure is seen by every rank, which returns the same status
+        (two one-int MPI_Allreduce agree on allocation failures);
      2. the V elements are cut into R slices; MPI_Alltoallv sends slice s
-        of each of its nodes to rank s;
+        of each of its nodes to rank s (its own slice stays in place);
      3. rank s pushes the slices of all nodes, in unit order, each at its
         level, into one vector buddy tree (repdl__tree per element): the
-        canonical sum of slice s;
+        canonical sum of slice s, the last addition written to out;
      4. MPI_Allgatherv of the slices into out on every rank.
+   Steps 2-4 run per chunk of about REPDL_MPI_CHUNK floats per node buffer.
    Volume sent per rank: (N_r + 1) (R-1)/R V floats, N_r the nodes of its
    range (1 when the ranges are aligned powers of two): about 2V, as a
    reduce-scatter + allgather allreduce.  MPI counts are int: the vector is
