@@ -140,7 +140,7 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     mine[0] = U; mine[1] = u0; mine[2] = u1; mine[3] = V;
     mine[4] = (u0 < u1 && V > 0 && !nodes) || (V > 0 && !out) ? 0 : 1;
     all = (uint64_t *)malloc((size_t)R * 5 * sizeof(uint64_t));
-    nn = (size_t *)malloc((size_t)R * 2 * sizeof(size_t));
+    nn = (size_t *)calloc((size_t)R * 2, sizeof(size_t));
     /* a rank that cannot allocate says so before the exchange */
     local = (all && nn) ? 0 : 1;
     err = MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, comm);
