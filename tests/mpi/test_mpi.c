@@ -160,7 +160,7 @@ static void run_case(size_t U, size_t V, int split, int mode, size_t chunk_max, 
 static void run_bad(int kind)
 {
     size_t U = 10, V = 5, u0, u1, Ur = U, Vr = V;
-    float nodes[5 * 16], out[5];
+    float nodes[6 * 16], out[6]; /* room for Vr = V + 1 (kind 4, valid when R == 1) */
     const float *np = nodes;
     repdl_status st;
     memset(nodes, 0, sizeof nodes);
