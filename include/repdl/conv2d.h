@@ -19,23 +19,30 @@
               from -0 over kidx ascending (ci fixed, (r, s) ascending) of the
               dcol[kidx][pq] whose tap reads (hh, ww) (at most one pq per
               kidx); inputs no tap reads get -0;
-     dw       dw[o][kidx] = chain over (n, p, q) ascending, n-major, of
+     dw       dw[o][kidx] = the buddy tree over the micro-batches g
+              (REPDL_MICROBATCH images each, the last one short; "The batch
+              order") of: chain over (n in g, p, q) ascending, n-major, of
               (dy[n][o][pq], x_tap) from -0 (padding taps included, as +0);
-     db       db[o] = fadd chain over (n, p, q) ascending of dy[n][o][pq]
-              from -0.
-   None of these depends on the batch size n beyond the chains over n of dw
-   and db, nor on threads, blocking or vector width.
+     db       db[o] = the same tree of: fadd chain over (n in g, p, q)
+              ascending of dy[n][o][pq] from -0.
+   y and dx do not depend on the batch size n; dw and db only through the
+   micro-batch cut (a call on the images of one micro-batch gives its
+   value, so micro-batches can be computed anywhere and combined by
+   include/repdl/reduce_units.h or repdl/mpi.h); none depends on threads,
+   blocking or vector width.
 
    Return value: 0 done; -1 bad argument (s NULL, a stride, dilation or
    kernel size of 0, a NULL array that would be read or written); -2 out of
    memory (the im2col scratch: forward CK x P floats, backward (CK + OC) x P
-   floats per image of a batch of images (REPDL_CONV_BATCH_FLOATS), malloc;
+   floats per image of a batch of images (REPDL_CONV_BATCH_FLOATS), and
+   for n > REPDL_MICROBATCH the tree's pending dw and db vectors, malloc;
    the outputs are then unspecified).  Outputs are overwritten, never
    accumulated; dx, dw, db may be NULL (skipped).  Outputs must not overlap
    inputs.  Every NaN output is 0x7fc00000. */
 #ifndef REPDL_CONV2D_H
 #define REPDL_CONV2D_H
 
+#include "detail/accum.h"
 #include "gemm.h"
 REPDL_BEGIN_CODE
 
@@ -238,9 +245,10 @@ REPDL_API repdl_status repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, con
 #define REPDL_CONV_BATCH_FLOATS ((size_t)1 << 21)
 #endif
 
-/* db[o] = fadd chain over (n, p, q) of dy[n][o][pq] from -0: the chains of
-   up to 8 channels advance together (independent chains interleaved; each
-   one still adds its terms in its own order). */
+/* db[o] = fadd chain over (n, p, q) of dy[n][o][pq] from -0 (one
+   micro-batch, NaN not canonicalised): the chains of up to 8 channels
+   advance together (independent chains interleaved; each one still adds
+   its terms in its own order). */
 REPDL_FN void repdl__conv_db_f32(size_t n, size_t oc, size_t P, const float *dy, float *db)
 {
     size_t o0, img, i, j;
@@ -258,7 +266,7 @@ REPDL_FN void repdl__conv_db_f32(size_t n, size_t oc, size_t P, const float *dy,
                     for (j = 0; j < m; j++) acc[j] = repdl__fadd(acc[j], r[j * P + i]);
             }
         }
-        for (j = 0; j < m; j++) db[o0 + j] = repdl__canon(acc[j]);
+        for (j = 0; j < m; j++) db[o0 + j] = acc[j];
     }
 }
 
@@ -357,6 +365,7 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
         /* here n, P, CK >= 1, and CK * P * n fits (repdl__conv2d_check) */
         nb = REPDL_CONV_BATCH_FLOATS / (CK * P);
         if (nb < 1) nb = 1;
+        if (nb > REPDL_MICROBATCH) nb = REPDL_MICROBATCH; /* pieces within a micro-batch */
         if (nb > s->n) nb = s->n;
         isa = repdl__gemm_isa();
         nr = (size_t)repdl__gemm_nr(isa);
@@ -379,31 +388,76 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
         for (i = 0; i < OC * CK; i++) dw[i] = -0.0f;
     if (zero_dx)
         for (i = 0; i < s->n * in_sz; i++) dx[i] = -0.0f;
-    if (!do_dw && !do_dx) {
-        if (db) repdl__conv_db_f32(s->n, OC, P, dy, db);
-        return REPDL_OK;
-    }
-    if (db) repdl__conv_db_f32(s->n, OC, P, dy, db);
-    for (i0 = 0; i0 < s->n; i0 += nb) {
-        size_t m = s->n - i0 < nb ? s->n - i0 : nb, L = m * P;
-        for (b = 0; b < m; b++)
-            for (o = 0; o < OC; o++) {
-                const float *src = dy + ((i0 + b) * OC + o) * P;
-                float *d = dyb + o * L + b * P;
-                for (i = 0; i < P; i++) d[i] = src[i];
+    if (db && OC) { /* the tree over micro-batches of the fadd chains */
+        size_t G = repdl__mb_count(s->n), g;
+        repdl__vtree tb;
+        if (G <= 1) {
+            repdl__conv_db_f32(s->n, OC, P, dy, db);
+            for (o = 0; o < OC; o++) db[o] = repdl__canon(db[o]);
+        } else if (repdl__vtree_init(&tb, OC, G) == 0) {
+            for (g = 0; g < G; g++) {
+                size_t g0 = g * REPDL_MICROBATCH;
+                size_t gl = s->n - g0 < REPDL_MICROBATCH ? s->n - g0 : REPDL_MICROBATCH;
+                repdl__conv_db_f32(gl, OC, P, dy + g0 * OC * P, repdl__vtree_dest(&tb, 0));
+                repdl__vtree_push(&tb, 0);
             }
-        if (do_dw) {
-            for (b = 0; b < m; b++)
-                repdl__im2col_ld_f32(s, oh, ow, x + (i0 + b) * in_sz, colb + b * P, L);
-            /* dw [OC x CK] continues its chains with dyb [OC x L] . colb^T */
-            repdl__gemm_core_f32(0, 1, OC, CK, L, dyb, L, colb, L, NULL, NULL, i0 > 0, 1.0f,
-                                 0.0f, dw, CK);
+            repdl__vtree_root(&tb, db);
+            repdl__vtree_free(&tb);
+        } else {
+            free(colb);
+            free(dyb);
+            free(wp);
+            free(dybp);
+            return REPDL_ERR_NOMEM;
         }
-        if (do_dx) {
-            /* dcolb [CK x L] = w^T [CK x OC] . dyb [OC x L] */
-            repdl__conv_dcol_f32(isa, CK, OC, L, w, dyb, wp, dybp, colb);
-            for (b = 0; b < m; b++)
-                repdl__col2im_ld_f32(s, oh, ow, colb + b * P, L, dx + (i0 + b) * in_sz);
+    }
+    if (!do_dw && !do_dx) return REPDL_OK;
+    {
+        /* micro-batch g: images [g mb, g mb + gl), in pieces of at most nb
+           images; dw's chains start from -0 at the micro-batch's first
+           piece and continue through its others (cont), into the tree's
+           next slot (or dw itself when the batch is one micro-batch) */
+        size_t G = repdl__mb_count(s->n), g;
+        repdl__vtree tw;
+        int tree = do_dw && G > 1;
+        if (tree && repdl__vtree_init(&tw, OC * CK, G) != 0) {
+            free(colb);
+            free(dyb);
+            free(wp);
+            free(dybp);
+            return REPDL_ERR_NOMEM;
+        }
+        for (g = 0; g < G; g++) {
+            size_t g0 = g * REPDL_MICROBATCH;
+            size_t g1 = s->n - g0 < REPDL_MICROBATCH ? s->n : g0 + REPDL_MICROBATCH;
+            float *dwg = tree ? repdl__vtree_dest(&tw, 0) : dw;
+            for (i0 = g0; i0 < g1; i0 += nb) {
+                size_t m = g1 - i0 < nb ? g1 - i0 : nb, L = m * P;
+                for (b = 0; b < m; b++)
+                    for (o = 0; o < OC; o++) {
+                        const float *src = dy + ((i0 + b) * OC + o) * P;
+                        float *d = dyb + o * L + b * P;
+                        for (i = 0; i < P; i++) d[i] = src[i];
+                    }
+                if (do_dw) {
+                    for (b = 0; b < m; b++)
+                        repdl__im2col_ld_f32(s, oh, ow, x + (i0 + b) * in_sz, colb + b * P, L);
+                    /* dwg [OC x CK] continues its chains with dyb [OC x L] . colb^T */
+                    repdl__gemm_core_f32(0, 1, OC, CK, L, dyb, L, colb, L, NULL, NULL, i0 > g0,
+                                         1.0f, 0.0f, dwg, CK);
+                }
+                if (do_dx) {
+                    /* dcolb [CK x L] = w^T [CK x OC] . dyb [OC x L] */
+                    repdl__conv_dcol_f32(isa, CK, OC, L, w, dyb, wp, dybp, colb);
+                    for (b = 0; b < m; b++)
+                        repdl__col2im_ld_f32(s, oh, ow, colb + b * P, L, dx + (i0 + b) * in_sz);
+                }
+            }
+            if (tree) repdl__vtree_push(&tw, 0);
+        }
+        if (tree) {
+            repdl__vtree_root(&tw, dw);
+            repdl__vtree_free(&tw);
         }
     }
     free(colb);

@@ -7,23 +7,34 @@
      dx = dy W, dW = dy^T x,       repdl_linear_backward_f32
      db = column sums of dy
 
-   The orders (docs/canonical-order.md, "Matrix products"):
+   The orders (docs/canonical-order.md, "Matrix products" and "The batch
+   order"):
      y[m][n]  = chain over k ascending of (x[m][k], W[n][k]) from b[n]
                 (or -0 when b == NULL): repdl_gemm_f32(0, 1, ...);
      dx[m][k] = chain over n ascending of (dy[m][n], W[n][k]) from -0;
-     dW[n][k] = chain over m ascending of (dy[m][n], x[m][k]) from -0;
-     db[n]    = fadd chain over m ascending of dy[m][n] from -0.
+     dW[n][k] = the buddy tree over the micro-batches g (REPDL_MICROBATCH
+                rows each, the last one short) of
+                  chain over m in g ascending of (dy[m][n], x[m][k]) from -0;
+     db[n]    = the buddy tree over the micro-batches g of
+                  fadd chain over m in g ascending of dy[m][n] from -0.
    "chain" is acc = fma(a, b, acc), one rounding per step (repdl__fmaf).
-   Each output element depends only on its own row and column, so the
-   result is the same for every batch size, thread count or machine.
+   y and dx: each output element depends only on its own row and column,
+   so the result is the same for every batch size.  dW and db: for
+   M <= REPDL_MICROBATCH one chain; above, the micro-batch values can be
+   computed anywhere (threads, processes, GPUs: a call on the rows of one
+   micro-batch gives its value) and combined by the tree
+   (include/repdl/reduce_units.h, repdl/mpi.h) to the same bits.
    Outputs are overwritten (never accumulated); dx, dW, db may each be
    NULL (skipped).  Sizes 0 are allowed (nothing read, pointers may be
    NULL); K == 0 gives y = b (or -0), dx has no element; M == 0 gives
    dW = -0 and db = -0.  Every NaN output is 0x7fc00000.  Outputs must not
-   overlap inputs. */
+   overlap inputs.  dW, db with M > REPDL_MICROBATCH need scratch for the
+   tree (a few dW-sized vectors, malloc): when it cannot be had, the same
+   values are computed by plain loops (slower, no error). */
 #ifndef REPDL_LINEAR_H
 #define REPDL_LINEAR_H
 
+#include "detail/accum.h"
 #include "gemm.h"
 REPDL_BEGIN_CODE
 
@@ -35,9 +46,10 @@ REPDL_API repdl_status repdl_linear_forward_f32(size_t M, size_t K, size_t N, co
     return repdl_gemm_f32(0, 1, M, N, K, 1.0f, 0.0f, x, K, W, K, b, y, N);
 }
 
-/* db[n] = fadd chain over m ascending of dy[m][n], from -0.  Vectorizes
-   over n (additions only: nothing to contract). */
-REPDL_FN void repdl__colsum_f32(size_t M, size_t N, const float *dy, float *db)
+/* db[n] = fadd chain over m ascending of dy[m][n], from -0 (one
+   micro-batch; no canonicalisation).  Vectorizes over n (additions only:
+   nothing to contract). */
+REPDL_FN void repdl__colsum_chain_f32(size_t M, size_t N, const float *dy, float *db)
 {
     size_t m, n;
     for (n = 0; n < N; n++) db[n] = -0.0f;
@@ -45,7 +57,54 @@ REPDL_FN void repdl__colsum_f32(size_t M, size_t N, const float *dy, float *db)
         const float *r = dy + m * N;
         for (n = 0; n < N; n++) db[n] = repdl__fadd(db[n], r[n]);
     }
-    for (n = 0; n < N; n++) db[n] = repdl__canon(db[n]);
+}
+
+/* dW [N x K] (kind 0) or db [N] (kind 1) in the batch order: the tree over
+   micro-batches of mb rows (the definition's REPDL_MICROBATCH; a
+   parameter so that bench/ can measure other sizes).  M > 0. */
+static inline void repdl__linear_batch_f32(int kind, size_t M, size_t K, size_t N, size_t mb,
+                                           const float *x, const float *dy, float *out)
+{
+    size_t G = M / mb + (M % mb != 0), V = kind ? N : N * K, g, n, k, m;
+    repdl__vtree t;
+    if (G <= 1) { /* one micro-batch: its chain */
+        if (kind) {
+            repdl__colsum_chain_f32(M, N, dy, out);
+            for (n = 0; n < N; n++) out[n] = repdl__canon(out[n]);
+        } else {
+            repdl_gemm_f32(1, 0, N, K, M, 1.0f, 0.0f, dy, N, x, K, NULL, out, K);
+        }
+        return;
+    }
+    if (repdl__vtree_init(&t, V, G) == 0) {
+        for (g = 0; g < G; g++) {
+            size_t m0 = g * mb, len = M - m0 < mb ? M - m0 : mb;
+            float *d = repdl__vtree_dest(&t, 0);
+            if (kind) repdl__colsum_chain_f32(len, N, dy + m0 * N, d);
+            else
+                repdl__gemm_core_f32(1, 0, N, K, len, dy + m0 * N, N, x + m0 * K, K, NULL,
+                                     NULL, 0, 1.0f, 0.0f, d, K);
+            repdl__vtree_push(&t, 0);
+        }
+        repdl__vtree_root(&t, out);
+        repdl__vtree_free(&t);
+        return;
+    }
+    /* no scratch: the definition, one output element at a time */
+    for (n = 0; n < N; n++)
+        for (k = 0; k < (kind ? 1 : K); k++) {
+            repdl__tree s;
+            repdl__tree_init(&s);
+            for (g = 0; g < G; g++) {
+                size_t m0 = g * mb, m1 = M - m0 < mb ? M : m0 + mb;
+                float acc = -0.0f;
+                for (m = m0; m < m1; m++)
+                    acc = kind ? repdl__fadd(acc, dy[m * N + n])
+                               : repdl__fmaf(dy[m * N + n], x[m * K + k], acc);
+                repdl__tree_push(&s, 0, acc);
+            }
+            out[kind ? n : n * K + k] = repdl__canon(repdl__tree_root(&s));
+        }
 }
 
 /* Every product is checked before the first is computed: on an error
@@ -62,9 +121,17 @@ REPDL_API repdl_status repdl_linear_backward_f32(size_t M, size_t K, size_t N, c
     if (db && M && N && !dy) return REPDL_ERR_INVALID;
     /* dx [M x K] = dy [M x N] . W [N x K] */
     if (dx) repdl_gemm_f32(0, 0, M, K, N, 1.0f, 0.0f, dy, N, W, K, NULL, dx, K);
-    /* dW [N x K] = dy^T [N x M] . x [M x K] */
-    if (dW) repdl_gemm_f32(1, 0, N, K, M, 1.0f, 0.0f, dy, N, x, K, NULL, dW, K);
-    if (db) repdl__colsum_f32(M, N, dy, db);
+    /* dW [N x K]: the tree over micro-batches of dy_g^T [N x mb] . x_g [mb x K] */
+    if (dW && N && K) {
+        if (M == 0)
+            for (t = 0; t < N * K; t++) dW[t] = -0.0f;
+        else repdl__linear_batch_f32(0, M, K, N, REPDL_MICROBATCH, x, dy, dW);
+    }
+    if (db && N) {
+        if (M == 0)
+            for (t = 0; t < N; t++) db[t] = -0.0f;
+        else repdl__linear_batch_f32(1, M, K, N, REPDL_MICROBATCH, x, dy, db);
+    }
     return REPDL_OK;
 }
 

@@ -28,6 +28,10 @@
      repdl_units_state_*                a rank's node vectors from its unit
                                         vectors, one unit at a time
      repdl_units_nodes_f32              the same from an array of units
+     repdl_units_combine_f32            the sum from the node vectors of
+                                        consecutive ranges (threads, GPUs:
+                                        the in-process counterpart of
+                                        repdl_mpi_sum_nodes_f32)
 
    Every NaN in a node vector is 0x7fc00000.  Sizes are size_t; U must not
    exceed REPDL_UNITS_MAX (2^62) so that every level fits the tree. */
@@ -251,6 +255,44 @@ REPDL_HOST_API repdl_status repdl_units_nodes_f32(size_t U, size_t u0, size_t u1
     for (u = u0; u < u1; u++)
         repdl_units_state_push(&s, REPDL__OFFSET(units, (u - u0) * ldu));
     repdl_units_state_free(&s);
+    return REPDL_OK;
+}
+
+/* The sum of section 1 from the node vectors of P consecutive ranges that
+   tile [0, U): range p is [bounds[p], bounds[p + 1]) (bounds[0] = 0,
+   bounds[P] = U, non-decreasing), its nodes (the canonical cut,
+   repdl_units_nodes) at nodes[p] + i V, as repdl_units_state or
+   repdl_units_nodes_f32 wrote them; an empty range's pointer may be NULL.
+   out[0..V) must not overlap the nodes.  The nodes are pushed in order,
+   each at its level, into the vector buddy tree: out is bit for bit the
+   single-range sum.  REPDL_OK; REPDL_ERR_INVALID (bounds that do not tile
+   [0, U), U too large, a NULL that would be read); REPDL_ERR_NOMEM. */
+REPDL_HOST_API repdl_status repdl_units_combine_f32(size_t U, size_t P, const size_t *bounds,
+                                                    size_t V, const float *const *nodes,
+                                                    float *out)
+{
+    repdl__vtree t;
+    size_t p;
+    if (U > REPDL_UNITS_MAX || (P > 0 && !bounds) || (V > 0 && !out)) return REPDL_ERR_INVALID;
+    if (P == 0 ? U != 0 : (bounds[0] != 0 || bounds[P] != U)) return REPDL_ERR_INVALID;
+    for (p = 0; p < P; p++) {
+        if (bounds[p] > bounds[p + 1]) return REPDL_ERR_INVALID;
+        if (bounds[p] < bounds[p + 1] && V > 0 && (!nodes || !nodes[p])) return REPDL_ERR_INVALID;
+    }
+    if (repdl__vtree_init(&t, V, U)) return REPDL_ERR_NOMEM;
+    for (p = 0; p < P; p++) {
+        size_t b = bounds[p], i = 0;
+        while (b < bounds[p + 1]) {
+            size_t c = repdl_units_block_size(b, bounds[p + 1], U);
+            unsigned k = repdl__units_level(c);
+            if (V > 0) memcpy(repdl__vtree_dest(&t, k), nodes[p] + i * V, V * sizeof(float));
+            repdl__vtree_push(&t, k);
+            b += c;
+            i++;
+        }
+    }
+    repdl__vtree_root(&t, out);
+    repdl__vtree_free(&t);
     return REPDL_OK;
 }
 

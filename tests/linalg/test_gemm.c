@@ -229,9 +229,13 @@ static void test_threads(void)
 
 static void test_linear(void)
 {
-    static const size_t shapes[][3] = {{1, 7, 33}, {33, 1000, 7}, {64, 784, 100}, {7, 1, 1}, {0, 5, 3}, {5, 0, 3}};
+    /* M: one micro-batch (1, 7, 16), several with a short last one (17, 33,
+       100), a power of two (64), and 0 */
+    static const size_t shapes[][3] = {{1, 7, 33},  {33, 1000, 7}, {64, 784, 100}, {7, 1, 1},
+                                       {0, 5, 3},   {5, 0, 3},     {16, 9, 5},     {17, 9, 5},
+                                       {100, 3, 13}, {257, 2, 3}};
     size_t s;
-    for (s = 0; s < 6; s++) {
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         size_t M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
         float *x, *W, *b, *dy, *y, *yr, *dx, *dxr, *dW, *dWr, *db, *dbr;
         if (small_mode && M * N * K > 100000) continue;
@@ -328,6 +332,10 @@ static void test_conv(void)
     check_conv(cs(2, 1, 4, 4, 2, 7, 7, 1, 1, 3, 3, 1, 1), 1);     /* kernel 7, input 4 */
     check_conv(cs(1, 1, 5, 5, 1, 3, 3, 1, 1, 0, 0, 1, 1), 0);
     check_conv(cs(4, 1, 28, 28, 6, 5, 5, 1, 1, 2, 2, 1, 1), 0);   /* LeNet conv1 */
+    /* batches of several micro-batches, the last one short */
+    check_conv(cs(17, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1), 1);
+    check_conv(cs(40, 1, 4, 6, 2, 2, 3, 1, 2, 0, 1, 1, 1), 0);
+    check_conv(cs(70, 2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1), 1);
     if (!small_mode) {
         check_conv(cs(2, 6, 14, 14, 16, 5, 5, 1, 1, 0, 0, 1, 1), 1); /* LeNet conv2 */
         check_conv(cs(2, 20, 9, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1), 1);  /* CK = 180, OC > MR */

@@ -95,6 +95,42 @@ int main(void)
         for (e = 0; e < V; e++)
             check(repdl__asuint(nodes[e]) == bits(ref_node(x, V, U, e, K, 0)), "sum", U, 0, U);
     }
+    /* repdl_units_combine_f32: every split of [0, U) into P <= 4 ranges
+       (all cut points, empty ranges included) gives the sum */
+    for (U = 0; U <= 24; U++) {
+        unsigned K = 0;
+        size_t a, b2, c2;
+        while (((size_t)1 << K) < U) K++;
+        for (a = 0; a <= U; a++)
+            for (b2 = a; b2 <= U; b2++)
+                for (c2 = b2; c2 <= U; c2++) {
+                    size_t bounds[5], p;
+                    float *nd[4], out[V];
+                    bounds[0] = 0; bounds[1] = a; bounds[2] = b2; bounds[3] = c2; bounds[4] = U;
+                    for (p = 0; p < 4; p++) {
+                        size_t n = repdl_units_nodes(U, bounds[p], bounds[p + 1], 0, NULL);
+                        nd[p] = (float *)malloc((n ? n : 1) * V * sizeof(float));
+                        repdl_units_nodes_f32(U, bounds[p], bounds[p + 1], V,
+                                              x + bounds[p] * V, V, nd[p]);
+                    }
+                    check(repdl_units_combine_f32(U, 4, bounds, V, (const float *const *)nd,
+                                                  out) == REPDL_OK, "combine status", U, a, c2);
+                    for (e = 0; e < V; e++)
+                        check(repdl__asuint(out[e]) ==
+                                  (U ? bits(ref_node(x, V, U, e, K, 0)) : 0x80000000u),
+                              "combine", U, a, c2);
+                    for (p = 0; p < 4; p++) free(nd[p]);
+                }
+    }
+    {
+        size_t bb[3] = {0, 5, 4}, bc[3] = {0, 3, 9};
+        float o[V];
+        const float *nn[2] = {x, x};
+        check(repdl_units_combine_f32(4, 2, bb, V, nn, o) == REPDL_ERR_INVALID, "combine: decreasing bounds", 4, 0, 4);
+        check(repdl_units_combine_f32(10, 2, bc, V, nn, o) == REPDL_ERR_INVALID, "combine: bounds end before U", 10, 0, 9);
+        check(repdl_units_combine_f32(0, 0, NULL, V, NULL, o) == REPDL_OK && repdl__asuint(o[0]) == 0x80000000u,
+              "combine: no unit is -0", 0, 0, 0);
+    }
     /* bad input */
     check(repdl_units_nodes_f32(10, 3, 2, V, x, V, nodes) == REPDL_ERR_INVALID, "u0 > u1", 10, 3, 2);
     check(repdl_units_nodes_f32(10, 3, 11, V, x, V, nodes) == REPDL_ERR_INVALID, "u1 > U", 10, 3, 11);

@@ -33,6 +33,8 @@
 #ifndef REPDL_DETAIL_ACCUM_H
 #define REPDL_DETAIL_ACCUM_H
 
+#include <stdlib.h>
+
 #include "../config.h"
 REPDL_BEGIN_CODE
 
@@ -481,6 +483,109 @@ REPDL_FN void repdl__cols_lane_push(float (*e)[REPDL__COLS_BLOCK], int nv, size_
     for (k = 0, q = p; q & 1; k++, q >>= 1)
         for (c = 0; c < cb; c++) e[0][c] = repdl__fadd(lc[k][c], e[0][c]);
     for (c = 0; c < cb; c++) lc[k][c] = e[0][c];
+}
+
+/* ---- The batch order: micro-batches and the vector tree ----
+   Every reduction over the batch (the leading, sample index) of a
+   backward pass (linear dW and db, conv2d dw and db, the norms' dgamma and
+   dbeta, batch norm's statistics) cuts the batch into micro-batches of
+   REPDL_MICROBATCH consecutive samples (the last one short when the batch
+   is not a multiple), reduces each micro-batch alone in that output's own
+   order, and adds the micro-batch values by the aligned buddy tree
+   (docs/canonical-order.md, "The batch order").  Part of the definition:
+   never change it.  A batch of at most REPDL_MICROBATCH samples is one
+   micro-batch: its value is the micro-batch's own. */
+#define REPDL_MICROBATCH 16
+
+/* Micro-batches of a batch of n samples. */
+REPDL_FN size_t repdl__mb_count(size_t n)
+{
+    return n / REPDL_MICROBATCH + (n % REPDL_MICROBATCH != 0);
+}
+
+/* The aligned buddy tree of repdl__tree over vectors of V floats, element
+   by element (host only: the pending subtrees live on the heap).
+     repdl__vtree t;
+     if (repdl__vtree_init(&t, V, units)) ... no memory: use a scalar path
+     for each node (a unit: level 0), in order:
+         float *d = repdl__vtree_dest(&t, k);   where to write it (V floats)
+         ... compute its vector into d ...
+         repdl__vtree_push(&t, k);
+     repdl__vtree_root(&t, out);                out[e] = the tree, canonical NaN
+     repdl__vtree_free(&t);
+   `units` is the number of level-0 units the pushed nodes cover (it sizes
+   the pending slots: ceil(log2 units) + 1 of them, plus a carry buffer).
+   As repdl__tree_push, a node of level k must come when the count of
+   units already in is a multiple of 2^k.  Each carry is one vector
+   addition left + right, into a pending slot; the root adds the pending
+   subtrees from the lowest up, as repdl__tree_root. */
+typedef struct repdl__vtree {
+    size_t count, V;
+    unsigned slots; /* pending slots 0 .. slots-1; slot `slots` is the carry buffer */
+    float *mem;
+} repdl__vtree;
+
+static inline int repdl__vtree_init(repdl__vtree *t, size_t V, size_t units)
+{
+    unsigned s = 1;
+    while (s < 64 && ((size_t)1 << (s - 1)) < units) s++;
+    t->count = 0;
+    t->V = V;
+    t->slots = s;
+    t->mem = NULL;
+    if (V == 0) return 0;
+    if (V > (size_t)-1 / sizeof(float) / (s + 1)) return -1;
+    t->mem = (float *)malloc(V * (s + 1) * sizeof(float));
+    return t->mem ? 0 : -1;
+}
+
+/* The buffer the next node, of level k, is computed into: its own pending
+   slot when it will not carry, the carry buffer otherwise. */
+static inline float *repdl__vtree_dest(repdl__vtree *t, unsigned k)
+{
+    return t->mem + (size_t)(((t->count >> k) & 1) ? t->slots : k) * t->V;
+}
+
+static inline void repdl__vtree_push(repdl__vtree *t, unsigned k)
+{
+    size_t c = t->count >> k, V = t->V, i;
+    unsigned l, stop = k;
+    const float *v;
+    if (V > 0 && (c & 1)) {
+        v = t->mem + (size_t)t->slots * V;
+        while ((c >> (stop - k)) & 1) stop++;
+        for (l = k; l < stop; l++) { /* left (pending, level l) + right */
+            float *left = t->mem + (size_t)l * V;
+            float *dst = l + 1 == stop ? t->mem + (size_t)stop * V : left;
+            for (i = 0; i < V; i++) dst[i] = repdl__fadd(left[i], v[i]);
+            v = dst;
+        }
+    }
+    t->count += (size_t)1 << k;
+}
+
+static inline void repdl__vtree_root(const repdl__vtree *t, float *out)
+{
+    size_t V = t->V, i;
+    const float *acc = NULL;
+    unsigned l;
+    for (l = 0; l < 64 && (t->count >> l) != 0; l++) {
+        float *p = t->mem + (size_t)l * V;
+        if (!((t->count >> l) & 1)) continue;
+        if (acc)
+            for (i = 0; i < V; i++) p[i] = repdl__fadd(p[i], acc[i]);
+        acc = p;
+    }
+    if (!acc)
+        for (i = 0; i < V; i++) out[i] = -0.0f;
+    else
+        for (i = 0; i < V; i++) out[i] = repdl__canon(acc[i]);
+}
+
+static inline void repdl__vtree_free(repdl__vtree *t)
+{
+    free(t->mem);
+    t->mem = NULL;
 }
 
 REPDL_END_CODE
