@@ -129,16 +129,14 @@ REPDL_FN void repdl__units_vcanon(size_t n, const float *src, float *dst)
                                                         during the call only
      repdl_units_state_free(&s);
    After the last push, node i of the cut is at nodes + i V: per element,
-   the buddy tree over its units (repdl__tree at level 0), left operand
-   first.  The state holds the pending subtrees of the current node (its
-   level - 1 vectors of V floats, on the heap; a node's top is written
-   straight to its slot). */
+   the buddy tree over its units, left operand first.  The tree is the
+   accumulation layer's vector tree (repdl__vtree, detail/accum.h), one per
+   node in turn, sized for the largest node of the cut (on the heap). */
 typedef struct repdl_units_state {
     size_t U, next, end, V;
     size_t node_begin, node_count; /* the current node */
-    unsigned node_level;
     float *node_out;               /* its slot */
-    float *scratch;                /* pending subtrees: level l at scratch + l V */
+    repdl__vtree tree;             /* its units so far */
     float *nodes;
     repdl_status status;
 } repdl_units_state;
@@ -147,37 +145,31 @@ REPDL_FN void repdl__units_state_next_node(repdl_units_state *s)
 {
     s->node_begin = s->next;
     s->node_count = repdl_units_block_size(s->next, s->end, s->U);
-    s->node_level = repdl__units_level(s->node_count);
+    s->tree.count = 0;
 }
 
 /* REPDL_OK, REPDL_ERR_INVALID (the range is not in [0, U], U too large,
-   nodes NULL with work to do), REPDL_ERR_OVERFLOW, REPDL_ERR_NOMEM. */
+   nodes NULL with work to do), REPDL_ERR_NOMEM (also for a V * levels
+   that does not fit). */
 REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t U,
                                                    size_t u0, size_t u1, size_t V,
                                                    float *nodes)
 {
-    size_t b, maxlevel = 0, bytes = 1;
+    size_t b, maxcount = 0;
     s->U = U; s->next = u0; s->end = u1; s->V = V;
     s->nodes = nodes;
     s->node_out = nodes;
-    s->scratch = NULL;
+    s->tree.mem = NULL;
     s->node_begin = s->node_count = 0;
-    s->node_level = 0;
     s->status = REPDL_ERR_INVALID;
     if (U > REPDL_UNITS_MAX || u0 > u1 || u1 > U) return s->status;
     if (u0 < u1 && V > 0 && !nodes) return s->status;
     for (b = u0; b < u1;) {
         size_t c = repdl_units_block_size(b, u1, U);
-        unsigned k = repdl__units_level(c);
-        if (k > maxlevel) maxlevel = k;
+        if (c > maxcount) maxcount = c;
         b += c;
     }
-    if (maxlevel > 0 && V > 0) {
-        if (repdl__size_mul(&bytes, maxlevel) || repdl__size_mul(&bytes, V))
-            return s->status = REPDL_ERR_OVERFLOW;
-        s->scratch = (float *)malloc(bytes * sizeof(float));
-        if (!s->scratch) return s->status = REPDL_ERR_NOMEM;
-    }
+    if (repdl__vtree_init(&s->tree, V, maxcount)) return s->status = REPDL_ERR_NOMEM;
     if (u0 < u1) repdl__units_state_next_node(s);
     return s->status = REPDL_OK;
 }
@@ -186,47 +178,14 @@ REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t 
    every unit of the range is already in (or the state failed to init). */
 REPDL_HOST_API repdl_status repdl_units_state_push(repdl_units_state *s, const float *x)
 {
-    size_t inner, V = s->V, c;
-    unsigned stop = 0, l;
-    const float *v = x;
-    float *dst;
+    size_t V = s->V;
     if (s->status != REPDL_OK) return s->status;
     if (s->next >= s->end) return REPDL_ERR_INVALID;
-    inner = s->next - s->node_begin; /* units of the node already in */
     s->next++;
-    if (V > 0) {
-        /* the carry chain: bits 0 .. stop-1 of inner are set */
-        for (c = inner; c & 1; c >>= 1) stop++;
-        dst = (inner + 1 == (size_t)1 << s->node_level) ? s->node_out
-                                                         : s->scratch + (size_t)stop * V;
-        if (stop == 0) {
-            if (dst != v) memcpy(dst, v, V * sizeof(float));
-        } else {
-            for (l = 0; l < stop; l++) {
-                float *left = s->scratch + (size_t)l * V;
-                repdl__units_vadd(V, left, v, l + 1 == stop ? dst : left);
-                v = left;
-            }
-        }
-        if (inner + 1 == s->node_count && s->node_count != (size_t)1 << s->node_level) {
-            /* a short last node: the root, pending subtrees from the lowest
-               up (the right ones pass up) */
-            const float *acc = NULL;
-            size_t cnt = s->node_count;
-            unsigned top = 0;
-            for (l = 0; l < 63; l++)
-                if ((cnt >> l) & 1) top = l;
-            for (l = 0; l <= top; l++) {
-                float *p = s->scratch + (size_t)l * V;
-                if (!((cnt >> l) & 1)) continue;
-                if (!acc) { acc = p; continue; }
-                repdl__units_vadd(V, p, acc, l == top ? s->node_out : p);
-                acc = p;
-            }
-        }
-    }
-    if (inner + 1 == s->node_count) { /* the node is complete */
-        if (V > 0) repdl__units_vcanon(V, s->node_out, s->node_out);
+    if (V > 0) memcpy(repdl__vtree_dest(&s->tree, 0), x, V * sizeof(float));
+    repdl__vtree_push(&s->tree, 0);
+    if (s->next - s->node_begin == s->node_count) { /* the node is complete */
+        if (V > 0) repdl__vtree_root(&s->tree, s->node_out);
         s->node_out += V;
         if (s->next < s->end) repdl__units_state_next_node(s);
     }
@@ -235,8 +194,7 @@ REPDL_HOST_API repdl_status repdl_units_state_push(repdl_units_state *s, const f
 
 REPDL_HOST_API void repdl_units_state_free(repdl_units_state *s)
 {
-    free(s->scratch);
-    s->scratch = NULL;
+    repdl__vtree_free(&s->tree);
 }
 
 /* The node vectors of [u0, u1) from the unit vectors: unit u at
