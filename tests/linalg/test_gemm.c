@@ -26,8 +26,10 @@
 #include <repdl/gemm.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/linear.h>
+#include <repdl/reduce_units.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -470,6 +472,115 @@ static void test_fd_linear(size_t M, size_t K, size_t N)
     free(fd_x); free(fd_w); free(fd_b);
 }
 
+
+/* ---- the batch order, split ----
+   Linear and conv2d on a batch of G micro-batches: each micro-batch's
+   gradient (dW|db, dw|db: the call on its samples alone) is one unit
+   vector; for every split of [0, G) into 4 contiguous ranges (all cut
+   points, empty ranges included), each range's node vectors are built on
+   its own thread (repdl_units_nodes_f32), then repdl_units_combine_f32:
+   the result equals the one call on the whole batch, bit for bit.  And 1
+   to 4 threads each taking whole micro-batches the same way. */
+typedef struct split_job {
+    size_t U, u0, u1, V;
+    const float *units;
+    float *nodes;
+    int rc;
+} split_job;
+
+static void *split_run(void *p)
+{
+    split_job *j = (split_job *)p;
+    j->rc = repdl_units_nodes_f32(j->U, j->u0, j->u1, j->V, j->units + j->u0 * j->V, j->V,
+                                  j->nodes);
+    return NULL;
+}
+
+/* Combines the unit vectors units[U][V] over the ranges bounds[0..P]
+   (each on its own thread) into out. */
+static int split_combine(size_t U, size_t P, const size_t *bounds, size_t V, const float *units,
+                         float *out)
+{
+    split_job job[4];
+    pthread_t th[4];
+    float *nodes[4];
+    size_t p;
+    int rc = 0;
+    for (p = 0; p < P; p++) {
+        size_t n = repdl_units_nodes(U, bounds[p], bounds[p + 1], 0, NULL);
+        nodes[p] = (float *)malloc((n ? n : 1) * V * sizeof(float));
+        job[p].U = U; job[p].u0 = bounds[p]; job[p].u1 = bounds[p + 1]; job[p].V = V;
+        job[p].units = units; job[p].nodes = nodes[p]; job[p].rc = 0;
+        if (pthread_create(&th[p], NULL, split_run, &job[p])) split_run(&job[p]), th[p] = 0;
+    }
+    for (p = 0; p < P; p++) {
+        if (th[p]) pthread_join(th[p], NULL);
+        rc |= job[p].rc;
+    }
+    rc |= repdl_units_combine_f32(U, P, bounds, V, (const float *const *)nodes, out);
+    for (p = 0; p < P; p++) free(nodes[p]);
+    return rc;
+}
+
+static void check_splits(size_t U, size_t V, const float *units, const float *want,
+                         const char *what)
+{
+    float *out = (float *)malloc(V * sizeof(float));
+    size_t a, b, c, T;
+    for (a = 0; a <= U; a++)
+        for (b = a; b <= U; b++)
+            for (c = b; c <= U; c++) {
+                size_t bounds[5];
+                bounds[0] = 0; bounds[1] = a; bounds[2] = b; bounds[3] = c; bounds[4] = U;
+                CHECK(split_combine(U, 4, bounds, V, units, out) == 0, "%s: combine rc", what);
+                CHECK_SAME(out, want, V, "%s: split %zu %zu %zu of %zu micro-batches", what, a, b,
+                           c, U);
+            }
+    for (T = 1; T <= 4; T++) { /* T threads, micro-batches [U t / T, U (t+1) / T) */
+        size_t bounds[5], t;
+        for (t = 0; t <= T; t++) bounds[t] = U * t / T;
+        CHECK(split_combine(U, T, bounds, V, units, out) == 0, "%s: combine rc", what);
+        CHECK_SAME(out, want, V, "%s: %zu threads", what, T);
+    }
+    free(out);
+}
+
+static void test_batch_split(void)
+{
+    /* linear: M = 70 rows (5 micro-batches, the last of 6), K = 9, N = 5 */
+    {
+        size_t M = 70, K = 9, N = 5, V = N * K + N, G = repdl__mb_count(M), g;
+        float *x = gen_arr(M * K, 1), *W = gen_arr(N * K, 1), *dy = gen_arr(M * N, 1);
+        float *want = gen_arr(V, 0), *units = gen_arr(G * V, 0);
+        repdl_linear_backward_f32(M, K, N, x, W, dy, NULL, want, want + N * K);
+        for (g = 0; g < G; g++) {
+            size_t m0 = g * REPDL_MICROBATCH, len = M - m0 < REPDL_MICROBATCH ? M - m0 : REPDL_MICROBATCH;
+            repdl_linear_backward_f32(len, K, N, x + m0 * K, W, dy + m0 * N, NULL, units + g * V,
+                                      units + g * V + N * K);
+        }
+        check_splits(G, V, units, want, "linear dW|db");
+        free(x); free(W); free(dy); free(want); free(units);
+    }
+    /* conv2d: 87 images (6 micro-batches, the last of 7) */
+    {
+        repdl_conv2d_shape s = cs(87, 2, 6, 5, 3, 3, 2, 1, 2, 1, 0, 1, 1), sg = s;
+        size_t oh = repdl_conv2d_out_h(&s), ow = repdl_conv2d_out_w(&s), P = oh * ow;
+        size_t in_sz = s.c * s.h * s.w, CK = s.c * s.kh * s.kw, V = s.oc * CK + s.oc;
+        size_t G = repdl__mb_count(s.n), g;
+        float *x = gen_arr(s.n * in_sz, 1), *w = gen_arr(s.oc * CK, 1);
+        float *dy = gen_arr(s.n * s.oc * P, 1), *want = gen_arr(V, 0), *units = gen_arr(G * V, 0);
+        CHECK(repdl_conv2d_backward_f32(&s, x, w, dy, NULL, want, want + s.oc * CK) == 0, "rc");
+        for (g = 0; g < G; g++) {
+            size_t i0 = g * REPDL_MICROBATCH;
+            sg.n = s.n - i0 < REPDL_MICROBATCH ? s.n - i0 : REPDL_MICROBATCH;
+            CHECK(repdl_conv2d_backward_f32(&sg, x + i0 * in_sz, w, dy + i0 * s.oc * P, NULL,
+                                            units + g * V, units + g * V + s.oc * CK) == 0, "rc");
+        }
+        check_splits(G, V, units, want, "conv2d dw|db");
+        free(x); free(w); free(dy); free(want); free(units);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int i;
@@ -488,6 +599,7 @@ int main(int argc, char **argv)
     test_threads();
     test_linear();
     test_conv();
+    test_batch_split();
     test_fd_conv(cs(2, 2, 6, 7, 3, 3, 3, 2, 1, 1, 2, 1, 2));
     test_fd_conv(cs(1, 3, 5, 5, 2, 4, 4, 1, 1, 2, 2, 1, 1));
     test_fd_linear(3, 5, 4);
