@@ -17,9 +17,17 @@
    canonical sum (reduce.h) of the rounded values v_i in index order;
    RN(a / n) for a count n is repdl_mean_f32's division (one rounding,
    exact integer n).  fma(a, b, c) = repdl__fmaf, a*b + c rounded once
-   (the same bits on every target, config.h).
+   (the same bits on every target, config.h).  B(v_r): the batch order
+   over samples r (docs/canonical-order.md, "The batch order"; detail/
+   accum.h): micro-batches of REPDL_MICROBATCH = 16 consecutive samples
+   (the last one short), each one's value the canonical sum S of its terms
+   alone, the G = ceil(samples / 16) values added by the aligned buddy tree
+   (-0.0 for G = 0); for <= 16 samples B is S.  A call on the samples of
+   one micro-batch gives its value (combine them with
+   repdl_units_combine_f32, reduce_units.h, to the same bits).
 
-   Statistics of n values x_i (a row, or a channel of a batch):
+   Statistics of n values x_i (a row; a channel of batch norm has B in
+   place of S, below):
      mean  = RN(S(x_i) / n)                       = repdl_mean_f32
      d_i   = RN(x_i - mean)
      var   = RN(S(RN(d_i * d_i)) / n)             = repdl_var_f32(.., 0)
@@ -39,12 +47,15 @@
             dx_i = RN(rstd * RN(RN(g_i - c1) - RN(xhat_i * c2)))
      rms:   c2 = RN(S(RN(g_i * xhat_i)) / n)
             dx_i = RN(rstd * RN(g_i - RN(xhat_i * c2)))
-     dgamma_j = S over rows r of RN(dy_rj * xhat_rj), dbeta_j = S over rows
-            of dy_rj (the canonical tree over the rows, r ascending).
-   Batch norm, backward (per channel, n values, k = RN(gamma * rstd), or
-   rstd when gamma is NULL):
-     sdy = S(dy_i) (= dbeta), sdx = S(RN(dy_i * xhat_i)) (= dgamma),
-     c1 = RN(sdy / n), c2 = RN(sdx / n),
+     dgamma_j = B over rows r of RN(dy_rj * xhat_rj), dbeta_j = B over
+            rows of dy_rj (the rows are the samples; r ascending).
+   Batch norm (per channel, the N = n * hw values of the n images in order
+   (image, k)): its sums are B over the images, a micro-batch's terms its
+   16 * hw values in that order: forward mean = RN(B(x_i) / N),
+   var = RN(B(RN(d_i * d_i)) / N), uvar = RN(B(RN(d_i * d_i)) / (N - 1));
+   backward (k = RN(gamma * rstd), or rstd when gamma is NULL):
+     sdy = B(dy_i) (= dbeta), sdx = B(RN(dy_i * xhat_i)) (= dgamma),
+     c1 = RN(sdy / N), c2 = RN(sdx / N),
      dx_i = RN(k * RN(RN(dy_i - c1) - RN(xhat_i * c2))).
    Every product that feeds an addition is rounded first: the products go
    through a stack buffer behind REPDL__MATERIALIZE, so no host compiler
@@ -54,7 +65,9 @@
    variance NaN, hence every output of that row NaN (canonical 0x7fc00000);
    n == 0 (cols == 0, or n * hw == 0): nothing is read, mean and rstd
    outputs are NaN (0/0), y and dx are empty; rows == 0: nothing.
-   Rows (channels) are computed alone: batch invariant.  Outputs must not
+   Rows (channels) are computed alone: y, dx of layer / RMS norm are batch
+   invariant; dgamma, dbeta and batch norm's statistics depend on the batch
+   by the definition above only (not on how it is computed).  Outputs must not
    overlap inputs, except y == x in the forward functions. */
 #ifndef REPDL_NORM_H
 #define REPDL_NORM_H
