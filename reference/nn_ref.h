@@ -13,7 +13,11 @@
    float (ref_nn_mul), so no compiler fuses it.  Uses repdl's public
    functions only (the reductions and the correctly rounded functions,
    proven separately by tests/reduce and tests/math), none of its
-   private helpers.  Slow, and that is fine. */
+   private helpers.  The sums over the batch (the norms' dgamma and dbeta
+   over rows, batch norm's statistics over images) are in the batch order:
+   repdl_sum_f32 of each micro-batch of 16 samples, the micro-batch values
+   added by the buddy tree's recursive definition (ref_nn_batch_sum).
+   Slow, and that is fine. */
 #ifndef REPDL_REFERENCE_NN_REF_H
 #define REPDL_REFERENCE_NN_REF_H
 
@@ -186,12 +190,64 @@ static inline void ref_layer_norm_forward(size_t rows, size_t cols, const float 
     }
 }
 
-/* column sum over rows of v[r * cols + j] */
+/* The batch order (docs/canonical-order.md, "The batch order"): the
+   batch is cut into micro-batches of REF_NN_MICROBATCH consecutive samples
+   (the last one short); each micro-batch's value is the canonical sum
+   (repdl_sum_f32) of its terms; the G values are added by the aligned
+   buddy tree, written here as its recursive definition: node(0, g) = v[g];
+   node(k, j) = node(k-1, 2j) when the right half starts at or past G,
+   node(k-1, 2j) + node(k-1, 2j+1) otherwise; the sum is node(K, 0),
+   2^K >= G the least; -0.0 when G == 0. */
+#define REF_NN_MICROBATCH 16
+
+static inline float ref_nn_node(const float *v, size_t G, unsigned k, size_t j)
+{
+    size_t half;
+    if (k == 0) return v[j];
+    half = (size_t)1 << (k - 1);
+    if ((2 * j + 1) * half >= G) return ref_nn_node(v, G, k - 1, 2 * j);
+    return ref_nn_node(v, G, k - 1, 2 * j) + ref_nn_node(v, G, k - 1, 2 * j + 1);
+}
+
+static inline float ref_nn_tree(const float *v, size_t G)
+{
+    unsigned K = 0;
+    if (G == 0) return -0.0f;
+    while (((size_t)1 << K) < G) K++;
+    return ref_nn_node(v, G, K, 0);
+}
+
+/* The batch-order sum of t[0 .. n * per): n samples of per consecutive
+   terms each (canonical NaN). */
+static inline float ref_nn_batch_sum(const float *t, size_t n, size_t per)
+{
+    size_t G = (n + REF_NN_MICROBATCH - 1) / REF_NN_MICROBATCH;
+    float *v = ref_nn_alloc(G), s;
+    for (size_t g = 0; g < G; g++) {
+        size_t i0 = g * REF_NN_MICROBATCH;
+        size_t ni = n - i0 < REF_NN_MICROBATCH ? n - i0 : REF_NN_MICROBATCH;
+        v[g] = repdl_sum_f32(ni * per, t + i0 * per);
+    }
+    s = ref_nn_canon(ref_nn_tree(v, G));
+    free(v);
+    return s;
+}
+
+/* RN(s / n) for a count n: one IEEE division by the exact float n (the
+   tests stay far below 2^24 elements) */
+static inline float ref_nn_div_count(float s, size_t n)
+{
+    if (n > ((size_t)1 << 24)) abort();
+    return s / (float)n;
+}
+
+/* column sum over rows of v[r * cols + j], in the batch order (the rows
+   are the samples) */
 static inline float ref_colsum(const float *v, size_t rows, size_t cols, size_t j)
 {
     float *c = ref_nn_alloc(rows);
     for (size_t r = 0; r < rows; r++) c[r] = v[r * cols + j];
-    float s = repdl_sum_f32(rows, c);
+    float s = ref_nn_batch_sum(c, rows, 1);
     free(c);
     return s;
 }
@@ -287,10 +343,15 @@ static inline void ref_batch_norm_train(size_t n, size_t c, size_t hw, const flo
             smean[ch] = srstd[ch] = ref_nn_nan();
             continue;
         }
-        float *v = ref_bn_channel(x, n, c, hw, ch);
-        float mu = repdl_mean_f32(N, v);
-        float rs = ref_rstd(repdl_var_f32(N, 0, v), eps);
-        float uv = repdl_var_f32(N, 1, v);                 /* NaN for N == 1 */
+        /* the sums in the batch order over the images: the mean's, then
+           the squared deviations' */
+        float *v = ref_bn_channel(x, n, c, hw, ch), *sq = ref_nn_alloc(N);
+        float mu = ref_nn_canon(ref_nn_div_count(ref_nn_batch_sum(v, n, hw), N));
+        for (size_t e = 0; e < N; e++) sq[e] = ref_nn_mul(v[e] - mu, v[e] - mu);
+        float s2 = ref_nn_batch_sum(sq, n, hw);
+        float rs = ref_rstd(ref_nn_canon(ref_nn_div_count(s2, N)), eps);
+        float uv = N > 1 ? ref_nn_canon(ref_nn_div_count(s2, N - 1)) : ref_nn_nan(); /* NaN for N == 1 */
+        free(sq);
         for (size_t i = 0; i < n; i++)
             for (size_t k = 0; k < hw; k++) {
                 size_t q = (i * c + ch) * hw + k;
@@ -335,10 +396,10 @@ static inline void ref_batch_norm_backward(size_t n, size_t c, size_t hw, const 
         float *gv = ref_bn_channel(dy, n, c, hw, ch), *xv = ref_bn_channel(x, n, c, hw, ch);
         float mu = smean[ch], rs = srstd[ch];
         for (size_t e = 0; e < N; e++) xv[e] = ref_nn_mul(gv[e], ref_nn_mul(xv[e] - mu, rs));
-        dbeta[ch] = repdl_sum_f32(N, gv);
-        dgamma[ch] = repdl_sum_f32(N, xv);
+        dbeta[ch] = ref_nn_batch_sum(gv, n, hw);
+        dgamma[ch] = ref_nn_batch_sum(xv, n, hw);
         if (N) {
-            float c1 = repdl_mean_f32(N, gv), c2 = repdl_mean_f32(N, xv);
+            float c1 = ref_nn_div_count(dbeta[ch], N), c2 = ref_nn_div_count(dgamma[ch], N);
             float k = gamma ? gamma[ch] * rs : rs;
             for (size_t i = 0; i < n; i++)
                 for (size_t j = 0; j < hw; j++) {

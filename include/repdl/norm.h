@@ -17,9 +17,17 @@
    canonical sum (reduce.h) of the rounded values v_i in index order;
    RN(a / n) for a count n is repdl_mean_f32's division (one rounding,
    exact integer n).  fma(a, b, c) = repdl__fmaf, a*b + c rounded once
-   (the same bits on every target, config.h).
+   (the same bits on every target, config.h).  B(v_r): the batch order
+   over samples r (docs/canonical-order.md, "The batch order"; detail/
+   accum.h): micro-batches of REPDL_MICROBATCH = 16 consecutive samples
+   (the last one short), each one's value the canonical sum S of its terms
+   alone, the G = ceil(samples / 16) values added by the aligned buddy tree
+   (-0.0 for G = 0); for <= 16 samples B is S.  A call on the samples of
+   one micro-batch gives its value (combine them with
+   repdl_units_combine_f32, reduce_units.h, to the same bits).
 
-   Statistics of n values x_i (a row, or a channel of a batch):
+   Statistics of n values x_i (a row; a channel of batch norm has B in
+   place of S, below):
      mean  = RN(S(x_i) / n)                       = repdl_mean_f32
      d_i   = RN(x_i - mean)
      var   = RN(S(RN(d_i * d_i)) / n)             = repdl_var_f32(.., 0)
@@ -39,12 +47,15 @@
             dx_i = RN(rstd * RN(RN(g_i - c1) - RN(xhat_i * c2)))
      rms:   c2 = RN(S(RN(g_i * xhat_i)) / n)
             dx_i = RN(rstd * RN(g_i - RN(xhat_i * c2)))
-     dgamma_j = S over rows r of RN(dy_rj * xhat_rj), dbeta_j = S over rows
-            of dy_rj (the canonical tree over the rows, r ascending).
-   Batch norm, backward (per channel, n values, k = RN(gamma * rstd), or
-   rstd when gamma is NULL):
-     sdy = S(dy_i) (= dbeta), sdx = S(RN(dy_i * xhat_i)) (= dgamma),
-     c1 = RN(sdy / n), c2 = RN(sdx / n),
+     dgamma_j = B over rows r of RN(dy_rj * xhat_rj), dbeta_j = B over
+            rows of dy_rj (the rows are the samples; r ascending).
+   Batch norm (per channel, the N = n * hw values of the n images in order
+   (image, k)): its sums are B over the images, a micro-batch's terms its
+   16 * hw values in that order: forward mean = RN(B(x_i) / N),
+   var = RN(B(RN(d_i * d_i)) / N), uvar = RN(B(RN(d_i * d_i)) / (N - 1));
+   backward (k = RN(gamma * rstd), or rstd when gamma is NULL):
+     sdy = B(dy_i) (= dbeta), sdx = B(RN(dy_i * xhat_i)) (= dgamma),
+     c1 = RN(sdy / N), c2 = RN(sdx / N),
      dx_i = RN(k * RN(RN(dy_i - c1) - RN(xhat_i * c2))).
    Every product that feeds an addition is rounded first: the products go
    through a stack buffer behind REPDL__MATERIALIZE, so no host compiler
@@ -54,7 +65,9 @@
    variance NaN, hence every output of that row NaN (canonical 0x7fc00000);
    n == 0 (cols == 0, or n * hw == 0): nothing is read, mean and rstd
    outputs are NaN (0/0), y and dx are empty; rows == 0: nothing.
-   Rows (channels) are computed alone: batch invariant.  Outputs must not
+   Rows (channels) are computed alone: y, dx of layer / RMS norm are batch
+   invariant; dgamma, dbeta and batch norm's statistics depend on the batch
+   by the definition above only (not on how it is computed).  Outputs must not
    overlap inputs, except y == x in the forward functions. */
 #ifndef REPDL_NORM_H
 #define REPDL_NORM_H
@@ -138,71 +151,92 @@ REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, fl
     return REPDL_OK;
 }
 
-/* Column sums over rows for dgamma / dbeta: out[j] = S over r < rows of
-   v(r, j), the canonical tree over r, where
+/* Column sums over rows for dgamma / dbeta, in the batch order
+   (detail/accum.h, docs/canonical-order.md "The batch order"): for each
+   micro-batch of REPDL_MICROBATCH rows (the last one short), the canonical
+   sum over its rows (repdl_sum_f32 of those <= 16 terms, r ascending), then
+   the buddy tree over the micro-batches; out[j] canonical, -0.0 when
+   rows == 0.  The terms v(r, j):
      mode 0:  v = dy[r][j]
      mode 1:  v = RN(dy[r][j] * RN(RN(x[r][j] - mean[r]) * rstd[r]))   (layer)
-     mode 2:  v = RN(dy[r][j] * RN(x[r][j] * rstd[r]))                   (rms)
-   Through the column-leaf schedule of detail/accum.h (REPDL__COLS_BLOCK
-   columns at once): this function only produces each lane's terms.  The
-   256 trees (66 KiB) live on the heap, since a caller's thread may have a
-   64 KiB stack; the rest of the work area is 23 KiB of stack.  Should the
-   allocation fail, blocks of 8 columns use trees on the stack: the same
-   bits (columns are independent), slower.  Every row piece is read once,
+     mode 2:  v = RN(dy[r][j] * RN(x[r][j] * rstd[r]))                   (rms) */
+
+/* The micro-batch of the len (1 .. 16) rows from r0, columns [j0, j0 + cb)
+   (cb <= REPDL__COLS_BLOCK): out[c] = its canonical sum of column j0 + c
+   (repdl__cols_sum16; 16 KiB of stack).  Each row piece is read once,
    contiguously. */
+REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0, size_t cb,
+                                  const float *x, const float *mean, const float *rstd,
+                                  const float *dy, int mode, float *out)
+{
+    float e[REPDL_SUM_VECS][REPDL__COLS_BLOCK];
+    size_t v, c;
+    for (v = 0; v < len; v++) {
+        size_t r = r0 + v;
+        const float *g = dy + r * cols + j0, *xr = x + r * cols + j0;
+        float *ev = e[v];
+        if (mode == 0) {
+            for (c = 0; c < cb; c++) ev[c] = g[c];
+        } else if (mode == 1) {
+            float rs = rstd[r], mu = mean[r];
+            for (c = 0; c < cb; c++)
+                ev[c] = repdl__fmul(g[c], repdl__fmul(repdl__fsub(xr[c], mu), rs));
+        } else {
+            float rs = rstd[r];
+            for (c = 0; c < cb; c++) ev[c] = repdl__fmul(g[c], repdl__fmul(xr[c], rs));
+        }
+    }
+    repdl__cols_sum16(e, len, cb, out);
+}
+
+/* The micro-batch values of a row are pushed into the vector tree
+   (repdl__vtree, cols floats per node, on the heap).  One micro-batch
+   (rows <= 16): its values, no tree.  Should the tree's allocation fail,
+   blocks of 8 columns use scalar trees on the stack: the same bits
+   (columns are independent), the rows read 8 columns at a time. */
 REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const float *mean,
                                  const float *rstd, const float *dy, int mode, float *out)
 {
-    size_t j0, r0, c, blk = REPDL__COLS_BLOCK;
-    repdl__tree small[8];
-    repdl__tree *t = cols ? (repdl__tree *)malloc(REPDL__COLS_BLOCK * sizeof(repdl__tree)) : NULL;
-    if (!t) { t = small; blk = 8; }
-    for (j0 = 0; j0 < cols; j0 += blk) {
-        size_t cb = cols - j0 < blk ? cols - j0 : blk;
+    size_t G = repdl__mb_count(rows), g, j0, c;
+    repdl__vtree vt;
+    if (cols == 0) return;
+    if (G <= 1) { /* one micro-batch (or none: -0) */
+        for (j0 = 0; j0 < cols; j0 += REPDL__COLS_BLOCK)
+            if (G == 1)
+                repdl__norm_mb_cols(0, rows, cols, j0,
+                                    cols - j0 < REPDL__COLS_BLOCK ? cols - j0 : REPDL__COLS_BLOCK,
+                                    x, mean, rstd, dy, mode, out + j0);
+        for (c = 0; c < cols; c++) out[c] = G ? repdl__canon(out[c]) : -0.0f;
+        return;
+    }
+    if (repdl__vtree_init(&vt, cols, G) == 0) {
+        for (g = 0; g < G; g++) {
+            size_t r0 = g * REPDL_MICROBATCH;
+            size_t len = rows - r0 < REPDL_MICROBATCH ? rows - r0 : REPDL_MICROBATCH;
+            float *d = repdl__vtree_dest(&vt, 0);
+            for (j0 = 0; j0 < cols; j0 += REPDL__COLS_BLOCK)
+                repdl__norm_mb_cols(r0, len, cols, j0,
+                                    cols - j0 < REPDL__COLS_BLOCK ? cols - j0 : REPDL__COLS_BLOCK,
+                                    x, mean, rstd, dy, mode, d + j0);
+            repdl__vtree_push(&vt, 0);
+        }
+        repdl__vtree_root(&vt, out);
+        repdl__vtree_free(&vt);
+        return;
+    }
+    for (j0 = 0; j0 < cols; j0 += 8) { /* no memory for the vector tree */
+        size_t cb = cols - j0 < 8 ? cols - j0 : 8;
+        repdl__tree t[8];
+        float v[8];
         for (c = 0; c < cb; c++) repdl__tree_init(&t[c]);
-        for (r0 = 0; r0 < rows; r0 += REPDL_SUM_LEAF) {
-            float lc[7][REPDL__COLS_BLOCK];
-            int p;
-            for (p = 0; p < REPDL_SUM_LANES; p++) {
-                float e[REPDL_SUM_VECS][REPDL__COLS_BLOCK];
-                int l = repdl__cols_lane(p), v;
-                int nv = repdl__cols_nv(rows, r0, l);
-                for (v = 0; v < nv; v++) {
-                    size_t r = r0 + (size_t)v * REPDL_SUM_LANES + (size_t)l;
-                    const float *g = dy + r * cols + j0, *xr = x + r * cols + j0;
-                    float *ev = e[v];
-                    if (mode == 0) {
-                        for (c = 0; c < cb; c++) ev[c] = g[c];
-                    } else if (mode == 1) {
-                        float rs = rstd[r], mu = mean[r];
-                        for (c = 0; c < cb; c++)
-                            ev[c] = repdl__fmul(g[c], repdl__fmul(repdl__fsub(xr[c], mu), rs));
-                    } else {
-                        float rs = rstd[r];
-                        for (c = 0; c < cb; c++) ev[c] = repdl__fmul(g[c], repdl__fmul(xr[c], rs));
-                    }
-                }
-                if (p + 1 < REPDL_SUM_LANES) {
-                    /* hint: the next lane's row pieces (a strided walk the
-                       hardware prefetchers do not follow); no effect on
-                       any value */
-                    int ln = repdl__cols_lane(p + 1);
-                    for (v = 0; v < REPDL_SUM_VECS; v++) {
-                        size_t r = r0 + (size_t)v * REPDL_SUM_LANES + (size_t)ln;
-                        if (r < rows)
-                            for (c = 0; c < cb; c += 16) {
-                                REPDL__PREFETCH_L2(dy + r * cols + j0 + c);
-                                if (mode) REPDL__PREFETCH_L2(x + r * cols + j0 + c);
-                            }
-                    }
-                }
-                repdl__cols_lane_push(e, nv, cb, lc, p);
-            }
-            for (c = 0; c < cb; c++) repdl__tree_push(&t[c], 0, lc[6][c]);
+        for (g = 0; g < G; g++) {
+            size_t r0 = g * REPDL_MICROBATCH;
+            repdl__norm_mb_cols(r0, rows - r0 < REPDL_MICROBATCH ? rows - r0 : REPDL_MICROBATCH,
+                                cols, j0, cb, x, mean, rstd, dy, mode, v);
+            for (c = 0; c < cb; c++) repdl__tree_push(&t[c], 0, v[c]);
         }
         for (c = 0; c < cb; c++) out[j0 + c] = repdl__canon(repdl__tree_root(&t[c]));
     }
-    if (t != small) free(t);
 }
 
 /* Backward of layer norm (see the top of the file).  mean, rstd: as saved
@@ -347,28 +381,56 @@ REPDL_FN void repdl__bn_gather(const float *x, size_t c, size_t hw, size_t ch, s
     }
 }
 
+/* The batch-order sums of channel ch (docs/canonical-order.md, "The batch
+   order"): for each micro-batch of REPDL_MICROBATCH images (the last one
+   short), the canonical sum (repdl_sum_f32's order) of its ni * hw terms
+   in element order (image, then k), then the buddy tree over the
+   micro-batches (-0.0 for none; not canonicalised).  The terms of element e:
+     kind 0:  s[0]: x_e                             (the mean's sum)
+     kind 1:  s[0]: RN(RN(x_e - mu)^2)              (the variance's)
+     kind 2:  s[0]: dy_e, s[1]: RN(dy_e * RN(RN(x_e - mu) * rs))  (backward) */
+REPDL_FN void repdl__bn_sums(int kind, const float *x, const float *dy, size_t n, size_t c,
+                             size_t hw, size_t ch, float mu, float rs, float *s)
+{
+    size_t i0, e, len, q;
+    int k, ns = kind == 2 ? 2 : 1;
+    repdl__tree T[2];
+    repdl__tree_init(&T[0]);
+    repdl__tree_init(&T[1]);
+    for (i0 = 0; i0 < n; i0 += REPDL_MICROBATCH) {
+        size_t ni = n - i0 < REPDL_MICROBATCH ? n - i0 : REPDL_MICROBATCH;
+        size_t Ng = ni * hw, e0 = i0 * hw;
+        repdl__tree t[2];
+        repdl__tree_init(&t[0]);
+        repdl__tree_init(&t[1]);
+        REPDL__LEAVES(Ng, e, len) {
+            float p[2][REPDL_SUM_LEAF];
+            if (kind == 2) {
+                repdl__bn_gather(dy, c, hw, ch, e0 + e, len, p[0]);
+                repdl__bn_gather(x, c, hw, ch, e0 + e, len, p[1]);
+                for (q = 0; q < len; q++)
+                    p[1][q] = repdl__fmul(p[0][q], repdl__fmul(repdl__fsub(p[1][q], mu), rs));
+            } else {
+                repdl__bn_gather(x, c, hw, ch, e0 + e, len, p[0]);
+                if (kind == 1) repdl__sqdev(p[0], len, mu);
+            }
+            for (k = 0; k < ns; k++) repdl__tree_leaf(&t[k], p[k], len);
+        }
+        for (k = 0; k < ns; k++) repdl__tree_push(&T[k], 0, repdl__tree_root(&t[k]));
+    }
+    for (k = 0; k < ns; k++) s[k] = repdl__tree_root(&T[k]);
+}
+
 /* Mean and population variance of channel ch (N > 0); *s2 receives the
-   canonical sum of the squared deviations (for the unbiased variance). */
+   batch-order sum of the squared deviations (for the unbiased variance). */
 REPDL_FN void repdl__bn_stats(const float *x, size_t n, size_t c, size_t hw, size_t ch,
                               float *mean, float *var, float *s2)
 {
-    size_t N = n * hw, e, len;
-    float p[REPDL_SUM_LEAF];
-    float mu;
-    repdl__tree t;
-    repdl__tree_init(&t);
-    REPDL__LEAVES(N, e, len) {
-        repdl__bn_gather(x, c, hw, ch, e, len, p);
-        repdl__tree_leaf(&t, p, len);
-    }
-    mu = repdl__canon(repdl__div_count_f32(repdl__tree_root(&t), N));
-    repdl__tree_init(&t);
-    REPDL__LEAVES(N, e, len) {
-        repdl__bn_gather(x, c, hw, ch, e, len, p);
-        repdl__sqdev(p, len, mu);
-        repdl__tree_leaf(&t, p, len);
-    }
-    *s2 = repdl__tree_root(&t);
+    size_t N = n * hw;
+    float s, mu;
+    repdl__bn_sums(0, x, NULL, n, c, hw, ch, 0.0f, 0.0f, &s);
+    mu = repdl__canon(repdl__div_count_f32(s, N));
+    repdl__bn_sums(1, x, NULL, n, c, hw, ch, mu, 0.0f, s2);
     *mean = mu;
     *var = repdl__canon(repdl__div_count_f32(*s2, N));
 }
@@ -463,27 +525,17 @@ REPDL_API repdl_status repdl_batch_norm_backward_f32(size_t n, size_t c, size_t 
                                                      const float *save_rstd, const float *dy,
                                                      float *dx, float *dgamma, float *dbeta)
 {
-    size_t ch, N = n * hw, e, len, i, k, q;
+    size_t ch, N = n * hw, i, k, q;
     size_t total_ = n;
     if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;
     if (total_ && (!x || !dy || !save_mean || !save_rstd)) return REPDL_ERR_INVALID;
     for (ch = 0; ch < c; ch++) {
         /* N == 0: the sums are empty (-0); save_mean/save_rstd are not read */
         float mu = N ? save_mean[ch] : 0.0f, rs = N ? save_rstd[ch] : 0.0f, sdy, sdx, c1, c2, kk;
-        repdl__tree ty, tx;
-        repdl__tree_init(&ty);
-        repdl__tree_init(&tx);
-        REPDL__LEAVES(N, e, len) {
-            float g[REPDL_SUM_LEAF], p[REPDL_SUM_LEAF];
-            repdl__bn_gather(dy, c, hw, ch, e, len, g);
-            repdl__bn_gather(x, c, hw, ch, e, len, p);
-            for (q = 0; q < len; q++)
-                p[q] = repdl__fmul(g[q], repdl__fmul(repdl__fsub(p[q], mu), rs));
-            repdl__tree_leaf(&ty, g, len);
-            repdl__tree_leaf(&tx, p, len);
-        }
-        sdy = repdl__canon(repdl__tree_root(&ty));
-        sdx = repdl__canon(repdl__tree_root(&tx));
+        float sums[2];
+        repdl__bn_sums(2, x, dy, n, c, hw, ch, mu, rs, sums);
+        sdy = repdl__canon(sums[0]);
+        sdx = repdl__canon(sums[1]);
         if (dbeta) dbeta[ch] = sdy;
         if (dgamma) dgamma[ch] = sdx;
         if (!dx || N == 0) continue;

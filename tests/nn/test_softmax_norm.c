@@ -12,7 +12,12 @@
      - batch invariance: each row of a batch equals the one-row call;
      - thread-count invariance: the rows split between 1 .. 4 pthreads
        give the same bits as one call;
-     - more than one leaf of rows in the losses and the column sums.
+     - more than one leaf of rows in the losses and the column sums;
+     - the batch order (docs/canonical-order.md): rows (batch norm: images)
+       16, 17, 40, 70, 100, several micro-batches with a short last one,
+       special values in x and in dy; layer norm dgamma and dbeta
+       recombined from one call per micro-batch over every split into 1 .. 4
+       ranges (repdl_units_nodes_f32, repdl_units_combine_f32).
    Built in several variants (meson.build): every one must pass.
      test_nn [--seed S] */
 #include <pthread.h>
@@ -21,6 +26,7 @@
 #include <string.h>
 
 #include <repdl/norm.h>
+#include <repdl/reduce_units.h>
 #include <repdl/softmax.h>
 
 #include "../common/check.h"
@@ -465,6 +471,105 @@ static void check_many_rows(void)
     free(x); free(g); free(gr); free(dy); free(mu); free(rs); free(dx); free(dxr); free(t);
 }
 
+/* ---- the batch order: several micro-batches ---- */
+
+/* dgamma and dbeta (and batch norm's sums) with the specials in dy too:
+   dy of kind `kind`, x of a plain kind */
+static void check_dy_specials(size_t rows, size_t cols, int kind)
+{
+    size_t n = rows * cols;
+    float *x = alloc(n), *dy = alloc(n), *dx = alloc(n), *dxr = alloc(n), *gam = alloc(cols);
+    float *dg = alloc(cols), *dgr = alloc(cols), *db = alloc(cols), *dbr = alloc(cols);
+    float *mu = alloc(rows), *rs = alloc(rows);
+    gen(x, rows, cols, kind % 5);
+    gen(dy, rows, cols, kind);
+    for (size_t j = 0; j < cols; j++) gam[j] = gen_value(4);
+    ref_layer_norm_forward(rows, cols, x, gam, NULL, 1e-5f, dx, mu, rs);
+    repdl_layer_norm_backward_f32(rows, cols, x, gam, mu, rs, dy, dx, dg, db);
+    ref_layer_norm_backward(rows, cols, x, gam, mu, rs, dy, dxr, dgr, dbr);
+    same("layer_norm dy specials dx", dx, dxr, n, rows, cols, kind);
+    same("layer_norm dy specials dgamma", dg, dgr, cols, rows, cols, kind);
+    same("layer_norm dy specials dbeta", db, dbr, cols, rows, cols, kind);
+    ref_rms_norm_forward(rows, cols, x, gam, 1e-6f, dx, rs);
+    repdl_rms_norm_backward_f32(rows, cols, x, gam, rs, dy, dx, dg);
+    ref_rms_norm_backward(rows, cols, x, gam, rs, dy, dxr, dgr);
+    same("rms_norm dy specials dx", dx, dxr, n, rows, cols, kind);
+    same("rms_norm dy specials dgamma", dg, dgr, cols, rows, cols, kind);
+    {   /* batch norm [rows][cols][1], statistics from the reference */
+        float *sm = alloc(cols), *sr = alloc(cols), *rm = alloc(cols), *rv = alloc(cols);
+        for (size_t j = 0; j < cols; j++) { rm[j] = 0.0f; rv[j] = 1.0f; }
+        ref_batch_norm_train(rows, cols, 1, x, NULL, NULL, 1e-5f, 0.1f, rm, rv, dxr, sm, sr);
+        repdl_batch_norm_backward_f32(rows, cols, 1, x, gam, sm, sr, dy, dx, dg, db);
+        ref_batch_norm_backward(rows, cols, 1, x, gam, sm, sr, dy, dxr, dgr, dbr);
+        same("batch_norm dy specials dx", dx, dxr, n, rows, cols, kind);
+        same("batch_norm dy specials dgamma", dg, dgr, cols, rows, cols, kind);
+        same("batch_norm dy specials dbeta", db, dbr, cols, rows, cols, kind);
+        free(sm); free(sr); free(rm); free(rv);
+    }
+    free(x); free(dy); free(dx); free(dxr); free(gam); free(dg); free(dgr); free(db); free(dbr);
+    free(mu); free(rs);
+}
+
+/* layer norm dgamma, dbeta: one call per micro-batch (its rows alone: a
+   call on <= 16 rows gives the micro-batch's value), the values as units,
+   every split of the micro-batches into 4 ranges (empty ones included: 1
+   .. 4 ranges) cut into nodes and combined: the full call, bit for bit */
+static void check_split(size_t rows, size_t cols, int kind)
+{
+    size_t n = rows * cols, G = (rows + 15) / 16, V = 2 * cols;
+    float *x = alloc(n), *dy = alloc(n), *y = alloc(n), *gam = alloc(cols);
+    float *mu = alloc(rows), *rs = alloc(rows), *full = alloc(V), *units = alloc(G * V),
+          *out = alloc(V);
+    gen(x, rows, cols, kind);
+    gen(dy, rows, cols, (kind + 15) % NKINDS);
+    for (size_t j = 0; j < cols; j++) gam[j] = gen_value(4);
+    repdl_layer_norm_forward_f32(rows, cols, 1e-5f, x, gam, NULL, y, mu, rs);
+    CHECK(repdl_layer_norm_backward_f32(rows, cols, x, gam, mu, rs, dy, NULL, full, full + cols) == REPDL_OK,
+          "split: full call REPDL_OK");
+    for (size_t g = 0; g < G; g++) {
+        size_t r0 = g * 16, m = rows - r0 < 16 ? rows - r0 : 16;
+        repdl_layer_norm_backward_f32(m, cols, x + r0 * cols, gam, mu + r0, rs + r0, dy + r0 * cols,
+                                      NULL, units + g * V, units + g * V + cols);
+    }
+    for (size_t a = 0; a <= G; a++)
+        for (size_t b = a; b <= G; b++)
+            for (size_t c = b; c <= G; c++) {
+                size_t bounds[5] = {0, a, b, c, G};
+                float *nd[4];
+                for (int p = 0; p < 4; p++) {
+                    size_t k = repdl_units_nodes(G, bounds[p], bounds[p + 1], 0, NULL);
+                    nd[p] = alloc((k ? k : 1) * V);
+                    CHECK(repdl_units_nodes_f32(G, bounds[p], bounds[p + 1], V, units + bounds[p] * V,
+                                                V, nd[p]) == REPDL_OK, "split: nodes REPDL_OK");
+                }
+                CHECK(repdl_units_combine_f32(G, 4, bounds, V, (const float *const *)nd, out) == REPDL_OK,
+                      "split: combine REPDL_OK");
+                same("split dgamma", out, full, cols, rows, a * 10000 + b * 100 + c, kind);
+                same("split dbeta", out + cols, full + cols, cols, rows, a * 10000 + b * 100 + c, kind);
+                for (int p = 0; p < 4; p++) free(nd[p]);
+            }
+    free(x); free(dy); free(y); free(gam); free(mu); free(rs); free(full); free(units); free(out);
+}
+
+static void check_batch_order(void)
+{
+    static const size_t rowsv[] = {16, 17, 40, 70, 100};
+    static const size_t colsv[] = {1, 3, 33, 300};
+    for (size_t a = 0; a < sizeof rowsv / sizeof rowsv[0]; a++)
+        for (size_t b = 0; b < sizeof colsv / sizeof colsv[0]; b++)
+            for (int kind = 0; kind < NKINDS; kind++) {
+                if (colsv[b] >= 33 && (size_t)kind % 4 != a % 4) continue;
+                check_shape(rowsv[a], colsv[b], kind);
+                check_dy_specials(rowsv[a], colsv[b], kind);
+            }
+    for (int kind = 0; kind < NKINDS; kind += 3) {
+        check_split(70, 37, kind);
+        check_split(100, 5, kind);
+    }
+    check_split(17, 300, 1);
+    check_split(16, 9, 16);
+}
+
 int main(int argc, char **argv)
 {
     static const size_t colsv[] = {0, 1, 2, 3, 17, 64, 255, 1000, 1023, 1024, 1025, 2049, 3000};
@@ -483,5 +588,6 @@ int main(int argc, char **argv)
             }
     check_invariance();
     check_many_rows();
+    check_batch_order();
     return check_summary("test_nn");
 }

@@ -21,14 +21,19 @@
                 rest), and the same for products of two arrays (dot);
      tree       the aligned buddy tree over leaf values (or over block
                 partials: repdl__tree_push at level k);
+     short      a leaf of at most 16 terms: the 15 additions that remain
+                of its 1023 (repdl__sum16_f32; proof there), also for 256
+                columns of a row-major matrix at once (repdl__cols_sum16:
+                the micro-batches of dgamma, dbeta in norm.h);
      terms      repdl__tree_leaf (a caller's buffer of rounded terms) and
                 repdl__tree_leaf_copy (terms already in memory);
-     columns    the leaves of 256 columns of a row-major matrix at once
-                (sums over rows: dgamma, dbeta of norm.h), the same additions;
      walks      whole arrays: contiguous with the schedules chosen by size
                 (repdl__tree_sum_run, repdl__tree_dot_run), or staged a leaf
                 at a time through a stack buffer (strided, rows in L3/DRAM:
                 repdl__tree_staged).
+     batch      the batch order of the backward passes: micro-batches of
+                REPDL_MICROBATCH samples, their values added by the buddy
+                tree (repdl__vtree for vectors of outputs).
    The CUDA kernels use the same leaf tree and buddy tree (cuda/reduce.cu). */
 #ifndef REPDL_DETAIL_ACCUM_H
 #define REPDL_DETAIL_ACCUM_H
@@ -289,6 +294,56 @@ REPDL_FN float repdl__tree_root(const repdl__tree *t)
     return acc;
 }
 
+/* ---- Short leaves: at most 16 terms ----
+   A leaf of len <= 16 terms t_0 .. t_{len-1} (the rest of its 1024
+   elements -0.0 padding) reduces to the last four halving steps of the
+   lane fold on t_0 .. t_15 (t_i = -0.0 for i >= len), repdl__sum_fold16_f32:
+     - the terms are elements 0 .. 15: vector 0, lanes 0 .. 15.  Vectors 1 ..
+       15 are padding, so lane l's vertical tree (REPDL__TREE16) is t_l for
+       l < 16 and -0 for l >= 16: every addition in it has a -0 operand
+       besides at most one other, and x + -0 == x for every x (-0 + -0 = -0,
+       +0 + -0 = +0; a NaN stays a NaN);
+     - the steps h = 32 and h = 16 of the fold, b[v] = (a[v] + a[v+32]) +
+       (a[v+16] + a[v+48]) for v < 16 (repdl__sum_leaf_full_f32), add -0 to
+       a[v] = t_v: b[v] = t_v;
+     - what remains is repdl__sum_fold16_f32(t_0 .. t_15): h = 8, 4, 2, 1,
+       the same additions in the same order.
+   So the leaf's value is the same bits, or a NaN exactly when it is a NaN
+   (an operand that is a NaN makes every sum above it a NaN; every NaN is
+   canonicalised where a sum is returned), with 15 additions instead of
+   1023.  (tests/reduce checks every length against reduce_ref.h.) */
+
+/* The leaf of len <= 16 terms p[0..len), p a buffer of >= 16 floats:
+   p[len..16) is written with -0.0. */
+REPDL_FN float repdl__sum16_f32(float *p, size_t len)
+{
+    size_t i;
+    for (i = len; i < REPDL_SUM_VECS; i++) p[i] = -0.0f;
+    REPDL__MATERIALIZE(p); /* rounded products: no FMA with the fold */
+    return repdl__sum_fold16_f32(p);
+}
+
+/* The same for REPDL__COLS_BLOCK columns at once (sums over the rows of a
+   row-major matrix: dgamma, dbeta of norm.h): column c's len <= 16 terms
+   are e[0..len)[c]; out[c] = repdl__sum16_f32 of them, for c < cb.  The
+   steps h = 8, 4, 2, 1 of repdl__sum_fold16_f32 with the 16 terms of a
+   column down e[.][c], each step one vector operation across the columns;
+   e[len..16) is padded with -0.0 and e is overwritten. */
+#define REPDL__COLS_BLOCK 256
+REPDL_FN void repdl__cols_sum16(float (*e)[REPDL__COLS_BLOCK], size_t len, size_t cb, float *out)
+{
+    size_t c, v;
+    for (v = len; v < REPDL_SUM_VECS; v++)
+        for (c = 0; c < cb; c++) e[v][c] = -0.0f;
+    REPDL__MATERIALIZE(e); /* rounded products: no FMA with the fold */
+    for (v = 0; v < 8; v++) /* h = 8 */
+        for (c = 0; c < cb; c++) e[v][c] = repdl__fadd(e[v][c], e[v + 8][c]);
+    for (v = 0; v < 4; v++) /* h = 4 */
+        for (c = 0; c < cb; c++) e[v][c] = repdl__fadd(e[v][c], e[v + 4][c]);
+    for (c = 0; c < cb; c++) /* h = 2, 1 */
+        out[c] = repdl__fadd(repdl__fadd(e[0][c], e[2][c]), repdl__fadd(e[1][c], e[3][c]));
+}
+
 /* ---- Terms ---- */
 
 /* Walks [0, n) a leaf at a time: j the first term of the leaf, len its
@@ -306,6 +361,10 @@ REPDL_FN float repdl__tree_root(const repdl__tree *t)
 REPDL_FN void repdl__tree_leaf(repdl__tree *t, float *p, size_t len)
 {
     size_t i;
+    if (len <= REPDL_SUM_VECS) { /* the same value (short leaves, below) */
+        repdl__tree_push(t, 0, repdl__sum16_f32(p, len));
+        return;
+    }
     for (i = len; i < REPDL_SUM_LEAF; i++) p[i] = -0.0f;
     REPDL__MATERIALIZE(p);
     repdl__tree_push(t, 0, repdl__sum_leaf_full_f32(p));
@@ -431,60 +490,6 @@ REPDL_FN void repdl__tree_staged(repdl__tree *t, int term, size_t n, const float
     }
 }
 
-/* ---- Column leaves: the leaves of many columns at once ----
-   For sums over the rows of a row-major matrix (dgamma, dbeta: a column's
-   terms are a row length apart), the canonical leaf of REPDL__COLS_BLOCK
-   columns computed together, every step a vector operation across the
-   columns.  For a leaf of 1024 rows r0 .., lane l's 16 terms are the rows
-   r0 + 64 v + l (v < 16); the caller produces each lane's term vectors
-   e[v][0..cb) (loaded contiguously from the rows, products rounded), then
-   repdl__cols_lane_push adds them by the vertical tree and folds the 64
-   lane values by halving as they come: the fold a[v] += a[v + h]
-   (h = 32 .. 1) is a complete binary tree whose leaves, left to right,
-   are the lanes in bit-reversed order, so visiting the lanes in that order
-   (lane p of the visit is repdl__cols_lane(p)) a binary counter, left
-   operand first, makes the same additions.  After the 64th lane, lc[6][c]
-   is column c's leaf value, for the column's own repdl__tree. */
-#define REPDL__COLS_BLOCK 256
-
-/* The lane visited p-th: p's 6 bits reversed. */
-REPDL_FN int repdl__cols_lane(int p)
-{
-    return ((p & 1) << 5) | ((p & 2) << 3) | ((p & 4) << 1) | ((p & 8) >> 1) |
-           ((p & 16) >> 3) | ((p & 32) >> 5);
-}
-
-/* The real vectors of lane l in the leaf at row r0 of `rows` rows: the
-   lane's terms past the last row are -0.0 padding, and a prefix of nv
-   vectors is real.  The vertical tree below skips a right part made only
-   of padding, which is the padded tree's value exactly (x + -0 == x). */
-REPDL_FN int repdl__cols_nv(size_t rows, size_t r0, int l)
-{
-    size_t left = rows - r0 > (size_t)l ? rows - r0 - (size_t)l : 0;
-    return left >= (size_t)(REPDL_SUM_VECS - 1) * REPDL_SUM_LANES + 1
-               ? REPDL_SUM_VECS
-               : (int)((left + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES);
-}
-
-/* The lane visited p-th: its nv term vectors e[0..nv) (cb columns each,
-   rounded, behind the barrier here) by the vertical tree (REPDL__TREE16
-   when nv == 16, in place), then pushed into the lane fold's counter lc
-   (lc[k]: the pending node of level k). */
-REPDL_FN void repdl__cols_lane_push(float (*e)[REPDL__COLS_BLOCK], int nv, size_t cb,
-                                    float (*lc)[REPDL__COLS_BLOCK], int p)
-{
-    size_t c;
-    int s2, v, k, q;
-    if (nv == 0) for (c = 0; c < cb; c++) e[0][c] = -0.0f;
-    REPDL__MATERIALIZE(e); /* rounded products: no FMA with the tree */
-    for (s2 = 1; s2 < nv; s2 *= 2)
-        for (v = 0; v + s2 < nv; v += 2 * s2)
-            for (c = 0; c < cb; c++) e[v][c] = repdl__fadd(e[v][c], e[v + s2][c]);
-    for (k = 0, q = p; q & 1; k++, q >>= 1)
-        for (c = 0; c < cb; c++) e[0][c] = repdl__fadd(lc[k][c], e[0][c]);
-    for (c = 0; c < cb; c++) lc[k][c] = e[0][c];
-}
-
 /* ---- The batch order: micro-batches and the vector tree ----
    Every reduction over the batch (the leading, sample index) of a
    backward pass (linear dW and db, conv2d dw and db, the norms' dgamma and
@@ -504,7 +509,8 @@ REPDL_FN size_t repdl__mb_count(size_t n)
 }
 
 /* The aligned buddy tree of repdl__tree over vectors of V floats, element
-   by element (host only: the pending subtrees live on the heap).
+   by element (the pending subtrees live on the heap, malloc; REPDL_FN like
+   the rest, so that the norms' host-and-device functions may call it).
      repdl__vtree t;
      if (repdl__vtree_init(&t, V, units)) ... no memory: use a scalar path
      for each node (a unit: level 0), in order:
@@ -525,7 +531,7 @@ typedef struct repdl__vtree {
     float *mem;
 } repdl__vtree;
 
-static inline int repdl__vtree_init(repdl__vtree *t, size_t V, size_t units)
+REPDL_FN int repdl__vtree_init(repdl__vtree *t, size_t V, size_t units)
 {
     unsigned s = 1;
     while (s < 64 && ((size_t)1 << (s - 1)) < units) s++;
@@ -541,12 +547,12 @@ static inline int repdl__vtree_init(repdl__vtree *t, size_t V, size_t units)
 
 /* The buffer the next node, of level k, is computed into: its own pending
    slot when it will not carry, the carry buffer otherwise. */
-static inline float *repdl__vtree_dest(repdl__vtree *t, unsigned k)
+REPDL_FN float *repdl__vtree_dest(repdl__vtree *t, unsigned k)
 {
     return t->mem + (size_t)(((t->count >> k) & 1) ? t->slots : k) * t->V;
 }
 
-static inline void repdl__vtree_push(repdl__vtree *t, unsigned k)
+REPDL_FN void repdl__vtree_push(repdl__vtree *t, unsigned k)
 {
     size_t c = t->count >> k, V = t->V, i;
     unsigned l, stop = k;
@@ -564,7 +570,7 @@ static inline void repdl__vtree_push(repdl__vtree *t, unsigned k)
     t->count += (size_t)1 << k;
 }
 
-static inline void repdl__vtree_root(const repdl__vtree *t, float *out)
+REPDL_FN void repdl__vtree_root(const repdl__vtree *t, float *out)
 {
     size_t V = t->V, i;
     const float *acc = NULL;
@@ -582,7 +588,7 @@ static inline void repdl__vtree_root(const repdl__vtree *t, float *out)
         for (i = 0; i < V; i++) out[i] = repdl__canon(acc[i]);
 }
 
-static inline void repdl__vtree_free(repdl__vtree *t)
+REPDL_FN void repdl__vtree_free(repdl__vtree *t)
 {
     free(t->mem);
     t->mem = NULL;
