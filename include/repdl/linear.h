@@ -62,8 +62,8 @@ REPDL_FN void repdl__colsum_chain_f32(size_t M, size_t N, const float *dy, float
 /* dW [N x K] (kind 0) or db [N] (kind 1) in the batch order: the tree over
    micro-batches of mb rows (the definition's REPDL_MICROBATCH; a
    parameter so that bench/ can measure other sizes).  M > 0. */
-static inline void repdl__linear_batch_f32(int kind, size_t M, size_t K, size_t N, size_t mb,
-                                           const float *x, const float *dy, float *out)
+REPDL_FN void repdl__linear_batch_f32(int kind, size_t M, size_t K, size_t N, size_t mb,
+                                    const float *x, const float *dy, float *out)
 {
     size_t G = M / mb + (M % mb != 0), V = kind ? N : N * K, g, n, k, m;
     repdl__vtree t;
