@@ -504,7 +504,8 @@ REPDL_FN size_t repdl__mb_count(size_t n)
 }
 
 /* The aligned buddy tree of repdl__tree over vectors of V floats, element
-   by element (host only: the pending subtrees live on the heap).
+   by element (the pending subtrees live on the heap: malloc; REPDL_FN as
+   repdl__conv_alloc, so that the host+device conv2d.h compiles under nvcc).
      repdl__vtree t;
      if (repdl__vtree_init(&t, V, units)) ... no memory: use a scalar path
      for each node (a unit: level 0), in order:
@@ -525,7 +526,7 @@ typedef struct repdl__vtree {
     float *mem;
 } repdl__vtree;
 
-static inline int repdl__vtree_init(repdl__vtree *t, size_t V, size_t units)
+REPDL_FN int repdl__vtree_init(repdl__vtree *t, size_t V, size_t units)
 {
     unsigned s = 1;
     while (s < 64 && ((size_t)1 << (s - 1)) < units) s++;
@@ -541,12 +542,12 @@ static inline int repdl__vtree_init(repdl__vtree *t, size_t V, size_t units)
 
 /* The buffer the next node, of level k, is computed into: its own pending
    slot when it will not carry, the carry buffer otherwise. */
-static inline float *repdl__vtree_dest(repdl__vtree *t, unsigned k)
+REPDL_FN float *repdl__vtree_dest(repdl__vtree *t, unsigned k)
 {
     return t->mem + (size_t)(((t->count >> k) & 1) ? t->slots : k) * t->V;
 }
 
-static inline void repdl__vtree_push(repdl__vtree *t, unsigned k)
+REPDL_FN void repdl__vtree_push(repdl__vtree *t, unsigned k)
 {
     size_t c = t->count >> k, V = t->V, i;
     unsigned l, stop = k;
@@ -564,7 +565,7 @@ static inline void repdl__vtree_push(repdl__vtree *t, unsigned k)
     t->count += (size_t)1 << k;
 }
 
-static inline void repdl__vtree_root(const repdl__vtree *t, float *out)
+REPDL_FN void repdl__vtree_root(const repdl__vtree *t, float *out)
 {
     size_t V = t->V, i;
     const float *acc = NULL;
@@ -582,7 +583,7 @@ static inline void repdl__vtree_root(const repdl__vtree *t, float *out)
         for (i = 0; i < V; i++) out[i] = repdl__canon(acc[i]);
 }
 
-static inline void repdl__vtree_free(repdl__vtree *t)
+REPDL_FN void repdl__vtree_free(repdl__vtree *t)
 {
     free(t->mem);
     t->mem = NULL;
