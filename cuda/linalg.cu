@@ -196,19 +196,8 @@ __global__ void __launch_bounds__(256) mb_tree_kernel(const float *parts, size_t
                                                       int last)
 {
     for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < V;
-         e += (size_t)gridDim.x * blockDim.x) {
-        repdl__tree tr;
-        tr.count = count0;
-        for (unsigned l = 0; l < 64 && (count0 >> l) != 0; l++)
-            if ((count0 >> l) & 1) tr.node[l] = slots[l * V + e];
-        for (size_t p = 0; p < np; p++) repdl__tree_push(&tr, 0, parts[p * V + e]);
-        if (last) {
-            out[e] = repdl__canon(repdl__tree_root(&tr));
-        } else {
-            for (unsigned l = 0; l < 64 && (tr.count >> l) != 0; l++)
-                if ((tr.count >> l) & 1) slots[l * V + e] = tr.node[l];
-        }
-    }
+         e += (size_t)gridDim.x * blockDim.x)
+        mb_tree_element(parts, np, V, count0, slots, out, last, e); /* gemm_conv.cuh */
 }
 
 /* Runs the batch order for an output of V > 0 elements (out, contiguous)
