@@ -9,7 +9,9 @@
      conv_col2im_at  element e of dx for images img0 ..: the fadd chain from
                      -0 over kidx ascending ((r, s) ascending, c fixed) of
                      the dcol[kidx][pq] whose tap reads it, canonical NaN
-                     (conv2d.h's repdl__col2im_f32, docs/cuda-linalg.md).
+                     (conv2d.h's repdl__col2im_f32, docs/cuda-linalg.md);
+     mb_tree_element element e of the tree over micro-batches of linear
+                     dW and conv2d dw (the batch order).
    I is the index type: uint32_t when every index fits, else size_t. */
 #ifndef REPDL_CUDA_GEMM_CONV_CUH
 #define REPDL_CUDA_GEMM_CONV_CUH
@@ -78,6 +80,29 @@ REPDL_HD inline float conv_col2im_at(const conv_geom &g, const float *dcol, I e)
         }
     }
     return repdl__canon(acc);
+}
+
+/* Element e of the tree over micro-batches (linalg.cu, mb_tree_kernel;
+   docs/cuda-linalg.md): pushes parts[p V + e], p < np, the values of
+   micro-batches count0 .. count0 + np - 1, into the element's buddy tree
+   (repdl__tree, accum.h), whose pending nodes (the set bits of count0)
+   are slots[l V + e]; last: out[e] = the root, canonical NaN; otherwise
+   the pending nodes of count0 + np back into slots.  slots is not read
+   when count0 == 0 (nor written when last). */
+REPDL_HD inline void mb_tree_element(const float *parts, size_t np, size_t V, size_t count0,
+                                     float *slots, float *out, int last, size_t e)
+{
+    repdl__tree tr;
+    tr.count = count0;
+    for (unsigned l = 0; l < 64 && (count0 >> l) != 0; l++)
+        if ((count0 >> l) & 1) tr.node[l] = slots[l * V + e];
+    for (size_t p = 0; p < np; p++) repdl__tree_push(&tr, 0, parts[p * V + e]);
+    if (last) {
+        out[e] = repdl__canon(repdl__tree_root(&tr));
+    } else {
+        for (unsigned l = 0; l < 64 && (tr.count >> l) != 0; l++)
+            if ((tr.count >> l) & 1) slots[l * V + e] = tr.node[l];
+    }
 }
 
 } // namespace repdl_cuda

@@ -12,18 +12,36 @@
    PTX is the same under --fmad=true and --fmad=false
    (tests/cuda/check_ptx.sh).
 
-   Linear: forward = gemm(0, 1), dx = gemm(0, 0), dW = gemm(1, 0), db a
-   column fadd chain (one thread a column).
+   The reductions over the batch (linear dW, db; conv2d dw, db) follow the
+   batch order (docs/canonical-order.md, "The batch order"; accum.h):
+   micro-batches of REPDL_MICROBATCH = 16 samples, each reduced alone in
+   the output's chain order from -0, the micro-batch values added by the
+   aligned buddy tree, the root's NaN canonical.  A batch of at most 16
+   samples is one micro-batch: the plain chain, computed as before.
+   Linear: forward = gemm(0, 1), dx = gemm(0, 0); dW = gemm(1, 0) when
+   M <= 16, else the micro-batch chains (a batched gemm, K = 16 each, the
+   short last micro-batch its own launch) into a workspace of partial
+   matrices and mb_tree_kernel's tree over them; db one thread a column:
+   a fadd chain per micro-batch into the thread's repdl__tree.
    Conv2d (explicit im2col into a stream-ordered workspace, a batch of
    images at a time):
      forward  col_b = im2col(x_b); y_b = w col_b from bias[o] (batched gemm);
-     dw       for each image in order: dw = dy_n col_n^T, the chain of
-              image n > 0 going on from dw (GEMM_INIT_C): the chain over
-              (n, p, q), n-major, of conv2d.h;
+     dw       for each image of a micro-batch in order: P = dy_n col_n^T,
+              the chain of each image after the micro-batch's first going
+              on from P (GEMM_INIT_C): the chain over (n in g, p, q),
+              n-major, of conv2d.h; P is dw itself when n <= 16, else a
+              partial matrix of the workspace, and mb_tree_kernel adds the
+              partials by the tree;
      dx       dcol_b = w^T dy_b (batched gemm), then col2im: one thread an
               input element, fadd chain from -0 over kidx ascending;
-     db       one warp a channel: fadd chain over (n, p, q), values fetched
-              32 at a time and broadcast by shuffles. */
+     db       one warp a channel: fadd chain over (n in g, p, q) per
+              micro-batch, values fetched 32 at a time and broadcast by
+              shuffles, the micro-batch values into a repdl__tree.
+   The tree workspace (mb_tree_run): `group` partial matrices of the
+   output's size, group = cap / output bytes in [1, G] (cap: conv2d's
+   workspace_bytes or 256 MiB), plus bitlen(G) matrices of pending tree
+   nodes when group < G (G micro-batches in groups of `group`, the tree's
+   state carried between groups). */
 #include "common.cuh"
 #include "gemm_conv.cuh"
 #include "gemm_tile.cuh"
@@ -83,13 +101,19 @@ static size_t mat_bytes(size_t rows, size_t cols, size_t ld, int *ok)
     return b;
 }
 
-static int gemm_checked(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+/* The checks of a product (argument rules, byte counts, overlaps, the
+   device) and its gemm_args: REPDL_OK with *a filled, or *empty = 1 when
+   there is nothing to compute (M == 0 or N == 0), or an error status. */
+static int gemm_prepare(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
                         const float *A, size_t lda, const float *B, size_t ldb,
-                        const float *bias, float beta, float *C, size_t ldc, void *stream,
-                        const repdl_cuda_gemm_config *cfg)
+                        const float *bias, float beta, float *C, size_t ldc, gemm_args *a,
+                        int *empty)
 {
-    REPDL_CUDA_TRY(check_gemm_cfg(&cfg));
-    if (M == 0 || N == 0) return REPDL_OK;
+    *empty = 0;
+    if (M == 0 || N == 0) {
+        *empty = 1;
+        return REPDL_OK;
+    }
     if (!C || ldc < N) return REPDL_ERR_INVALID;
     int ok = 1;
     size_t cb = mat_bytes(M, N, ldc, &ok), ab = 0, bb = 0, biasb = 0;
@@ -104,32 +128,119 @@ static int gemm_checked(int transA, int transB, size_t M, size_t N, size_t K, fl
     if (overlap(C, cb, A, ab) || overlap(C, cb, B, bb) || overlap(C, cb, bias, biasb))
         return REPDL_ERR_INVALID;
     REPDL_CUDA_TRY(device_ready());
+    memset(a, 0, sizeof *a);
+    a->M = M; a->N = N; a->K = K; a->batch = 1;
+    a->A = A; a->lda = lda; a->B = B; a->ldb = ldb;
+    a->bias = bias; a->C = C; a->ldc = ldc;
+    a->alpha = alpha; a->beta = beta;
+    a->transA = transA != 0; a->transB = transB != 0;
+    a->init = bias ? GEMM_INIT_BIAS_COL : GEMM_INIT_ZERO;
+    return REPDL_OK;
+}
+
+static int gemm_checked(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+                        const float *A, size_t lda, const float *B, size_t ldb,
+                        const float *bias, float beta, float *C, size_t ldc, void *stream,
+                        const repdl_cuda_gemm_config *cfg)
+{
+    REPDL_CUDA_TRY(check_gemm_cfg(&cfg));
     gemm_args a;
-    memset(&a, 0, sizeof a);
-    a.M = M; a.N = N; a.K = K; a.batch = 1;
-    a.A = A; a.lda = lda; a.B = B; a.ldb = ldb;
-    a.bias = bias; a.C = C; a.ldc = ldc;
-    a.alpha = alpha; a.beta = beta;
-    a.transA = transA != 0; a.transB = transB != 0;
-    a.init = bias ? GEMM_INIT_BIAS_COL : GEMM_INIT_ZERO;
+    int empty;
+    REPDL_CUDA_TRY(gemm_prepare(transA, transB, M, N, K, alpha, A, lda, B, ldb, bias, beta, C,
+                                ldc, &a, &empty));
+    if (empty) return REPDL_OK;
     return launch_gemm(a, as_stream(stream), cfg);
 }
 
-/* ---- Column sums (linear db): db[n] = fadd chain over m of dy[m][n] ---- */
+/* ---- Column sums (linear db), batch order ----
+   db[n] = the buddy tree over micro-batches g of (fadd chain over m in g,
+   ascending, of dy[m][n], from -0): one thread a column, the tree in the
+   thread's repdl__tree (accum.h, the host's binary counter).  M <= 16:
+   one micro-batch, the root is its chain: the plain column chain. */
 __global__ void __launch_bounds__(256) colsum_kernel(const float *dy, size_t M, size_t N,
                                                      float *db)
 {
     for (size_t n = (size_t)blockIdx.x * blockDim.x + threadIdx.x; n < N;
          n += (size_t)gridDim.x * blockDim.x) {
-        float acc = -0.0f;
-        for (size_t m = 0; m < M; m++) acc = repdl__fadd(acc, dy[m * N + n]);
-        db[n] = repdl__canon(acc);
+        repdl__tree tr;
+        repdl__tree_init(&tr);
+        for (size_t m0 = 0; m0 < M; m0 += REPDL_MICROBATCH) {
+            size_t m1 = M - m0 < REPDL_MICROBATCH ? M : m0 + REPDL_MICROBATCH;
+            float acc = -0.0f;
+            for (size_t m = m0; m < m1; m++) acc = repdl__fadd(acc, dy[m * N + n]);
+            repdl__tree_push(&tr, 0, acc);
+        }
+        db[n] = repdl__canon(repdl__tree_root(&tr));
     }
 }
 
 static unsigned blocks_for(size_t work, unsigned threads)
 {
     return grid_blocks(work, threads, 65535u * 16u); /* the rest by grid-stride */
+}
+
+/* ---- The tree over micro-batches (dW of linear, dw of conv2d) ----
+   The micro-batch values of a V-element output come as partial matrices
+   (one a micro-batch, the chains of the gemm tile restricted to the
+   micro-batch's samples) in a workspace of `group` of them; after each
+   group, mb_tree_kernel adds them into the per-element buddy tree.  The
+   tree of element e is repdl__tree's binary counter (accum.h, the host's
+   and reduce.cu's): its pending nodes, one per set bit of the count of
+   micro-batches already in (the same count for every element), live in
+   `slots` (level l at slots + l V) between groups; within a group they are
+   in the thread's repdl__tree.  The last group writes the root, NaN
+   canonical.  Every element walks the same counter, so the additions are
+   the host's repdl__vtree ones, left operand first. */
+__global__ void __launch_bounds__(256) mb_tree_kernel(const float *parts, size_t np, size_t V,
+                                                      size_t count0, float *slots, float *out,
+                                                      int last)
+{
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < V;
+         e += (size_t)gridDim.x * blockDim.x)
+        mb_tree_element(parts, np, V, count0, slots, out, last, e); /* gemm_conv.cuh */
+}
+
+/* Runs the batch order for an output of V > 0 elements (out, contiguous)
+   over G >= 1 micro-batches: fill(g0, gn, parts) computes the values of
+   micro-batches g0 .. g0 + gn - 1 into parts + (g - g0) V (REPDL_OK or a
+   status).  Workspace: `group` partial matrices, group = cap / (V floats)
+   clamped to [1, G], and, when group < G, the pending nodes of the tree:
+   bitlen(G) more matrices of V floats.  Both stream-ordered
+   (workspace_alloc); a failed allocation returns REPDL_ERR_NOMEM (or
+   REPDL_ERR_CUDA) before anything is written to out. */
+template <class Fill>
+static int mb_tree_run(size_t G, size_t V, size_t cap, float *out, cudaStream_t s, Fill fill)
+{
+    size_t per = V * sizeof(float); /* callers checked V floats fit in bytes */
+    size_t group = cap / per, sb = 0;
+    if (group < 1) group = 1;
+    if (group > G) group = G;
+    if (group < G) {
+        unsigned S = 0;
+        while (S < 64 && (G >> S) != 0) S++; /* bit length of G */
+        if (!mul_ok(per, S, &sb)) return REPDL_ERR_OVERFLOW;
+    }
+    float *parts = NULL, *slots = NULL;
+    cudaError_t e = workspace_alloc((void **)&parts, group * per, s);
+    if (e != cudaSuccess) return fail_alloc(e);
+    e = workspace_alloc((void **)&slots, sb, s);
+    if (e != cudaSuccess) {
+        workspace_free(parts, s);
+        return fail_alloc(e);
+    }
+    int rc = REPDL_OK;
+    for (size_t g0 = 0; g0 < G && rc == REPDL_OK; g0 += group) {
+        size_t gn = G - g0 < group ? G - g0 : group;
+        rc = fill(g0, gn, parts);
+        if (rc == REPDL_OK)
+            rc = launch(mb_tree_kernel, blocks_for(V, 256), 256, s, parts, gn, V, g0, slots, out,
+                        (int)(g0 + gn == G));
+    }
+    e = workspace_free(slots, s);
+    if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
+    e = workspace_free(parts, s);
+    if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
+    return rc;
 }
 
 /* ---- Conv2d pieces ---- */
@@ -156,26 +267,35 @@ __global__ void __launch_bounds__(256) col2im_kernel(conv_geom g, const float *d
         dx[img0 * g.in_sz + (size_t)e] = conv_col2im_at<I>(g, dcol, e);
 }
 
-/* db[o] = fadd chain over (n, p, q) of dy[n][o][pq], from -0: one warp a
-   channel; each step reads 32 values (coalesced) and every lane runs the
-   same chain over them, in order, through shuffles. */
+/* db[o] = the buddy tree over micro-batches g (REPDL_MICROBATCH images)
+   of (fadd chain over (n in g, p, q), n-major, of dy[n][o][pq], from -0):
+   one warp a channel; each step reads 32 values (coalesced) and every lane
+   runs the same chain over them, in order, through shuffles, and pushes
+   the same micro-batch values into its own repdl__tree (lane 0 writes).
+   n <= 16: one micro-batch, the plain chain. */
 __global__ void __launch_bounds__(256) conv_db_kernel(conv_geom g, const float *dy, float *db)
 {
     unsigned lane = threadIdx.x % 32;
     size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     size_t warps = (size_t)gridDim.x * blockDim.x / 32;
     for (size_t o = warp; o < g.oc; o += warps) {
-        float acc = -0.0f;
-        for (size_t img = 0; img < g.n; img++) {
-            const float *row = dy + (img * g.oc + o) * g.P;
-            for (size_t i = 0; i < g.P; i += 32) {
-                float v = i + lane < g.P ? row[i + lane] : 0.0f;
-                unsigned cnt = g.P - i < 32 ? (unsigned)(g.P - i) : 32u;
-                for (unsigned u = 0; u < cnt; u++)
-                    acc = repdl__fadd(acc, __shfl_sync(0xffffffffu, v, (int)u));
+        repdl__tree tr;
+        repdl__tree_init(&tr);
+        for (size_t i0 = 0; i0 < g.n; i0 += REPDL_MICROBATCH) {
+            size_t i1 = g.n - i0 < REPDL_MICROBATCH ? g.n : i0 + REPDL_MICROBATCH;
+            float acc = -0.0f;
+            for (size_t img = i0; img < i1; img++) {
+                const float *row = dy + (img * g.oc + o) * g.P;
+                for (size_t i = 0; i < g.P; i += 32) {
+                    float v = i + lane < g.P ? row[i + lane] : 0.0f;
+                    unsigned cnt = g.P - i < 32 ? (unsigned)(g.P - i) : 32u;
+                    for (unsigned u = 0; u < cnt; u++)
+                        acc = repdl__fadd(acc, __shfl_sync(0xffffffffu, v, (int)u));
+                }
             }
+            repdl__tree_push(&tr, 0, acc);
         }
-        if (lane == 0) db[o] = repdl__canon(acc);
+        if (lane == 0) db[o] = repdl__canon(repdl__tree_root(&tr));
     }
 }
 
@@ -340,15 +460,40 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
     int rc = REPDL_OK;
     cudaError_t e = workspace_alloc((void **)&ws, nb * g.CK * g.P * sizeof(float), s);
     if (e != cudaSuccess) return fail_alloc(e);
-    for (size_t img0 = 0; need_dw && img0 < g.n && rc == REPDL_OK; img0 += nb) {
-        size_t cnt = g.n - img0 < nb ? g.n - img0 : nb;
-        rc = launch_im2col(g, x, img0, cnt, ws, s);
-        for (size_t i = 0; i < cnt && rc == REPDL_OK; i++) {
-            size_t img = img0 + i;
-            a.A = dy + img * g.out_sz;
-            a.B = ws + i * g.CK * g.P;
-            a.init = img == 0 ? GEMM_INIT_ZERO : GEMM_INIT_C;
-            rc = launch_gemm(a, s, cfg);
+    /* The chains of images [i0, i1) into C (the first from -0, the others
+       going on), their columns im2col'd nb at a time. */
+    auto dw_chains = [&](size_t i0, size_t i1, float *C) -> int {
+        int r = REPDL_OK;
+        a.C = C;
+        for (size_t img0 = i0; img0 < i1 && r == REPDL_OK; img0 += nb) {
+            size_t cnt = i1 - img0 < nb ? i1 - img0 : nb;
+            r = launch_im2col(g, x, img0, cnt, ws, s);
+            for (size_t i = 0; i < cnt && r == REPDL_OK; i++) {
+                size_t img = img0 + i;
+                a.A = dy + img * g.out_sz;
+                a.B = ws + i * g.CK * g.P;
+                a.init = img == i0 ? GEMM_INIT_ZERO : GEMM_INIT_C;
+                r = launch_gemm(a, s, cfg);
+            }
+        }
+        return r;
+    };
+    if (need_dw) {
+        size_t G = repdl__mb_count(g.n);
+        if (G <= 1) { /* one micro-batch: the chains straight into dw */
+            rc = dw_chains(0, g.n, dw);
+        } else { /* the batch order: micro-batch chains, then the tree */
+            size_t cap = cfg->workspace_bytes ? cfg->workspace_bytes : DEFAULT_WORKSPACE;
+            size_t V = g.oc * g.CK;
+            rc = mb_tree_run(G, V, cap, dw, s, [&](size_t g0, size_t gn, float *parts) -> int {
+                int r = REPDL_OK;
+                for (size_t k = 0; k < gn && r == REPDL_OK; k++) {
+                    size_t i0 = (g0 + k) * REPDL_MICROBATCH;
+                    size_t i1 = g.n - i0 < REPDL_MICROBATCH ? g.n : i0 + REPDL_MICROBATCH;
+                    r = dw_chains(i0, i1, parts + k * V);
+                }
+                return r;
+            });
         }
     }
     /* dx: dcol_b [CK x P] = w^T [CK x OC] dy_b [OC x P], then col2im. */
@@ -368,6 +513,51 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
     e = workspace_free(ws, s);
     if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
     return rc;
+}
+
+/* Linear dW [N x K] = dy^T [N x M] x [M x K] in the batch order: M <= 16,
+   one product (the chains over m straight into dW); otherwise the chains
+   of each micro-batch of REPDL_MICROBATCH rows (a batched product over the
+   group's full micro-batches, K = 16 each, and one for the short last
+   one), then mb_tree_run's tree.  The argument checks are the product's
+   over the whole M. */
+static int linear_dW(size_t M, size_t K, size_t N, const float *x, const float *dy, float *dW,
+                     cudaStream_t s)
+{
+    const repdl_cuda_gemm_config *cfg = &default_cfg;
+    gemm_args a;
+    int empty;
+    REPDL_CUDA_TRY(gemm_prepare(1, 0, N, K, M, 1.0f, dy, N, x, K, NULL, 0.0f, dW, K, &a, &empty));
+    if (empty) return REPDL_OK;
+    size_t G = repdl__mb_count(M);
+    if (G <= 1) return launch_gemm(a, s, cfg);
+    size_t V = N * K; /* dW's bytes were checked: no overflow */
+    size_t last = M - (G - 1) * REPDL_MICROBATCH; /* rows of the last micro-batch, 1 .. 16 */
+    return mb_tree_run(G, V, DEFAULT_WORKSPACE, dW, s, [&](size_t g0, size_t gn,
+                                                         float *parts) -> int {
+        gemm_args b = a;
+        size_t full = gn;
+        if (g0 + gn == G && last < REPDL_MICROBATCH) full--; /* the short one apart */
+        b.K = REPDL_MICROBATCH;
+        b.ldc = K; b.sC = V;
+        b.sA = REPDL_MICROBATCH * N; b.sB = REPDL_MICROBATCH * K;
+        if (full > 0) {
+            b.A = dy + g0 * REPDL_MICROBATCH * N;
+            b.B = x + g0 * REPDL_MICROBATCH * K;
+            b.C = parts;
+            b.batch = full;
+            REPDL_CUDA_TRY(launch_gemm(b, s, cfg));
+        }
+        if (full < gn) {
+            b.K = last;
+            b.A = dy + (G - 1) * REPDL_MICROBATCH * N;
+            b.B = x + (G - 1) * REPDL_MICROBATCH * K;
+            b.C = parts + full * V;
+            b.batch = 1;
+            REPDL_CUDA_TRY(launch_gemm(b, s, cfg));
+        }
+        return REPDL_OK;
+    });
 }
 
 } // namespace repdl_cuda
@@ -407,9 +597,8 @@ extern "C" int repdl_cuda_linear_backward_f32(size_t M, size_t K, size_t N, cons
     int rc = REPDL_OK;
     /* dx [M x K] = dy [M x N] W [N x K] */
     if (dx) rc = gemm_checked(0, 0, M, K, N, 1.0f, dy, N, W, K, NULL, 0.0f, dx, K, stream, NULL);
-    /* dW [N x K] = dy^T [N x M] x [M x K] */
-    if (rc == REPDL_OK && dW)
-        rc = gemm_checked(1, 0, N, K, M, 1.0f, dy, N, x, K, NULL, 0.0f, dW, K, stream, NULL);
+    /* dW [N x K] = dy^T [N x M] x [M x K], in the batch order */
+    if (rc == REPDL_OK && dW) rc = linear_dW(M, K, N, x, dy, dW, as_stream(stream));
     if (rc == REPDL_OK && db && N > 0) {
         size_t dyb = 0, t;
         if (M > 0) {

@@ -14,8 +14,14 @@
        leaf's terms computed on the fly and staged in the warp's 4 KiB of
        shared memory);
      a column sum over rows (dgamma, dbeta of layer and RMS norm), by one
-       thread: thread_sum; the threads of a warp take adjacent columns, so
-       every load of the warp is contiguous;
+       thread, in the batch order (thread_mb_sum: micro-batches of 16 rows,
+       each one padded leaf, then the buddy tree over micro-batches); the
+       threads of a warp take adjacent columns, so every load of the warp
+       is contiguous;
+     batch norm's per-channel sums (the statistics of training, sdy and sdx
+       of backward), by one warp, in the batch order (warp_mb_sum: per
+       micro-batch of 16 images the canonical sum of its terms in (img, hw)
+       order by warp_sum, then the buddy tree over micro-batches);
      the batch loss of cross-entropy and NLL: the row losses in a
        workspace, then repdl_cuda_sum_f32 (cuda/reduce.cu), then one
        correctly rounded division by rows for the mean.
@@ -282,14 +288,66 @@ k_rms_norm_backward(size_t rows, size_t cols, const float *x, const float *gamma
     }
 }
 
-/* out[j] = repdl__norm_colsum's column sums: mode 0 dy, 1 layer, 2 rms. */
+/* ---- The batch order (docs/canonical-order.md, "The batch order") ----
+   A sum over the rows (samples) of a backward pass cuts them into
+   micro-batches of REPDL_MICROBATCH = 16: each micro-batch's canonical sum
+   (repdl_sum_f32 of its <= 16 terms), then the buddy tree over the
+   micro-batch values (repdl__tree, accum.h).  A canonical sum of at most
+   16 terms is one leaf whose terms sit in lanes 0 .. 15 of vector 0, every
+   other element the padding -0.0.  x + -0.0 == x for every x (NaN stays
+   NaN, and every NaN result is canonicalised at the end), so the vertical
+   tree of lane l is term l (or -0.0) and the fold's steps h = 32 and
+   h = 16 add only -0.0: the leaf's value is repdl__sum_fold16_f32 of the
+   16 lanes, the host's last four halving steps, which is what is computed
+   here (15 additions a micro-batch, not 1023 of -0.0). */
+#if REPDL_MICROBATCH != 16 || REPDL_SUM_LANES != 64 || REPDL_SUM_VECS != 16
+#error "thread_mb_sum maps a micro-batch of 16 terms onto lanes 0..15 of a leaf"
+#endif
+
+/* The batch-order sum of v(0) .. v(rows-1) by ONE thread: rows <= 16 is
+   repdl_sum_f32 of the v(r) (thread_sum's value, one leaf). */
+template <class F>
+__device__ float thread_mb_sum(size_t rows, F v)
+{
+    repdl__tree tr;
+    repdl__tree_init(&tr);
+    for (size_t r0 = 0; r0 < rows; r0 += REPDL_MICROBATCH) {
+        float b[16];
+#pragma unroll
+        for (int i = 0; i < 16; i++) b[i] = r0 + i < rows ? v(r0 + i) : -0.0f;
+        repdl__tree_push(&tr, 0, repdl__sum_fold16_f32(b));
+    }
+    return repdl__tree_root(&tr);
+}
+
+/* The batch-order sum of batch norm's per-channel terms v(e), e = img hw +
+   s (img < n, s < hw), by one warp, on every thread: per micro-batch of 16
+   images the canonical sum of its (<= 16) hw terms in (img, s) order
+   (warp_sum), then the buddy tree over the micro-batches.  n <= 16:
+   warp_sum of all n hw terms. */
+template <class F>
+__device__ float warp_mb_sum(size_t n, size_t hw, F v, float *buf, int t)
+{
+    if (n <= REPDL_MICROBATCH) return warp_sum(n * hw, v, buf, t);
+    repdl__tree tr;
+    repdl__tree_init(&tr);
+    for (size_t i0 = 0; i0 < n; i0 += REPDL_MICROBATCH) {
+        size_t cnt = (n - i0 < REPDL_MICROBATCH ? n - i0 : REPDL_MICROBATCH) * hw;
+        size_t base = i0 * hw;
+        repdl__tree_push(&tr, 0, warp_sum(cnt, [&](size_t e) { return v(base + e); }, buf, t));
+    }
+    return repdl__tree_root(&tr);
+}
+
+/* out[j] = repdl__norm_colsum's column sums, in the batch order over the
+   rows: mode 0 dy, 1 layer, 2 rms. */
 __global__ void __launch_bounds__(THREADS)
 k_colsum(size_t rows, size_t cols, const float *x, const float *mean, const float *rstd,
          const float *dy, int mode, float *out)
 {
     for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < cols;
          j += (size_t)gridDim.x * blockDim.x) {
-        float s = thread_sum(rows, [&](size_t r) {
+        float s = thread_mb_sum(rows, [&](size_t r) {
             float g = dy[r * cols + j];
             if (mode == 0) return g;
             float xv = x[r * cols + j], rs = rstd[r];
@@ -324,8 +382,8 @@ k_bn_train(size_t n, size_t c, size_t hw, const float *x, const float *gamma, co
             continue;
         }
         auto xe = [&](size_t e) { return x[bn_index(e, c, hw, ch)]; };
-        float mu = repdl__canon(repdl__div_count_f32(warp_sum(N, xe, buf, t), N));
-        float s2 = warp_sum(N, [&](size_t e) {
+        float mu = repdl__canon(repdl__div_count_f32(warp_mb_sum(n, hw, xe, buf, t), N));
+        float s2 = warp_mb_sum(n, hw, [&](size_t e) {
             float d = repdl__fsub(xe(e), mu);
             return repdl__fmul(d, d);
         }, buf, t);
@@ -371,9 +429,10 @@ k_bn_backward(size_t n, size_t c, size_t hw, const float *x, const float *gamma,
     NNSN_ROWS(ch, c) {
         float mu = smean[ch], rs = srstd[ch];
         auto xh = [&](size_t q) { return repdl__fmul(repdl__fsub(x[q], mu), rs); };
-        float sdy = repdl__canon(warp_sum(N, [&](size_t e) { return dy[bn_index(e, c, hw, ch)]; },
-                                          buf, t));
-        float sdx = repdl__canon(warp_sum(N, [&](size_t e) {
+        float sdy = repdl__canon(warp_mb_sum(n, hw, [&](size_t e) {
+            return dy[bn_index(e, c, hw, ch)];
+        }, buf, t));
+        float sdx = repdl__canon(warp_mb_sum(n, hw, [&](size_t e) {
             size_t q = bn_index(e, c, hw, ch);
             return repdl__fmul(dy[q], xh(q));
         }, buf, t));

@@ -418,7 +418,7 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
            piece and continue through its others (cont), into the tree's
            next slot (or dw itself when the batch is one micro-batch) */
         size_t G = repdl__mb_count(s->n), g;
-        repdl__vtree tw = {0, 0, 0, NULL};
+        repdl__vtree tw = {0, 0, 0, NULL}; /* set: gcc's -Wmaybe-uninitialized */
         int tree = do_dw && G > 1;
         if (tree && repdl__vtree_init(&tw, OC * CK, G) != 0) {
             free(colb);

@@ -147,8 +147,19 @@ int repdl_cuda_dot_rows_config_f32(size_t rows, size_t n,
    ldc >= N) and for an output overlapping an input; REPDL_ERR_OVERFLOW
    for sizes whose byte counts overflow size_t.  Conv2d takes an im2col workspace with
    cudaMallocAsync on `stream` (at most 256 MiB unless one image needs
-   more), released in stream order; an allocation failure is
-   REPDL_ERR_CUDA (the host's -2).
+   more), released in stream order.
+   The reductions over the batch (linear dW and db, conv2d dw and db)
+   follow the host's batch order (micro-batches of REPDL_MICROBATCH = 16
+   samples added by the buddy tree; docs/canonical-order.md).  For a batch
+   of more than 16 samples (linear M > 16, conv2d n > 16) dW / dw also take
+   a stream-ordered tree workspace: `group` partial matrices of dW's (dw's)
+   size, group = 256 MiB (conv2d: workspace_bytes when set) / dW bytes,
+   at least 1 and at most the G = ceil(batch / 16) micro-batches, plus
+   bitlen(G) more matrices of dW's size when group < G.  A batch of at
+   most 16 samples takes none.  db needs no workspace.
+   An allocation failure is REPDL_ERR_NOMEM when the device is out of
+   memory, REPDL_ERR_CUDA otherwise (the host's -2); nothing was written
+   to dW / dw then (dx and db may have been).
    The conv shape is the host's struct: include <repdl/conv2d.h> to fill
    one (here it is only named, so this header needs no repdl header). */
 struct repdl_conv2d_shape;
@@ -180,7 +191,8 @@ int repdl_cuda_conv2d_backward_f32(const struct repdl_conv2d_shape *s,
                       1 .. 65535;
      scalar_loads     1: never use float4 loads (else where aligned);
      workspace_bytes  conv2d: cap of the im2col workspace (whole images;
-                      one image at least).
+                      one image at least), and of the partial dw matrices
+                      of backward's tree (n > 16: one at least).
    Anything else is REPDL_ERR_INVALID. */
 typedef struct repdl_cuda_gemm_config {
     unsigned grid_x, grid_y, grid_z;

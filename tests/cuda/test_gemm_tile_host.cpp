@@ -18,8 +18,11 @@
        short last panels (an extra step over the zero padding would turn a
        -0 chain into +0: tested), special values;
      - the conv2d pipeline of linalg.cu (im2col, batched gemm, per-image dw
-       chain continuation, col2im) against the direct-loop reference
-       convolution, for workspace chunks of 1 image and of all images.
+       chain continuation within a micro-batch of 16 images, the tree over
+       micro-batches by mb_tree_element in groups of 1, 3 and all partial
+       matrices, col2im) against the direct-loop reference convolution
+       (whose dw follows the batch order by its recursive tree), for
+       workspace chunks of 1 image and of all images, n up to 70.
    What this cannot check (tests/cuda/test_linalg.c does, on a GPU): the
    CUDA code generation, real concurrency (the barrier placement is argued
    in docs/cuda-linalg.md), the launchers' argument handling. */
@@ -200,7 +203,7 @@ static void gemm_case(int tA, int tB, size_t M, size_t N, size_t K, size_t batch
 
 /* The conv2d pipeline of linalg.cu, replayed: the same gemm_args as
    conv_forward / conv_backward build, workspace chunks of nb images. */
-static void conv_case(const repdl_conv2d_shape &s, size_t nb, int kind)
+static void conv_case(const repdl_conv2d_shape &s, size_t nb, size_t tg, int kind)
 {
     conv_geom g = conv_geom_of(&s);
     std::vector<float> x(g.n * g.in_sz + 1), w(g.oc * g.CK + 1), b(g.oc + 1), dy(g.n * g.out_sz + 1);
@@ -229,23 +232,59 @@ static void conv_case(const repdl_conv2d_shape &s, size_t nb, int kind)
         host_exec xe = make_exec(y.data(), &cnt_y);
         run_grid(a, gemm_plan_grid(a, 0, 0, 0), xe);
     }
-    /* dw: image after image, continuing the chains */
+    /* dw in the batch order: per micro-batch of 16 images, image after
+       image continuing the chains (into dw when n <= 16, else into a
+       partial matrix), then the tree over micro-batches (mb_tree_element)
+       after each group of tg partial matrices, as conv_backward and
+       mb_tree_run do */
     memset(&a, 0, sizeof a);
     a.alpha = 1.0f; a.batch = 1;
     a.M = g.oc; a.N = g.CK; a.K = g.P;
-    a.lda = g.P; a.transB = 1; a.ldb = g.P; a.C = dw.data(); a.ldc = g.CK;
+    a.lda = g.P; a.transB = 1; a.ldb = g.P; a.ldc = g.CK;
     a.mt = gemm_tiles(a.M, GEMM_BM); a.nt = gemm_tiles(a.N, GEMM_BN);
-    for (size_t img0 = 0; img0 < g.n; img0 += nb) {
-        size_t c = std::min(nb, g.n - img0);
-        for (size_t e = 0; e < c * g.CK * g.P; e++) ws[e] = conv_im2col_at<size_t>(g, x.data(), img0, e);
-        for (size_t i = 0; i < c; i++) {
-            a.A = dy.data() + (img0 + i) * g.out_sz;
-            a.B = ws.data() + i * g.CK * g.P;
-            a.init = img0 + i == 0 ? GEMM_INIT_ZERO : GEMM_INIT_C;
-            a.vecA = gemm_vec_ok(a.A, a.lda, 0, 1); a.vecB = gemm_vec_ok(a.B, a.ldb, 0, 1);
-            host_exec xe = make_exec(dw.data(), &cnt_dw);
-            run_grid(a, gemm_plan_grid(a, 0, 0, 0), xe);
+    size_t G = repdl__mb_count(g.n), V = g.oc * g.CK;
+    if (tg > G) tg = G;
+    std::vector<float> parts(tg * V + 1), slots(64 * V + 1);
+    std::vector<unsigned> cnt_parts(parts.size());
+    auto chains = [&](size_t i0, size_t i1, float *C, float *base, std::vector<unsigned> *cnt) {
+        a.C = C;
+        for (size_t img0 = i0; img0 < i1; img0 += nb) {
+            size_t c = std::min(nb, i1 - img0);
+            for (size_t e = 0; e < c * g.CK * g.P; e++) ws[e] = conv_im2col_at<size_t>(g, x.data(), img0, e);
+            for (size_t i = 0; i < c; i++) {
+                a.A = dy.data() + (img0 + i) * g.out_sz;
+                a.B = ws.data() + i * g.CK * g.P;
+                a.init = img0 + i == i0 ? GEMM_INIT_ZERO : GEMM_INIT_C;
+                a.vecA = gemm_vec_ok(a.A, a.lda, 0, 1); a.vecB = gemm_vec_ok(a.B, a.ldb, 0, 1);
+                host_exec xe = make_exec(base, cnt);
+                run_grid(a, gemm_plan_grid(a, 0, 0, 0), xe);
+            }
         }
+    };
+    size_t dw_stores = g.n;
+    if (G <= 1) {
+        chains(0, g.n, dw.data(), dw.data(), &cnt_dw);
+    } else {
+        dw_stores = 1;
+        for (size_t g0 = 0; g0 < G; g0 += tg) {
+            size_t gn = std::min(tg, G - g0);
+            for (size_t k = 0; k < gn; k++) {
+                size_t i0 = (g0 + k) * REPDL_MICROBATCH, i1 = std::min(g.n, i0 + REPDL_MICROBATCH);
+                chains(i0, i1, parts.data() + k * V, parts.data(), &cnt_parts);
+            }
+            for (size_t e = 0; e < V; e++) {
+                mb_tree_element(parts.data(), gn, V, g0, slots.data(), dw.data(), g0 + gn == G, e);
+                if (g0 + gn == G) cnt_dw[e]++;
+            }
+        }
+        /* every partial element: one store per image of its micro-batch */
+        for (size_t k = 0; k < tg; k++)
+            for (size_t e = 0; e < V; e++) {
+                size_t stores = 0;
+                for (size_t g1 = k; g1 < G; g1 += tg)
+                    stores += std::min(g.n - g1 * REPDL_MICROBATCH, (size_t)REPDL_MICROBATCH);
+                if (cnt_parts[k * V + e] != stores) dw_stores = 0; /* fails below */
+            }
     }
     /* dx: dcol = w^T dy per image (batched), then col2im */
     memset(&a, 0, sizeof a);
@@ -273,14 +312,15 @@ static void conv_case(const repdl_conv2d_shape &s, size_t nb, int kind)
     ref_conv2d_backward_f32(&rs, x.data(), w.data(), dy.data(), rdx.data(), rdw.data(), rdb.data());
     size_t bad = 0;
     for (size_t i = 0; i < g.n * g.out_sz; i++) bad += bits(y[i]) != bits(ry[i]) || cnt_y[i] != 1;
-    for (size_t i = 0; i < g.oc * g.CK; i++) bad += bits(dw[i]) != bits(rdw[i]) || cnt_dw[i] != g.n;
+    for (size_t i = 0; i < g.oc * g.CK; i++) bad += bits(dw[i]) != bits(rdw[i]) || cnt_dw[i] != dw_stores;
     for (size_t i = 0; i < g.n * g.in_sz; i++) bad += bits(dx[i]) != bits(rdx[i]);
     checks++;
     if (bad) {
         failures++;
         std::printf("FAIL conv n=%zu c=%zu h=%zu w=%zu oc=%zu k=%zux%zu s=%zu,%zu p=%zu,%zu d=%zu,%zu "
-                    "chunk=%zu kind=%d: %zu wrong\n", s.n, s.c, s.h, s.w, s.oc, s.kh, s.kw,
-                    s.stride_h, s.stride_w, s.pad_h, s.pad_w, s.dil_h, s.dil_w, nb, kind, bad);
+                    "chunk=%zu group=%zu kind=%d: %zu wrong\n", s.n, s.c, s.h, s.w, s.oc, s.kh,
+                    s.kw, s.stride_h, s.stride_w, s.pad_h, s.pad_w, s.dil_h, s.dil_w, nb, tg, kind,
+                    bad);
     }
 }
 
@@ -322,10 +362,18 @@ int main(int argc, char **argv)
         {1, 4, 6, 6, 2, 5, 5, 3, 3, 2, 2, 1, 1},
         {2, 2, 4, 4, 3, 2, 2, 1, 1, 3, 3, 2, 2},
         {2, 130, 3, 3, 129, 1, 1, 1, 1, 0, 0, 1, 1},
+        /* the batch order: several micro-batches of 16 images */
+        {17, 2, 4, 4, 3, 3, 3, 1, 1, 1, 1, 1, 1},
+        {40, 1, 5, 5, 2, 2, 2, 2, 2, 0, 0, 1, 1},
+        {70, 1, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1},
     };
     for (auto &s : shapes)
         for (size_t nb : {(size_t)1, s.n})
-            for (int kind = 0; kind < 2; kind++) conv_case(s, nb, kind);
+            for (int kind = 0; kind < 2; kind++)
+                for (size_t tg : {(size_t)1, (size_t)3, (size_t)-1}) { /* tree groups */
+                    if (s.n <= REPDL_MICROBATCH && tg != (size_t)-1) continue;
+                    conv_case(s, nb, tg, kind);
+                }
     std::printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -14,6 +14,11 @@
        product of that row, on the device;
      - linear forward and backward; conv2d forward and backward (stride,
        padding, dilation, 1x1) with workspaces of one image and of all;
+     - the batch order of dW, db, dw (micro-batches of 16 samples added by
+       the buddy tree): linear M = 17, 32, 48, 100, 257 (1000), conv2d
+       n = 17, 32, 40, 70, also against reference/gemm_ref.h's recursive
+       tree; conv2d with a tree group of one partial matrix (the tree's
+       state carried between groups) and of three;
      - argument errors (no GPU needed for these).
      test_gemm [--seed S]
    No GPU: prints "skipped: no GPU" and exits 77. */
@@ -165,6 +170,12 @@ static void linear_case(size_t M, size_t K, size_t N, int kind)
     back(g, odx, M * K); bad += compare("linear-dx", g, hdx, M * K);
     back(g, odW, N * K); bad += compare("linear-dW", g, hdW, N * K);
     back(g, odb, N); bad += compare("linear-db", g, hdb, N);
+    if (M * N * (K + 1) <= (size_t)20 * 1000 * 1000) {
+        /* the batch order straight from the oracle's recursive tree */
+        ref_linear_backward_f32(M, K, N, x, W, dyv, NULL, hdW, hdb);
+        back(g, odW, N * K); bad += compare("linear-dW-ref", g, hdW, N * K);
+        back(g, odb, N); bad += compare("linear-db-ref", g, hdb, N);
+    }
     if (bad) printf("FAIL linear M=%zu K=%zu N=%zu kind=%d\n", M, K, N, kind);
     CU(cudaFree(dx_)); CU(cudaFree(dW_)); CU(cudaFree(db_)); CU(cudaFree(ddy));
     CU(cudaFree(oy)); CU(cudaFree(odx)); CU(cudaFree(odW)); CU(cudaFree(odb));
@@ -191,10 +202,18 @@ static void conv_case(const repdl_conv2d_shape *s, int kind)
           *ddy = dev_copy(dyv, ny);
     float *oy = dev_copy(NULL, ny), *odx = dev_copy(NULL, nx), *odw = dev_copy(NULL, nw),
           *odb = dev_copy(NULL, s->oc);
-    for (int c = 0; c < 2; c++) {
+    /* the oracle's dw and db (the batch order by its recursive tree) */
+    float *rdw = xmalloc(nw * 4 + 4), *rdb = xmalloc(s->oc * 4 + 4);
+    ref_conv_shape rs = {s->n, s->c, s->h, s->w, s->oc, s->kh, s->kw, s->stride_h,
+                         s->stride_w, s->pad_h, s->pad_w, s->dil_h, s->dil_w};
+    ref_conv2d_backward_f32(&rs, x, w, dyv, NULL, rdw, rdb);
+    for (int c = 0; c < 3; c++) {
         repdl_cuda_gemm_config cfg;
         memset(&cfg, 0, sizeof cfg);
-        cfg.workspace_bytes = c ? 1 : 0; /* 1: one image a chunk */
+        /* 1: one image a chunk, and (n > 16) one partial dw matrix a tree
+           group: the tree's pending nodes carried between groups; 2: three
+           partial matrices a group (groups not aligned on powers of 2) */
+        cfg.workspace_bytes = c == 0 ? 0 : c == 1 ? 1 : 3 * nw * sizeof(float) + 4;
         RD(repdl_cuda_conv2d_forward_config_f32(s, &cfg, dx_, dw_, db_, oy, NULL));
         RD(repdl_cuda_conv2d_backward_config_f32(s, &cfg, dx_, dw_, ddy, odx, odw, odb, NULL));
         size_t bad = 0;
@@ -202,6 +221,8 @@ static void conv_case(const repdl_conv2d_shape *s, int kind)
         back(g, odx, nx); bad += compare("conv-dx", g, hdx, nx);
         back(g, odw, nw); bad += compare("conv-dw", g, hdw, nw);
         back(g, odb, s->oc); bad += compare("conv-db", g, hdb, s->oc);
+        back(g, odw, nw); bad += compare("conv-dw-ref", g, rdw, nw);
+        back(g, odb, s->oc); bad += compare("conv-db-ref", g, rdb, s->oc);
         if (bad)
             printf("FAIL conv n=%zu c=%zu %zux%zu oc=%zu k=%zux%zu s=%zu p=%zu d=%zu ws=%d kind=%d\n",
                    s->n, s->c, s->h, s->w, s->oc, s->kh, s->kw, s->stride_h, s->pad_h,
@@ -210,6 +231,7 @@ static void conv_case(const repdl_conv2d_shape *s, int kind)
     CU(cudaFree(dx_)); CU(cudaFree(dw_)); CU(cudaFree(db_)); CU(cudaFree(ddy));
     CU(cudaFree(oy)); CU(cudaFree(odx)); CU(cudaFree(odw)); CU(cudaFree(odb));
     free(x); free(w); free(b); free(dyv); free(hy); free(hdx); free(hdw); free(hdb); free(g);
+    free(rdw); free(rdb);
 }
 
 /* Argument errors: checked before any CUDA call, host pointers suffice. */
@@ -290,6 +312,17 @@ int main(int argc, char **argv)
     linear_case(33, 7, 1000, 1);
     linear_case(5, 0, 3, 0);
     linear_case(0, 4, 3, 0);
+    /* the batch order: several micro-batches of 16 rows, the last short
+       (17, 100, 257) or full (32, 48) */
+    linear_case(17, 33, 7, 0);
+    linear_case(17, 5, 3, 1);
+    linear_case(32, 20, 9, 0);
+    linear_case(48, 3, 130, 1);
+    linear_case(100, 64, 50, 0);
+    linear_case(100, 7, 33, 1);
+    linear_case(257, 9, 130, 0);
+    linear_case(257, 130, 9, 1);
+    if (!small_run) linear_case(1000, 129, 65, 0);
     printf("linear: %d checks, %d failures\n", checks, failures);
 
     repdl_conv2d_shape shapes[] = {
@@ -299,6 +332,12 @@ int main(int argc, char **argv)
         {2, 130, 5, 5, 129, 1, 1, 1, 1, 0, 0, 1, 1},
         {2, 2, 4, 4, 3, 2, 2, 1, 1, 3, 3, 2, 2},
         {8, 1, 28, 28, 32, 5, 5, 1, 1, 2, 2, 1, 1},
+        /* the batch order: n = 17, 32, 40, 70 images (micro-batches of 16) */
+        {17, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1},
+        {32, 1, 4, 4, 2, 2, 2, 1, 1, 0, 0, 1, 1},
+        {40, 3, 6, 6, 4, 2, 2, 2, 2, 0, 0, 1, 1},
+        {70, 1, 4, 4, 2, 3, 3, 1, 1, 1, 1, 1, 1},
+        {70, 4, 3, 3, 33, 1, 1, 1, 1, 0, 0, 1, 1},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int kind = 0; kind < 2; kind++) conv_case(&shapes[i], kind);

@@ -9,11 +9,18 @@
    5000, rows 1 .. 300, and 0), data with -inf, +inf, NaN, all -inf rows,
    subnormals, huge values; affine and non-affine; in-place calls; batch
    invariance (a row alone on the device equals that row in a batch);
-   losses with more than one leaf of rows and out-of-range targets.
+   losses with more than one leaf of rows and out-of-range targets; the
+   batch order of the sums over rows / images (micro-batches of 16 added
+   by the buddy tree: dgamma, dbeta, batch norm's statistics and backward
+   sums) on rows 17, 40, 70, 300 (the last micro-batch short) and batch
+   norm with n = rows images of hw = cols, also against the oracle
+   reference/nn_ref.h (ref_layer_norm_backward, ref_rms_norm_backward,
+   ref_batch_norm_train, ref_batch_norm_backward) up to 400000 elements.
    No GPU: prints "skipped: no GPU" and exits 77. */
 #include <repdl/norm.h>
 #include <repdl/softmax.h>
 
+#include "../../reference/nn_ref.h"
 #include "gpu_test.h"
 
 static long checks = 0, failures = 0;
@@ -89,6 +96,10 @@ static void check_shape(size_t rows, size_t cols, int kind)
           *gm = (float *)xmalloc(K * 4), *gr = (float *)xmalloc(K * 4);
     float *hg = (float *)xmalloc(K * 4), *hb = (float *)xmalloc(K * 4),
           *gg = (float *)xmalloc(K * 4), *gb = (float *)xmalloc(K * 4);
+    /* the oracle's outputs (reference/nn_ref.h; dx and y into hy2) */
+    float *rg = (float *)xmalloc(K * 4), *rb = (float *)xmalloc(K * 4),
+          *rm = (float *)xmalloc(K * 4), *rr = (float *)xmalloc(K * 4);
+    int use_ref = n <= 400000;
     size_t *t = (size_t *)xmalloc((rows + 1) * sizeof(size_t));
     gen(x, rows, cols, kind);
     gen(dy, rows, cols, 3);
@@ -164,6 +175,12 @@ static void check_shape(size_t rows, size_t cols, int kind)
         same("layer_norm dx", gy, hy, n, rows, cols);
         same("layer_norm dgamma", gg, hg, cols, rows, cols);
         same("layer_norm dbeta", gb, hb, cols, rows, cols);
+        if (use_ref) {
+            ref_layer_norm_backward(rows, cols, x, hgam, hm, hr, dy, hy2, rg, rb);
+            same("layer_norm dx vs reference", gy, hy2, n, rows, cols);
+            same("layer_norm dgamma vs reference", gg, rg, cols, rows, cols);
+            same("layer_norm dbeta vs reference", gb, rb, cols, rows, cols);
+        }
         repdl_rms_norm_forward_f32(rows, cols, 1e-6f, x, hgam, hy, hr);
         RD(repdl_cuda_rms_norm_forward_f32(rows, cols, 1e-6f, dx_, dgam, dyo, dr, NULL));
         down(gy, dyo, n); down(gr, dr, rows);
@@ -174,19 +191,28 @@ static void check_shape(size_t rows, size_t cols, int kind)
         down(gy, dyo, n); down(gg, dgo, cols);
         same("rms_norm dx", gy, hy, n, rows, cols);
         same("rms_norm dgamma", gg, hg, cols, rows, cols);
+        if (use_ref) {
+            ref_rms_norm_backward(rows, cols, x, hgam, hr, dy, hy2, rg);
+            same("rms_norm dx vs reference", gy, hy2, n, rows, cols);
+            same("rms_norm dgamma vs reference", gg, rg, cols, rows, cols);
+        }
     }
     /* batch norm: [rows][cols][1] and [1][rows][cols] ... as [n][c][hw] */
     {
-        size_t sp[2][3] = {{rows, cols, 1}, {rows > 2 ? 2 : 1, rows > 2 ? rows / 2 : rows, cols}};
-        for (int s = 0; s < 2; s++) {
+        size_t sp[3][3] = {{rows, cols, 1}, {rows > 2 ? 2 : 1, rows > 2 ? rows / 2 : rows, cols},
+                           {rows, 1, cols}};
+        for (int s = 0; s < 3; s++) {
             size_t bn = sp[s][0], bc = sp[s][1], bh = sp[s][2], m = bn * bc * bh;
             float *hrm = (float *)xmalloc(bc * 4 + 4), *hrv = (float *)xmalloc(bc * 4 + 4);
             float *grm = (float *)xmalloc(bc * 4 + 4), *grv = (float *)xmalloc(bc * 4 + 4);
+            float *rrm = (float *)xmalloc(bc * 4 + 4), *rrv = (float *)xmalloc(bc * 4 + 4);
             for (size_t ch = 0; ch < bc; ch++) { hrm[ch] = gen_value(0); hrv[ch] = gen_value(3) + 2.0f; }
             float *drm = up(hrm, bc), *drv = up(hrv, bc);
             for (int aff = 0; aff < 2; aff++) {
                 const float *hgam = aff ? gam : NULL, *hbet = aff ? bet : NULL;
                 const float *dgam = aff ? dg : NULL, *dbet = aff ? db : NULL;
+                memcpy(rrm, hrm, bc * sizeof(float));
+                memcpy(rrv, hrv, bc * sizeof(float));
                 repdl_batch_norm_forward_train_f32(bn, bc, bh, 1e-5f, 0.1f, x, hgam, hbet, hrm, hrv, hy, hm, hr);
                 RD(repdl_cuda_batch_norm_forward_train_f32(bn, bc, bh, 1e-5f, 0.1f, dx_, dgam, dbet, drm, drv, dyo, dm, dr, NULL));
                 down(gy, dyo, m); down(gm, dm, bc); down(gr, dr, bc); down(grm, drm, bc); down(grv, drv, bc);
@@ -195,6 +221,14 @@ static void check_shape(size_t rows, size_t cols, int kind)
                 same("batch_norm save_rstd", gr, hr, bc, bn, bc);
                 same("batch_norm running_mean", grm, hrm, bc, bn, bc);
                 same("batch_norm running_var", grv, hrv, bc, bn, bc);
+                if (use_ref) {
+                    ref_batch_norm_train(bn, bc, bh, x, hgam, hbet, 1e-5f, 0.1f, rrm, rrv, hy2, rm, rr);
+                    same("batch_norm train y vs reference", gy, hy2, m, bn, bc);
+                    same("batch_norm save_mean vs reference", gm, rm, bc, bn, bc);
+                    same("batch_norm save_rstd vs reference", gr, rr, bc, bn, bc);
+                    same("batch_norm running_mean vs reference", grm, rrm, bc, bn, bc);
+                    same("batch_norm running_var vs reference", grv, rrv, bc, bn, bc);
+                }
                 repdl_batch_norm_forward_infer_f32(bn, bc, bh, 1e-5f, x, hgam, hbet, hrm, hrv, hy);
                 RD(repdl_cuda_batch_norm_forward_infer_f32(bn, bc, bh, 1e-5f, dx_, dgam, dbet, drm, drv, dyo, NULL));
                 down(gy, dyo, m);
@@ -205,9 +239,15 @@ static void check_shape(size_t rows, size_t cols, int kind)
                 same("batch_norm dx", gy, hy, m, bn, bc);
                 same("batch_norm dgamma", gg, hg, bc, bn, bc);
                 same("batch_norm dbeta", gb, hb, bc, bn, bc);
+                if (use_ref) {
+                    ref_batch_norm_backward(bn, bc, bh, x, hgam, hm, hr, dy, hy2, rg, rb);
+                    same("batch_norm dx vs reference", gy, hy2, m, bn, bc);
+                    same("batch_norm dgamma vs reference", gg, rg, bc, bn, bc);
+                    same("batch_norm dbeta vs reference", gb, rb, bc, bn, bc);
+                }
             }
             CU(cudaFree(drm)); CU(cudaFree(drv));
-            free(hrm); free(hrv); free(grm); free(grv);
+            free(hrm); free(hrv); free(grm); free(grv); free(rrm); free(rrv);
         }
     }
     CU(cudaFree(dx_)); CU(cudaFree(ddy)); CU(cudaFree(dyo)); CU(cudaFree(dg)); CU(cudaFree(db));
@@ -215,6 +255,7 @@ static void check_shape(size_t rows, size_t cols, int kind)
     CU(cudaFree(dt));
     free(x); free(dy); free(hy); free(gy); free(hy2); free(gam); free(bet);
     free(hm); free(hr); free(gm); free(gr); free(hg); free(hb); free(gg); free(gb); free(t);
+    free(rg); free(rb); free(rm); free(rr);
 }
 
 int main(int argc, char **argv)
@@ -226,14 +267,14 @@ int main(int argc, char **argv)
         return 2;
     }
     static const size_t colsv[] = {0, 1, 2, 31, 33, 64, 1000, 1024, 1025, 5000};
-    static const size_t rowsv[] = {1, 3, 17, 300};
+    static const size_t rowsv[] = {1, 3, 16, 17, 40, 70, 300};
     gpu_require("test_nn_softmax_norm");
     RD(repdl_cuda_check_device());
     for (size_t a = 0; a < sizeof colsv / sizeof colsv[0]; a++)
         for (size_t b = 0; b < sizeof rowsv / sizeof rowsv[0]; b++)
             for (int kind = 0; kind < 8; kind++) {
                 if (colsv[a] * rowsv[b] > 100000 && kind % 4 != 2) continue;
-                if (small_run && (colsv[a] > 1025 || rowsv[b] > 17 || kind % 2)) continue;
+                if (small_run && (colsv[a] > 1025 || rowsv[b] > 40 || kind % 2)) continue;
                 check_shape(rowsv[b], colsv[a], kind);
             }
     check_shape(2100, 3, 6); /* losses and column sums over more than one leaf of rows */
