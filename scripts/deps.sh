@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: MIT
 # Installs what repdl's build, tests and benchmarks need on Debian 12
 # (idempotent: installs only the packages that are missing).
+# python3-torch ... python3-setuptools: the Python package python/repdl
+# (docs/python.md), built by torch.utils.cpp_extension.
 set -euo pipefail
 pkgs=(gcc g++ clang meson ninja-build pkg-config libmpfr-dev libgmp-dev
       libopenblas-dev libllvmlibc-22-dev python3 valgrind cmake
-      zlib1g-dev dataset-fashion-mnist openmpi-bin libopenmpi-dev)
+      zlib1g-dev dataset-fashion-mnist openmpi-bin libopenmpi-dev
+      python3-torch libtorch-dev pybind11-dev python3-pytest python3-numpy
+      python3-setuptools)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

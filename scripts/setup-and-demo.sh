@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's first command: install dependencies, build everything, run
-# the demo, then train LeNet-5 on Fashion-MNIST with repdl only
-# (examples/train_fmnist.c, docs/train.md) and print its hashes next to the
-# published ones (tests/train/expected.txt).
+# the demo, build and install the Python package (`import repdl` for this
+# user: scripts/python.sh install, docs/python.md) and run its demo, then
+# train LeNet-5 on Fashion-MNIST with repdl only (examples/train_fmnist.c,
+# docs/train.md) and print its hashes next to the published ones
+# (tests/train/expected.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 [ -d build ] || meson setup build
 ninja -C build
 ./build/examples/demo
+
+echo
+echo "repdl from PyTorch (python/repdl, docs/python.md): build, install for this user, demo:"
+rc=0; bash scripts/python.sh install || rc=$?
+if [ $rc -eq 0 ]; then bash scripts/python.sh demo; elif [ $rc -ne 77 ]; then exit $rc; fi
 
 echo
 echo "Training LeNet-5 on Fashion-MNIST, 2 epochs (about a minute; the [full] run of tests/train/expected.txt):"

@@ -12,6 +12,10 @@
 #   scripts/test.sh quick        one or more suites by name (quick: minutes;
 #                                "sanitize": the ASan+UBSan build's quick suite)
 #   scripts/test.sh quick matrix exhaustive   everything, the full matrix included
+#   scripts/test.sh python       the Python package's pytest suite only
+#                                (python/tests, docs/python.md; also part
+#                                of the default run); without PyTorch it
+#                                is one skipped test, never a pass
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh || exit 1
@@ -23,7 +27,7 @@ if [ $# -eq 0 ] || [[ " $* " == *" matrix"* ]]; then bash scripts/deps-matrix.sh
 ninja -C build || exit 1
 args=()
 if [ $# -gt 0 ]; then
-  for s in "$@"; do [ "$s" = sanitize ] || args+=(--suite "$s"); done
+  for s in "$@"; do [ "$s" = sanitize ] || [ "$s" = python ] || args+=(--suite "$s"); done
 else
   args=(--suite quick --suite matrix --suite exhaustive --no-suite matrix-full)
 fi
@@ -45,8 +49,21 @@ if [ $# -eq 0 ] || [[ " $* " == *" sanitize "* ]]; then
     meson test -C build-san --print-errorlogs --num-processes 2 --suite quick || rc=1
   logs+=(build-san/meson-logs/testlog.json)
 fi
-python3 - "${logs[@]}" <<'PY'
-import json, sys
+# The default run (CI) and `scripts/test.sh python` also build the Python
+# package and run its pytest suite (scripts/python.sh; well under a minute).
+# Each pytest test counts as one test; no PyTorch: one skipped test.
+py_junit= py_skip=0
+if [ $# -eq 0 ] || [[ " $* " == *" python "* ]]; then
+  py_junit=build/pytest-junit.xml
+  rm -f "$py_junit"
+  py_rc=0
+  REPDL_LIB=$PWD/build/librepdl.so bash scripts/python.sh test "$py_junit" || py_rc=$?
+  if [ $py_rc -eq 77 ]; then py_skip=1 py_junit=
+  elif [ $py_rc -ne 0 ]; then rc=1; [ -f "$py_junit" ] || py_junit=FAILED; fi
+fi
+PY_JUNIT=$py_junit PY_SKIP=$py_skip python3 - "${logs[@]}" <<'PY'
+import json, os, sys
+import xml.etree.ElementTree as ET
 counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
 for log in sys.argv[1:]:
     for line in open(log):
@@ -54,6 +71,16 @@ for log in sys.argv[1:]:
         if r in ("OK", "EXPECTEDFAIL"): counts["OK"] += 1
         elif r == "SKIP": counts["SKIP"] += 1
         else: counts["FAIL"] += 1
+counts["SKIP"] += int(os.environ.get("PY_SKIP", "0"))
+junit = os.environ.get("PY_JUNIT", "")
+if junit == "FAILED":
+    counts["FAIL"] += 1  # the Python package did not build
+elif junit:
+    for case in ET.parse(junit).iter("testcase"):
+        tags = {c.tag for c in case}
+        if tags & {"failure", "error"}: counts["FAIL"] += 1
+        elif "skipped" in tags: counts["SKIP"] += 1
+        else: counts["OK"] += 1
 print(f'{counts["SKIP"]} skipped')
 print(f'{counts["OK"]} passed, {counts["FAIL"]} failed')
 PY

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+"""repdl from PyTorch: bitwise-reproducible operations with autograd,
+drop-in modules, model conversion and optimizers (docs/python.md).
+
+    import torch, repdl
+    model = repdl.from_torch_module(torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()))
+    y = model(torch.randn(8, 4))            # repdl's canonical gemm and relu
+    y.sum().backward()                      # repdl's backward passes
+
+Every number comes from repdl's C99 functions (include/repdl/*.h),
+compiled into the extension repdl._C: the same bits as the C library on
+every machine and at every torch.set_num_threads.  float32 CPU tensors only.
+"""
+from . import _C
+from . import random
+from . import ops
+from . import nn
+from . import optim
+from .convert import from_torch_module, UnsupportedModuleError
+
+__version__ = '%d.%d.%d' % tuple(_C.version)
+__all__ = ['ops', 'nn', 'optim', 'random', 'from_torch_module', 'UnsupportedModuleError']

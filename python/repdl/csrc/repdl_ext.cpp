@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: MIT
+// python/repdl/csrc/repdl_ext.cpp: the extension module repdl._C, repdl's
+// header-only C99 functions compiled as C++14 (the headers are valid C++)
+// and exposed to Python on float32 CPU contiguous torch tensors.
+//
+// Every number is computed by a repdl function (include/repdl/*.h).  The
+// few backward formulas that the library has no function for (exp, log,
+// tanh, sqrt, and the reductions: docs/python.md, "Backward formulas") are
+// written here with the library's primitives, one IEEE binary32 operation
+// each, every product rounded before it is added (repdl__fkeep; the
+// extension is also compiled with -ffp-contract=off).  This file checks
+// dtype, device and contiguity again (repdl/ops.py gives the user-facing
+// messages) and turns a repdl_status into a Python RuntimeError.
+#include <torch/extension.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <repdl/repdl.h>
+#include <repdl/gemm_threads.h>
+#include <repdl/reduce_threads.h>
+
+static_assert(sizeof(size_t) == sizeof(int64_t), "argmax maps and targets are stored as int64");
+
+using torch::Tensor;
+
+namespace {
+
+void check_f32(const Tensor &t, const char *what)
+{
+    TORCH_CHECK(t.device().is_cpu(), "repdl: ", what, " must be a CPU tensor (this build has no CUDA)");
+    TORCH_CHECK(t.scalar_type() == torch::kFloat32, "repdl: ", what, " must be float32, got ",
+                t.scalar_type());
+    TORCH_CHECK(t.is_contiguous(), "repdl: ", what, " must be contiguous");
+}
+
+const float *cp(const Tensor &t, const char *what)
+{
+    check_f32(t, what);
+    return t.data_ptr<float>();
+}
+
+float *mp(Tensor &t, const char *what)
+{
+    check_f32(t, what);
+    return t.data_ptr<float>();
+}
+
+const float *opt_cp(const c10::optional<Tensor> &t, const char *what)
+{
+    return (t.has_value() && t->defined()) ? cp(*t, what) : nullptr;
+}
+
+void ok(repdl_status st, const char *fn)
+{
+    TORCH_CHECK(st == REPDL_OK, "repdl: ", fn, " returned ", repdl_status_string(st));
+}
+
+Tensor empty_like_f32(const Tensor &x) { return torch::empty(x.sizes(), x.options()); }
+
+Tensor empty_f32(std::vector<int64_t> shape)
+{
+    return torch::empty(shape, torch::TensorOptions().dtype(torch::kFloat32));
+}
+
+size_t usz(int64_t v)
+{
+    TORCH_CHECK(v >= 0, "repdl: negative size ", v);
+    return static_cast<size_t>(v);
+}
+
+int threads() { return at::get_num_threads(); }
+
+// ---- Elementwise ----
+
+Tensor unary(const std::string &op, const Tensor &x)
+{
+    const float *px = cp(x, "input");
+    Tensor y = empty_like_f32(x);
+    float *py = y.data_ptr<float>();
+    size_t n = usz(x.numel());
+    if (op == "exp") repdl_exp_array_f32(n, px, py);
+    else if (op == "log") repdl_log_array_f32(n, px, py);
+    else if (op == "tanh") repdl_tanh_array_f32(n, px, py);
+    else if (op == "sqrt") repdl_sqrt_array_f32(n, px, py);
+    else if (op == "sigmoid") repdl_sigmoid_array_f32(n, px, py);
+    else if (op == "relu") repdl_relu_array_f32(n, px, py);
+    else if (op == "gelu") repdl_gelu_array_f32(n, px, py);
+    else if (op == "gelu_tanh") repdl_gelu_tanh_array_f32(n, px, py);
+    else if (op == "silu") repdl_silu_array_f32(n, px, py);
+    else if (op == "softplus") repdl_softplus_array_f32(n, px, py);
+    else TORCH_CHECK(false, "repdl: unknown unary op ", op);
+    return y;
+}
+
+// Backward of a unary op.  x is the input, y the forward output, dy the
+// incoming gradient (all of one shape).
+//   exp      dx = RN(dy * y)
+//   log      dx = RN(dy / x)
+//   tanh     dx = RN(dy * RN(1 - RN(y * y)))
+//   sqrt     dx = RN(dy / RN(2 * y))
+//   others   the library's repdl_<op>_backward_array_f32(n, x, dy, dx)
+// NaN results are canonical (0x7fc00000), as everywhere in repdl.
+Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, const Tensor &dy)
+{
+    const float *px = cp(x, "input"), *py = cp(y, "output"), *pg = cp(dy, "grad_output");
+    TORCH_CHECK(x.numel() == y.numel() && x.numel() == dy.numel(), "repdl: backward shapes differ");
+    Tensor dx = empty_like_f32(x);
+    float *pd = dx.data_ptr<float>();
+    size_t n = usz(x.numel()), i;
+    if (op == "exp") repdl_mul_f32(n, pg, py, pd);
+    else if (op == "log")
+        for (i = 0; i < n; i++) pd[i] = repdl__canon(repdl__fdiv(pg[i], px[i]));
+    else if (op == "tanh")
+        for (i = 0; i < n; i++)
+            pd[i] = repdl__canon(repdl__fmul(pg[i], repdl__fsub(1.0f, repdl__fkeep(repdl__fmul(py[i], py[i])))));
+    else if (op == "sqrt")
+        for (i = 0; i < n; i++) pd[i] = repdl__canon(repdl__fdiv(pg[i], repdl__fmul(2.0f, py[i])));
+    else if (op == "sigmoid") repdl_sigmoid_backward_array_f32(n, px, pg, pd);
+    else if (op == "relu") repdl_relu_backward_array_f32(n, px, pg, pd);
+    else if (op == "gelu") repdl_gelu_backward_array_f32(n, px, pg, pd);
+    else if (op == "gelu_tanh") repdl_gelu_tanh_backward_array_f32(n, px, pg, pd);
+    else if (op == "silu") repdl_silu_backward_array_f32(n, px, pg, pd);
+    else if (op == "softplus") repdl_softplus_backward_array_f32(n, px, pg, pd);
+    else TORCH_CHECK(false, "repdl: unknown unary op ", op);
+    return dx;
+}
+
+Tensor scale(double alpha, const Tensor &x)
+{
+    const float *px = cp(x, "input");
+    Tensor y = empty_like_f32(x);
+    repdl_scale_f32(usz(x.numel()), static_cast<float>(alpha), px, y.data_ptr<float>());
+    return y;
+}
+
+// ---- Reductions over the last dimension of a [rows x n] tensor ----
+// kind: "sum", "mean", "var", "norm".  Returns [rows].  rows == 1 with the
+// whole tensor is the full reduction (the same bits: a row is the array).
+Tensor reduce_rows(const std::string &kind, int64_t rows, int64_t n, int64_t ddof, const Tensor &x)
+{
+    const float *px = cp(x, "input");
+    TORCH_CHECK(x.numel() == rows * n, "repdl: reduce_rows: size mismatch");
+    Tensor out = empty_f32({rows});
+    float *po = out.data_ptr<float>();
+    size_t R = usz(rows), N = usz(n);
+    if (R == 1 && kind == "sum") { po[0] = repdl_sum_threads_f32(N, threads(), px); return out; }
+    if (kind == "sum") ok(repdl_sum_rows_f32(R, N, px, N, po), "repdl_sum_rows_f32");
+    else if (kind == "mean") ok(repdl_mean_rows_f32(R, N, px, N, po), "repdl_mean_rows_f32");
+    else if (kind == "var") ok(repdl_var_rows_f32(R, N, usz(ddof), px, N, po), "repdl_var_rows_f32");
+    else if (kind == "norm") ok(repdl_norm2_rows_f32(R, N, px, N, po), "repdl_norm2_rows_f32");
+    else TORCH_CHECK(false, "repdl: unknown reduction ", kind);
+    return out;
+}
+
+// Backward of reduce_rows: x [rows x n], y [rows] the forward output, dy
+// [rows] the incoming gradient; dx [rows x n]:
+//   sum   dx_i = dy
+//   mean  dx_i = RN(dy / n)                        (repdl_mean_f32's division)
+//   var   dx_i = RN(RN(x_i - m) * k),  m = repdl_mean_f32 of the row,
+//         k = RN(RN(2 * dy) / (n - ddof))          (the same division)
+//   norm  dx_i = RN(x_i * RN(dy / y)),  and +0 where y == 0
+Tensor reduce_rows_backward(const std::string &kind, int64_t rows, int64_t n, int64_t ddof,
+                            const Tensor &x, const Tensor &y, const Tensor &dy)
+{
+    const float *px = cp(x, "input"), *py = cp(y, "output"), *pg = cp(dy, "grad_output");
+    TORCH_CHECK(x.numel() == rows * n && y.numel() == rows && dy.numel() == rows,
+                "repdl: reduce_rows_backward: size mismatch");
+    Tensor dx = empty_f32({rows, n});
+    float *pd = dx.data_ptr<float>();
+    size_t R = usz(rows), N = usz(n), r, i;
+    for (r = 0; r < R; r++) {
+        const float *xr = px + r * N;
+        float *dr = pd + r * N;
+        if (kind == "sum") {
+            for (i = 0; i < N; i++) dr[i] = repdl__canon(pg[r]);
+        } else if (kind == "mean") {
+            float g = repdl__canon(repdl__div_count_f32(pg[r], N));
+            for (i = 0; i < N; i++) dr[i] = g;
+        } else if (kind == "var") {
+            float m = repdl_mean_f32(N, xr);
+            float k = N > usz(ddof) ? repdl__div_count_f32(repdl__fmul(2.0f, pg[r]), N - usz(ddof))
+                                    : repdl__nanf();
+            for (i = 0; i < N; i++) dr[i] = repdl__canon(repdl__fmul(repdl__fsub(xr[i], m), k));
+        } else if (kind == "norm") {
+            if (py[r] == 0.0f) {
+                for (i = 0; i < N; i++) dr[i] = 0.0f;
+            } else {
+                float k = repdl__fdiv(pg[r], py[r]);
+                for (i = 0; i < N; i++) dr[i] = repdl__canon(repdl__fmul(xr[i], k));
+            }
+        } else {
+            TORCH_CHECK(false, "repdl: unknown reduction ", kind);
+        }
+    }
+    return dx;
+}
+
+Tensor dot(const Tensor &x, const Tensor &y)
+{
+    const float *px = cp(x, "input"), *py = cp(y, "other");
+    TORCH_CHECK(x.numel() == y.numel(), "repdl: dot: size mismatch");
+    Tensor out = empty_f32({});
+    out.data_ptr<float>()[0] = repdl_dot_threads_f32(usz(x.numel()), threads(), px, py);
+    return out;
+}
+
+// ---- Softmax over the last dimension of [rows x cols] ----
+
+Tensor softmax(int64_t rows, int64_t cols, const Tensor &x, bool log)
+{
+    const float *px = cp(x, "input");
+    TORCH_CHECK(x.numel() == rows * cols, "repdl: softmax: size mismatch");
+    Tensor y = empty_like_f32(x);
+    if (log) ok(repdl_log_softmax_f32(usz(rows), usz(cols), px, y.data_ptr<float>()), "repdl_log_softmax_f32");
+    else ok(repdl_softmax_f32(usz(rows), usz(cols), px, y.data_ptr<float>()), "repdl_softmax_f32");
+    return y;
+}
+
+Tensor softmax_backward(int64_t rows, int64_t cols, const Tensor &y, const Tensor &dy, bool log)
+{
+    const float *py = cp(y, "output"), *pg = cp(dy, "grad_output");
+    Tensor dx = empty_like_f32(y);
+    if (log)
+        ok(repdl_log_softmax_backward_f32(usz(rows), usz(cols), py, pg, dx.data_ptr<float>()),
+           "repdl_log_softmax_backward_f32");
+    else
+        ok(repdl_softmax_backward_f32(usz(rows), usz(cols), py, pg, dx.data_ptr<float>()),
+           "repdl_softmax_backward_f32");
+    return dx;
+}
+
+// ---- Losses: logits/logp [rows x cols], target int64 [rows] ----
+// Returns (loss scalar, gradient [rows x cols] of the loss, or undefined).
+
+std::vector<size_t> targets(const Tensor &t)
+{
+    TORCH_CHECK(t.scalar_type() == torch::kInt64 && t.device().is_cpu() && t.is_contiguous(),
+                "repdl: target must be a contiguous int64 CPU tensor");
+    const int64_t *p = t.data_ptr<int64_t>();
+    std::vector<size_t> v(static_cast<size_t>(t.numel()));
+    for (size_t i = 0; i < v.size(); i++) v[i] = p[i] < 0 ? REPDL_NO_INDEX : static_cast<size_t>(p[i]);
+    return v;
+}
+
+std::vector<Tensor> loss(bool cross_entropy, int64_t reduction, const Tensor &x, const Tensor &target,
+                         bool want_grad)
+{
+    const float *px = cp(x, "input");
+    TORCH_CHECK(x.dim() == 2, "repdl: loss input must be [N, C]");
+    std::vector<size_t> t = targets(target);
+    size_t rows = usz(x.size(0)), cols = usz(x.size(1));
+    TORCH_CHECK(t.size() == rows, "repdl: target size mismatch");
+    Tensor l = empty_f32({});
+    Tensor g;
+    float *pg = nullptr;
+    if (want_grad) { g = empty_like_f32(x); pg = g.data_ptr<float>(); }
+    int red = reduction == 0 ? REPDL_REDUCTION_MEAN : REPDL_REDUCTION_SUM;
+    if (cross_entropy)
+        ok(repdl_cross_entropy_f32(rows, cols, red, px, t.data(), l.data_ptr<float>(), pg),
+           "repdl_cross_entropy_f32");
+    else
+        ok(repdl_nll_loss_f32(rows, cols, red, px, t.data(), l.data_ptr<float>(), pg), "repdl_nll_loss_f32");
+    return {l, g};
+}
+
+// ---- Matrix products ----
+
+// C [M x N] = op(A) op(B) (+ bias[N]), repdl_gemm_threads_f32 with
+// torch's thread count (the bits of repdl_gemm_f32 for every count).
+Tensor gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const Tensor &A, const Tensor &B,
+            const c10::optional<Tensor> &bias)
+{
+    const float *pa = cp(A, "mat1"), *pb = cp(B, "mat2"), *pbias = opt_cp(bias, "bias");
+    TORCH_CHECK(A.numel() == M * K && B.numel() == K * N, "repdl: gemm: size mismatch");
+    Tensor C = empty_f32({M, N});
+    ok(repdl_gemm_threads_f32(ta, tb, usz(M), usz(N), usz(K), threads(), 1.0f, 0.0f, pa,
+                              usz(ta ? M : K), pb, usz(tb ? K : N), pbias, C.data_ptr<float>(), usz(N)),
+       "repdl_gemm_threads_f32");
+    return C;
+}
+
+// Linear layer: x [M x K], W [N x K], b [N].
+Tensor linear_forward(const Tensor &x, const Tensor &W, const c10::optional<Tensor> &b)
+{
+    int64_t M = x.size(0), K = x.size(1), N = W.size(0);
+    return gemm(false, true, M, N, K, x, W, b);
+}
+
+std::vector<Tensor> linear_backward(const Tensor &x, const Tensor &W, const Tensor &dy, bool need_dx,
+                                    bool need_dw, bool need_db)
+{
+    const float *px = cp(x, "input"), *pw = cp(W, "weight"), *pg = cp(dy, "grad_output");
+    int64_t M = x.size(0), K = x.size(1), N = W.size(0);
+    Tensor dx, dW, db;
+    float *pdx = nullptr, *pdw = nullptr, *pdb = nullptr;
+    if (need_dx) { dx = empty_f32({M, K}); pdx = dx.data_ptr<float>(); }
+    if (need_dw) { dW = empty_f32({N, K}); pdw = dW.data_ptr<float>(); }
+    if (need_db) { db = empty_f32({N}); pdb = db.data_ptr<float>(); }
+    ok(repdl_linear_backward_f32(usz(M), usz(K), usz(N), px, pw, pg, pdx, pdw, pdb),
+       "repdl_linear_backward_f32");
+    return {dx, dW, db};
+}
+
+// ---- Convolution (NCHW, groups 1) ----
+
+repdl_conv2d_shape conv_shape(const Tensor &x, const Tensor &w, std::vector<int64_t> stride,
+                              std::vector<int64_t> pad, std::vector<int64_t> dil)
+{
+    repdl_conv2d_shape s;
+    s.n = usz(x.size(0)); s.c = usz(x.size(1)); s.h = usz(x.size(2)); s.w = usz(x.size(3));
+    s.oc = usz(w.size(0)); s.kh = usz(w.size(2)); s.kw = usz(w.size(3));
+    s.stride_h = usz(stride[0]); s.stride_w = usz(stride[1]);
+    s.pad_h = usz(pad[0]); s.pad_w = usz(pad[1]);
+    s.dil_h = usz(dil[0]); s.dil_w = usz(dil[1]);
+    return s;
+}
+
+Tensor conv2d_forward(const Tensor &x, const Tensor &w, const c10::optional<Tensor> &b,
+                      std::vector<int64_t> stride, std::vector<int64_t> pad, std::vector<int64_t> dil)
+{
+    const float *px = cp(x, "input"), *pw = cp(w, "weight"), *pb = opt_cp(b, "bias");
+    repdl_conv2d_shape s = conv_shape(x, w, stride, pad, dil);
+    Tensor y = empty_f32({x.size(0), w.size(0), (int64_t)repdl_conv2d_out_h(&s),
+                          (int64_t)repdl_conv2d_out_w(&s)});
+    ok(repdl_conv2d_forward_f32(&s, px, pw, pb, y.data_ptr<float>()), "repdl_conv2d_forward_f32");
+    return y;
+}
+
+std::vector<Tensor> conv2d_backward(const Tensor &x, const Tensor &w, const Tensor &dy,
+                                    std::vector<int64_t> stride, std::vector<int64_t> pad,
+                                    std::vector<int64_t> dil, bool need_dx, bool need_dw, bool need_db)
+{
+    const float *px = cp(x, "input"), *pw = cp(w, "weight"), *pg = cp(dy, "grad_output");
+    repdl_conv2d_shape s = conv_shape(x, w, stride, pad, dil);
+    Tensor dx, dw, db;
+    float *pdx = nullptr, *pdw = nullptr, *pdb = nullptr;
+    if (need_dx) { dx = empty_like_f32(x); pdx = dx.data_ptr<float>(); }
+    if (need_dw) { dw = empty_like_f32(w); pdw = dw.data_ptr<float>(); }
+    if (need_db) { db = empty_f32({w.size(0)}); pdb = db.data_ptr<float>(); }
+    ok(repdl_conv2d_backward_f32(&s, px, pw, pg, pdx, pdw, pdb), "repdl_conv2d_backward_f32");
+    return {dx, dw, db};
+}
+
+// ---- Pooling (NCHW) ----
+
+repdl_pool2d_shape pool_shape(const Tensor &x, std::vector<int64_t> k, std::vector<int64_t> st,
+                              std::vector<int64_t> pad)
+{
+    repdl_pool2d_shape s;
+    s.n = usz(x.size(0)); s.c = usz(x.size(1)); s.h = usz(x.size(2)); s.w = usz(x.size(3));
+    s.kh = usz(k[0]); s.kw = usz(k[1]);
+    s.stride_h = usz(st[0]); s.stride_w = usz(st[1]);
+    s.pad_h = usz(pad[0]); s.pad_w = usz(pad[1]);
+    return s;
+}
+
+std::vector<Tensor> max_pool2d_forward(const Tensor &x, std::vector<int64_t> k, std::vector<int64_t> st,
+                                       std::vector<int64_t> pad)
+{
+    const float *px = cp(x, "input");
+    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
+    std::vector<int64_t> shape = {x.size(0), x.size(1), (int64_t)repdl_pool2d_out_h(&s),
+                                  (int64_t)repdl_pool2d_out_w(&s)};
+    Tensor y = empty_f32(shape);
+    Tensor idx = torch::empty(shape, torch::TensorOptions().dtype(torch::kInt64));
+    ok(repdl_max_pool2d_forward_f32(&s, px, y.data_ptr<float>(),
+                                    reinterpret_cast<size_t *>(idx.data_ptr<int64_t>())),
+       "repdl_max_pool2d_forward_f32");
+    return {y, idx};
+}
+
+Tensor max_pool2d_backward(const Tensor &x, const Tensor &idx, const Tensor &dy, std::vector<int64_t> k,
+                           std::vector<int64_t> st, std::vector<int64_t> pad)
+{
+    const float *pg = cp(dy, "grad_output");
+    TORCH_CHECK(idx.scalar_type() == torch::kInt64 && idx.is_contiguous(), "repdl: bad argmax map");
+    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
+    Tensor dx = empty_like_f32(x);
+    ok(repdl_max_pool2d_backward_f32(&s, reinterpret_cast<const size_t *>(idx.data_ptr<int64_t>()), pg,
+                                     dx.data_ptr<float>()),
+       "repdl_max_pool2d_backward_f32");
+    return dx;
+}
+
+Tensor avg_pool2d_forward(const Tensor &x, std::vector<int64_t> k, std::vector<int64_t> st,
+                          std::vector<int64_t> pad, bool count_include_pad)
+{
+    const float *px = cp(x, "input");
+    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
+    Tensor y = empty_f32({x.size(0), x.size(1), (int64_t)repdl_pool2d_out_h(&s), (int64_t)repdl_pool2d_out_w(&s)});
+    ok(repdl_avg_pool2d_forward_f32(&s, count_include_pad, px, y.data_ptr<float>()),
+       "repdl_avg_pool2d_forward_f32");
+    return y;
+}
+
+Tensor avg_pool2d_backward(const Tensor &x, const Tensor &dy, std::vector<int64_t> k, std::vector<int64_t> st,
+                           std::vector<int64_t> pad, bool count_include_pad)
+{
+    const float *pg = cp(dy, "grad_output");
+    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
+    Tensor dx = empty_like_f32(x);
+    ok(repdl_avg_pool2d_backward_f32(&s, count_include_pad, pg, dx.data_ptr<float>()),
+       "repdl_avg_pool2d_backward_f32");
+    return dx;
+}
+
+// ---- Normalizations ----
+
+std::vector<Tensor> layer_norm_forward(int64_t rows, int64_t cols, double eps, const Tensor &x,
+                                       const c10::optional<Tensor> &gamma, const c10::optional<Tensor> &beta)
+{
+    const float *px = cp(x, "input");
+    Tensor y = empty_like_f32(x), mean = empty_f32({rows}), rstd = empty_f32({rows});
+    ok(repdl_layer_norm_forward_f32(usz(rows), usz(cols), (float)eps, px, opt_cp(gamma, "weight"),
+                                    opt_cp(beta, "bias"), y.data_ptr<float>(), mean.data_ptr<float>(),
+                                    rstd.data_ptr<float>()),
+       "repdl_layer_norm_forward_f32");
+    return {y, mean, rstd};
+}
+
+std::vector<Tensor> layer_norm_backward(int64_t rows, int64_t cols, const Tensor &x,
+                                        const c10::optional<Tensor> &gamma, const Tensor &mean,
+                                        const Tensor &rstd, const Tensor &dy, bool need_dgamma,
+                                        bool need_dbeta)
+{
+    Tensor dx = empty_like_f32(x), dg, db;
+    float *pdg = nullptr, *pdb = nullptr;
+    if (need_dgamma) { dg = empty_f32({cols}); pdg = dg.data_ptr<float>(); }
+    if (need_dbeta) { db = empty_f32({cols}); pdb = db.data_ptr<float>(); }
+    ok(repdl_layer_norm_backward_f32(usz(rows), usz(cols), cp(x, "input"), opt_cp(gamma, "weight"),
+                                     cp(mean, "mean"), cp(rstd, "rstd"), cp(dy, "grad_output"),
+                                     dx.data_ptr<float>(), pdg, pdb),
+       "repdl_layer_norm_backward_f32");
+    return {dx, dg, db};
+}
+
+std::vector<Tensor> rms_norm_forward(int64_t rows, int64_t cols, double eps, const Tensor &x,
+                                     const c10::optional<Tensor> &gamma)
+{
+    const float *px = cp(x, "input");
+    Tensor y = empty_like_f32(x), rstd = empty_f32({rows});
+    ok(repdl_rms_norm_forward_f32(usz(rows), usz(cols), (float)eps, px, opt_cp(gamma, "weight"),
+                                  y.data_ptr<float>(), rstd.data_ptr<float>()),
+       "repdl_rms_norm_forward_f32");
+    return {y, rstd};
+}
+
+std::vector<Tensor> rms_norm_backward(int64_t rows, int64_t cols, const Tensor &x,
+                                      const c10::optional<Tensor> &gamma, const Tensor &rstd,
+                                      const Tensor &dy, bool need_dgamma)
+{
+    Tensor dx = empty_like_f32(x), dg;
+    float *pdg = nullptr;
+    if (need_dgamma) { dg = empty_f32({cols}); pdg = dg.data_ptr<float>(); }
+    ok(repdl_rms_norm_backward_f32(usz(rows), usz(cols), cp(x, "input"), opt_cp(gamma, "weight"),
+                                   cp(rstd, "rstd"), cp(dy, "grad_output"), dx.data_ptr<float>(), pdg),
+       "repdl_rms_norm_backward_f32");
+    return {dx, dg};
+}
+
+// x [n][c][hw]; running_mean/var updated in place when given.
+std::vector<Tensor> batch_norm_forward_train(int64_t n, int64_t c, int64_t hw, double eps, double momentum,
+                                             const Tensor &x, const c10::optional<Tensor> &gamma,
+                                             const c10::optional<Tensor> &beta,
+                                             c10::optional<Tensor> running_mean,
+                                             c10::optional<Tensor> running_var)
+{
+    const float *px = cp(x, "input");
+    float *prm = nullptr, *prv = nullptr;
+    if (running_mean.has_value() && running_mean->defined()) prm = mp(*running_mean, "running_mean");
+    if (running_var.has_value() && running_var->defined()) prv = mp(*running_var, "running_var");
+    Tensor y = empty_like_f32(x), sm = empty_f32({c}), sr = empty_f32({c});
+    ok(repdl_batch_norm_forward_train_f32(usz(n), usz(c), usz(hw), (float)eps, (float)momentum, px,
+                                          opt_cp(gamma, "weight"), opt_cp(beta, "bias"), prm, prv,
+                                          y.data_ptr<float>(), sm.data_ptr<float>(), sr.data_ptr<float>()),
+       "repdl_batch_norm_forward_train_f32");
+    return {y, sm, sr};
+}
+
+Tensor batch_norm_forward_infer(int64_t n, int64_t c, int64_t hw, double eps, const Tensor &x,
+                                const c10::optional<Tensor> &gamma, const c10::optional<Tensor> &beta,
+                                const Tensor &running_mean, const Tensor &running_var)
+{
+    Tensor y = empty_like_f32(x);
+    ok(repdl_batch_norm_forward_infer_f32(usz(n), usz(c), usz(hw), (float)eps, cp(x, "input"),
+                                          opt_cp(gamma, "weight"), opt_cp(beta, "bias"),
+                                          cp(running_mean, "running_mean"), cp(running_var, "running_var"),
+                                          y.data_ptr<float>()),
+       "repdl_batch_norm_forward_infer_f32");
+    return y;
+}
+
+std::vector<Tensor> batch_norm_backward(int64_t n, int64_t c, int64_t hw, const Tensor &x,
+                                        const c10::optional<Tensor> &gamma, const Tensor &save_mean,
+                                        const Tensor &save_rstd, const Tensor &dy, bool need_dgamma,
+                                        bool need_dbeta)
+{
+    Tensor dx = empty_like_f32(x), dg, db;
+    float *pdg = nullptr, *pdb = nullptr;
+    if (need_dgamma) { dg = empty_f32({c}); pdg = dg.data_ptr<float>(); }
+    if (need_dbeta) { db = empty_f32({c}); pdb = db.data_ptr<float>(); }
+    ok(repdl_batch_norm_backward_f32(usz(n), usz(c), usz(hw), cp(x, "input"), opt_cp(gamma, "weight"),
+                                     cp(save_mean, "save_mean"), cp(save_rstd, "save_rstd"),
+                                     cp(dy, "grad_output"), dx.data_ptr<float>(), pdg, pdb),
+       "repdl_batch_norm_backward_f32");
+    return {dx, dg, db};
+}
+
+// ---- Dropout: Philox stream (seed, offset) ----
+
+std::vector<Tensor> dropout_forward(double p, uint64_t seed, uint64_t offset, const Tensor &x)
+{
+    const float *px = cp(x, "input");
+    Tensor y = empty_like_f32(x);
+    Tensor mask = torch::empty(x.sizes(), torch::TensorOptions().dtype(torch::kUInt8));
+    repdl_dropout_forward_f32(usz(x.numel()), (float)p, seed, offset, px, y.data_ptr<float>(),
+                              mask.data_ptr<uint8_t>());
+    return {y, mask};
+}
+
+Tensor dropout_backward(double p, const Tensor &mask, const Tensor &dy)
+{
+    const float *pg = cp(dy, "grad_output");
+    TORCH_CHECK(mask.scalar_type() == torch::kUInt8 && mask.numel() == dy.numel(), "repdl: bad dropout mask");
+    Tensor dx = empty_like_f32(dy);
+    repdl_dropout_backward_f32(usz(dy.numel()), (float)p, mask.data_ptr<uint8_t>(), pg, dx.data_ptr<float>());
+    return dx;
+}
+
+// ---- Random numbers (rng.h) ----
+
+void uniform_fill(Tensor out, uint64_t seed, uint64_t offset, double lo, double hi)
+{
+    float *po = mp(out, "tensor");
+    repdl_rng_uniform_fill_f32(usz(out.numel()), seed, offset, (float)lo, (float)hi, po);
+}
+
+void normal_fill(Tensor out, uint64_t seed, uint64_t offset, double mean, double std)
+{
+    float *po = mp(out, "tensor");
+    repdl_rng_normal_fill_f32(usz(out.numel()), seed, offset, (float)mean, (float)std, po);
+}
+
+Tensor permutation(int64_t n, uint64_t seed, uint64_t offset)
+{
+    TORCH_CHECK(n >= 0 && n <= (int64_t(1) << 32), "repdl: permutation size must be in [0, 2^32]");
+    std::vector<uint32_t> perm(static_cast<size_t>(n));
+    repdl_rng_permutation(usz(n), seed, offset, perm.data());
+    Tensor out = torch::empty({n}, torch::TensorOptions().dtype(torch::kInt64));
+    int64_t *po = out.data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; i++) po[i] = perm[static_cast<size_t>(i)];
+    return out;
+}
+
+float rsqrt_bound(int64_t fan_in)
+{
+    // PyTorch's default init bound 1/sqrt(fan_in): RN(1 / RN(sqrt(fan_in))).
+    return repdl__fdiv(1.0f, repdl_sqrt_f32((float)fan_in));
+}
+
+// ---- Optimizers (optim.h), in place ----
+
+void sgd_step(Tensor w, const Tensor &g, c10::optional<Tensor> buf, double lr, double momentum,
+              double dampening, double weight_decay, bool nesterov, uint64_t step)
+{
+    float *pw = mp(w, "param");
+    const float *pg = cp(g, "grad");
+    float *pb = nullptr;
+    if (buf.has_value() && buf->defined()) pb = mp(*buf, "momentum_buffer");
+    TORCH_CHECK(w.numel() == g.numel(), "repdl: sgd: grad size mismatch");
+    repdl_sgd_config c;
+    c.lr = (float)lr; c.momentum = (float)momentum; c.dampening = (float)dampening;
+    c.weight_decay = (float)weight_decay; c.nesterov = nesterov ? 1 : 0;
+    repdl_sgd_step_f32(usz(w.numel()), &c, step, pg, pw, pb);
+}
+
+// state: float32 [2] = (beta1_pow, beta2_pow), updated; t the step after
+// this one's begin_step (returned).
+int64_t adam_step(Tensor w, const Tensor &g, Tensor m, Tensor v, Tensor state, int64_t t, double lr,
+                  double beta1, double beta2, double eps, double weight_decay, bool decoupled)
+{
+    float *pw = mp(w, "param"), *pm = mp(m, "exp_avg"), *pv = mp(v, "exp_avg_sq"), *ps = mp(state, "state");
+    const float *pg = cp(g, "grad");
+    TORCH_CHECK(w.numel() == g.numel() && w.numel() == m.numel() && w.numel() == v.numel(),
+                "repdl: adam: size mismatch");
+    repdl_adam_config c;
+    c.lr = (float)lr; c.beta1 = (float)beta1; c.beta2 = (float)beta2; c.eps = (float)eps;
+    c.weight_decay = (float)weight_decay; c.decoupled = decoupled ? 1 : 0;
+    repdl_adam_state s;
+    s.t = static_cast<uint64_t>(t); s.beta1_pow = ps[0]; s.beta2_pow = ps[1];
+    repdl_adam_begin_step(&s, &c);
+    repdl_adam_step_f32(usz(w.numel()), &c, &s, pg, pw, pm, pv);
+    ps[0] = s.beta1_pow; ps[1] = s.beta2_pow;
+    return static_cast<int64_t>(s.t);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
+{
+    m.doc() = "repdl._C: repdl's C99 functions on float32 CPU tensors (use repdl.ops)";
+    m.attr("version") = py::make_tuple(REPDL_VERSION_MAJOR, REPDL_VERSION_MINOR, REPDL_VERSION_PATCH);
+    m.attr("microbatch") = REPDL_MICROBATCH;
+    m.def("unary", &unary);
+    m.def("unary_backward", &unary_backward);
+    m.def("scale", &scale);
+    m.def("reduce_rows", &reduce_rows);
+    m.def("reduce_rows_backward", &reduce_rows_backward);
+    m.def("dot", &dot);
+    m.def("softmax", &softmax);
+    m.def("softmax_backward", &softmax_backward);
+    m.def("loss", &loss);
+    m.def("gemm", &gemm);
+    m.def("linear_forward", &linear_forward);
+    m.def("linear_backward", &linear_backward);
+    m.def("conv2d_forward", &conv2d_forward);
+    m.def("conv2d_backward", &conv2d_backward);
+    m.def("max_pool2d_forward", &max_pool2d_forward);
+    m.def("max_pool2d_backward", &max_pool2d_backward);
+    m.def("avg_pool2d_forward", &avg_pool2d_forward);
+    m.def("avg_pool2d_backward", &avg_pool2d_backward);
+    m.def("layer_norm_forward", &layer_norm_forward);
+    m.def("layer_norm_backward", &layer_norm_backward);
+    m.def("rms_norm_forward", &rms_norm_forward);
+    m.def("rms_norm_backward", &rms_norm_backward);
+    m.def("batch_norm_forward_train", &batch_norm_forward_train);
+    m.def("batch_norm_forward_infer", &batch_norm_forward_infer);
+    m.def("batch_norm_backward", &batch_norm_backward);
+    m.def("dropout_forward", &dropout_forward);
+    m.def("dropout_backward", &dropout_backward);
+    m.def("uniform_fill", &uniform_fill);
+    m.def("normal_fill", &normal_fill);
+    m.def("permutation", &permutation);
+    m.def("init_bound", &rsqrt_bound);
+    m.def("sgd_step", &sgd_step);
+    m.def("adam_step", &adam_step);
+}

@@ -1,0 +1,793 @@
+# SPDX-License-Identifier: MIT
+"""repdl.ops: repdl's reproducible operations as differentiable PyTorch
+functions (docs/python.md).
+
+Every function here is a torch.autograd.Function whose forward and
+backward passes are repdl's C functions (include/repdl/*.h, compiled into
+repdl._C): no PyTorch kernel computes any number.  PyTorch only moves
+data: .contiguous(), reshapes, movedim, expand, stack.
+
+Inputs: float32 CPU tensors.  Non-contiguous tensors are made contiguous
+(a copy, the same values).  Other dtypes raise TypeError (repdl never casts
+silently), CUDA tensors raise RuntimeError (this build has no CUDA), and
+shape mismatches raise PyTorch's errors.  requires_grad propagates as in
+PyTorch: an output requires grad iff a floating input does.
+"""
+import math
+
+import torch
+
+from . import _C
+from . import random as _random
+
+__all__ = [
+    'exp', 'log', 'tanh', 'sqrt', 'sigmoid', 'relu', 'gelu', 'silu', 'softplus',
+    'sum', 'mean', 'var', 'norm', 'dot', 'softmax', 'log_softmax',
+    'mm', 'matmul', 'linear', 'conv2d', 'max_pool2d', 'avg_pool2d',
+    'layer_norm', 'rms_norm', 'batch_norm', 'dropout', 'cross_entropy', 'nll_loss',
+]
+
+_builtin_sum = sum
+
+
+def _check(x, name='input'):
+    """The one gate of every op: a float32 CPU tensor, made contiguous."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f'repdl: {name} must be a torch.Tensor, got {type(x).__name__}')
+    if x.device.type != 'cpu':
+        raise RuntimeError(f'repdl: {name} is on device {x.device}, but this build of repdl has '
+                           'no CUDA support (torch.utils.cpp_extension built it for the CPU): '
+                           'move the tensor to the CPU with .cpu()')
+    if x.dtype != torch.float32:
+        raise TypeError(f'repdl: {name} has dtype {x.dtype}; repdl supports torch.float32 only '
+                        '(convert explicitly with .float(): repdl never casts silently)')
+    if x.is_sparse:
+        raise TypeError(f'repdl: {name} is sparse; repdl supports dense (strided) tensors only')
+    return x.contiguous()
+
+
+def _opt(x, name):
+    return None if x is None else _check(x, name)
+
+
+def _grad(g):
+    return _check(g, 'grad_output')
+
+
+def _dim(dim, ndim):
+    if not -max(ndim, 1) <= dim < max(ndim, 1):
+        raise IndexError(f'Dimension out of range (expected to be in range of '
+                         f'[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {dim})')
+    return dim % max(ndim, 1)
+
+
+def _pair(v, name):
+    if isinstance(v, int):
+        return [v, v]
+    v = list(v)
+    if len(v) == 1:
+        return [v[0], v[0]]
+    if len(v) != 2:
+        raise ValueError(f'repdl: {name} must be an int or a pair of ints, got {v}')
+    return [int(v[0]), int(v[1])]
+
+
+# ---- Elementwise functions ----
+
+class _Unary(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, op):
+        y = _C.unary(op, x)
+        ctx.op = op
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return _C.unary_backward(ctx.op, x, y, _grad(g)), None
+
+
+def _unary(op, x):
+    return _Unary.apply(_check(x), op)
+
+
+def exp(input):
+    """Correctly rounded e^x; backward dx = RN(dy * y)."""
+    return _unary('exp', input)
+
+
+def log(input):
+    """Correctly rounded log x; backward dx = RN(dy / x)."""
+    return _unary('log', input)
+
+
+def tanh(input):
+    """Correctly rounded tanh x; backward dx = RN(dy * RN(1 - RN(y * y)))."""
+    return _unary('tanh', input)
+
+
+def sqrt(input):
+    """Correctly rounded sqrt x; backward dx = RN(dy / RN(2 y))."""
+    return _unary('sqrt', input)
+
+
+def sigmoid(input):
+    """Correctly rounded 1 / (1 + e^-x); backward repdl_sigmoid_backward."""
+    return _unary('sigmoid', input)
+
+
+def relu(input, inplace=False):
+    """max(x, 0) (NaN stays NaN); inplace is accepted and ignored: the result
+    is a new tensor with the values PyTorch's in-place ReLU would write."""
+    return _unary('relu', input)
+
+
+def gelu(input, approximate='none'):
+    if approximate == 'none':
+        return _unary('gelu', input)
+    if approximate == 'tanh':
+        return _unary('gelu_tanh', input)
+    raise ValueError(f"approximate argument must be either none or tanh, got {approximate!r}")
+
+
+def silu(input, inplace=False):
+    return _unary('silu', input)
+
+
+def softplus(input):
+    """log(1 + e^x) (beta 1, no threshold: above 20 the result rounds to x
+    anyway)."""
+    return _unary('softplus', input)
+
+
+# ---- Reductions ----
+
+class _Reduce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x2, kind, ddof):
+        y = _C.reduce_rows(kind, x2.shape[0], x2.shape[1], ddof, x2)
+        ctx.kind, ctx.ddof = kind, ddof
+        ctx.save_for_backward(x2, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x2, y = ctx.saved_tensors
+        return _C.reduce_rows_backward(ctx.kind, x2.shape[0], x2.shape[1], ctx.ddof, x2, y,
+                                       _grad(g)), None, None
+
+
+def _reduce(kind, x, dim, keepdim, ddof=0):
+    x = _check(x)
+    if dim is None:
+        y = _Reduce.apply(x.reshape(1, x.numel()), kind, ddof)
+        return y.reshape([1] * x.dim()) if keepdim else y.reshape(())
+    if isinstance(dim, (tuple, list)):
+        if len(dim) != 1:
+            raise NotImplementedError('repdl: reductions over several dimensions at once are not '
+                                      'supported; reduce over all (dim=None) or over one dimension')
+        dim = dim[0]
+    d = _dim(dim, x.dim())
+    if x.dim() == 0:
+        xm = x.reshape(1, 1)
+    else:
+        xm = x.movedim(d, -1).contiguous()
+        xm = xm.reshape(-1, x.shape[d]) if x.shape[d] else xm.reshape(x.numel() and -1, 0)
+    rows = 1
+    for i, s in enumerate(x.shape):
+        if i != d:
+            rows *= s
+    y = _Reduce.apply(xm.reshape(rows, x.shape[d] if x.dim() else 1), kind, ddof)
+    shape = list(x.shape)
+    if x.dim() == 0:
+        return y.reshape(())
+    if keepdim:
+        shape[d] = 1
+    else:
+        del shape[d]
+    return y.reshape(shape)
+
+
+def sum(input, dim=None, keepdim=False):
+    """The canonical sum (docs/canonical-order.md); over all elements with
+    dim=None (repdl_sum_threads_f32 at torch's thread count: the bits of
+    repdl_sum_f32), else over one dimension (repdl_sum_rows_f32)."""
+    return _reduce('sum', input, dim, keepdim)
+
+
+def mean(input, dim=None, keepdim=False):
+    return _reduce('mean', input, dim, keepdim)
+
+
+def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """Variance with ddof = correction (default 1 if unbiased else 0), the
+    two-pass repdl_var_f32."""
+    ddof = (1 if unbiased else 0) if correction is None else int(correction)
+    return _reduce('var', input, dim, keepdim, ddof)
+
+
+def norm(input, p=2, dim=None, keepdim=False):
+    """The Euclidean norm (p = 2 or 'fro'): RN(sqrt(canonical sum of RN(x^2)))."""
+    if p not in (2, 2.0, 'fro'):
+        raise NotImplementedError(f'repdl: norm supports p=2 only, got p={p!r}')
+    return _reduce('norm', input, dim, keepdim)
+
+
+class _Dot(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return _C.dot(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        s = float(_grad(g).item())
+        return (_C.scale(s, y) if ctx.needs_input_grad[0] else None,
+                _C.scale(s, x) if ctx.needs_input_grad[1] else None)
+
+
+def dot(input, other):
+    """repdl_dot_f32 of two 1-D tensors (each product rounded, canonical sum);
+    backward dx = RN(dy * y), dy_ = RN(dy * x)."""
+    x, y = _check(input), _check(other, 'other')
+    if x.dim() != 1 or y.dim() != 1:
+        raise RuntimeError(f'1D tensors expected, but got {x.dim()}D and {y.dim()}D tensors')
+    if x.numel() != y.numel():
+        raise RuntimeError(f'inconsistent tensor size, expected tensor [{x.numel()}] and src '
+                           f'[{y.numel()}] to have the same number of elements, but got '
+                           f'{x.numel()} and {y.numel()} elements respectively')
+    return _Dot.apply(x, y)
+
+
+# ---- Softmax ----
+
+class _Softmax(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x2, logsm):
+        y = _C.softmax(x2.shape[0], x2.shape[1], x2, logsm)
+        ctx.logsm = logsm
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return _C.softmax_backward(y.shape[0], y.shape[1], y, _grad(g), ctx.logsm), None
+
+
+def _softmax(x, dim, logsm):
+    x = _check(x)
+    if dim is None:
+        raise TypeError('repdl: softmax needs an explicit dim (PyTorch\'s implicit choice is '
+                        'deprecated)')
+    if x.dim() == 0:
+        return _softmax(x.reshape(1), 0, logsm).reshape(())
+    d = _dim(dim, x.dim())
+    xm = x.movedim(d, -1).contiguous()
+    n = x.shape[d]
+    y = _Softmax.apply(xm.reshape(-1, n) if n else xm.reshape(xm.numel(), 0), logsm)
+    return y.reshape(xm.shape).movedim(-1, d)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dtype is not None and dtype != torch.float32:
+        raise TypeError(f'repdl: softmax supports dtype=torch.float32 only, got {dtype}')
+    return _softmax(input, dim, False)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dtype is not None and dtype != torch.float32:
+        raise TypeError(f'repdl: log_softmax supports dtype=torch.float32 only, got {dtype}')
+    return _softmax(input, dim, True)
+
+
+# ---- Matrix products ----
+
+class _MM(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        M, K = a.shape
+        N = b.shape[1]
+        return _C.gemm(False, False, M, N, K, a, b, None)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        g = _grad(g)
+        M, K = a.shape
+        N = b.shape[1]
+        da = _C.gemm(False, True, M, K, N, g, b, None) if ctx.needs_input_grad[0] else None
+        db = _C.gemm(True, False, K, N, M, a, g, None) if ctx.needs_input_grad[1] else None
+        return da, db
+
+
+def _mm_shapes(a, b):
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f'mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} '
+                           f'and {b.shape[0]}x{b.shape[1]})')
+
+
+def mm(input, mat2):
+    """A B by repdl_gemm_f32 (each C[i][j] one fma chain over k ascending);
+    backward dA = dC B^T, dB = A^T dC, the same product."""
+    a, b = _check(input), _check(mat2, 'mat2')
+    if a.dim() != 2:
+        raise RuntimeError('self must be a matrix')
+    if b.dim() != 2:
+        raise RuntimeError('mat2 must be a matrix')
+    _mm_shapes(a, b)
+    return _MM.apply(a, b)
+
+
+def matmul(input, other):
+    """torch.matmul's cases: 1-D x 1-D (dot), 2-D x 2-D (mm), N-D x 2-D
+    (rows of input times other), 1-D promotions and batched N-D x N-D with
+    broadcast batch dimensions (one mm per matrix)."""
+    a, b = _check(input), _check(other, 'other')
+    if a.dim() == 0 or b.dim() == 0:
+        raise RuntimeError('both arguments to matmul need to be at least 1D, but they are '
+                           f'{a.dim()}D and {b.dim()}D')
+    if a.dim() == 1 and b.dim() == 1:
+        return dot(a, b)
+    if a.dim() == 2 and b.dim() == 2:
+        return mm(a, b)
+    if a.dim() == 1 and b.dim() == 2:
+        return mm(a.unsqueeze(0), b).squeeze(0)
+    if b.dim() == 1:
+        if a.shape[-1] != b.shape[0]:
+            raise RuntimeError(f'size mismatch, got {tuple(a.shape)}, {tuple(b.shape)}')
+        return matmul(a, b.unsqueeze(1)).squeeze(-1)
+    if b.dim() == 2:
+        a2 = a.reshape(-1, a.shape[-1])
+        _mm_shapes(a2, b)
+        return mm(a2, b).reshape(*a.shape[:-1], b.shape[1])
+    if a.dim() == 1:
+        return matmul(a.unsqueeze(0), b).squeeze(-2)
+    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    ae = a.expand(*batch, *a.shape[-2:]).reshape(-1, *a.shape[-2:])
+    be = b.expand(*batch, *b.shape[-2:]).reshape(-1, *b.shape[-2:])
+    _mm_shapes(ae[0] if ae.shape[0] else ae.new_empty(a.shape[-2:]),
+               be[0] if be.shape[0] else be.new_empty(b.shape[-2:]))
+    outs = [mm(ae[i], be[i]) for i in range(ae.shape[0])]
+    if not outs:
+        return a.new_empty(*batch, a.shape[-2], b.shape[-1])
+    return torch.stack(outs).reshape(*batch, a.shape[-2], b.shape[-1])
+
+
+class _Linear(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x2, w, b):
+        ctx.save_for_backward(x2, w)
+        ctx.has_bias = b is not None
+        return _C.linear_forward(x2, w, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        x2, w = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        dx, dw, db = _C.linear_backward(x2, w, _grad(g), need[0], need[1],
+                                        bool(need[2]) and ctx.has_bias)
+        return (dx if need[0] else None, dw if need[1] else None,
+                db if need[2] and ctx.has_bias else None)
+
+
+def linear(input, weight, bias=None):
+    """y = x W^T + b (repdl_linear_forward_f32, threaded gemm: the same bits
+    at every torch.get_num_threads()); backward repdl_linear_backward_f32
+    (dW and db in the batch order: micro-batches of 16 rows, buddy tree)."""
+    x, w, b = _check(input), _check(weight, 'weight'), _opt(bias, 'bias')
+    if w.dim() != 2:
+        raise RuntimeError(f'repdl: linear weight must be 2-D [out, in], got {tuple(w.shape)}')
+    if x.dim() == 0:
+        raise RuntimeError('both arguments to linear need to be at least 1D, but they are 0D and 2D')
+    K = x.shape[-1]
+    if K != w.shape[1]:
+        rows = x.numel() // K if K else 0
+        raise RuntimeError(f'mat1 and mat2 shapes cannot be multiplied ({rows}x{K} and '
+                           f'{w.shape[1]}x{w.shape[0]})')
+    if b is not None and (b.dim() != 1 or b.shape[0] != w.shape[0]):
+        raise RuntimeError(f'repdl: linear bias must be [{w.shape[0]}], got {tuple(b.shape)}')
+    y = _Linear.apply(x.reshape(-1, K), w, b)
+    return y.reshape(*x.shape[:-1], w.shape[0])
+
+
+# ---- Convolution and pooling ----
+
+class _Conv2d(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w, b, stride, pad, dil):
+        ctx.save_for_backward(x, w)
+        ctx.conf = (stride, pad, dil)
+        ctx.has_bias = b is not None
+        return _C.conv2d_forward(x, w, b, stride, pad, dil)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        dx, dw, db = _C.conv2d_backward(x, w, _grad(g), *ctx.conf, need[0], need[1],
+                                        bool(need[2]) and ctx.has_bias)
+        return (dx if need[0] else None, dw if need[1] else None,
+                db if need[2] and ctx.has_bias else None, None, None, None)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """NCHW convolution (groups 1) as im2col + the canonical gemm
+    (repdl_conv2d_forward_f32 / _backward_f32: dw, db in the batch order).
+    padding: int, pair, 'valid', or 'same' (stride 1, even total padding)."""
+    x, w, b = _check(input), _check(weight, 'weight'), _opt(bias, 'bias')
+    if groups != 1:
+        raise NotImplementedError(f'repdl: conv2d supports groups=1 only, got groups={groups}')
+    unbatched = x.dim() == 3
+    if unbatched:
+        x = x.unsqueeze(0)
+    if x.dim() != 4:
+        raise RuntimeError(f'Expected 3D (unbatched) or 4D (batched) input to conv2d, but got '
+                           f'input of size: {list(input.shape)}')
+    if w.dim() != 4:
+        raise RuntimeError(f'repdl: conv2d weight must be 4-D [oc, c, kh, kw], got {list(w.shape)}')
+    if x.shape[1] != w.shape[1]:
+        raise RuntimeError(f'Given groups=1, weight of size {list(w.shape)}, expected input'
+                           f'{list(x.shape)} to have {w.shape[1]} channels, but got {x.shape[1]} '
+                           'channels instead')
+    if b is not None and (b.dim() != 1 or b.shape[0] != w.shape[0]):
+        raise RuntimeError(f'repdl: conv2d bias must be [{w.shape[0]}], got {list(b.shape)}')
+    st, dil = _pair(stride, 'stride'), _pair(dilation, 'dilation')
+    if isinstance(padding, str):
+        if padding == 'valid':
+            pad = [0, 0]
+        elif padding == 'same':
+            if st != [1, 1]:
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            tot = [dil[i] * (w.shape[2 + i] - 1) for i in range(2)]
+            if tot[0] % 2 or tot[1] % 2:
+                raise NotImplementedError("repdl: padding='same' with an odd total padding "
+                                          '(asymmetric) is not supported')
+            pad = [tot[0] // 2, tot[1] // 2]
+        else:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                             "{'valid', 'same'}")
+    else:
+        pad = _pair(padding, 'padding')
+    if min(st) < 1 or min(dil) < 1 or min(pad) < 0:
+        raise RuntimeError('repdl: conv2d needs stride >= 1, dilation >= 1, padding >= 0')
+    for i in range(2):
+        if x.shape[2 + i] + 2 * pad[i] < dil[i] * (w.shape[2 + i] - 1) + 1:
+            raise RuntimeError(f'Calculated padded input size per channel: '
+                               f'({x.shape[2] + 2 * pad[0]} x {x.shape[3] + 2 * pad[1]}). Kernel '
+                               f'size: ({w.shape[2]} x {w.shape[3]}). Kernel size can\'t be '
+                               'greater than actual input size')
+    y = _Conv2d.apply(x, w, b, st, pad, dil)
+    return y.squeeze(0) if unbatched else y
+
+
+class _MaxPool2d(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k, st, pad):
+        y, idx = _C.max_pool2d_forward(x, k, st, pad)
+        ctx.save_for_backward(x, idx)
+        ctx.conf = (k, st, pad)
+        ctx.mark_non_differentiable(idx)
+        return y, idx
+
+    @staticmethod
+    def backward(ctx, g, _gidx):
+        x, idx = ctx.saved_tensors
+        return _C.max_pool2d_backward(x, idx, _grad(g), *ctx.conf), None, None, None
+
+
+class _AvgPool2d(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k, st, pad, cip):
+        ctx.save_for_backward(x)
+        ctx.conf = (k, st, pad, cip)
+        return _C.avg_pool2d_forward(x, k, st, pad, cip)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        k, st, pad, cip = ctx.conf
+        return _C.avg_pool2d_backward(x, _grad(g), k, st, pad, cip), None, None, None, None
+
+
+def _pool_args(x, kernel_size, stride, padding, ceil_mode, name):
+    if ceil_mode:
+        raise NotImplementedError(f'repdl: {name} supports ceil_mode=False only')
+    k = _pair(kernel_size, 'kernel_size')
+    st = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _pair(stride, 'stride')
+    pad = _pair(padding, 'padding')
+    if min(k) < 1 or min(st) < 1:
+        raise RuntimeError(f'{name}: kernel_size and stride must be greater than zero')
+    if pad[0] > k[0] // 2 or pad[1] > k[1] // 2:
+        raise RuntimeError(f'pad should be at most half of effective kernel size, but got '
+                           f'pad={pad[0] if pad[0] > k[0] // 2 else pad[1]}, kernel_size='
+                           f'{k[0] if pad[0] > k[0] // 2 else k[1]} and dilation=1')
+    unbatched = x.dim() == 3
+    if unbatched:
+        x = x.unsqueeze(0)
+    if x.dim() != 4:
+        raise RuntimeError(f'{name}: Expected 3D or 4D (batch mode) tensor for input, got '
+                           f'{x.dim()}D')
+    for i in range(2):
+        if x.shape[2 + i] + 2 * pad[i] < k[i]:
+            raise RuntimeError(f'Given input size: ({x.shape[1]}x{x.shape[2]}x{x.shape[3]}). '
+                               'Calculated output size is too small')
+    return x, k, st, pad, unbatched
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max pooling (repdl_max_pool2d_forward_f32: the first maximum in window
+    order, NaN propagates); indices are PyTorch's (flat in the plane)."""
+    if _pair(dilation, 'dilation') != [1, 1]:
+        raise NotImplementedError('repdl: max_pool2d supports dilation=1 only')
+    x, k, st, pad, unb = _pool_args(_check(input), kernel_size, stride, padding, ceil_mode,
+                                    'max_pool2d')
+    y, idx = _MaxPool2d.apply(x, k, st, pad)
+    if unb:
+        y, idx = y.squeeze(0), idx.squeeze(0)
+    return (y, idx) if return_indices else y
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    if divisor_override is not None:
+        raise NotImplementedError('repdl: avg_pool2d supports divisor_override=None only')
+    x, k, st, pad, unb = _pool_args(_check(input), kernel_size, stride, padding, ceil_mode,
+                                    'avg_pool2d')
+    y = _AvgPool2d.apply(x, k, st, pad, bool(count_include_pad))
+    return y.squeeze(0) if unb else y
+
+
+# ---- Normalizations ----
+
+def _norm_rows(x, normalized_shape, name):
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if len(shape) == 0 or x.dim() < len(shape) or list(x.shape[x.dim() - len(shape):]) != shape:
+        raise RuntimeError(f'Given normalized_shape={shape}, expected input with shape '
+                           f'[*, {", ".join(str(s) for s in shape)}], but got input of size'
+                           f'{list(x.shape)}')
+    cols = 1
+    for s in shape:
+        cols *= s
+    rows = x.numel() // cols if cols else 0
+    return shape, rows, cols
+
+
+class _LayerNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, rows, cols, gamma, beta, eps):
+        y, mean, rstd = _C.layer_norm_forward(rows, cols, eps, x, gamma, beta)
+        ctx.save_for_backward(x, gamma, mean, rstd)
+        ctx.dims = (rows, cols)
+        ctx.has = (gamma is not None, beta is not None)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, gamma, mean, rstd = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ng, nb = bool(need[3]) and ctx.has[0], bool(need[4]) and ctx.has[1]
+        dx, dg, db = _C.layer_norm_backward(*ctx.dims, x, gamma, mean, rstd, _grad(g), ng, nb)
+        return dx, None, None, dg if ng else None, db if nb else None, None
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """repdl_layer_norm_forward_f32 over the trailing normalized_shape."""
+    x = _check(input)
+    shape, rows, cols = _norm_rows(x, normalized_shape, 'layer_norm')
+    g, b = _opt(weight, 'weight'), _opt(bias, 'bias')
+    for t, n in ((g, 'weight'), (b, 'bias')):
+        if t is not None and t.numel() != cols:
+            raise RuntimeError(f'repdl: layer_norm {n} must have {cols} elements, got '
+                               f'{list(t.shape)}')
+    if g is not None:
+        g = g.reshape(cols)
+    if b is not None:
+        b = b.reshape(cols)
+    return _LayerNorm.apply(x, rows, cols, g, b, float(eps)).reshape(x.shape)
+
+
+class _RMSNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, rows, cols, gamma, eps):
+        y, rstd = _C.rms_norm_forward(rows, cols, eps, x, gamma)
+        ctx.save_for_backward(x, gamma, rstd)
+        ctx.dims = (rows, cols)
+        ctx.has_gamma = gamma is not None
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, gamma, rstd = ctx.saved_tensors
+        ng = bool(ctx.needs_input_grad[3]) and ctx.has_gamma
+        dx, dg = _C.rms_norm_backward(*ctx.dims, x, gamma, rstd, _grad(g), ng)
+        return dx, None, None, dg if ng else None, None
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """repdl_rms_norm_forward_f32 (PyTorch 2.4's F.rms_norm signature; eps
+    None is torch.finfo(float32).eps)."""
+    x = _check(input)
+    shape, rows, cols = _norm_rows(x, normalized_shape, 'rms_norm')
+    g = _opt(weight, 'weight')
+    if g is not None:
+        if g.numel() != cols:
+            raise RuntimeError(f'repdl: rms_norm weight must have {cols} elements')
+        g = g.reshape(cols)
+    e = torch.finfo(torch.float32).eps if eps is None else float(eps)
+    return _RMSNorm.apply(x, rows, cols, g, e).reshape(x.shape)
+
+
+class _BatchNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, gamma, beta, rm, rv, training, momentum, eps):
+        n, c = x.shape[0], x.shape[1]
+        hw = x.numel() // (n * c) if n * c else 0
+        ctx.dims = (n, c, hw)
+        ctx.has = (gamma is not None, beta is not None)
+        ctx.training = training
+        if training:
+            y, sm, sr = _C.batch_norm_forward_train(n, c, hw, eps, momentum, x, gamma, beta, rm, rv)
+            ctx.save_for_backward(x, gamma, sm, sr)
+        else:
+            y = _C.batch_norm_forward_infer(n, c, hw, eps, x, gamma, beta, rm, rv)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        if not ctx.training:
+            raise NotImplementedError('repdl: batch_norm backward in evaluation mode (running '
+                                      'statistics) has no repdl backward pass; use training mode')
+        x, gamma, sm, sr = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ng, nb = bool(need[1]) and ctx.has[0], bool(need[2]) and ctx.has[1]
+        dx, dg, db = _C.batch_norm_backward(*ctx.dims, x, gamma, sm, sr, _grad(g), ng, nb)
+        return dx, dg if ng else None, db if nb else None, None, None, None, None, None
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Batch norm over (N, C, *): training uses the batch statistics and
+    updates the running buffers in place (repdl_batch_norm_forward_train_f32,
+    PyTorch's unbiased running variance); evaluation uses the running ones."""
+    x = _check(input)
+    if x.dim() < 2:
+        raise ValueError(f'expected at least 2D input (got {x.dim()}D input)')
+    c = x.shape[1]
+    g, b = _opt(weight, 'weight'), _opt(bias, 'bias')
+    for t, n in ((g, 'weight'), (b, 'bias'), (running_mean, 'running_mean'),
+                 (running_var, 'running_var')):
+        if t is not None:
+            _check(t, n)
+            if t.numel() != c:
+                raise RuntimeError(f'running_mean should contain {c} elements not {t.numel()}'
+                                   if n == 'running_mean' else
+                                   f'repdl: batch_norm {n} must have {c} elements, got '
+                                   f'{t.numel()}')
+    for t, n in ((running_mean, 'running_mean'), (running_var, 'running_var')):
+        if t is not None and not t.is_contiguous():
+            raise RuntimeError(f'repdl: {n} must be contiguous (it is updated in place)')
+    if training:
+        if c and x.numel() // c <= 1:
+            raise ValueError(f'Expected more than 1 value per channel when training, got input '
+                             f'size {x.shape}')
+        if momentum is None:
+            raise NotImplementedError('repdl: batch_norm momentum=None (cumulative moving '
+                                      'average) is not supported')
+        rm = None if running_mean is None else running_mean.detach()
+        rv = None if running_var is None else running_var.detach()
+        return _BatchNorm.apply(x, g, b, rm, rv, True, float(momentum), float(eps))
+    if running_mean is None or running_var is None:
+        raise RuntimeError('repdl: batch_norm in evaluation mode needs running_mean and '
+                           'running_var')
+    return _BatchNorm.apply(x, g, b, running_mean.detach(), running_var.detach(), False, 0.0,
+                            float(eps))
+
+
+# ---- Dropout ----
+
+class _Dropout(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, p, seed, offset):
+        y, mask = _C.dropout_forward(p, seed, offset, x)
+        ctx.p = p
+        ctx.save_for_backward(mask)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (mask,) = ctx.saved_tensors
+        return _C.dropout_backward(ctx.p, mask, _grad(g)), None, None, None
+
+
+def dropout(input, p=0.5, training=True, inplace=False, *, generator=None, seed=None,
+            offset=None):
+    """repdl_dropout_forward_f32: element j is kept iff uniform j of the
+    Philox stream (seed, offset) is >= p, then scaled by RN(1 / RN(1 - p)).
+    The stream is (seed, offset) if given, else the next slot of generator
+    (default: repdl.random.default_generator).  Not training: the input."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f'dropout probability has to be between 0 and 1, but got {p}')
+    x = _check(input)
+    if not training:
+        return input
+    if seed is None or offset is None:
+        gen = generator if generator is not None else _random.default_generator
+        seed, offset = gen.seed(), gen.next_offset()
+    return _Dropout.apply(x, float(p), int(seed), int(offset))
+
+
+# ---- Losses ----
+
+_REDUCTIONS = {'mean': 0, 'sum': 1}
+
+
+class _Loss(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, target, ce, reduction):
+        loss, grad = _C.loss(ce, reduction, x, target, bool(ctx.needs_input_grad[0]))
+        ctx.save_for_backward(grad if ctx.needs_input_grad[0] else None)
+        return loss
+
+    @staticmethod
+    def backward(ctx, g):
+        (grad,) = ctx.saved_tensors
+        s = float(_grad(g).item())
+        return _C.scale(s, grad), None, None, None
+
+
+def _loss(name, ce, input, target, weight, ignore_index, reduction, label_smoothing):
+    x = _check(input)
+    if weight is not None:
+        raise NotImplementedError(f'repdl: {name} supports weight=None only')
+    if label_smoothing:
+        raise NotImplementedError(f'repdl: {name} supports label_smoothing=0 only')
+    if reduction not in _REDUCTIONS:
+        if reduction == 'none':
+            raise NotImplementedError(f"repdl: {name} supports reduction='mean' and 'sum' only")
+        raise ValueError(f'{reduction} is not a valid value for reduction')
+    if not isinstance(target, torch.Tensor) or target.dtype != torch.int64:
+        raise TypeError(f'repdl: {name} target must be an int64 (torch.long) tensor of class '
+                        'indices')
+    if target.device.type != 'cpu':
+        raise RuntimeError(f'repdl: {name} target is on {target.device}; this build of repdl has '
+                           'no CUDA support')
+    if x.dim() == 1:
+        x, target = x.unsqueeze(0), target.reshape(1)
+    if x.dim() != 2:
+        raise NotImplementedError(f'repdl: {name} supports input [N, C] (or [C]) only, got '
+                                  f'{list(x.shape)}')
+    if target.dim() != 1 or target.shape[0] != x.shape[0]:
+        raise ValueError(f'Expected input batch_size ({x.shape[0]}) to match target batch_size '
+                         f'({target.shape[0] if target.dim() else 0}).')
+    target = target.contiguous()
+    if (target == ignore_index).any():
+        raise NotImplementedError(f'repdl: {name}: targets equal to ignore_index '
+                                  f'({ignore_index}) are not supported')
+    if target.numel() and (int(target.min()) < 0 or int(target.max()) >= x.shape[1]):
+        bad = int(target.max()) if int(target.max()) >= x.shape[1] else int(target.min())
+        raise IndexError(f'Target {bad} is out of bounds.')
+    return _Loss.apply(x, target, ce, _REDUCTIONS[reduction])
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction='mean', label_smoothing=0.0):
+    """repdl_cross_entropy_f32: -log_softmax(x)[t] per row, the canonical
+    sum or mean over rows; the gradient is computed with the loss and scaled
+    by the incoming gradient (RN(g * d), exact for g = 1)."""
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError('repdl: size_average and reduce are deprecated; use reduction')
+    return _loss('cross_entropy', True, input, target, weight, ignore_index, reduction,
+                 label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction='mean'):
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError('repdl: size_average and reduce are deprecated; use reduction')
+    return _loss('nll_loss', False, input, target, weight, ignore_index, reduction, 0.0)

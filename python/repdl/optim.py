@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: MIT
+"""repdl.optim: torch.optim optimizers whose updates are repdl's
+(include/repdl/optim.h): every element one fixed sequence of correctly
+rounded binary32 operations, no FMA, the same bits everywhere.
+
+    opt = repdl.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    opt.zero_grad(); loss.backward(); opt.step()
+
+SGD follows repdl_sgd_step_f32 (PyTorch's semantics: the first step's
+momentum buffer is the gradient, dampening after that, nesterov, weight
+decay); Adam and AdamW follow repdl_adam_step_f32 (beta1^t and beta2^t kept
+as running products, one rounding per step: state['beta_pows']).
+Parameters and gradients must be float32 CPU, dense; maximize, amsgrad,
+foreach, capturable, differentiable and fused are not supported.
+"""
+import torch
+from torch.optim.optimizer import Optimizer, required
+
+from . import _C
+
+__all__ = ['SGD', 'Adam', 'AdamW']
+
+
+def _check_param(p):
+    if p.dtype != torch.float32 or p.device.type != 'cpu':
+        raise TypeError(f'repdl.optim: parameters must be float32 CPU tensors, got {p.dtype} on '
+                        f'{p.device}')
+    if p.grad.is_sparse:
+        raise RuntimeError('repdl.optim: sparse gradients are not supported')
+    if not p.is_contiguous():
+        raise RuntimeError('repdl.optim: parameters must be contiguous (updated in place)')
+
+
+def _refuse(name, **flags):
+    for k, v in flags.items():
+        if v:
+            raise NotImplementedError(f'repdl.optim.{name}: {k}=True is not supported')
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False):
+        if lr is not required and lr < 0.0:
+            raise ValueError(f'Invalid learning rate: {lr}')
+        if momentum < 0.0:
+            raise ValueError(f'Invalid momentum value: {momentum}')
+        if weight_decay < 0.0:
+            raise ValueError(f'Invalid weight_decay value: {weight_decay}')
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError('Nesterov momentum requires a momentum and zero dampening')
+        _refuse('SGD', maximize=maximize, foreach=foreach, differentiable=differentiable)
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov))
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            for p in group['params']:
+                if p.grad is None:
+                    continue
+                _check_param(p)
+                state = self.state[p]
+                state['step'] = state.get('step', 0) + 1
+                buf = None
+                if group['momentum'] != 0:
+                    buf = state.get('momentum_buffer')
+                    if buf is None:
+                        buf = state['momentum_buffer'] = torch.zeros_like(
+                            p, memory_format=torch.contiguous_format)
+                _C.sgd_step(p, p.grad.contiguous(), buf, group['lr'], group['momentum'],
+                            group['dampening'], group['weight_decay'], group['nesterov'],
+                            state['step'])
+        return loss
+
+
+class Adam(Optimizer):
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=False):
+        if not 0.0 <= lr:
+            raise ValueError(f'Invalid learning rate: {lr}')
+        if not 0.0 <= eps:
+            raise ValueError(f'Invalid epsilon value: {eps}')
+        if not 0.0 <= betas[0] < 1.0 or not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f'Invalid beta parameters: {betas}')
+        if not 0.0 <= weight_decay:
+            raise ValueError(f'Invalid weight_decay value: {weight_decay}')
+        _refuse(type(self).__name__, amsgrad=amsgrad, foreach=foreach, maximize=maximize,
+                capturable=capturable, differentiable=differentiable, fused=fused)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            b1, b2 = group['betas']
+            for p in group['params']:
+                if p.grad is None:
+                    continue
+                _check_param(p)
+                state = self.state[p]
+                if not state:
+                    state['step'] = 0
+                    state['exp_avg'] = torch.zeros_like(p, memory_format=torch.contiguous_format)
+                    state['exp_avg_sq'] = torch.zeros_like(p,
+                                                           memory_format=torch.contiguous_format)
+                    state['beta_pows'] = torch.ones(2, dtype=torch.float32)
+                state['step'] = _C.adam_step(p, p.grad.contiguous(), state['exp_avg'],
+                                             state['exp_avg_sq'], state['beta_pows'],
+                                             state['step'], group['lr'], b1, b2, group['eps'],
+                                             group['weight_decay'], self._decoupled)
+        return loss
+
+
+class AdamW(Adam):
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, **kwargs):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kwargs)
