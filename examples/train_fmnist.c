@@ -6,8 +6,9 @@
                   [--seed S] [--lr LR] [--momentum M] [--test-limit T]
                   [--data DIR | --train-images F --train-labels F
                    --test-images F --test-labels F]
-                  [--save CKPT] [--stop-at K] [--resume CKPT]
+                  [--save CKPT [--save-every K]] [--stop-at K] [--resume CKPT]
                   [--device cpu|cuda] [--quiet]
+     mpirun -np R train_fmnist ...     (a build with MPI: -DTRAIN_HAVE_MPI)
 
    Every number that reaches the weights comes from a repdl operation:
      weights and biases   repdl_rng_uniform_fill_f32 (PyTorch's default
@@ -16,11 +17,18 @@
                           (seed, epoch)
      pixels               byte / 255.0f, one IEEE division (a 256-entry table)
      forward, backward    repdl_conv2d_*, repdl_relu*, repdl_max_pool2d_*,
-                          repdl_linear_* (repdl_gemm_threads_f32 with
-                          --threads > 1), repdl_cross_entropy_f32
+                          repdl_linear_*, repdl_cross_entropy_f32
+     gradient sum         --threads 1, one process: inside the whole-batch
+                          backward calls (the batch order: micro-batches of
+                          16 added by the buddy tree); --threads N > 1 or
+                          MPI ranks: the same sum over the micro-batches of
+                          each worker and rank (repdl_units_state_*,
+                          repdl_units_combine_f32, repdl_mpi_sum_nodes_f32;
+                          "data parallelism" below)
      update               repdl_sgd_step_f32 (momentum)
    so the trained weights, and the test logits, are bitwise the same for any
-   compiler, flags, thread count, CPU or (with --device cuda) GPU.
+   compiler, flags, thread count, MPI rank count, CPU or (with --device
+   cuda) GPU.
 
    Printed hashes (SHA-256 of little-endian binary32 bytes):
      init_weights_sha256     the 10 parameter tensors in the order conv1.w,
