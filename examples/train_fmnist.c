@@ -841,8 +841,9 @@ static void report_backend_error(const train_backend *be, const char *what)
 /* ---- processes: one, or the ranks of an MPI job ---- */
 static int g_mpi = 0, g_rank = 0, g_size = 1;
 
-/* The training data and checkpoint of the run, saved by rank 0 only. */
-static int save_checkpoint(const options *o, const model *m, const train_idx_set *train,
+/* The checkpoint of the run at `step` (--save), written by rank 0 only
+(every rank holds the same state); 0, or -1 with a message. */
+static int save_checkpoint(const options *o, const train_idx_set *train,
                            uint64_t step, uint64_t epoch_steps, uint64_t epoch_correct,
                            float *losses, float *hP, float *hM)
 {
@@ -865,7 +866,6 @@ static int save_checkpoint(const options *o, const model *m, const train_idx_set
     c.epoch_losses = losses;
     c.params = hP;
     c.mbuf = hM;
-    (void)m;
     if (train_ckpt_save(o->save, &c, err, sizeof err)) {
         fprintf(stderr, "train_fmnist: --save: %s\n", err);
         return -1;
@@ -1235,7 +1235,7 @@ static int train_main(int argc, char **argv)
                 report_backend_error(&be, "download");
                 goto done;
             }
-            if (save_checkpoint(&o, &m, &train, step, epoch_steps, epoch_correct, losses, hP,
+            if (save_checkpoint(&o, &train, step, epoch_steps, epoch_correct, losses, hP,
                                 hM))
                 goto done;
             fflush(stdout);
@@ -1255,7 +1255,7 @@ static int train_main(int argc, char **argv)
         goto done;
     }
     if (o.save &&
-        save_checkpoint(&o, &m, &train, step, epoch_steps, epoch_correct, losses, hP, hM))
+        save_checkpoint(&o, &train, step, epoch_steps, epoch_correct, losses, hP, hM))
         goto done;
     if (step < total_steps) {
         /* stopped early (--stop-at): the weights so far, no evaluation */
