@@ -6,8 +6,9 @@
                   [--seed S] [--lr LR] [--momentum M] [--test-limit T]
                   [--data DIR | --train-images F --train-labels F
                    --test-images F --test-labels F]
-                  [--save CKPT] [--stop-at K] [--resume CKPT]
+                  [--save CKPT [--save-every K]] [--stop-at K] [--resume CKPT]
                   [--device cpu|cuda] [--quiet]
+     mpirun -np R train_fmnist ...     (a build with MPI: -DTRAIN_HAVE_MPI)
 
    Every number that reaches the weights comes from a repdl operation:
      weights and biases   repdl_rng_uniform_fill_f32 (PyTorch's default
@@ -16,11 +17,18 @@
                           (seed, epoch)
      pixels               byte / 255.0f, one IEEE division (a 256-entry table)
      forward, backward    repdl_conv2d_*, repdl_relu*, repdl_max_pool2d_*,
-                          repdl_linear_* (repdl_gemm_threads_f32 with
-                          --threads > 1), repdl_cross_entropy_f32
+                          repdl_linear_*, repdl_cross_entropy_f32
+     gradient sum         --threads 1, one process: inside the whole-batch
+                          backward calls (the batch order: micro-batches of
+                          16 added by the buddy tree); --threads N > 1 or
+                          MPI ranks: the same sum over the micro-batches of
+                          each worker and rank (repdl_units_state_*,
+                          repdl_units_combine_f32, repdl_mpi_sum_nodes_f32;
+                          "data parallelism" below)
      update               repdl_sgd_step_f32 (momentum)
    so the trained weights, and the test logits, are bitwise the same for any
-   compiler, flags, thread count, CPU or (with --device cuda) GPU.
+   compiler, flags, thread count, MPI rank count, CPU or (with --device
+   cuda) GPU.
 
    Printed hashes (SHA-256 of little-endian binary32 bytes):
      init_weights_sha256     the 10 parameter tensors in the order conv1.w,
@@ -43,14 +51,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#ifdef TRAIN_HAVE_MPI
+#define OMPI_SKIP_MPICXX 1
+#include <mpi.h>
+#include <repdl/mpi.h>
+#endif
 #include <repdl/repdl.h>
 #include <repdl/activation.h>
 #include <repdl/conv2d.h>
-#include <repdl/gemm_threads.h>
 #include <repdl/linear.h>
 #include <repdl/optim.h>
 #include <repdl/pool.h>
+#include <repdl/reduce_units.h>
 #include <repdl/rng.h>
 #include <repdl/softmax.h>
 
@@ -159,7 +173,7 @@ static void hash_hex(const float *x, size_t n, char hex[65])
 
 /* ---- options ---- */
 typedef struct options {
-    uint64_t epochs, steps, batch, stop_at, test_limit, seed;
+    uint64_t epochs, steps, batch, stop_at, test_limit, seed, save_every;
     int threads, quiet, cuda, have_steps, have_stop;
     float lr, momentum;
     const char *data, *train_images, *train_labels, *test_images, *test_labels;
@@ -174,7 +188,9 @@ static void usage(FILE *f)
         "  --steps K           stop after K steps in all (the short run)\n"
         "  --batch B           minibatch size (default 64; the last partial batch of an\n"
         "                      epoch is dropped)\n"
-        "  --threads N         host threads (default 1; the result is the same for any N)\n"
+        "  --threads N         host threads (default 1; the result is the same for any N):\n"
+        "                      N > 1 splits each batch's micro-batches of 16 samples\n"
+        "                      between N workers (data parallelism)\n"
         "  --seed S            RNG seed (default 1)\n"
         "  --lr LR             SGD learning rate (default 0.05)\n"
         "  --momentum M        SGD momentum (default 0.9)\n"
@@ -184,11 +200,17 @@ static void usage(FILE *f)
         "  --train-images F --train-labels F --test-images F --test-labels F\n"
         "                      explicit IDX paths (gzip or plain), e.g. the original MNIST\n"
         "  --save CKPT         write a checkpoint when the run stops\n"
+        "  --save-every K      with --save: also every K global steps (the file is\n"
+        "                      replaced atomically: a crash leaves the last one whole)\n"
         "  --stop-at K         stop after global step K (with --save: to resume later)\n"
         "  --resume CKPT       continue from a checkpoint\n"
         "  --device cpu|cuda   where to compute (default cpu)\n"
         "  --quiet             print only the hashes and the test accuracy\n"
-        "exit status: 0 ok, 1 failure, 2 usage, 3 no CUDA, 4 bad data, 5 bad checkpoint\n");
+        "exit status: 0 ok, 1 failure, 2 usage, 3 no CUDA, 4 bad data, 5 bad checkpoint\n"
+        "MPI (a build with Open MPI, launched by mpirun): rank r of R trains the\n"
+        "micro-batches [G r/R, G(r+1)/R) of each batch of G = ceil(B/16); every rank\n"
+        "gets the same gradient (repdl_mpi_sum_nodes_f32), rank 0 prints and saves;\n"
+        "the hashes and checkpoints are those of one process, for any R and N\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -231,11 +253,11 @@ static int parse_args(int argc, char **argv, options *o)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t u;
         if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 1; }
         static const char *const valued[] = {
             "--epochs", "--steps", "--batch", "--threads", "--seed", "--lr", "--momentum",
             "--test-limit", "--stop-at", "--data", "--train-images", "--train-labels",
-            "--test-images", "--test-labels", "--save", "--resume", "--device"};
+            "--test-images", "--test-labels", "--save", "--resume", "--device", "--save-every"};
         size_t k;
         for (k = 0; k < sizeof valued / sizeof valued[0]; k++)
             if (!strcmp(a, valued[k])) break;
@@ -266,6 +288,8 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--stop-at")) {
             if (parse_u64(v, &o->stop_at) || o->stop_at == 0) goto bad;
             o->have_stop = 1;
+        } else if (!strcmp(a, "--save-every")) {
+            if (parse_u64(v, &o->save_every) || o->save_every == 0) goto bad;
         } else if (!strcmp(a, "--data")) o->data = v;
         else if (!strcmp(a, "--train-images")) o->train_images = v;
         else if (!strcmp(a, "--train-labels")) o->train_labels = v;
@@ -284,6 +308,10 @@ static int parse_args(int argc, char **argv, options *o)
         continue;
     bad:
         fprintf(stderr, "train_fmnist: bad value '%s' for %s (see --help)\n", v, a);
+        return -1;
+    }
+    if (o->save_every && !o->save) {
+        fprintf(stderr, "train_fmnist: --save-every needs --save\n");
         return -1;
     }
     return 0;
@@ -399,15 +427,13 @@ static int forward(const train_backend *be, const model *m, const float *P, acts
     return 0;
 }
 
-/* Loss (mean cross-entropy, into a->loss) and the gradient of every
-   parameter into G. */
-static int backward(const train_backend *be, const model *m, const float *P, float *G,
-                    acts *a, size_t B)
+/* The gradient of every parameter into G from d(loss)/d(logits) in a->dz. */
+static int backward_dz(const train_backend *be, const model *m, const float *P, float *G,
+                       acts *a, size_t B)
 {
     repdl_conv2d_shape s1 = conv1_shape(B), s2 = conv2_shape(B);
     repdl_pool2d_shape q1 = pool_shape(B, 6, 28), q2 = pool_shape(B, 16, 10);
     const size_t *o = m->off;
-    if (be->xent(be->ctx, B, NCLASS, a->z, a->y, a->loss, a->dz)) return -1;
     if (be->lin_bwd(be->ctx, B, 84, NCLASS, a->h2, P + o[8], a->dz, a->dh2, G + o[8], G + o[9]))
         return -1;
     if (be->relu_bwd(be->ctx, B * 84, a->f2, a->dh2, a->df2)) return -1;
@@ -425,6 +451,16 @@ static int backward(const train_backend *be, const model *m, const float *P, flo
     if (be->conv_bwd(be->ctx, &s1, a->x, P + o[0], a->dc1, NULL, G + o[0], G + o[1]))
         return -1;
     return 0;
+}
+
+/* Loss (mean cross-entropy over the B rows, into a->loss) and the gradient
+   of every parameter into G: the whole batch in one call of each
+   operation (the library's batch order: --threads 1, one process). */
+static int backward(const train_backend *be, const model *m, const float *P, float *G,
+                    acts *a, size_t B)
+{
+    if (be->xent(be->ctx, B, NCLASS, a->z, a->y, a->loss, a->dz)) return -1;
+    return backward_dz(be, m, P, G, a, B);
 }
 
 /* Index of the largest logit (the first one on ties; NaN never wins). */
@@ -456,6 +492,325 @@ static void gather(const train_idx_set *s, const uint32_t *idx, size_t first, si
     }
 }
 
+/* ---- data parallelism: threads and MPI ranks over micro-batches ----
+   (docs/train.md, "Threads and MPI").  A global batch of B samples is
+   G = ceil(B / 16) micro-batches (REPDL_MICROBATCH, the last one short
+   when 16 does not divide B): the units of include/repdl/reduce_units.h.
+   Rank r of R owns the units [G r/R, G(r+1)/R); the canonical cut of that
+   range into nodes (repdl_units_nodes) is what repdl_mpi_sum_nodes_f32
+   takes.  Worker t of the rank's T threads owns a contiguous run of the
+   rank's units, [u0 + n t/T, u0 + n(t+1)/T) with n = u1 - u0.  For each
+   of its units a worker runs forward + backward on those <= 16 samples
+   alone: per-row cross-entropy (REPDL_REDUCTION_SUM, each row alone, so
+   the row's loss and gradient row), every dlogits element divided by B
+   (repdl__div_count_f32: what REPDL_REDUCTION_MEAN does with rows = B),
+   backward into one flat gradient of the model (the unit vector, V =
+   m.total floats), pushed into a repdl_units_state.  A node of the rank
+   [b, b + c) is itself a buddy tree over c units (b is a multiple of the
+   node's size): the pieces of the workers inside it are the sub-problem
+   with U = c, combined by repdl_units_combine_f32.  Across ranks,
+   repdl_mpi_sum_nodes_f32.  The result is, element by element, the batch
+   order of repdl_linear_backward_f32 / repdl_conv2d_backward_f32 on the
+   whole batch: the same bits as --threads 1. */
+#define MB REPDL_MICROBATCH
+
+typedef struct dp_piece {
+    size_t lo, hi; /* the worker's units inside the node, relative to its begin */
+    float *nodes;  /* their node vectors (the cut of [lo, hi) among c units) */
+    int own;       /* nodes is malloc'd (else it is the rank's node slot) */
+} dp_piece;
+
+struct dp;
+typedef struct dp_worker {
+    struct dp *d;
+    int t;
+    acts a;            /* capacity MB */
+    float *G;          /* one micro-batch's gradient, V floats */
+    size_t u0, u1;     /* its units, absolute */
+    size_t e0, e1;     /* its test images (evaluation) */
+    uint64_t correct;
+    int rc;
+    pthread_t th;
+    int started;
+} dp_worker;
+
+typedef struct dp {
+    int T, R, rank, spawn, mode; /* mode 0 a training step, 1 evaluation */
+    size_t B, G, V, u0, u1, nn;
+    repdl_units_node node[2 * 64 + 2];
+    dp_piece *piece;   /* [nn][T] */
+    float *rank_nodes; /* nn V: the rank's node vectors */
+    float *grad;       /* V: the full gradient */
+    float *rowloss;    /* B: each row's loss */
+    dp_worker *w;
+    /* the current job */
+    const train_backend *be;
+    const model *m;
+    const float *P;
+    const train_idx_set *set;
+    const uint32_t *perm;
+    size_t first;      /* the batch's first item in perm */
+    float *logits;     /* evaluation: [ntest][10] */
+    /* the pool */
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned long gen;
+    int pending, quit, have_sync;
+} dp;
+
+static int dp_units_rows(const dp *d, size_t u, size_t *s0)
+{
+    *s0 = u * MB;
+    return (int)(d->B - *s0 < MB ? d->B - *s0 : MB);
+}
+
+/* forward + backward of worker w's units, one at a time */
+static int dp_train_work(dp *d, dp_worker *w)
+{
+    size_t n, i;
+    acts *a = &w->a;
+    w->correct = 0;
+    for (n = 0; n < d->nn; n++) {
+        dp_piece *pc = &d->piece[n * (size_t)d->T + (size_t)w->t];
+        size_t b = d->node[n].begin, c = d->node[n].count, u;
+        repdl_units_state st;
+        if (pc->lo >= pc->hi) continue;
+        if (repdl_units_state_init(&st, c, pc->lo, pc->hi, d->V, pc->nodes) != REPDL_OK)
+            return -1;
+        for (u = b + pc->lo; u < b + pc->hi; u++) {
+            size_t s0, rows = (size_t)dp_units_rows(d, u, &s0), r;
+            gather(d->set, d->perm, d->first + s0, rows, a->x, a->y);
+            if (forward(d->be, d->m, d->P, a, rows)) { repdl_units_state_free(&st); return -1; }
+            for (r = 0; r < rows; r++) {
+                if (repdl_cross_entropy_f32(1, NCLASS, REPDL_REDUCTION_SUM, a->z + r * NCLASS,
+                                            a->y + r, &d->rowloss[s0 + r],
+                                            a->dz + r * NCLASS) != REPDL_OK) {
+                    repdl_units_state_free(&st);
+                    return -1;
+                }
+                w->correct += argmax10(a->z + r * NCLASS) == a->y[r];
+            }
+            /* the mean over the global batch: one correctly rounded division
+               by B, as REPDL_REDUCTION_MEAN with rows = B */
+            for (i = 0; i < rows * NCLASS; i++) a->dz[i] = repdl__div_count_f32(a->dz[i], d->B);
+            if (backward_dz(d->be, d->m, d->P, w->G, a, rows)) {
+                repdl_units_state_free(&st);
+                return -1;
+            }
+            repdl_units_state_push(&st, w->G);
+        }
+        repdl_units_state_free(&st);
+    }
+    return 0;
+}
+
+/* the logits of worker w's test images, MB at a time (forward is per
+   sample: the bits do not depend on the split) */
+static int dp_eval_work(dp *d, dp_worker *w)
+{
+    size_t first;
+    for (first = w->e0; first < w->e1; first += MB) {
+        size_t n = w->e1 - first < MB ? w->e1 - first : MB;
+        gather(d->set, NULL, first, n, w->a.x, w->a.y);
+        if (forward(d->be, d->m, d->P, &w->a, n)) return -1;
+        memcpy(d->logits + first * NCLASS, w->a.z, n * NCLASS * sizeof(float));
+    }
+    return 0;
+}
+
+static int dp_work(dp *d, dp_worker *w)
+{
+    return d->mode == 0 ? dp_train_work(d, w) : dp_eval_work(d, w);
+}
+
+static void *dp_thread_spawned(void *p)
+{
+    dp_worker *w = (dp_worker *)p;
+    w->rc = dp_work(w->d, w);
+    return NULL;
+}
+
+static void *dp_thread_pool(void *p)
+{
+    dp_worker *w = (dp_worker *)p;
+    dp *d = w->d;
+    unsigned long seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&d->mu);
+        while (d->gen == seen && !d->quit) pthread_cond_wait(&d->go, &d->mu);
+        if (d->quit) { pthread_mutex_unlock(&d->mu); return NULL; }
+        seen = d->gen;
+        pthread_mutex_unlock(&d->mu);
+        w->rc = dp_work(d, w);
+        pthread_mutex_lock(&d->mu);
+        if (--d->pending == 0) pthread_cond_signal(&d->done);
+        pthread_mutex_unlock(&d->mu);
+    }
+}
+
+/* Runs the current job on every worker (worker 0 on this thread). */
+static int dp_run(dp *d, int mode)
+{
+    int t, rc = 0;
+    d->mode = mode;
+    if (d->T > 1 && d->spawn) {
+        for (t = 1; t < d->T; t++)
+            d->w[t].started = pthread_create(&d->w[t].th, NULL, dp_thread_spawned, &d->w[t]) == 0;
+        for (t = 1; t < d->T; t++) /* a worker whose thread did not start runs here */
+            if (!d->w[t].started) d->w[t].rc = dp_work(d, &d->w[t]);
+    } else if (d->T > 1) {
+        pthread_mutex_lock(&d->mu);
+        d->pending = d->T - 1;
+        d->gen++;
+        pthread_cond_broadcast(&d->go);
+        pthread_mutex_unlock(&d->mu);
+    }
+    d->w[0].rc = dp_work(d, &d->w[0]);
+    if (d->T > 1 && d->spawn) {
+        for (t = 1; t < d->T; t++)
+            if (d->w[t].started) pthread_join(d->w[t].th, NULL);
+    } else if (d->T > 1) {
+        pthread_mutex_lock(&d->mu);
+        while (d->pending) pthread_cond_wait(&d->done, &d->mu);
+        pthread_mutex_unlock(&d->mu);
+    }
+    for (t = 0; t < d->T; t++)
+        if (d->w[t].rc && !rc) rc = d->w[t].rc;
+    return rc;
+}
+
+static void dp_free(dp *d)
+{
+    int t;
+    size_t i;
+    if (d->have_sync) {
+        pthread_mutex_lock(&d->mu);
+        d->quit = 1;
+        pthread_cond_broadcast(&d->go);
+        pthread_mutex_unlock(&d->mu);
+        if (!d->spawn)
+            for (t = 1; t < d->T; t++)
+                if (d->w[t].started) pthread_join(d->w[t].th, NULL);
+        pthread_mutex_destroy(&d->mu);
+        pthread_cond_destroy(&d->go);
+        pthread_cond_destroy(&d->done);
+    }
+    if (d->w)
+        for (t = 0; t < d->T; t++) {
+            acts_free(d->be, &d->w[t].a);
+            free(d->w[t].G);
+        }
+    if (d->piece)
+        for (i = 0; i < d->nn * (size_t)d->T; i++)
+            if (d->piece[i].own) free(d->piece[i].nodes);
+    free(d->piece);
+    free(d->w);
+    free(d->rank_nodes);
+    free(d->grad);
+    free(d->rowloss);
+    memset(d, 0, sizeof *d);
+}
+
+/* The plan of rank `rank` of R with T workers for batches of B samples;
+   0, or -1 (out of memory, threads). */
+static int dp_init(dp *d, const train_backend *be, const model *m, size_t B, int T, int R,
+                   int rank)
+{
+    size_t n, nr, i;
+    int t;
+    const char *sp = getenv("REPDL_TRAIN_SPAWN"); /* hidden: per-step pthread_create */
+    memset(d, 0, sizeof *d);
+    d->be = be;
+    d->m = m;
+    d->T = T;
+    d->R = R;
+    d->rank = rank;
+    d->spawn = sp && *sp && strcmp(sp, "0") != 0;
+    d->B = B;
+    d->G = B / MB + (B % MB != 0);
+    d->V = m->total;
+    d->u0 = d->G * (size_t)rank / (size_t)R;
+    d->u1 = d->G * (size_t)(rank + 1) / (size_t)R;
+    d->nn = repdl_units_nodes(d->G, d->u0, d->u1, sizeof d->node / sizeof d->node[0], d->node);
+    d->w = (dp_worker *)calloc((size_t)T, sizeof *d->w);
+    d->piece = (dp_piece *)calloc(d->nn * (size_t)T + 1, sizeof *d->piece);
+    d->rank_nodes = (float *)malloc((d->nn * d->V + 1) * sizeof(float));
+    d->grad = (float *)malloc(d->V * sizeof(float));
+    d->rowloss = (float *)malloc(B * sizeof(float));
+    if (!d->w || !d->piece || !d->rank_nodes || !d->grad || !d->rowloss) return -1;
+    nr = d->u1 - d->u0;
+    for (t = 0; t < T; t++) {
+        dp_worker *w = &d->w[t];
+        w->d = d;
+        w->t = t;
+        w->u0 = d->u0 + nr * (size_t)t / (size_t)T;
+        w->u1 = d->u0 + nr * (size_t)(t + 1) / (size_t)T;
+        w->G = (float *)malloc(d->V * sizeof(float));
+        if (!w->G || acts_alloc(be, MB, &w->a)) return -1;
+    }
+    for (n = 0; n < d->nn; n++) {
+        size_t b = d->node[n].begin, c = d->node[n].count;
+        for (t = 0; t < T; t++) {
+            dp_piece *pc = &d->piece[n * (size_t)T + (size_t)t];
+            /* the worker's units clamped to the node: the pieces tile it */
+            size_t lo = d->w[t].u0 < b ? b : d->w[t].u0 > b + c ? b + c : d->w[t].u0;
+            size_t hi = d->w[t].u1 < b ? b : d->w[t].u1 > b + c ? b + c : d->w[t].u1;
+            pc->lo = lo - b;
+            pc->hi = hi - b;
+            if (lo >= hi) continue;
+            if (pc->lo == 0 && pc->hi == c) { /* the whole node: straight to its slot */
+                pc->nodes = d->rank_nodes + n * d->V;
+                continue;
+            }
+            i = repdl_units_nodes(c, pc->lo, pc->hi, 0, NULL);
+            pc->nodes = (float *)malloc(i * d->V * sizeof(float));
+            pc->own = 1;
+            if (!pc->nodes) return -1;
+        }
+    }
+    if (T > 1) {
+        if (pthread_mutex_init(&d->mu, NULL)) return -1;
+        if (pthread_cond_init(&d->go, NULL)) { pthread_mutex_destroy(&d->mu); return -1; }
+        if (pthread_cond_init(&d->done, NULL)) {
+            pthread_cond_destroy(&d->go);
+            pthread_mutex_destroy(&d->mu);
+            return -1;
+        }
+        d->have_sync = 1;
+        if (!d->spawn)
+            for (t = 1; t < T; t++) {
+                d->w[t].started =
+                    pthread_create(&d->w[t].th, NULL, dp_thread_pool, &d->w[t]) == 0;
+                if (!d->w[t].started) return -1;
+            }
+    }
+    return 0;
+}
+
+/* The rank's node vectors from its workers' pieces. */
+static int dp_rank_nodes(dp *d)
+{
+    size_t n, bounds[257];
+    const float *ptr[256];
+    int t;
+    for (n = 0; n < d->nn; n++) {
+        size_t c = d->node[n].count;
+        int whole = 0;
+        for (t = 0; t < d->T; t++) {
+            const dp_piece *pc = &d->piece[n * (size_t)d->T + (size_t)t];
+            if (pc->lo == 0 && pc->hi == c) whole = 1;
+            bounds[t] = pc->lo;
+            ptr[t] = pc->lo < pc->hi ? pc->nodes : NULL;
+        }
+        if (whole) continue; /* already in its slot */
+        bounds[d->T] = c;
+        if (repdl_units_combine_f32(c, (size_t)d->T, bounds, d->V, ptr,
+                                    d->rank_nodes + n * d->V) != REPDL_OK)
+            return -1;
+    }
+    return 0;
+}
+
 /* Logits of the first n test images into host memory logits [n][10];
    returns the number of correct predictions, or -1. */
 static long long evaluate(const train_backend *be, const model *m, const float *P, acts *a,
@@ -483,12 +838,140 @@ static void report_backend_error(const train_backend *be, const char *what)
     fprintf(stderr, "\n");
 }
 
-int main(int argc, char **argv)
+/* ---- processes: one, or the ranks of an MPI job ---- */
+static int g_mpi = 0, g_rank = 0, g_size = 1;
+
+/* The checkpoint of the run at `step` (--save), written by rank 0 only
+(every rank holds the same state); 0, or -1 with a message. */
+static int save_checkpoint(const options *o, const train_idx_set *train,
+                           uint64_t step, uint64_t epoch_steps, uint64_t epoch_correct,
+                           float *losses, float *hP, float *hM)
+{
+    train_ckpt c;
+    char err[512];
+    size_t i;
+    if (g_rank != 0) return 0;
+    memset(&c, 0, sizeof c);
+    c.model_id = MODEL_ID;
+    c.ntensors = NTENSOR;
+    for (i = 0; i < NTENSOR; i++) c.counts[i] = tensor_count[i];
+    c.seed = o->seed;
+    c.step = step;
+    c.batch = o->batch;
+    c.ntrain = train->count;
+    c.lr = o->lr;
+    c.momentum = o->momentum;
+    c.epoch_steps = epoch_steps;
+    c.epoch_correct = epoch_correct;
+    c.epoch_losses = losses;
+    c.params = hP;
+    c.mbuf = hM;
+    if (train_ckpt_save(o->save, &c, err, sizeof err)) {
+        fprintf(stderr, "train_fmnist: --save: %s\n", err);
+        return -1;
+    }
+    if (!o->quiet) printf("saved %s at step %" PRIu64 "\n", o->save, step);
+    return 0;
+}
+
+/* The test logits through the workers (and ranks): rank r evaluates the
+   images [n r/R, n(r+1)/R), its worker t a contiguous share of them; the
+   logits are gathered on every rank.  The number correct, or -1. */
+static long long dp_evaluate(dp *d, const float *P, const train_idx_set *test, size_t n,
+                             float *logits)
+{
+    size_t e0 = n * (size_t)g_rank / (size_t)g_size, e1 = n * (size_t)(g_rank + 1) / (size_t)g_size;
+    size_t i;
+    long long correct = 0;
+    int t;
+    for (t = 0; t < d->T; t++) {
+        d->w[t].e0 = e0 + (e1 - e0) * (size_t)t / (size_t)d->T;
+        d->w[t].e1 = e0 + (e1 - e0) * (size_t)(t + 1) / (size_t)d->T;
+    }
+    d->P = P;
+    d->set = test;
+    d->logits = logits;
+    if (dp_run(d, 1)) return -1;
+#ifdef TRAIN_HAVE_MPI
+    if (g_mpi && g_size > 1) {
+        int *cnt = (int *)malloc(2 * (size_t)g_size * sizeof(int)), r, err;
+        if (!cnt) return -1;
+        for (r = 0; r < g_size; r++) {
+            size_t a = n * (size_t)r / (size_t)g_size, b = n * (size_t)(r + 1) / (size_t)g_size;
+            cnt[r] = (int)((b - a) * NCLASS);
+            cnt[g_size + r] = (int)(a * NCLASS);
+        }
+        err = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, logits, cnt, cnt + g_size,
+                             MPI_FLOAT, MPI_COMM_WORLD);
+        free(cnt);
+        if (err != MPI_SUCCESS) return -1;
+    }
+#endif
+    for (i = 0; i < n; i++) correct += argmax10(logits + i * NCLASS) == (size_t)test->labels[i];
+    return correct;
+}
+
+/* One training step through the workers (and ranks): the full gradient
+   into *grad, the batch's mean loss and its correct predictions. */
+static int dp_step(dp *d, const float *P, const train_idx_set *train, const uint32_t *perm,
+                   size_t first, const float **grad, float *loss, uint64_t *correct)
+{
+    int t;
+    unsigned long long c = 0;
+    d->P = P;
+    d->set = train;
+    d->perm = perm;
+    d->first = first;
+    if (dp_run(d, 0) || dp_rank_nodes(d)) return -1;
+    for (t = 0; t < d->T; t++) c += d->w[t].correct;
+#ifdef TRAIN_HAVE_MPI
+    if (g_mpi) {
+        int *cnt = (int *)malloc(2 * (size_t)g_size * sizeof(int)), r, err;
+        unsigned long long all = 0;
+        if (!cnt) return -1;
+        if (repdl_mpi_sum_nodes_f32(MPI_COMM_WORLD, d->G, d->u0, d->u1, d->V,
+                                    d->nn ? d->rank_nodes : NULL, d->grad) != REPDL_OK) {
+            free(cnt);
+            return -1;
+        }
+        /* the rows of rank r: those of its micro-batches */
+        for (r = 0; r < g_size; r++) {
+            size_t a = d->G * (size_t)r / (size_t)g_size * MB,
+                   b = d->G * (size_t)(r + 1) / (size_t)g_size * MB;
+            if (a > d->B) a = d->B;
+            if (b > d->B) b = d->B;
+            cnt[r] = (int)(b - a);
+            cnt[g_size + r] = (int)a;
+        }
+        err = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, d->rowloss, cnt, cnt + g_size,
+                             MPI_FLOAT, MPI_COMM_WORLD);
+        free(cnt);
+        if (err != MPI_SUCCESS) return -1;
+        if (MPI_Allreduce(&c, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD) !=
+            MPI_SUCCESS)
+            return -1;
+        c = all;
+        *grad = d->grad;
+    } else
+#endif
+    {
+        *grad = d->rank_nodes; /* one process: [0, G) is one node, the whole sum */
+    }
+    /* the loss of REPDL_REDUCTION_MEAN: the canonical sum of the row losses
+       (repdl_sum_f32, the tree of repdl_cross_entropy_f32), one division by
+       B (repdl__loss_finish) */
+    *loss = repdl__canon(repdl__div_count_f32(repdl_sum_f32(d->B, d->rowloss), d->B));
+    *correct = (uint64_t)c;
+    return 0;
+}
+
+static int train_main(int argc, char **argv)
 {
     options o;
     model m;
     train_idx_set train, test;
     train_backend be;
+    dp d;
     char err[512], hex[65];
     char *paths[4] = {NULL, NULL, NULL, NULL};
     float *hP = NULL, *hM = NULL, *hx = NULL, *logits = NULL, *losses = NULL, *hz = NULL;
@@ -498,14 +981,30 @@ int main(int argc, char **argv)
     acts a;
     size_t ntest, spe, i;
     uint64_t step = 0, total_steps, stop, epoch_steps = 0, epoch_correct = 0, cur_epoch;
+    uint64_t die_step = 0;
+    long die_rank = -1;
     repdl_sgd_config sgd;
-    int rc = 1, have_be = 0, have_acts = 0;
+    int rc = 1, have_be = 0, have_acts = 0, use_dp, say;
     double t0;
 
-    if (parse_args(argc, argv, &o)) return EXIT_USAGE;
+    memset(&d, 0, sizeof d);
+    {
+        int r = parse_args(argc, argv, &o);
+        if (r) return r > 0 ? 0 : EXIT_USAGE; /* r > 0: --help */
+    }
+    say = g_rank == 0; /* only rank 0 prints to stdout */
     if (golden_sha256_selftest() != 0) {
         fprintf(stderr, "train_fmnist: SHA-256 self-test failed\n");
         return 1;
+    }
+    {   /* hidden, for tests/train/mpi.sh: REPDL_TRAIN_DIE_AT=STEP[:RANK] makes
+           that rank exit at once after global step STEP, as a crash would */
+        const char *e = getenv("REPDL_TRAIN_DIE_AT");
+        if (e && *e) {
+            char *end;
+            die_step = strtoull(e, &end, 10);
+            die_rank = *end == ':' ? strtol(end + 1, NULL, 10) : 0;
+        }
     }
     memset(&train, 0, sizeof train);
     memset(&test, 0, sizeof test);
@@ -515,15 +1014,24 @@ int main(int argc, char **argv)
 
     /* ---- the backend first: --device cuda fails fast without a GPU ---- */
     if (o.cuda) {
-        int r = train_cuda_backend_init(&be, err, sizeof err);
+        int r;
+        if (g_mpi) {
+            fprintf(stderr, "train_fmnist: --device cuda does not run under mpirun (one "
+                            "process only)\n");
+            return EXIT_USAGE;
+        }
+        r = train_cuda_backend_init(&be, err, sizeof err);
         if (r != 0) {
             fprintf(stderr, "train_fmnist: --device cuda: %s\n", err);
             return EXIT_NO_CUDA;
         }
     } else {
-        train_host_backend_init(&be, o.threads);
+        train_host_backend_init(&be);
     }
     have_be = 1;
+    /* the host path with several threads or ranks: micro-batches over
+       workers; otherwise the whole batch in one call of each operation */
+    use_dp = !o.cuda && (o.threads > 1 || g_mpi);
 
     /* ---- data ---- */
     {
@@ -556,8 +1064,8 @@ int main(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
-    if (train.count > 0xffffffffu) {
-        fprintf(stderr, "train_fmnist: too many training images\n");
+    if (train.count > 0xffffffffu || test.count > (size_t)0x7fffffff / NCLASS) {
+        fprintf(stderr, "train_fmnist: too many training or test images\n");
         rc = EXIT_DATA;
         goto done;
     }
@@ -591,12 +1099,15 @@ int main(int argc, char **argv)
     /* ---- weights: initial values from (seed), always recomputed ---- */
     model_init_weights(&m, o.seed, hP);
     hash_hex(hP, m.total, hex);
-    if (!o.quiet)
+    if (!o.quiet && say) {
         printf("train_fmnist: LeNet-5, %zu training and %zu test images, batch %" PRIu64
-               ", %zu steps an epoch, seed %" PRIu64 ", lr %g, momentum %g, %s, %d thread%s\n",
+               ", %zu steps an epoch, seed %" PRIu64 ", lr %g, momentum %g, %s, %d thread%s",
                train.count, ntest, o.batch, spe, o.seed, (double)o.lr, (double)o.momentum,
                be.name, o.threads, o.threads == 1 ? "" : "s");
-    printf("init_weights_sha256 %s\n", hex);
+        if (g_mpi) printf(" x %d MPI rank%s", g_size, g_size == 1 ? "" : "s");
+        printf("\n");
+    }
+    if (say) printf("init_weights_sha256 %s\n", hex);
     fflush(stdout);
 
     if (o.resume) {
@@ -635,7 +1146,7 @@ int main(int argc, char **argv)
         memcpy(hP, c.params, m.total * sizeof(float));
         memcpy(hM, c.mbuf, m.total * sizeof(float));
         train_ckpt_free(&c);
-        if (!o.quiet)
+        if (!o.quiet && say)
             printf("resumed from %s at step %" PRIu64 "\n", o.resume, step);
         if (step > total_steps) {
             fprintf(stderr, "train_fmnist: --resume: the checkpoint is at step %" PRIu64
@@ -659,6 +1170,11 @@ int main(int argc, char **argv)
         report_backend_error(&be, "upload");
         goto done;
     }
+    if (use_dp && dp_init(&d, &be, &m, (size_t)o.batch, o.threads, g_size, g_rank)) {
+        fprintf(stderr, "train_fmnist: cannot set up %d worker threads (out of memory or "
+                "threads)\n", o.threads);
+        goto done;
+    }
 
     /* ---- training ---- */
     t0 = now_s();
@@ -671,17 +1187,28 @@ int main(int argc, char **argv)
             repdl_rng_permutation(train.count, o.seed, PERM_OFFSET(e), perm);
             cur_epoch = e;
         }
-        gather(&train, perm, (size_t)k * B, B, hx, hy);
-        if (be.put(be.ctx, a.x, hx, B * IMG * IMG * sizeof(float)) ||
-            be.put(be.ctx, a.y, hy, B * sizeof(size_t)) ||
-            forward(&be, &m, dP, &a, B) || backward(&be, &m, dP, dG, &a, B) ||
-            be.sgd(be.ctx, m.total, dP, dG, dM, &sgd, step + 1) ||
-            be.get(be.ctx, &loss, a.loss, sizeof(float)) ||
-            be.get(be.ctx, hz, a.z, B * NCLASS * sizeof(float))) {
-            report_backend_error(&be, "training step");
-            goto done;
+        if (use_dp) {
+            const float *grad;
+            uint64_t c;
+            if (dp_step(&d, dP, &train, perm, (size_t)k * B, &grad, &loss, &c) ||
+                be.sgd(be.ctx, m.total, dP, grad, dM, &sgd, step + 1)) {
+                fprintf(stderr, "train_fmnist: training step %" PRIu64 " failed\n", step + 1);
+                goto done;
+            }
+            epoch_correct += c;
+        } else {
+            gather(&train, perm, (size_t)k * B, B, hx, hy);
+            if (be.put(be.ctx, a.x, hx, B * IMG * IMG * sizeof(float)) ||
+                be.put(be.ctx, a.y, hy, B * sizeof(size_t)) ||
+                forward(&be, &m, dP, &a, B) || backward(&be, &m, dP, dG, &a, B) ||
+                be.sgd(be.ctx, m.total, dP, dG, dM, &sgd, step + 1) ||
+                be.get(be.ctx, &loss, a.loss, sizeof(float)) ||
+                be.get(be.ctx, hz, a.z, B * NCLASS * sizeof(float))) {
+                report_backend_error(&be, "training step");
+                goto done;
+            }
+            for (b = 0; b < B; b++) epoch_correct += argmax10(hz + b * NCLASS) == hy[b];
         }
-        for (b = 0; b < B; b++) epoch_correct += argmax10(hz + b * NCLASS) == hy[b];
         losses[epoch_steps++] = loss;
         step++;
         if (step % spe == 0 || step == stop) {
@@ -690,15 +1217,35 @@ int main(int argc, char **argv)
             float mean = repdl__fdiv(repdl_sum_f32((size_t)epoch_steps, losses),
                                      (float)epoch_steps);
             if (!o.quiet) {
-                long long c = evaluate(&be, &m, dP, &a, &test, ntest, logits, hx, hy);
+                long long c = use_dp ? dp_evaluate(&d, dP, &test, ntest, logits)
+                                     : evaluate(&be, &m, dP, &a, &test, ntest, logits, hx, hy);
                 if (c < 0) { report_backend_error(&be, "evaluation"); goto done; }
-                printf("epoch %" PRIu64 " step %" PRIu64 " loss %.6f train_acc %.4f test_acc "
-                       "%.4f time %.1f s\n", e + 1, step, (double)mean,
-                       (double)epoch_correct / (double)(epoch_steps * o.batch),
-                       (double)c / (double)ntest, now_s() - t0);
+                if (say)
+                    printf("epoch %" PRIu64 " step %" PRIu64 " loss %.6f train_acc %.4f test_acc "
+                           "%.4f time %.1f s\n", e + 1, step, (double)mean,
+                           (double)epoch_correct / (double)(epoch_steps * o.batch),
+                           (double)c / (double)ntest, now_s() - t0);
                 fflush(stdout);
             }
             if (step % spe == 0) { epoch_steps = 0; epoch_correct = 0; }
+        }
+        if (o.save && o.save_every && step % o.save_every == 0 && step < stop) {
+            if (be.get(be.ctx, hP, dP, m.total * sizeof(float)) ||
+                be.get(be.ctx, hM, dM, m.total * sizeof(float))) {
+                report_backend_error(&be, "download");
+                goto done;
+            }
+            if (save_checkpoint(&o, &train, step, epoch_steps, epoch_correct, losses, hP,
+                                hM))
+                goto done;
+            fflush(stdout);
+        }
+        if (die_step && step == die_step && die_rank == g_rank) {
+            fprintf(stderr, "train_fmnist: rank %d dies after step %" PRIu64
+                    " (REPDL_TRAIN_DIE_AT)\n", g_rank, step);
+            fflush(stdout);
+            fflush(stderr);
+            _exit(86);
         }
     }
 
@@ -707,48 +1254,33 @@ int main(int argc, char **argv)
         report_backend_error(&be, "download");
         goto done;
     }
-    if (o.save) {
-        train_ckpt c;
-        memset(&c, 0, sizeof c);
-        c.model_id = MODEL_ID;
-        c.ntensors = NTENSOR;
-        for (i = 0; i < NTENSOR; i++) c.counts[i] = tensor_count[i];
-        c.seed = o.seed;
-        c.step = step;
-        c.batch = o.batch;
-        c.ntrain = train.count;
-        c.lr = o.lr;
-        c.momentum = o.momentum;
-        c.epoch_steps = epoch_steps;
-        c.epoch_correct = epoch_correct;
-        c.epoch_losses = losses;
-        c.params = hP;
-        c.mbuf = hM;
-        if (train_ckpt_save(o.save, &c, err, sizeof err)) {
-            fprintf(stderr, "train_fmnist: --save: %s\n", err);
-            goto done;
-        }
-        if (!o.quiet) printf("saved %s at step %" PRIu64 "\n", o.save, step);
-    }
+    if (o.save &&
+        save_checkpoint(&o, &train, step, epoch_steps, epoch_correct, losses, hP, hM))
+        goto done;
     if (step < total_steps) {
         /* stopped early (--stop-at): the weights so far, no evaluation */
         hash_hex(hP, m.total, hex);
-        printf("stopped_at_step %" PRIu64 "\nweights_sha256 %s\n", step, hex);
+        if (say) printf("stopped_at_step %" PRIu64 "\nweights_sha256 %s\n", step, hex);
         rc = 0;
         goto done;
     }
     {
-        long long c = evaluate(&be, &m, dP, &a, &test, ntest, logits, hx, hy);
+        long long c = use_dp ? dp_evaluate(&d, dP, &test, ntest, logits)
+                             : evaluate(&be, &m, dP, &a, &test, ntest, logits, hx, hy);
         if (c < 0) { report_backend_error(&be, "evaluation"); goto done; }
-        hash_hex(hP, m.total, hex);
-        printf("trained_weights_sha256 %s\n", hex);
-        hash_hex(logits, ntest * NCLASS, hex);
-        printf("test_logits_sha256 %s\n", hex);
-        printf("test_accuracy %lld/%zu\n", c, ntest);
-        if (!o.quiet) printf("time %.1f s (%" PRIu64 " steps)\n", now_s() - t0, step);
+        if (say) {
+            hash_hex(hP, m.total, hex);
+            printf("trained_weights_sha256 %s\n", hex);
+            hash_hex(logits, ntest * NCLASS, hex);
+            printf("test_logits_sha256 %s\n", hex);
+            printf("test_accuracy %lld/%zu\n", c, ntest);
+            if (!o.quiet) printf("time %.1f s (%" PRIu64 " steps)\n", now_s() - t0, step);
+        }
     }
     rc = 0;
 done:
+    fflush(stdout);
+    if (use_dp) dp_free(&d);
     if (have_acts) acts_free(&be, &a);
     if (have_be) {
         if (dP) be.release(be.ctx, dP);
@@ -761,5 +1293,37 @@ done:
     train_idx_free(&test);
     free(hP); free(hM); free(hx); free(hy); free(hz); free(logits); free(losses); free(perm);
     (void)tensor_names;
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int rc;
+#ifdef TRAIN_HAVE_MPI
+    /* MPI only when launched by mpirun (Open MPI: OMPI_COMM_WORLD_SIZE;
+       PMI launchers: PMI_SIZE): a plain run is one process, as without MPI */
+    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE")) {
+        if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+            fprintf(stderr, "train_fmnist: MPI_Init failed\n");
+            return 1;
+        }
+        g_mpi = 1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    }
+#endif
+    rc = train_main(argc, argv);
+#ifdef TRAIN_HAVE_MPI
+    if (g_mpi) {
+        /* every rank finishes together, or the job ends: a rank that fails
+           alone would leave the others waiting in a collective */
+        if (rc != 0) {
+            fflush(stdout);
+            fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, rc);
+        }
+        MPI_Finalize();
+    }
+#endif
     return rc;
 }

@@ -119,6 +119,8 @@ expect zero-threads 2 "bad value '0' for --threads" run --threads 0
 expect bad-device 2 "bad value 'tpu' for --device" run --device tpu
 expect partial-paths 2 'give all four' run --train-images "$dir/ok/train-images-idx3-ubyte.gz"
 expect batch-too-big 2 'exceeds the 256 training images' run --data "$dir/ok" --batch 512
+expect save-every-alone 2 'save-every needs --save' run --data "$dir/ok" --steps 2 --save-every 1
+expect save-every-zero 2 "bad value '0' for --save-every" run --data "$dir/ok" --steps 2 --save-every 0 --save "$dir/x"
 
 # ---- checkpoints: round trips on the small set (8 steps an epoch) ----
 ok="--data $dir/ok"
@@ -184,6 +186,34 @@ if [ -n "$(hashes "$a")" ] && [ "$(hashes "$a")" != "$(hashes "$b")" ]; then
   echo "ok   resume-negative-control: one flipped weight bit changes the hashes"; pass=$((pass + 1))
 else
   echo "FAIL resume-negative-control: a flipped weight bit went unnoticed"; fail=$((fail + 1))
+fi
+
+# ---- a batch that 16 does not divide: micro-batches 16, 16, 16, 2 ----
+b50() { "$exe" --quiet --data "$dir/ok" --batch 50 --steps 12 "$@"; }
+a=$(b50 --threads 1) b=$(b50 --threads 3) c=$(b50 --threads 4)
+if [ -n "$(hashes "$a")" ] && [ "$a" = "$b" ] && [ "$a" = "$c" ]; then
+  echo "ok   batch-50: --threads 1, 3, 4 print the same hashes"; pass=$((pass + 1))
+else
+  echo "FAIL batch-50: --threads 1, 3, 4 differ:"; echo "$a"; echo "$b"; echo "$c"; fail=$((fail + 1))
+fi
+
+# ---- --save-every, and a process that dies (REPDL_TRAIN_DIE_AT, hidden) ----
+rm -f "$dir/every.ckpt"
+REPDL_TRAIN_DIE_AT=7 run $ok --steps 20 --save "$dir/every.ckpt" --save-every 3 --threads 2 \
+  >/dev/null 2>"$dir/stderr"
+rc=$?
+run $ok --steps 20 --stop-at 6 --save "$dir/six.ckpt" >/dev/null
+if [ $rc -eq 86 ] && cmp -s "$dir/every.ckpt" "$dir/six.ckpt"; then
+  echo "ok   save-every-dies: died after step 7 (exit 86), the checkpoint of step 6 is whole"
+  pass=$((pass + 1))
+else
+  echo "FAIL save-every-dies: exit $rc, or the checkpoint is not that of step 6"; fail=$((fail + 1))
+fi
+out=$(run $ok --steps 20 --resume "$dir/every.ckpt" --threads 3)
+if [ -n "$(hashes "$out")" ] && [ "$(hashes "$out")" = "$(hashes "$full")" ]; then
+  echo "ok   save-every-resume: equals the uninterrupted run"; pass=$((pass + 1))
+else
+  echo "FAIL save-every-resume: differs from the uninterrupted run"; fail=$((fail + 1))
 fi
 
 # ---- bad checkpoints ----
