@@ -12,9 +12,9 @@
    col2im): for each output, walk its chain in the stated order.
 
    The reductions over the batch (linear dW, db; conv2d dw, db) follow "The
-   batch order": one chain per micro-batch of GREF_MICROBATCH samples (the
+   batch order": one chain per micro-batch of REF_MICROBATCH samples (the
    last one short), the micro-batch values added by the aligned buddy tree,
-   written here as its recursive definition (gref_tree). */
+   written as its recursive definition (ref_batch_tree, batch_ref.h). */
 #ifndef REPDL_REFERENCE_GEMM_REF_H
 #define REPDL_REFERENCE_GEMM_REF_H
 
@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "batch_ref.h"
 
 static inline float gref_canon(float v)
 {
@@ -34,30 +36,6 @@ static inline float gref_mul(float a, float b) /* RN(a b), never fused */
 {
     volatile float p = a * b;
     return p;
-}
-
-/* The micro-batch size of docs/canonical-order.md, "The batch order". */
-#define GREF_MICROBATCH 16
-
-/* node(k, j) of the aligned buddy tree over v[0..G): the subtree of 2^k
-   leaves starting at leaf j 2^k; a right half that starts at or past G is
-   absent and the left half passes up. */
-static inline float gref_node(const float *v, size_t G, unsigned k, size_t j)
-{
-    size_t half;
-    if (k == 0) return v[j];
-    half = (size_t)1 << (k - 1);
-    if ((2 * j + 1) * half >= G) return gref_node(v, G, k - 1, 2 * j);
-    return gref_node(v, G, k - 1, 2 * j) + gref_node(v, G, k - 1, 2 * j + 1);
-}
-
-/* The tree over the G micro-batch values v (G = 0: -0.0). */
-static inline float gref_tree(const float *v, size_t G)
-{
-    unsigned K = 0;
-    if (G == 0) return -0.0f;
-    while (((size_t)1 << K) < G) K++;
-    return gref_node(v, G, K, 0);
 }
 
 /* C = alpha (op(A) op(B) [+ bias]) + beta C: the pinned order of C[i][j]. */
@@ -105,7 +83,7 @@ static inline void ref_linear_backward_f32(size_t M, size_t K, size_t N, const f
                 for (n = 0; n < N; n++) acc = fmaf(dy[m * N + n], W[n * K + k], acc);
                 dx[m * K + k] = gref_canon(acc);
             }
-    size_t G = (M + GREF_MICROBATCH - 1) / GREF_MICROBATCH, g;
+    size_t G = (M + REF_MICROBATCH - 1) / REF_MICROBATCH, g;
     float *v = (float *)malloc((G ? G : 1) * sizeof(float));
     if (!v) abort();
     if (dW)
@@ -113,21 +91,21 @@ static inline void ref_linear_backward_f32(size_t M, size_t K, size_t N, const f
             for (k = 0; k < K; k++) {
                 for (g = 0; g < G; g++) {
                     float acc = -0.0f;
-                    for (m = g * GREF_MICROBATCH; m < M && m < (g + 1) * GREF_MICROBATCH; m++)
+                    for (m = g * REF_MICROBATCH; m < M && m < (g + 1) * REF_MICROBATCH; m++)
                         acc = fmaf(dy[m * N + n], x[m * K + k], acc);
                     v[g] = acc;
                 }
-                dW[n * K + k] = gref_canon(gref_tree(v, G));
+                dW[n * K + k] = gref_canon(ref_batch_tree(v, G));
             }
     if (db)
         for (n = 0; n < N; n++) {
             for (g = 0; g < G; g++) {
                 float acc = -0.0f;
-                for (m = g * GREF_MICROBATCH; m < M && m < (g + 1) * GREF_MICROBATCH; m++)
+                for (m = g * REF_MICROBATCH; m < M && m < (g + 1) * REF_MICROBATCH; m++)
                     acc = acc + dy[m * N + n];
                 v[g] = acc;
             }
-            db[n] = gref_canon(gref_tree(v, G));
+            db[n] = gref_canon(ref_batch_tree(v, G));
         }
     free(v);
 }
@@ -184,21 +162,21 @@ static inline void ref_conv2d_backward_f32(const ref_conv_shape *s, const float 
     size_t oh = ref_conv_out(s->h, s->kh, s->sh, s->ph, s->dh);
     size_t ow = ref_conv_out(s->w, s->kw, s->sw, s->pw, s->dw);
     size_t img, o, p, q, ci, r, t, hh, ww, g;
-    size_t G = (s->n + GREF_MICROBATCH - 1) / GREF_MICROBATCH;
+    size_t G = (s->n + REF_MICROBATCH - 1) / REF_MICROBATCH;
     float *v = (float *)malloc((G ? G : 1) * sizeof(float));
     if (!v) abort();
     if (db)
         for (o = 0; o < s->oc; o++) {
             for (g = 0; g < G; g++) {
                 float acc = -0.0f;
-                for (img = g * GREF_MICROBATCH; img < s->n && img < (g + 1) * GREF_MICROBATCH;
+                for (img = g * REF_MICROBATCH; img < s->n && img < (g + 1) * REF_MICROBATCH;
                      img++)
                     for (p = 0; p < oh; p++)
                         for (q = 0; q < ow; q++)
                             acc = acc + dy[((img * s->oc + o) * oh + p) * ow + q];
                 v[g] = acc;
             }
-            db[o] = gref_canon(gref_tree(v, G));
+            db[o] = gref_canon(ref_batch_tree(v, G));
         }
     if (dw)
         for (o = 0; o < s->oc; o++)
@@ -207,15 +185,15 @@ static inline void ref_conv2d_backward_f32(const ref_conv_shape *s, const float 
                     for (t = 0; t < s->kw; t++) {
                         for (g = 0; g < G; g++) {
                             float acc = -0.0f;
-                            for (img = g * GREF_MICROBATCH;
-                                 img < s->n && img < (g + 1) * GREF_MICROBATCH; img++)
+                            for (img = g * REF_MICROBATCH;
+                                 img < s->n && img < (g + 1) * REF_MICROBATCH; img++)
                                 for (p = 0; p < oh; p++)
                                     for (q = 0; q < ow; q++)
                                         acc = fmaf(dy[((img * s->oc + o) * oh + p) * ow + q],
                                                    ref_conv_tap(s, x, img, ci, r, t, p, q), acc);
                             v[g] = acc;
                         }
-                        dw[((o * s->c + ci) * s->kh + r) * s->kw + t] = gref_canon(gref_tree(v, G));
+                        dw[((o * s->c + ci) * s->kh + r) * s->kw + t] = gref_canon(ref_batch_tree(v, G));
                     }
     free(v);
     if (dx)

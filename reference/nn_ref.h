@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_ref.h"
+
 #include <repdl/exp.h>
 #include <repdl/log.h>
 #include <repdl/reduce.h>
@@ -191,44 +193,23 @@ static inline void ref_layer_norm_forward(size_t rows, size_t cols, const float 
 }
 
 /* The batch order (docs/canonical-order.md, "The batch order"): the
-   batch is cut into micro-batches of REF_NN_MICROBATCH consecutive samples
+   batch is cut into micro-batches of REF_MICROBATCH consecutive samples
    (the last one short); each micro-batch's value is the canonical sum
    (repdl_sum_f32) of its terms; the G values are added by the aligned
-   buddy tree, written here as its recursive definition: node(0, g) = v[g];
-   node(k, j) = node(k-1, 2j) when the right half starts at or past G,
-   node(k-1, 2j) + node(k-1, 2j+1) otherwise; the sum is node(K, 0),
-   2^K >= G the least; -0.0 when G == 0. */
-#define REF_NN_MICROBATCH 16
-
-static inline float ref_nn_node(const float *v, size_t G, unsigned k, size_t j)
-{
-    size_t half;
-    if (k == 0) return v[j];
-    half = (size_t)1 << (k - 1);
-    if ((2 * j + 1) * half >= G) return ref_nn_node(v, G, k - 1, 2 * j);
-    return ref_nn_node(v, G, k - 1, 2 * j) + ref_nn_node(v, G, k - 1, 2 * j + 1);
-}
-
-static inline float ref_nn_tree(const float *v, size_t G)
-{
-    unsigned K = 0;
-    if (G == 0) return -0.0f;
-    while (((size_t)1 << K) < G) K++;
-    return ref_nn_node(v, G, K, 0);
-}
+   buddy tree (ref_batch_tree, batch_ref.h: its recursive definition). */
 
 /* The batch-order sum of t[0 .. n * per): n samples of per consecutive
    terms each (canonical NaN). */
 static inline float ref_nn_batch_sum(const float *t, size_t n, size_t per)
 {
-    size_t G = (n + REF_NN_MICROBATCH - 1) / REF_NN_MICROBATCH;
+    size_t G = (n + REF_MICROBATCH - 1) / REF_MICROBATCH;
     float *v = ref_nn_alloc(G), s;
     for (size_t g = 0; g < G; g++) {
-        size_t i0 = g * REF_NN_MICROBATCH;
-        size_t ni = n - i0 < REF_NN_MICROBATCH ? n - i0 : REF_NN_MICROBATCH;
+        size_t i0 = g * REF_MICROBATCH;
+        size_t ni = n - i0 < REF_MICROBATCH ? n - i0 : REF_MICROBATCH;
         v[g] = repdl_sum_f32(ni * per, t + i0 * per);
     }
-    s = ref_nn_canon(ref_nn_tree(v, G));
+    s = ref_nn_canon(ref_batch_tree(v, G));
     free(v);
     return s;
 }
