@@ -10,6 +10,8 @@
 #   scripts/python.sh demo      build, then a 3-layer model from repdl.nn:
 #                               forward and backward at 1 and 2 threads, the
 #                               same hash
+#   scripts/python.sh run SCRIPT [ARGS]  build, then SCRIPT with that Python
+#                               (e.g. examples/train_fmnist.py)
 #   scripts/python.sh test [JUNIT]   build, then pytest python/tests (JUnit
 #                               XML to JUNIT if given); the C library for the
 #                               ctypes reference is $REPDL_LIB or
@@ -59,6 +61,11 @@ for t in (1, 2):
     h = hashlib.sha256(y.detach().numpy().tobytes() + model[0].weight.grad.numpy().tobytes())
     print(f'repdl from PyTorch, {t} thread{"s" if t > 1 else ""}: outputs and gradients sha256 {h.hexdigest()[:16]}')
 PYDEMO
+    ;;
+  run)
+    build
+    shift
+    exec "$PY" "$@"
     ;;
   test)
     build

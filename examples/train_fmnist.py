@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: MIT
+"""examples/train_fmnist.py: examples/train_fmnist.c from PyTorch.
+
+LeNet-5 built from repdl.nn, initialised and shuffled with repdl.random,
+trained with repdl.optim.SGD: the same three SHA-256 hashes as the C
+program for the same arguments (docs/train.md, docs/python.md), at any
+torch.set_num_threads.
+
+    python3 examples/train_fmnist.py [--epochs E | --steps K] [--batch B]
+        [--threads N] [--seed S] [--lr LR] [--momentum M]
+        [--test-limit T] [--data DIR] [--quiet]
+
+Every number is repdl's: pixels byte / 255 (one IEEE binary32 division),
+weights PyTorch's default bound RN(1 / RN(sqrt(fan_in))) drawn from the
+Philox stream (seed, tensor t << 32) in the order conv1.w, conv1.b, ...,
+fc3.b, the permutation of epoch e repdl_rng_permutation(n, seed, e), the
+forward and backward passes repdl's (autograd Functions of repdl.ops), the
+loss the mean cross-entropy, the update repdl_sgd_step_f32.  As in the C
+program the last partial batch of an epoch is dropped. """
+import argparse
+import gzip
+import hashlib
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'python'))
+import repdl  # noqa: E402
+from repdl import nn as rnn  # noqa: E402
+
+IMG = 28
+
+
+def read_idx(path):
+    """An IDX file (gzip or plain): the array of unsigned bytes."""
+    for p in (path + '.gz', path):
+        if os.path.exists(p):
+            with (gzip.open(p, 'rb') if p.endswith('.gz') else open(p, 'rb')) as f:
+                data = f.read()
+            break
+    else:
+        raise SystemExit(f'train_fmnist.py: no {path}(.gz)')
+    ndim = data[3]
+    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], 'big') for i in range(ndim)]
+    body = np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim)
+    if data[2] != 8 or body.size != int(np.prod(dims)):
+        raise SystemExit(f'train_fmnist.py: {path}: not an IDX file of unsigned bytes')
+    return body.reshape(dims)
+
+
+def lenet():
+    """The C program's model; built after repdl.random.manual_seed(seed), its
+    ten tensors take the Philox slots 0..9 in state_dict order."""
+    return torch.nn.Sequential(
+        rnn.Conv2d(1, 6, 5, padding=2), rnn.ReLU(), rnn.MaxPool2d(2),
+        rnn.Conv2d(6, 16, 5), rnn.ReLU(), rnn.MaxPool2d(2),
+        rnn.Flatten(),
+        rnn.Linear(400, 120), rnn.ReLU(),
+        rnn.Linear(120, 84), rnn.ReLU(),
+        rnn.Linear(84, 10))
+
+
+def sha256_f32(tensors):
+    """SHA-256 of the little-endian binary32 bytes, tensors concatenated."""
+    h = hashlib.sha256()
+    for t in tensors:
+        h.update(t.detach().contiguous().numpy().astype('<f4', copy=False).tobytes())
+    return h.hexdigest()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--epochs', type=int, default=2)
+    ap.add_argument('--steps', type=int)
+    ap.add_argument('--batch', type=int, default=64)
+    ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--lr', type=float, default=0.05)
+    ap.add_argument('--momentum', type=float, default=0.9)
+    ap.add_argument('--test-limit', type=int)
+    ap.add_argument('--data', default='/usr/share/datasets/fashion-mnist')
+    ap.add_argument('--quiet', action='store_true')
+    o = ap.parse_args(argv)
+    if o.batch < 1 or o.threads < 1 or o.epochs < 1 or (o.steps is not None and o.steps < 0):
+        ap.error('--batch, --threads and --epochs must be at least 1, --steps at least 0')
+    torch.set_num_threads(o.threads)
+
+    tr_x = read_idx(os.path.join(o.data, 'train-images-idx3-ubyte'))
+    tr_y = read_idx(os.path.join(o.data, 'train-labels-idx1-ubyte'))
+    te_x = read_idx(os.path.join(o.data, 't10k-images-idx3-ubyte'))
+    te_y = read_idx(os.path.join(o.data, 't10k-labels-idx1-ubyte'))
+    if o.test_limit is not None:
+        te_x, te_y = te_x[:o.test_limit], te_y[:o.test_limit]
+    if o.batch > len(tr_x):
+        ap.error(f'--batch {o.batch} exceeds the {len(tr_x)} training images')
+    # byte / 255: one correctly rounded binary32 division (numpy float32 is IEEE)
+    table = np.arange(256, dtype=np.float32) / np.float32(255.0)
+    train_x = torch.from_numpy(table[tr_x].reshape(-1, 1, IMG, IMG))
+    train_y = torch.from_numpy(tr_y.astype(np.int64))
+    test_x = torch.from_numpy(table[te_x].reshape(-1, 1, IMG, IMG))
+
+    repdl.random.manual_seed(o.seed)
+    model = lenet()
+    params = list(model.parameters())
+    say = print
+    say(f'init_weights_sha256 {sha256_f32(params)}')
+    loss_fn = rnn.CrossEntropyLoss()
+    opt = repdl.optim.SGD(params, lr=o.lr, momentum=o.momentum)
+    n, B = len(train_x), o.batch
+    spe = n // B
+    total = o.steps if o.steps is not None else o.epochs * spe
+    t0 = time.time()
+    perm, cur = None, -1
+    for step in range(total):
+        e, k = divmod(step, spe)
+        if e != cur:
+            perm, cur = repdl.random.permutation(n, seed=o.seed, offset=e), e
+        idx = perm[k * B:(k + 1) * B]
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(train_x[idx]), train_y[idx])
+        loss.backward()
+        opt.step()
+        if not o.quiet and ((step + 1) % spe == 0 or step + 1 == total):
+            print(f'epoch {e + 1} step {step + 1} loss (last step) {loss.item():.6f} '
+                  f'time {time.time() - t0:.1f} s', flush=True)
+    with torch.no_grad():
+        logits = torch.cat([model(test_x[i:i + 1000]) for i in range(0, len(test_x), 1000)])
+    correct = int((np.argmax(logits.numpy(), axis=1) == te_y).sum())  # first maximum, as argmax10
+    say(f'trained_weights_sha256 {sha256_f32(params)}')
+    say(f'test_logits_sha256 {sha256_f32([logits])}')
+    say(f'test_accuracy {correct}/{len(test_x)}')
+    if not o.quiet:
+        print(f'time {time.time() - t0:.1f} s ({total} steps)')
+
+
+if __name__ == '__main__':
+    main()
