@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(256) colsum_kernel(const float *dy, size_t M, 
         repdl__tree tr;
         repdl__tree_init(&tr);
         for (size_t m0 = 0; m0 < M; m0 += REPDL_MICROBATCH) {
-            size_t m1 = M - m0 < REPDL_MICROBATCH ? M : m0 + REPDL_MICROBATCH;
+            size_t m1 = repdl__mb_end(M, m0);
             float acc = -0.0f;
             for (size_t m = m0; m < m1; m++) acc = repdl__fadd(acc, dy[m * N + n]);
             repdl__tree_push(&tr, 0, acc);
@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(256) conv_db_kernel(conv_geom g, const float *
         repdl__tree tr;
         repdl__tree_init(&tr);
         for (size_t i0 = 0; i0 < g.n; i0 += REPDL_MICROBATCH) {
-            size_t i1 = g.n - i0 < REPDL_MICROBATCH ? g.n : i0 + REPDL_MICROBATCH;
+            size_t i1 = repdl__mb_end(g.n, i0);
             float acc = -0.0f;
             for (size_t img = i0; img < i1; img++) {
                 const float *row = dy + (img * g.oc + o) * g.P;
@@ -489,7 +489,7 @@ static int conv_backward(const repdl_conv2d_shape *sh, const float *x, const flo
                 int r = REPDL_OK;
                 for (size_t k = 0; k < gn && r == REPDL_OK; k++) {
                     size_t i0 = (g0 + k) * REPDL_MICROBATCH;
-                    size_t i1 = g.n - i0 < REPDL_MICROBATCH ? g.n : i0 + REPDL_MICROBATCH;
+                    size_t i1 = repdl__mb_end(g.n, i0);
                     r = dw_chains(i0, i1, parts + k * V);
                 }
                 return r;

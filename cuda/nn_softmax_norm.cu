@@ -332,7 +332,7 @@ __device__ float warp_mb_sum(size_t n, size_t hw, F v, float *buf, int t)
     repdl__tree tr;
     repdl__tree_init(&tr);
     for (size_t i0 = 0; i0 < n; i0 += REPDL_MICROBATCH) {
-        size_t cnt = (n - i0 < REPDL_MICROBATCH ? n - i0 : REPDL_MICROBATCH) * hw;
+        size_t cnt = (repdl__mb_end(n, i0) - i0) * hw;
         size_t base = i0 * hw;
         repdl__tree_push(&tr, 0, warp_sum(cnt, [&](size_t e) { return v(base + e); }, buf, t));
     }

@@ -397,7 +397,7 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
         } else if (repdl__vtree_init(&tb, OC, G) == 0) {
             for (g = 0; g < G; g++) {
                 size_t g0 = g * REPDL_MICROBATCH;
-                size_t gl = s->n - g0 < REPDL_MICROBATCH ? s->n - g0 : REPDL_MICROBATCH;
+                size_t gl = repdl__mb_end(s->n, g0) - g0;
                 repdl__conv_db_f32(gl, OC, P, dy + g0 * OC * P, repdl__vtree_dest(&tb, 0));
                 repdl__vtree_push(&tb, 0);
             }
@@ -429,7 +429,7 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
         }
         for (g = 0; g < G; g++) {
             size_t g0 = g * REPDL_MICROBATCH;
-            size_t g1 = s->n - g0 < REPDL_MICROBATCH ? s->n : g0 + REPDL_MICROBATCH;
+            size_t g1 = repdl__mb_end(s->n, g0);
             float *dwg = tree ? repdl__vtree_dest(&tw, 0) : dw;
             for (i0 = g0; i0 < g1; i0 += nb) {
                 size_t m = g1 - i0 < nb ? g1 - i0 : nb, L = m * P;

@@ -212,7 +212,7 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
     if (repdl__vtree_init(&vt, cols, G) == 0) {
         for (g = 0; g < G; g++) {
             size_t r0 = g * REPDL_MICROBATCH;
-            size_t len = rows - r0 < REPDL_MICROBATCH ? rows - r0 : REPDL_MICROBATCH;
+            size_t len = repdl__mb_end(rows, r0) - r0;
             float *d = repdl__vtree_dest(&vt, 0);
             for (j0 = 0; j0 < cols; j0 += REPDL__COLS_BLOCK)
                 repdl__norm_mb_cols(r0, len, cols, j0,
@@ -231,7 +231,7 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
         for (c = 0; c < cb; c++) repdl__tree_init(&t[c]);
         for (g = 0; g < G; g++) {
             size_t r0 = g * REPDL_MICROBATCH;
-            repdl__norm_mb_cols(r0, rows - r0 < REPDL_MICROBATCH ? rows - r0 : REPDL_MICROBATCH,
+            repdl__norm_mb_cols(r0, repdl__mb_end(rows, r0) - r0,
                                 cols, j0, cb, x, mean, rstd, dy, mode, v);
             for (c = 0; c < cb; c++) repdl__tree_push(&t[c], 0, v[c]);
         }
@@ -398,7 +398,7 @@ REPDL_FN void repdl__bn_sums(int kind, const float *x, const float *dy, size_t n
     repdl__tree_init(&T[0]);
     repdl__tree_init(&T[1]);
     for (i0 = 0; i0 < n; i0 += REPDL_MICROBATCH) {
-        size_t ni = n - i0 < REPDL_MICROBATCH ? n - i0 : REPDL_MICROBATCH;
+        size_t ni = repdl__mb_end(n, i0) - i0;
         size_t Ng = ni * hw, e0 = i0 * hw;
         repdl__tree t[2];
         repdl__tree_init(&t[0]);

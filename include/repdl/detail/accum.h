@@ -508,6 +508,14 @@ REPDL_FN size_t repdl__mb_count(size_t n)
     return n / REPDL_MICROBATCH + (n % REPDL_MICROBATCH != 0);
 }
 
+/* The end of the micro-batch that starts at sample i0 (a multiple of
+   REPDL_MICROBATCH, i0 < n) of a batch of n: i0 + REPDL_MICROBATCH, or n
+   for a short last one. */
+REPDL_FN size_t repdl__mb_end(size_t n, size_t i0)
+{
+    return n - i0 < REPDL_MICROBATCH ? n : i0 + REPDL_MICROBATCH;
+}
+
 /* The aligned buddy tree of repdl__tree over vectors of V floats, element
    by element (the pending subtrees live on the heap, malloc; REPDL_FN like
    the rest, so that the norms' host-and-device functions may call it).
