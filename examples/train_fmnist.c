@@ -503,7 +503,7 @@ static void gather(const train_idx_set *s, const uint32_t *idx, size_t first, si
    of its units a worker runs forward + backward on those <= 16 samples
    alone: per-row cross-entropy (REPDL_REDUCTION_SUM, each row alone, so
    the row's loss and gradient row), every dlogits element divided by B
-   (repdl__div_count_f32: what REPDL_REDUCTION_MEAN does with rows = B),
+   (repdl_div_count_f32: what REPDL_REDUCTION_MEAN does with rows = B),
    backward into one flat gradient of the model (the unit vector, V =
    m.total floats), pushed into a repdl_units_state.  A node of the rank
    [b, b + c) is itself a buddy tree over c units (b is a multiple of the
@@ -567,7 +567,7 @@ static int dp_units_rows(const dp *d, size_t u, size_t *s0)
 /* forward + backward of worker w's units, one at a time */
 static int dp_train_work(dp *d, dp_worker *w)
 {
-    size_t n, i;
+    size_t n;
     acts *a = &w->a;
     w->correct = 0;
     for (n = 0; n < d->nn; n++) {
@@ -592,7 +592,7 @@ static int dp_train_work(dp *d, dp_worker *w)
             }
             /* the mean over the global batch: one correctly rounded division
                by B, as REPDL_REDUCTION_MEAN with rows = B */
-            for (i = 0; i < rows * NCLASS; i++) a->dz[i] = repdl__div_count_f32(a->dz[i], d->B);
+            repdl_div_count_f32(rows * NCLASS, d->B, a->dz, a->dz);
             if (backward_dz(d->be, d->m, d->P, w->G, a, rows)) {
                 repdl_units_state_free(&st);
                 return -1;
@@ -959,8 +959,11 @@ static int dp_step(dp *d, const float *P, const train_idx_set *train, const uint
     }
     /* the loss of REPDL_REDUCTION_MEAN: the canonical sum of the row losses
        (repdl_sum_f32, the tree of repdl_cross_entropy_f32), one division by
-       B (repdl__loss_finish) */
-    *loss = repdl__canon(repdl__div_count_f32(repdl_sum_f32(d->B, d->rowloss), d->B));
+       B (repdl__loss_finish, i.e. repdl_div_count_f32) */
+    {
+        float total = repdl_sum_f32(d->B, d->rowloss);
+        repdl_div_count_f32(1, d->B, &total, loss);
+    }
     *correct = (uint64_t)c;
     return 0;
 }

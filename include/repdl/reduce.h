@@ -11,6 +11,7 @@
      float s = repdl_sum_f32(n, x);
      float d = repdl_dot_f32(n, x, y);       each product rounded, then summed
      float m = repdl_mean_f32(n, x);         RN(sum / n), one rounding
+     repdl_div_count_f32(n, B, g, g);        g[i] = RN(g[i] / B), the same division
 
    The tree (docs/canonical-order.md, sections 2 to 4):
      - leaves of REPDL_SUM_LEAF = 1024 consecutive elements, seen as
@@ -321,6 +322,23 @@ REPDL_API float repdl_mean_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
     if (n == 0) return repdl__nanf();
     return repdl__canon(repdl__div_count_f32(repdl_sum_strided_f32(n, x, incx), n));
+}
+
+/* y[i] = RN(x[i] / count) for i < n: each element divided by the exact
+   integer count, one rounding, by the division of repdl_mean_f32 (correct
+   for every size_t count).  It is REPDL_REDUCTION_MEAN's division of the
+   loss gradient (softmax.h), written out for a shard of a global batch: a
+   process that holds rows [r0, r1) of a batch of B rows computes its rows'
+   gradients with REPDL_REDUCTION_SUM and divides them by B here, giving the
+   bits the MEAN call on all B rows gives those rows.  count == 0: every
+   y[i] is NaN (the mean of nothing).  NaN results are 0x7fc00000; +-0,
+   +-inf and subnormals are ordinary values.  n == 0 reads nothing
+   (pointers may be NULL); y == x is allowed. */
+REPDL_API void repdl_div_count_f32(size_t n, size_t count, const float *x, float *y)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = count ? repdl__canon(repdl__div_count_f32(x[i], count)) : repdl__nanf();
 }
 
 /* Two-pass variance with `ddof` delta degrees of freedom (0: population,

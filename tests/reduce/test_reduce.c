@@ -511,6 +511,34 @@ static void check_leaves(const float *x, const float *y, size_t n, int kind)
     }
 }
 
+/* repdl_div_count_f32, the public array form: every element against IEEE
+   division (count <= 2^24), NaN inputs canonical, count 0 all NaN, in
+   place, n == 0 with NULL. */
+static void check_div_count_array(void)
+{
+    enum { N = 777 };
+    static float x[N], y[N];
+    size_t counts[] = {1, 2, 3, 10, 16, 64, 100, 4095, (size_t)1 << 24};
+    size_t c, i;
+    for (i = 0; i < N; i++) {
+        x[i] = i % 5 == 0 ? gen_exp_range(0, 30) : gen_exp_range(0, 254);
+        if (gen_below(2)) x[i] = -x[i];
+    }
+    x[0] = 0.0f; x[1] = -0.0f; x[2] = asfloat(0x7f800000u); x[3] = asfloat(0xff800000u);
+    x[4] = asfloat(0x7fa00001u); x[5] = asfloat(0xffc12345u); x[6] = asfloat(1); x[7] = asfloat(0x80000003u);
+    for (c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        repdl_div_count_f32(N, counts[c], x, y);
+        for (i = 0; i < N; i++)
+            CHECK_BITS(y[i], div_oracle(x[i], counts[c]), "div_count %a / %zu", x[i], counts[c]);
+    }
+    repdl_div_count_f32(N, 0, x, y);
+    for (i = 0; i < N; i++) CHECK_BITS(y[i], asfloat(0x7fc00000u), "div_count %a / 0", x[i]);
+    memcpy(y, x, sizeof x);
+    repdl_div_count_f32(N, 64, y, y); /* in place */
+    for (i = 0; i < N; i++) CHECK_BITS(y[i], div_oracle(x[i], 64), "div_count in place %a", x[i]);
+    repdl_div_count_f32(0, 5, NULL, NULL);
+}
+
 /* Exact division: the long-division path against IEEE division, for every
    n where the latter rounds once (n <= 2^24). */
 static void check_division(void)
@@ -523,6 +551,7 @@ static void check_division(void)
         CHECK_BITS(repdl__div_exact_f32(s, n), div_oracle(s, n), "div %a / %zu", s, n);
         CHECK_BITS(repdl__div_count_f32(s, n), div_oracle(s, n), "div %a / %zu", s, n);
     }
+    check_div_count_array();
 }
 
 int main(int argc, char **argv)

@@ -2,8 +2,8 @@
 /* tests/reduce/test_reduce_mpfr.c: the parts of the reductions that the
    MPFR oracle checks.
 
-   1. Division by a count (mean, variance): repdl__div_exact_f32 and
-      repdl__div_count_f32 return RN(s / n), the exact quotient rounded
+   1. Division by a count (mean, variance): repdl__div_exact_f32,
+      repdl__div_count_f32 and repdl_div_count_f32 return RN(s / n), the exact quotient rounded
       once to binary32 (subnormals included), for n up to 2^64 - 1,
       against mpfr_div_ui in 24-bit precision with binary32's exponent
       range.
@@ -45,9 +45,10 @@ static float mpfr_div_count(float s, unsigned long n)
 static void check_div(float s, size_t n)
 {
     float want = mpfr_div_count(s, (unsigned long)n);
-    float a = repdl__div_exact_f32(s, n), b = repdl__div_count_f32(s, n);
-    if (check_failed(asuint(a) == asuint(want) && asuint(b) == asuint(want)))
-        printf("FAIL div %a / %zu: exact %a count %a want %a\n", s, n, a, b, want);
+    float a = repdl__div_exact_f32(s, n), b = repdl__div_count_f32(s, n), c;
+    repdl_div_count_f32(1, n, &s, &c); /* the public array form */
+    if (check_failed(asuint(a) == asuint(want) && asuint(b) == asuint(want) && asuint(c) == asuint(want)))
+        printf("FAIL div %a / %zu: exact %a count %a array %a want %a\n", s, n, a, b, c, want);
 }
 
 static void test_division(void)
