@@ -7,8 +7,16 @@ program for the same arguments (docs/train.md, docs/python.md), at any
 torch.set_num_threads.
 
     python3 examples/train_fmnist.py [--epochs E | --steps K] [--batch B]
-        [--threads N] [--seed S] [--lr LR] [--momentum M]
+        [--threads N] [--world W] [--seed S] [--lr LR] [--momentum M]
         [--test-limit T] [--data DIR] [--quiet]
+
+--world W: data parallel over W processes on this machine
+(torch.nn.parallel.DistributedDataParallel, gloo) with
+repdl.distributed's batch-order hook: rank r trains on rows
+repdl.distributed.shard_rows(B, W, r) of every batch, the loss divides by
+the global B (CrossEntropyLoss(global_batch_size=B)), and the hook adds the
+ranks' gradients by the batch tree: the same hashes as one process.  Under
+torchrun (RANK and WORLD_SIZE set) the ranks are torchrun's.
 
 Every number is repdl's: pixels byte / 255 (one IEEE binary32 division),
 weights PyTorch's default bound RN(1 / RN(sqrt(fan_in))) drawn from the
@@ -21,11 +29,13 @@ import argparse
 import gzip
 import hashlib
 import os
+import socket
 import sys
 import time
 
 import numpy as np
 import torch
+import torch.distributed as dist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'python'))
@@ -78,6 +88,7 @@ def main(argv=None):
     ap.add_argument('--steps', type=int)
     ap.add_argument('--batch', type=int, default=64)
     ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--world', type=int, default=1)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--lr', type=float, default=0.05)
     ap.add_argument('--momentum', type=float, default=0.9)
@@ -85,9 +96,32 @@ def main(argv=None):
     ap.add_argument('--data', default='/usr/share/datasets/fashion-mnist')
     ap.add_argument('--quiet', action='store_true')
     o = ap.parse_args(argv)
-    if o.batch < 1 or o.threads < 1 or o.epochs < 1 or (o.steps is not None and o.steps < 0):
-        ap.error('--batch, --threads and --epochs must be at least 1, --steps at least 0')
+    if (o.batch < 1 or o.threads < 1 or o.epochs < 1 or o.world < 1
+            or (o.steps is not None and o.steps < 0)):
+        ap.error('--batch, --threads, --world and --epochs must be at least 1, --steps at least 0')
+    if 'RANK' in os.environ and 'WORLD_SIZE' in os.environ:  # torchrun
+        o.world = int(os.environ['WORLD_SIZE'])
+        run(int(os.environ['RANK']), o, True)
+    elif o.world > 1:
+        try:
+            repdl.distributed.shard_bounds(o.batch, o.world)
+        except ValueError as e:
+            ap.error(str(e))
+        with socket.socket() as sk:  # a free port for the gloo rendezvous
+            sk.bind(('127.0.0.1', 0))
+            port = sk.getsockname()[1]
+        os.environ.setdefault('MASTER_ADDR', '127.0.0.1')
+        os.environ.setdefault('MASTER_PORT', str(port))
+        torch.multiprocessing.spawn(run, args=(o, True), nprocs=o.world)
+    else:
+        run(0, o, False)
+
+
+def run(rank, o, ddp):
+    """Rank `rank` of o.world (ddp: in a gloo process group); rank 0 prints."""
     torch.set_num_threads(o.threads)
+    if ddp:
+        dist.init_process_group('gloo', rank=rank, world_size=o.world)
 
     tr_x = read_idx(os.path.join(o.data, 'train-images-idx3-ubyte'))
     tr_y = read_idx(os.path.join(o.data, 'train-labels-idx1-ubyte'))
@@ -96,7 +130,7 @@ def main(argv=None):
     if o.test_limit is not None:
         te_x, te_y = te_x[:o.test_limit], te_y[:o.test_limit]
     if o.batch > len(tr_x):
-        ap.error(f'--batch {o.batch} exceeds the {len(tr_x)} training images')
+        sys.exit(f'train_fmnist.py: --batch {o.batch} exceeds the {len(tr_x)} training images')
     # byte / 255: one correctly rounded binary32 division (numpy float32 is IEEE)
     table = np.arange(256, dtype=np.float32) / np.float32(255.0)
     train_x = torch.from_numpy(table[tr_x].reshape(-1, 1, IMG, IMG))
@@ -106,11 +140,17 @@ def main(argv=None):
     repdl.random.manual_seed(o.seed)
     model = lenet()
     params = list(model.parameters())
-    say = print
+    say = print if rank == 0 else (lambda *a, **k: None)
     say(f'init_weights_sha256 {sha256_f32(params)}')
-    loss_fn = rnn.CrossEntropyLoss()
-    opt = repdl.optim.SGD(params, lr=o.lr, momentum=o.momentum)
     n, B = len(train_x), o.batch
+    net, lo, hi = model, 0, B
+    loss_fn = rnn.CrossEntropyLoss()
+    if ddp:
+        net = torch.nn.parallel.DistributedDataParallel(model)
+        repdl.distributed.register_batch_order_hook(net, B)
+        lo, hi = repdl.distributed.shard_rows(B, o.world, rank)
+        loss_fn = rnn.CrossEntropyLoss(global_batch_size=B)
+    opt = repdl.optim.SGD(params, lr=o.lr, momentum=o.momentum)
     spe = n // B
     total = o.steps if o.steps is not None else o.epochs * spe
     t0 = time.time()
@@ -119,14 +159,24 @@ def main(argv=None):
         e, k = divmod(step, spe)
         if e != cur:
             perm, cur = repdl.random.permutation(n, seed=o.seed, offset=e), e
-        idx = perm[k * B:(k + 1) * B]
+        idx = perm[k * B + lo:k * B + hi]
         opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(train_x[idx]), train_y[idx])
+        loss = loss_fn(net(train_x[idx]), train_y[idx])
         loss.backward()
         opt.step()
         if not o.quiet and ((step + 1) % spe == 0 or step + 1 == total):
-            print(f'epoch {e + 1} step {step + 1} loss (last step) {loss.item():.6f} '
-                  f'time {time.time() - t0:.1f} s', flush=True)
+            share = '' if not ddp else f": rank 0's part, its rows {lo}:{hi} summed / {B}"
+            say(f'epoch {e + 1} step {step + 1} loss (last step{share}) {loss.item():.6f} '
+                f'time {time.time() - t0:.1f} s', flush=True)
+    if ddp:  # every rank holds the same weights: rank 0 checks, then evaluates alone
+        w = torch.cat([p.detach().reshape(-1) for p in params])
+        everyone = [torch.empty_like(w) for _ in range(o.world)]
+        dist.all_gather(everyone, w)
+        if any(not torch.equal(x.view(torch.int32), w.view(torch.int32)) for x in everyone):
+            sys.exit('train_fmnist.py: the ranks hold different weights')
+        dist.destroy_process_group()
+        if rank != 0:
+            return
     with torch.no_grad():
         logits = torch.cat([model(test_x[i:i + 1000]) for i in range(0, len(test_x), 1000)])
     correct = int((np.argmax(logits.numpy(), axis=1) == te_y).sum())  # first maximum, as argmax10
@@ -134,7 +184,7 @@ def main(argv=None):
     say(f'test_logits_sha256 {sha256_f32([logits])}')
     say(f'test_accuracy {correct}/{len(test_x)}')
     if not o.quiet:
-        print(f'time {time.time() - t0:.1f} s ({total} steps)')
+        say(f'time {time.time() - t0:.1f} s ({total} steps)')
 
 
 if __name__ == '__main__':

@@ -16,7 +16,8 @@ from . import random
 from . import ops
 from . import nn
 from . import optim
+from . import distributed
 from .convert import from_torch_module, UnsupportedModuleError
 
 __version__ = '%d.%d.%d' % tuple(_C.version)
-__all__ = ['ops', 'nn', 'optim', 'random', 'from_torch_module', 'UnsupportedModuleError']
+__all__ = ['ops', 'nn', 'optim', 'random', 'distributed', 'from_torch_module', 'UnsupportedModuleError']

@@ -176,15 +176,31 @@ class LogSoftmax(torch.nn.LogSoftmax):
 
 
 class CrossEntropyLoss(torch.nn.CrossEntropyLoss):
+    """torch's constructor, plus keyword global_batch_size (default None):
+    the mean over a global batch of that many rows of which each call sees
+    a shard (data parallel: repdl.distributed; ops.cross_entropy)."""
+
+    def __init__(self, *args, global_batch_size=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.global_batch_size = global_batch_size
+
     def forward(self, input, target):
         return ops.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                                 reduction=self.reduction, label_smoothing=self.label_smoothing)
+                                 reduction=self.reduction, label_smoothing=self.label_smoothing,
+                                 global_batch_size=getattr(self, 'global_batch_size', None))
 
 
 class NLLLoss(torch.nn.NLLLoss):
+    """torch's constructor, plus keyword global_batch_size (CrossEntropyLoss)."""
+
+    def __init__(self, *args, global_batch_size=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.global_batch_size = global_batch_size
+
     def forward(self, input, target):
         return ops.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                            reduction=self.reduction)
+                            reduction=self.reduction,
+                            global_batch_size=getattr(self, 'global_batch_size', None))
 
 
 class Flatten(torch.nn.Flatten):

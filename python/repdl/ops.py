@@ -729,8 +729,8 @@ _REDUCTIONS = {'mean': 0, 'sum': 1}
 
 class _Loss(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, target, ce, reduction):
-        loss, grad = _C.loss(ce, reduction, x, target, bool(ctx.needs_input_grad[0]))
+    def forward(ctx, x, target, ce, reduction, divisor):
+        loss, grad = _C.loss(ce, reduction, x, target, bool(ctx.needs_input_grad[0]), divisor)
         ctx.save_for_backward(grad if ctx.needs_input_grad[0] else None)
         return loss
 
@@ -738,10 +738,25 @@ class _Loss(torch.autograd.Function):
     def backward(ctx, g):
         (grad,) = ctx.saved_tensors
         s = float(_grad(g).item())
-        return _C.scale(s, grad), None, None, None
+        return _C.scale(s, grad), None, None, None, None
 
 
-def _loss(name, ce, input, target, weight, ignore_index, reduction, label_smoothing):
+def _divisor(name, reduction, rows, global_batch_size):
+    """0 (the call's own reduction) or the B of global_batch_size."""
+    if global_batch_size is None:
+        return 0
+    if reduction != 'mean':
+        raise ValueError(f"repdl: {name}: global_batch_size needs reduction='mean'")
+    if isinstance(global_batch_size, bool) or not isinstance(global_batch_size, int):
+        raise TypeError(f'repdl: {name}: global_batch_size must be an int')
+    if global_batch_size < max(rows, 1):
+        raise ValueError(f'repdl: {name}: global_batch_size ({global_batch_size}) is smaller than '
+                         f'the {rows} rows of this call')
+    return global_batch_size
+
+
+def _loss(name, ce, input, target, weight, ignore_index, reduction, label_smoothing,
+          global_batch_size=None):
     x = _check(input)
     if weight is not None:
         raise NotImplementedError(f'repdl: {name} supports weight=None only')
@@ -772,22 +787,30 @@ def _loss(name, ce, input, target, weight, ignore_index, reduction, label_smooth
     if target.numel() and (int(target.min()) < 0 or int(target.max()) >= x.shape[1]):
         bad = int(target.max()) if int(target.max()) >= x.shape[1] else int(target.min())
         raise IndexError(f'Target {bad} is out of bounds.')
-    return _Loss.apply(x, target, ce, _REDUCTIONS[reduction])
+    divisor = _divisor(name, reduction, x.shape[0], global_batch_size)
+    return _Loss.apply(x, target, ce, _REDUCTIONS[reduction], divisor)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction='mean', label_smoothing=0.0):
+                  reduction='mean', label_smoothing=0.0, *, global_batch_size=None):
     """repdl_cross_entropy_f32: -log_softmax(x)[t] per row, the canonical
     sum or mean over rows; the gradient is computed with the loss and scaled
-    by the incoming gradient (RN(g * d), exact for g = 1)."""
+    by the incoming gradient (RN(g * d), exact for g = 1).
+
+    global_batch_size=B (with reduction='mean'): these rows are a shard of a
+    batch of B rows (data parallel, repdl.distributed): the loss is the
+    canonical sum of these rows divided by B, and each row's gradient is
+    the one of the mean over all B rows, bit for bit (repdl_div_count_f32)."""
     if size_average is not None or reduce is not None:
         raise NotImplementedError('repdl: size_average and reduce are deprecated; use reduction')
     return _loss('cross_entropy', True, input, target, weight, ignore_index, reduction,
-                 label_smoothing)
+                 label_smoothing, global_batch_size)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction='mean'):
+             reduction='mean', *, global_batch_size=None):
+    """repdl_nll_loss_f32; global_batch_size as for cross_entropy."""
     if size_average is not None or reduce is not None:
         raise NotImplementedError('repdl: size_average and reduce are deprecated; use reduction')
-    return _loss('nll_loss', False, input, target, weight, ignore_index, reduction, 0.0)
+    return _loss('nll_loss', False, input, target, weight, ignore_index, reduction, 0.0,
+                 global_batch_size)

@@ -149,6 +149,22 @@ class CLib:
                 'loss')
         return loss[0], g
 
+    def div_count(self, x, count):
+        x = f32(x)
+        y = np.empty_like(x)
+        self.l.repdl_div_count_f32(SZ(x.size), SZ(count), p(x), p(y))
+        return y
+
+    def units_combine(self, U, bounds, nodes, V):
+        """repdl_units_combine_f32: nodes[i] holds range i's node vectors."""
+        nodes = [f32(n) for n in nodes]
+        b = (SZ * len(bounds))(*bounds)
+        ptrs = (VP * len(nodes))(*[n.ctypes.data_as(VP) for n in nodes])
+        out = np.empty(V, np.float32)
+        self.ok(self.l.repdl_units_combine_f32(SZ(U), SZ(len(nodes)), b, SZ(V), ptrs, p(out)),
+                'units_combine')
+        return out
+
     # matrix products
     def gemm(self, ta, tb, M, N, K, A, B, bias=None):
         A, B = f32(A), f32(B)

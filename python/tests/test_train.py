@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """examples/train_fmnist.py (LeNet-5 from repdl.nn, repdl.random,
 repdl.optim) prints the C program's published [short] lines of
-tests/train/expected.txt, hashes and test accuracy, at 1 and 2 threads
-(docs/python.md).  The expected lines are the C program's (the claim is
+tests/train/expected.txt, hashes and test accuracy, at 1 and 2 threads and
+in 2 and 3 DDP processes (docs/python.md).  The expected lines are the C program's (the claim is
 sameness with C); the 2-epoch [full] run is in the exhaustive suite
 (tests/train/meson.build, train-full-python)."""
 import os
@@ -32,12 +32,14 @@ def section(name):
     return args, lines
 
 
-@pytest.mark.parametrize('threads', [1, 2])
-def test_short_run_prints_the_c_hashes(threads):
+@pytest.mark.parametrize('threads,world', [(1, 1), (2, 1), (1, 2), (1, 3)])
+def test_short_run_prints_the_c_hashes(threads, world):
+    # world > 1: DistributedDataParallel over gloo processes with
+    # repdl.distributed's batch-order hook (docs/python.md, "Data parallel")
     if not os.path.exists(os.path.join(DATA, 'train-images-idx3-ubyte.gz')):
         pytest.skip(f'Fashion-MNIST is not in {DATA} (Debian: dataset-fashion-mnist)')
     args, want = section('short')
     out = subprocess.run([sys.executable, os.path.join(ROOT, 'examples', 'train_fmnist.py')]
-                         + args + ['--quiet', '--threads', str(threads)],
+                         + args + ['--quiet', '--threads', str(threads), '--world', str(world)],
                          check=True, capture_output=True, text=True).stdout
     assert out.splitlines() == want

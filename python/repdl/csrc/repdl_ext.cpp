@@ -19,6 +19,7 @@
 #include <repdl/repdl.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/reduce_threads.h>
+#include <repdl/reduce_units.h>
 
 static_assert(sizeof(size_t) == sizeof(int64_t), "argmax maps and targets are stored as int64");
 
@@ -243,8 +244,13 @@ std::vector<size_t> targets(const Tensor &t)
     return v;
 }
 
+// divisor 0: the reduction of the call (0 mean over its rows, 1 sum).
+// divisor B > 0 (with reduction 0): the mean over a global batch of B rows
+// of which x holds some: the SUM call, then loss and gradient divided by B
+// with repdl_div_count_f32 (the MEAN call's division, so each row's
+// gradient has the bits of the MEAN call over all B rows).
 std::vector<Tensor> loss(bool cross_entropy, int64_t reduction, const Tensor &x, const Tensor &target,
-                         bool want_grad)
+                         bool want_grad, int64_t divisor)
 {
     const float *px = cp(x, "input");
     TORCH_CHECK(x.dim() == 2, "repdl: loss input must be [N, C]");
@@ -255,12 +261,18 @@ std::vector<Tensor> loss(bool cross_entropy, int64_t reduction, const Tensor &x,
     Tensor g;
     float *pg = nullptr;
     if (want_grad) { g = empty_like_f32(x); pg = g.data_ptr<float>(); }
-    int red = reduction == 0 ? REPDL_REDUCTION_MEAN : REPDL_REDUCTION_SUM;
+    TORCH_CHECK(divisor >= 0 && (divisor == 0 || reduction == 0), "repdl: loss: bad divisor");
+    int red = reduction == 0 && divisor == 0 ? REPDL_REDUCTION_MEAN : REPDL_REDUCTION_SUM;
     if (cross_entropy)
         ok(repdl_cross_entropy_f32(rows, cols, red, px, t.data(), l.data_ptr<float>(), pg),
            "repdl_cross_entropy_f32");
     else
         ok(repdl_nll_loss_f32(rows, cols, red, px, t.data(), l.data_ptr<float>(), pg), "repdl_nll_loss_f32");
+    if (divisor > 0) {
+        float *pl = l.data_ptr<float>();
+        repdl_div_count_f32(1, usz(divisor), pl, pl);
+        if (pg) repdl_div_count_f32(rows * cols, usz(divisor), pg, pg);
+    }
     return {l, g};
 }
 
@@ -595,6 +607,42 @@ int64_t adam_step(Tensor w, const Tensor &g, Tensor m, Tensor v, Tensor state, i
     return static_cast<int64_t>(s.t);
 }
 
+// ---- Combination of node vectors (reduce_units.h) ----
+
+// The canonical sum over U units from the node vectors of P consecutive
+// ranges (bounds[0] = 0 < ... <= bounds[P] = U): nodes[p] holds the V-float
+// node vectors of range p's canonical cut, in order (repdl_units_combine_f32).
+Tensor units_combine(int64_t U, const std::vector<int64_t> &bounds, const std::vector<Tensor> &nodes,
+                     int64_t V)
+{
+    TORCH_CHECK(!bounds.empty() && nodes.size() + 1 == bounds.size(),
+                "repdl: units_combine: need one node tensor per range");
+    std::vector<size_t> b(bounds.size());
+    std::vector<const float *> p(nodes.size());
+    for (size_t i = 0; i < bounds.size(); i++) {
+        b[i] = usz(bounds[i]);
+        TORCH_CHECK(i == 0 ? b[i] == 0 : b[i - 1] <= b[i], "repdl: units_combine: bounds must rise from 0");
+    }
+    TORCH_CHECK(b.back() == usz(U), "repdl: units_combine: the last bound must be U = ", U);
+    for (size_t i = 0; i < nodes.size(); i++) {
+        size_t want = 0;
+        for (size_t s = b[i]; s < b[i + 1]; want++) s += repdl_units_block_size(s, b[i + 1], usz(U));
+        p[i] = cp(nodes[i], "node vector");
+        TORCH_CHECK(usz(nodes[i].numel()) == want * usz(V), "repdl: units_combine: range ", i,
+                    " has ", want, " node(s) of ", V, " floats, got ", nodes[i].numel(), " floats");
+    }
+    Tensor out = empty_f32({V});
+    ok(repdl_units_combine_f32(usz(U), nodes.size(), b.data(), usz(V), p.data(), out.data_ptr<float>()),
+       "repdl_units_combine_f32");
+    return out;
+}
+
+// 1 when units [begin, begin + count) of U are one node of the tree.
+bool units_block_ok(int64_t begin, int64_t count, int64_t U)
+{
+    return repdl_units_block_ok(usz(begin), usz(count), usz(U)) != 0;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
@@ -635,4 +683,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("init_bound", &rsqrt_bound);
     m.def("sgd_step", &sgd_step);
     m.def("adam_step", &adam_step);
+    m.def("units_combine", &units_combine);
+    m.def("units_block_ok", &units_block_ok);
 }
