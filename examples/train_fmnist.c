@@ -1277,7 +1277,7 @@ static int train_main(int argc, char **argv)
             hash_hex(logits, ntest * NCLASS, hex);
             printf("test_logits_sha256 %s\n", hex);
             printf("test_accuracy %lld/%zu\n", c, ntest);
-            if (!o.quiet) printf("time %.1f s (%" PRIu64 " steps)\n", now_s() - t0, step);
+            if (!o.quiet) printf("time %.2f s (%" PRIu64 " steps)\n", now_s() - t0, step);
         }
     }
     rc = 0;

@@ -184,7 +184,7 @@ def run(rank, o, ddp):
     say(f'test_logits_sha256 {sha256_f32([logits])}')
     say(f'test_accuracy {correct}/{len(test_x)}')
     if not o.quiet:
-        say(f'time {time.time() - t0:.1f} s ({total} steps)')
+        say(f'time {time.time() - t0:.2f} s ({total} steps)')
 
 
 if __name__ == '__main__':
