@@ -38,8 +38,11 @@ import torch
 import torch.distributed as dist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'python'))
-import repdl  # noqa: E402
+try:  # the repdl on the path (PYTHONPATH, an install), else this source tree's
+    import repdl
+except ImportError:
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'python'))
+    import repdl  # noqa: E402
 from repdl import nn as rnn  # noqa: E402
 
 IMG = 28

@@ -9,9 +9,12 @@ drop-in modules, model conversion and optimizers (docs/python.md).
 
 Every number comes from repdl's C99 functions (include/repdl/*.h),
 compiled into the extension repdl._C: the same bits as the C library on
-every machine and at every torch.set_num_threads.  float32 CPU tensors only.
+every machine and at every torch.set_num_threads.  float32 CPU tensors, and
+CUDA tensors when repdl._C is the CUDA build (repdl.cuda_built: repdl's
+CUDA launchers, the same bits; docs/python.md, "CUDA").
 """
 from . import _C
+from ._device import cuda_built, cuda_available
 from . import random
 from . import ops
 from . import nn
@@ -20,4 +23,5 @@ from . import distributed
 from .convert import from_torch_module, UnsupportedModuleError
 
 __version__ = '%d.%d.%d' % tuple(_C.version)
-__all__ = ['ops', 'nn', 'optim', 'random', 'distributed', 'from_torch_module', 'UnsupportedModuleError']
+__all__ = ['ops', 'nn', 'optim', 'random', 'distributed', 'from_torch_module',
+           'UnsupportedModuleError', 'cuda_built', 'cuda_available']

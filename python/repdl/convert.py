@@ -11,6 +11,7 @@ a PyTorch kernel is never left silently in the path.
 """
 import torch
 
+from . import _device
 from . import nn as rnn
 
 __all__ = ['from_torch_module', 'UnsupportedModuleError']
@@ -65,8 +66,9 @@ def _config_problem(m):
             continue
         if t.dtype != torch.float32:
             return f'{name} has dtype {t.dtype} (repdl: torch.float32 only)'
-        if t.device.type != 'cpu':
-            return f'{name} is on {t.device} (this build of repdl has no CUDA)'
+        if not _device.supported(t.device):
+            return (f'{name} is on {t.device} (repdl computes on the CPU'
+                    f'{" and CUDA" if _device.cuda_built else "; this build has no CUDA"})')
     return None
 
 

@@ -7,9 +7,10 @@ backward passes are repdl's C functions (include/repdl/*.h, compiled into
 repdl._C): no PyTorch kernel computes any number.  PyTorch only moves
 data: .contiguous(), reshapes, movedim, expand, stack.
 
-Inputs: float32 CPU tensors.  Non-contiguous tensors are made contiguous
-(a copy, the same values).  Other dtypes raise TypeError (repdl never casts
-silently), CUDA tensors raise RuntimeError (this build has no CUDA), and
+Inputs: float32 CPU tensors, and CUDA tensors in the CUDA build (the same
+functions through repdl's CUDA launchers: repdl._device).  Non-contiguous
+tensors are made contiguous (a copy, the same values).  Other dtypes raise
+TypeError (repdl never casts silently), other devices RuntimeError, and
 shape mismatches raise PyTorch's errors.  requires_grad propagates as in
 PyTorch: an output requires grad iff a floating input does.
 """
@@ -17,7 +18,8 @@ import math
 
 import torch
 
-from . import _C
+from . import _device
+from ._device import C as _C
 from . import random as _random
 
 __all__ = [
@@ -31,13 +33,11 @@ _builtin_sum = sum
 
 
 def _check(x, name='input'):
-    """The one gate of every op: a float32 CPU tensor, made contiguous."""
+    """The one gate of every op: a float32 CPU (or, CUDA build, CUDA)
+    tensor, made contiguous."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f'repdl: {name} must be a torch.Tensor, got {type(x).__name__}')
-    if x.device.type != 'cpu':
-        raise RuntimeError(f'repdl: {name} is on device {x.device}, but this build of repdl has '
-                           'no CUDA support (torch.utils.cpp_extension built it for the CPU): '
-                           'move the tensor to the CPU with .cpu()')
+    _device.check(x, name)
     if x.dtype != torch.float32:
         raise TypeError(f'repdl: {name} has dtype {x.dtype}; repdl supports torch.float32 only '
                         '(convert explicitly with .float(): repdl never casts silently)')
@@ -769,9 +769,9 @@ def _loss(name, ce, input, target, weight, ignore_index, reduction, label_smooth
     if not isinstance(target, torch.Tensor) or target.dtype != torch.int64:
         raise TypeError(f'repdl: {name} target must be an int64 (torch.long) tensor of class '
                         'indices')
-    if target.device.type != 'cpu':
-        raise RuntimeError(f'repdl: {name} target is on {target.device}; this build of repdl has '
-                           'no CUDA support')
+    if target.device != x.device:
+        raise RuntimeError(f'Expected all tensors to be on the same device, but found at least '
+                           f'two devices, {x.device} and {target.device}! (repdl: {name} target)')
     if x.dim() == 1:
         x, target = x.unsqueeze(0), target.reshape(1)
     if x.dim() != 2:

@@ -10,20 +10,23 @@ SGD follows repdl_sgd_step_f32 (PyTorch's semantics: the first step's
 momentum buffer is the gradient, dampening after that, nesterov, weight
 decay); Adam and AdamW follow repdl_adam_step_f32 (beta1^t and beta2^t kept
 as running products, one rounding per step: state['beta_pows']).
-Parameters and gradients must be float32 CPU, dense; maximize, amsgrad,
-foreach, capturable, differentiable and fused are not supported.
+Parameters and gradients must be float32 CPU (or, in the CUDA build,
+CUDA: repdl_cuda_sgd_step_f32, repdl_cuda_adam_step_f32), dense; maximize,
+amsgrad, foreach, capturable, differentiable and fused are not supported.
 """
 import torch
 from torch.optim.optimizer import Optimizer, required
 
-from . import _C
+from . import _device
+from ._device import C as _C
 
 __all__ = ['SGD', 'Adam', 'AdamW']
 
 
 def _check_param(p):
-    if p.dtype != torch.float32 or p.device.type != 'cpu':
-        raise TypeError(f'repdl.optim: parameters must be float32 CPU tensors, got {p.dtype} on '
+    if p.dtype != torch.float32 or not _device.supported(p.device):
+        raise TypeError(f'repdl.optim: parameters must be float32 CPU'
+                        f'{" or CUDA" if _device.cuda_built else ""} tensors, got {p.dtype} on '
                         f'{p.device}')
     if p.grad.is_sparse:
         raise RuntimeError('repdl.optim: sparse gradients are not supported')

@@ -13,11 +13,14 @@ examples/train_fmnist.c (tensor t of the model at offset t << 32): a model
 built from repdl.nn after repdl.random.manual_seed(s), its layers created
 in the C program's order, has the C program's initial weights for seed s.
 repdl.nn's Linear and Conv2d initialise weight then bias from the default
-generator; Dropout takes one slot per call.
+generator; Dropout takes one slot per call.  In the CUDA build the fills
+also take CUDA tensors (repdl_cuda_rng_*_fill_f32: the same numbers);
+permutation is computed on the host (Fisher-Yates is sequential).
 """
 import torch
 
-from . import _C
+from . import _device
+from ._device import C as _C
 
 __all__ = ['Generator', 'default_generator', 'manual_seed', 'uniform_', 'normal_',
            'permutation', 'init_bound']
@@ -63,8 +66,10 @@ def manual_seed(seed):
 
 
 def _target(t):
-    if not isinstance(t, torch.Tensor) or t.dtype != torch.float32 or t.device.type != 'cpu':
-        raise TypeError('repdl.random: the tensor must be a float32 CPU tensor')
+    if not isinstance(t, torch.Tensor) or t.dtype != torch.float32 or \
+            not _device.supported(t.device):
+        raise TypeError('repdl.random: the tensor must be a float32 CPU'
+                        f'{" or CUDA" if _device.cuda_built else ""} tensor')
 
 
 def _stream(seed, offset, generator):

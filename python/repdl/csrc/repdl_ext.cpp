@@ -6,11 +6,13 @@
 // Every number is computed by a repdl function (include/repdl/*.h).  The
 // few backward formulas that the library has no function for (exp, log,
 // tanh, sqrt, and the reductions: docs/python.md, "Backward formulas") are
-// written here with the library's primitives, one IEEE binary32 operation
-// each, every product rounded before it is added (repdl__fkeep; the
-// extension is also compiled with -ffp-contract=off).  This file checks
+// in backward.h, with the library's primitives, one IEEE binary32
+// operation each, every product rounded before it is added (repdl__fkeep;
+// the extension is also compiled with -ffp-contract=off).  This file checks
 // dtype, device and contiguity again (repdl/ops.py gives the user-facing
 // messages) and turns a repdl_status into a Python RuntimeError.
+// The CUDA build adds the same functions for CUDA tensors (cuda_ops.cpp,
+// registered below as cuda_<name>; docs/python.md, "CUDA").
 #include <torch/extension.h>
 
 #include <cstdint>
@@ -20,6 +22,9 @@
 #include <repdl/gemm_threads.h>
 #include <repdl/reduce_threads.h>
 #include <repdl/reduce_units.h>
+
+#include "backward.h"
+#include "shapes.h"
 
 static_assert(sizeof(size_t) == sizeof(int64_t), "argmax maps and targets are stored as int64");
 
@@ -64,12 +69,6 @@ Tensor empty_f32(std::vector<int64_t> shape)
     return torch::empty(shape, torch::TensorOptions().dtype(torch::kFloat32));
 }
 
-size_t usz(int64_t v)
-{
-    TORCH_CHECK(v >= 0, "repdl: negative size ", v);
-    return static_cast<size_t>(v);
-}
-
 int threads() { return at::get_num_threads(); }
 
 // ---- Elementwise ----
@@ -97,9 +96,7 @@ Tensor unary(const std::string &op, const Tensor &x)
 // Backward of a unary op.  x is the input, y the forward output, dy the
 // incoming gradient (all of one shape).
 //   exp      dx = RN(dy * y)
-//   log      dx = RN(dy / x)
-//   tanh     dx = RN(dy * RN(1 - RN(y * y)))
-//   sqrt     dx = RN(dy / RN(2 * y))
+//   log, tanh, sqrt   backward.h (repdl_py__log_backward, ...)
 //   others   the library's repdl_<op>_backward_array_f32(n, x, dy, dx)
 // NaN results are canonical (0x7fc00000), as everywhere in repdl.
 Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, const Tensor &dy)
@@ -111,12 +108,11 @@ Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, c
     size_t n = usz(x.numel()), i;
     if (op == "exp") repdl_mul_f32(n, pg, py, pd);
     else if (op == "log")
-        for (i = 0; i < n; i++) pd[i] = repdl__canon(repdl__fdiv(pg[i], px[i]));
+        for (i = 0; i < n; i++) pd[i] = repdl_py__log_backward(px[i], pg[i]);
     else if (op == "tanh")
-        for (i = 0; i < n; i++)
-            pd[i] = repdl__canon(repdl__fmul(pg[i], repdl__fsub(1.0f, repdl__fkeep(repdl__fmul(py[i], py[i])))));
+        for (i = 0; i < n; i++) pd[i] = repdl_py__tanh_backward(py[i], pg[i]);
     else if (op == "sqrt")
-        for (i = 0; i < n; i++) pd[i] = repdl__canon(repdl__fdiv(pg[i], repdl__fmul(2.0f, py[i])));
+        for (i = 0; i < n; i++) pd[i] = repdl_py__sqrt_backward(py[i], pg[i]);
     else if (op == "sigmoid") repdl_sigmoid_backward_array_f32(n, px, pg, pd);
     else if (op == "relu") repdl_relu_backward_array_f32(n, px, pg, pd);
     else if (op == "gelu") repdl_gelu_backward_array_f32(n, px, pg, pd);
@@ -155,12 +151,8 @@ Tensor reduce_rows(const std::string &kind, int64_t rows, int64_t n, int64_t ddo
 }
 
 // Backward of reduce_rows: x [rows x n], y [rows] the forward output, dy
-// [rows] the incoming gradient; dx [rows x n]:
-//   sum   dx_i = dy
-//   mean  dx_i = RN(dy / n)                        (repdl_mean_f32's division)
-//   var   dx_i = RN(RN(x_i - m) * k),  m = repdl_mean_f32 of the row,
-//         k = RN(RN(2 * dy) / (n - ddof))          (the same division)
-//   norm  dx_i = RN(x_i * RN(dy / y)),  and +0 where y == 0
+// [rows] the incoming gradient; dx [rows x n], by the formulas of
+// backward.h (sum, mean, var, norm).
 Tensor reduce_rows_backward(const std::string &kind, int64_t rows, int64_t n, int64_t ddof,
                             const Tensor &x, const Tensor &y, const Tensor &dy)
 {
@@ -174,22 +166,17 @@ Tensor reduce_rows_backward(const std::string &kind, int64_t rows, int64_t n, in
         const float *xr = px + r * N;
         float *dr = pd + r * N;
         if (kind == "sum") {
-            for (i = 0; i < N; i++) dr[i] = repdl__canon(pg[r]);
+            float g = repdl_py__sum_backward(pg[r]);
+            for (i = 0; i < N; i++) dr[i] = g;
         } else if (kind == "mean") {
-            float g = repdl__canon(repdl__div_count_f32(pg[r], N));
+            float g = repdl_py__mean_backward(pg[r], N);
             for (i = 0; i < N; i++) dr[i] = g;
         } else if (kind == "var") {
-            float m = repdl_mean_f32(N, xr);
-            float k = N > usz(ddof) ? repdl__div_count_f32(repdl__fmul(2.0f, pg[r]), N - usz(ddof))
-                                    : repdl__nanf();
-            for (i = 0; i < N; i++) dr[i] = repdl__canon(repdl__fmul(repdl__fsub(xr[i], m), k));
+            float m = repdl_mean_f32(N, xr), k = repdl_py__var_backward_k(pg[r], N, usz(ddof));
+            for (i = 0; i < N; i++) dr[i] = repdl_py__var_backward(xr[i], m, k);
         } else if (kind == "norm") {
-            if (py[r] == 0.0f) {
-                for (i = 0; i < N; i++) dr[i] = 0.0f;
-            } else {
-                float k = repdl__fdiv(pg[r], py[r]);
-                for (i = 0; i < N; i++) dr[i] = repdl__canon(repdl__fmul(xr[i], k));
-            }
+            float k = repdl_py__norm_backward_k(py[r], pg[r]);
+            for (i = 0; i < N; i++) dr[i] = repdl_py__norm_backward(xr[i], py[r], k);
         } else {
             TORCH_CHECK(false, "repdl: unknown reduction ", kind);
         }
@@ -316,18 +303,6 @@ std::vector<Tensor> linear_backward(const Tensor &x, const Tensor &W, const Tens
 
 // ---- Convolution (NCHW, groups 1) ----
 
-repdl_conv2d_shape conv_shape(const Tensor &x, const Tensor &w, std::vector<int64_t> stride,
-                              std::vector<int64_t> pad, std::vector<int64_t> dil)
-{
-    repdl_conv2d_shape s;
-    s.n = usz(x.size(0)); s.c = usz(x.size(1)); s.h = usz(x.size(2)); s.w = usz(x.size(3));
-    s.oc = usz(w.size(0)); s.kh = usz(w.size(2)); s.kw = usz(w.size(3));
-    s.stride_h = usz(stride[0]); s.stride_w = usz(stride[1]);
-    s.pad_h = usz(pad[0]); s.pad_w = usz(pad[1]);
-    s.dil_h = usz(dil[0]); s.dil_w = usz(dil[1]);
-    return s;
-}
-
 Tensor conv2d_forward(const Tensor &x, const Tensor &w, const c10::optional<Tensor> &b,
                       std::vector<int64_t> stride, std::vector<int64_t> pad, std::vector<int64_t> dil)
 {
@@ -355,17 +330,6 @@ std::vector<Tensor> conv2d_backward(const Tensor &x, const Tensor &w, const Tens
 }
 
 // ---- Pooling (NCHW) ----
-
-repdl_pool2d_shape pool_shape(const Tensor &x, std::vector<int64_t> k, std::vector<int64_t> st,
-                              std::vector<int64_t> pad)
-{
-    repdl_pool2d_shape s;
-    s.n = usz(x.size(0)); s.c = usz(x.size(1)); s.h = usz(x.size(2)); s.w = usz(x.size(3));
-    s.kh = usz(k[0]); s.kw = usz(k[1]);
-    s.stride_h = usz(st[0]); s.stride_w = usz(st[1]);
-    s.pad_h = usz(pad[0]); s.pad_w = usz(pad[1]);
-    return s;
-}
 
 std::vector<Tensor> max_pool2d_forward(const Tensor &x, std::vector<int64_t> k, std::vector<int64_t> st,
                                        std::vector<int64_t> pad)
@@ -645,11 +609,23 @@ bool units_block_ok(int64_t begin, int64_t count, int64_t U)
 
 }  // namespace
 
+#ifdef REPDL_WITH_CUDA
+// cuda_ops.cpp: defines cuda_<name> for each function below that takes
+// float32 tensors, the same arguments, on CUDA tensors (the CUDA build).
+void repdl_py_register_cuda(py::module &m);
+#endif
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 {
     m.doc() = "repdl._C: repdl's C99 functions on float32 CPU tensors (use repdl.ops)";
     m.attr("version") = py::make_tuple(REPDL_VERSION_MAJOR, REPDL_VERSION_MINOR, REPDL_VERSION_PATCH);
     m.attr("microbatch") = REPDL_MICROBATCH;
+#ifdef REPDL_WITH_CUDA
+    m.attr("cuda_built") = true;
+    repdl_py_register_cuda(m);
+#else
+    m.attr("cuda_built") = false;
+#endif
     m.def("unary", &unary);
     m.def("unary_backward", &unary_backward);
     m.def("scale", &scale);

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// python/repdl/csrc/shapes.h: sizes and repdl's shape structs from torch
+// tensors, shared by the CPU functions of repdl._C (repdl_ext.cpp) and the
+// CUDA ones (cuda_ops.cpp), so that both read a shape one way.
+#ifndef REPDL_PY_SHAPES_H
+#define REPDL_PY_SHAPES_H
+
+#include <torch/extension.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <repdl/conv2d.h>
+#include <repdl/pool.h>
+
+// A tensor size or count as size_t; negative: a Python error.
+static inline size_t usz(int64_t v)
+{
+    TORCH_CHECK(v >= 0, "repdl: negative size ", v);
+    return static_cast<size_t>(v);
+}
+
+// x [n, c, h, w], w [oc, c, kh, kw] (NCHW, groups 1).
+static inline repdl_conv2d_shape conv_shape(const torch::Tensor &x, const torch::Tensor &w,
+                                            std::vector<int64_t> stride, std::vector<int64_t> pad,
+                                            std::vector<int64_t> dil)
+{
+    repdl_conv2d_shape s;
+    s.n = usz(x.size(0)); s.c = usz(x.size(1)); s.h = usz(x.size(2)); s.w = usz(x.size(3));
+    s.oc = usz(w.size(0)); s.kh = usz(w.size(2)); s.kw = usz(w.size(3));
+    s.stride_h = usz(stride[0]); s.stride_w = usz(stride[1]);
+    s.pad_h = usz(pad[0]); s.pad_w = usz(pad[1]);
+    s.dil_h = usz(dil[0]); s.dil_w = usz(dil[1]);
+    return s;
+}
+
+// x [n, c, h, w], window k, stride st, padding pad.
+static inline repdl_pool2d_shape pool_shape(const torch::Tensor &x, std::vector<int64_t> k,
+                                            std::vector<int64_t> st, std::vector<int64_t> pad)
+{
+    repdl_pool2d_shape s;
+    s.n = usz(x.size(0)); s.c = usz(x.size(1)); s.h = usz(x.size(2)); s.w = usz(x.size(3));
+    s.kh = usz(k[0]); s.kw = usz(k[1]);
+    s.stride_h = usz(st[0]); s.stride_w = usz(st[1]);
+    s.pad_h = usz(pad[0]); s.pad_w = usz(pad[1]);
+    return s;
+}
+
+#endif // REPDL_PY_SHAPES_H
