@@ -153,14 +153,15 @@ def test_dropout():
 
 
 @pytest.mark.parametrize('ce', [True, False])
-@pytest.mark.parametrize('reduction', ['mean', 'sum'])
-def test_losses(ce, reduction):
+@pytest.mark.parametrize('reduction,gbs', [('mean', None), ('sum', None), ('mean', 100)])
+def test_losses(ce, reduction, gbs):
     """The loss and its gradient times the incoming one (a random scalar
-    in same(): repdl_scale_f32's path)."""
+    in same(): repdl_scale_f32's path); gbs: a shard of a global batch
+    (repdl_py_cuda_div_count_f32 on the device)."""
     target = torch.arange(70) % 9
     fn = ops.cross_entropy if ce else ops.nll_loss
-    same(lambda x: fn(x, target.to(x.device), reduction=reduction),
-         req(data((70, 9), 1, specials=3)), what=f'loss ce={ce} {reduction}')
+    same(lambda x: fn(x, target.to(x.device), reduction=reduction, global_batch_size=gbs),
+         req(data((70, 9), 1, specials=3)), what=f'loss ce={ce} {reduction} {gbs}')
 
 
 def test_random():
