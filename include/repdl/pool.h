@@ -256,89 +256,184 @@ REPDL_FN float repdl__avgpool_bwd_elem(const repdl_pool2d_shape *s, int count_in
     return repdl__canon(acc);
 }
 
-/* Host form of one output row p of a plane: the outputs q whose window
-   columns are all in bounds ("interior") are done REPDL__POOL_CHUNK at a
-   time, tap by tap in window order, with selects over q (vectorizable):
-   for each q the same comparisons in the same order as
-   repdl__maxpool_fwd_elem, which does the other outputs and any window
-   holding a NaN. */
-#define REPDL__POOL_CHUNK 64
+/* ---- Host form of max_pool2d_forward ----
+   One output row p of a plane at a time.  The outputs q whose window
+   columns are all in bounds ("interior") are done in blocks of
+   consecutive outputs with the window's taps in window order, each tap one
+   vector step across the block: for each q the same comparisons in the
+   same order as repdl__maxpool_fwd_elem (the first in-bounds tap starts,
+   a later tap replaces it iff tap > best), selects instead of branches.
+   A NaN never compares greater, so a block also records whether it met
+   one; such a block (rare) is redone by repdl__maxpool_fwd_elem, which
+   applies the first-NaN rule.  Edge outputs (a window column in the
+   padding) go to the element function.
+
+   A block: src points at tap (r0, 0) of its first output, so tap (r, c)
+   of output k of the block is src[r w + c + k sw] (r < nr in-bounds
+   rows, c < kw); it leaves best[k] and tap[k], the winner's offset r w + c
+   from src.  Tap offsets are 32-bit: the caller makes sure kh w < 2^32.
+
+   With gcc and clang (REPDL__GNU_HOST) a run of at least 16 interior
+   outputs goes 16 at a time through GNU vectors of 16 floats (the stride
+   1 and 2 loads contiguous, stride 2 split into even and odd lanes; the
+   last block of the run overlaps the one before it instead of running
+   short: outputs are pure functions of x, so recomputed ones are the same
+   bits); shorter runs, and every run elsewhere (REPDL_PORTABLE_C, other
+   compilers), by repdl__maxpool_block_c, whose loop over k vectorizes
+   at a constant stride. */
+#define REPDL__POOL_BLOCK 64
+REPDL_FN uint32_t repdl__maxpool_block_c(const float *src, size_t w, size_t nr, size_t kw,
+                                         size_t sw, size_t nb, float *best, uint32_t *tap)
+{
+    size_t r, c, k;
+    uint32_t nan = 0;
+    for (k = 0; k < nb; k++) {
+        best[k] = src[k * sw];
+        tap[k] = 0;
+    }
+    for (r = 0; r < nr; r++)
+        for (c = 0; c < kw; c++) {
+            const float *t = src + r * w + c;
+            uint32_t off = (uint32_t)(r * w + c);
+            for (k = 0; k < nb; k++) {
+                float v = t[k * sw];
+                int gt = repdl__fgt(v, best[k]);
+                best[k] = gt ? v : best[k];
+                tap[k] = gt ? off : tap[k];
+                nan |= (uint32_t)repdl__fne(v, v);
+            }
+        }
+    return nan;
+}
+
+#if REPDL__GNU_HOST
+typedef float repdl__pool_v16f __attribute__((vector_size(64)));
+typedef int32_t repdl__pool_v16i __attribute__((vector_size(64)));
+
+/* *v = src[k sw], k < 16 (through a pointer: a 64-byte vector returned
+   by value has an ABI that depends on the target flags). */
+REPDL_FN void repdl__pool_load16(repdl__pool_v16f *v, const float *src, size_t sw)
+{
+    int k;
+    if (sw == 1) {
+        memcpy(v, src, sizeof *v);
+    } else if (sw == 2) {
+        const repdl__pool_v16i even = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+        repdl__pool_v16f lo, hi;
+        memcpy(&lo, src, sizeof lo);
+        memcpy(&hi, src + 16, sizeof hi);
+#if defined(__clang__)
+        (void)even;
+        *v = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+#else
+        *v = __builtin_shuffle(lo, hi, even);
+#endif
+    } else {
+        float a[16];
+        for (k = 0; k < 16; k++) a[k] = src[(size_t)k * sw];
+        memcpy(v, a, sizeof *v);
+    }
+}
+
+/* repdl__maxpool_block_c for 16 outputs, in vectors.  A comparison of
+   two vectors is -1 (all ones) in the lanes where it holds, 0 elsewhere:
+   the selects are bitwise. */
+REPDL_FN uint32_t repdl__maxpool_block16(const float *src, size_t w, size_t nr, size_t kw,
+                                         size_t sw, float *best, uint32_t *tap)
+{
+    size_t r, c;
+    int k;
+    uint32_t any = 0;
+    repdl__pool_v16f b, v;
+    repdl__pool_v16i t = {0}, nan = {0};
+    repdl__pool_load16(&b, src, sw);
+    for (r = 0; r < nr; r++)
+        for (c = 0; c < kw; c++) {
+            repdl__pool_v16i gt;
+            repdl__pool_load16(&v, src + r * w + c, sw);
+            gt = v > b;
+            repdl__pool_v16i off = t - t + (int32_t)(uint32_t)(r * w + c);
+            b = (repdl__pool_v16f)(((repdl__pool_v16i)v & gt) | ((repdl__pool_v16i)b & ~gt));
+            t = (off & gt) | (t & ~gt);
+            nan |= v != v;
+        }
+    memcpy(best, &b, sizeof b);
+    memcpy(tap, &t, sizeof t);
+    for (k = 0; k < 16; k++) any |= (uint32_t)nan[k];
+    return any;
+}
+#endif
+
+/* Outputs [q0, q0 + nb) of row p (interior, nr in-bounds rows from r0)
+   by a block, stride sw (a constant at the call sites); a block that met
+   a NaN by the element function. */
+REPDL_FN void repdl__maxpool_fwd_blk(const repdl_pool2d_shape *sp, const float *x, size_t p,
+                                     size_t r0, size_t nr, size_t q0, size_t sw, size_t nb,
+                                     float *y, size_t *argmax)
+{
+    float best[REPDL__POOL_BLOCK];
+    uint32_t tap[REPDL__POOL_BLOCK], nan;
+    size_t k, a;
+    /* flat index of tap (r0, 0) of output q0; p stride_h - pad_h and
+       q0 stride_w - pad_w are taken modulo 2^64 */
+    size_t rb = (p * sp->stride_h - sp->pad_h + r0) * sp->w + q0 * sw - sp->pad_w;
+#if REPDL__GNU_HOST
+    if (nb == 16) nan = repdl__maxpool_block16(x + rb, sp->w, nr, sp->kw, sw, best, tap);
+    else
+#endif
+        nan = repdl__maxpool_block_c(x + rb, sp->w, nr, sp->kw, sw, nb, best, tap);
+    if (REPDL_UNLIKELY(nan)) {
+        for (k = 0; k < nb; k++) {
+            y[q0 + k] = repdl__maxpool_fwd_elem(sp, x, p, q0 + k, &a);
+            if (argmax) argmax[q0 + k] = a;
+        }
+        return;
+    }
+    for (k = 0; k < nb; k++) y[q0 + k] = best[k];
+    if (argmax)
+        for (k = 0; k < nb; k++) argmax[q0 + k] = rb + (size_t)tap[k] + k * sw;
+}
+
+/* The interior outputs [qa, qb) of row p, stride sw (a constant at the
+   call sites). */
+REPDL_FN void repdl__maxpool_fwd_run(const repdl_pool2d_shape *sp, const float *x, size_t p,
+                                     size_t r0, size_t nr, size_t qa, size_t qb, size_t sw,
+                                     float *y, size_t *argmax)
+{
+    size_t q0;
+#if REPDL__GNU_HOST
+    if (qb - qa >= 16) {
+        for (q0 = qa; q0 < qb; q0 += 16)
+            repdl__maxpool_fwd_blk(sp, x, p, r0, nr, q0 + 16 <= qb ? q0 : qb - 16, sw, 16, y, argmax);
+        return;
+    }
+#endif
+    for (q0 = qa; q0 < qb; q0 += REPDL__POOL_BLOCK) {
+        size_t nb = qb - q0 < REPDL__POOL_BLOCK ? qb - q0 : REPDL__POOL_BLOCK;
+        repdl__maxpool_fwd_blk(sp, x, p, r0, nr, q0, sw, nb, y, argmax);
+    }
+}
+
 REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *x, size_t p,
                                      size_t ow, float *y, size_t *argmax)
 {
-    repdl_pool2d_shape s = *sp;
-    size_t r0, r1, r, c, q, qa, qb, q0, hb, i;
+    repdl_pool2d_shape s = *sp;   /* a local copy: stores cannot alias it */
+    size_t r0, r1, q, qa, qb, a, sw = s.stride_w;
     repdl__pool_span(p, s.kh, s.stride_h, s.pad_h, s.h, &r0, &r1);
     /* interior q: q stride_w >= pad_w and q stride_w - pad_w + kw <= w */
-    qa = (s.pad_w + s.stride_w - 1) / s.stride_w;
-    qb = s.w + s.pad_w >= s.kw ? (s.w + s.pad_w - s.kw) / s.stride_w + 1 : 0;
+    qa = (s.pad_w + sw - 1) / sw;
+    qb = s.w + s.pad_w >= s.kw ? (s.w + s.pad_w - s.kw) / sw + 1 : 0;
     if (qb > ow) qb = ow;
-    if (qa > qb || r0 == r1 || (uint64_t)s.kh * s.w >= 0xffffffffu) qa = qb = 0;  /* 32-bit offsets */
-    hb = p * s.stride_h - s.pad_h;   /* modulo 2^64 */
+    if (qa > qb || r0 == r1 || (uint64_t)s.kh * s.w >= 0xffffffffu)
+        qa = qb = 0;  /* no blocks (tap offsets are 32-bit) */
     for (q = 0; q < qa; q++) {
-        size_t a;
         y[q] = repdl__maxpool_fwd_elem(&s, x, p, q, &a);
         if (argmax) argmax[q] = a;
     }
-    for (q0 = qa; q0 < qb; q0 += REPDL__POOL_CHUNK) {
-        size_t m = qb - q0 < REPDL__POOL_CHUNK ? qb - q0 : REPDL__POOL_CHUNK;
-        float best[REPDL__POOL_CHUNK];
-        uint32_t tap[REPDL__POOL_CHUNK], anynan = 0;
-        const float *base = x + (q0 * s.stride_w - s.pad_w);
-        size_t span = (m - 1) * s.stride_w + s.kw;   /* input columns the chunk reads */
-        for (r = r0; r < r1; r++) {                   /* any NaN among them? */
-            const float *src = base + (hb + r) * s.w;
-            for (i = 0; i < span; i++) anynan |= (uint32_t)repdl__fne(src[i], src[i]);
-        }
-        if (REPDL_UNLIKELY(anynan)) {                 /* rare: the element function */
-            for (i = 0; i < m; i++) {
-                size_t a;
-                y[q0 + i] = repdl__maxpool_fwd_elem(&s, x, p, q0 + i, &a);
-                if (argmax) argmax[q0 + i] = a;
-            }
-            continue;
-        }
-        for (i = 0; i < m; i++) {
-            best[i] = base[(hb + r0) * s.w + i * s.stride_w];
-            tap[i] = 0;
-        }
-        /* blocks of 8 outputs: the running max stays in registers */
-        for (i = 0; i + 8 <= m; i += 8) {
-            float b[8];
-            uint32_t tb[8];
-            int k;
-            for (k = 0; k < 8; k++) { b[k] = best[i + k]; tb[k] = 0; }
-            for (r = r0; r < r1; r++)
-                for (c = 0; c < s.kw; c++) {
-                    const float *src = base + (hb + r) * s.w + c + i * s.stride_w;
-                    uint32_t t = (uint32_t)((r - r0) * s.w + c);
-                    for (k = 0; k < 8; k++) {
-                        float v = src[(size_t)k * s.stride_w];
-                        int gt = repdl__fgt(v, b[k]);
-                        b[k] = gt ? v : b[k];
-                        tb[k] = gt ? t : tb[k];
-                    }
-                }
-            for (k = 0; k < 8; k++) { best[i + k] = b[k]; tap[i + k] = tb[k]; }
-        }
-        for (; i < m; i++) {
-            for (r = r0; r < r1; r++)
-                for (c = 0; c < s.kw; c++) {
-                    float v = base[(hb + r) * s.w + c + i * s.stride_w];
-                    uint32_t t = (uint32_t)((r - r0) * s.w + c);
-                    int gt = repdl__fgt(v, best[i]);
-                    best[i] = gt ? v : best[i];
-                    tap[i] = gt ? t : tap[i];
-                }
-        }
-        for (i = 0; i < m; i++) {
-            size_t qq = q0 + i;
-            y[qq] = best[i];
-            if (argmax) argmax[qq] = (size_t)((hb + r0) * s.w + tap[i] + qq * s.stride_w - s.pad_w);
-        }
-    }
+    if (sw == 1) repdl__maxpool_fwd_run(&s, x, p, r0, r1 - r0, qa, qb, 1, y, argmax);
+    else if (sw == 2) repdl__maxpool_fwd_run(&s, x, p, r0, r1 - r0, qa, qb, 2, y, argmax);
+    else repdl__maxpool_fwd_run(&s, x, p, r0, r1 - r0, qa, qb, sw, y, argmax);
     for (q = qb > qa ? qb : qa; q < ow; q++) {
-        size_t a;
         y[q] = repdl__maxpool_fwd_elem(&s, x, p, q, &a);
         if (argmax) argmax[q] = a;
     }
@@ -376,6 +471,7 @@ REPDL_API repdl_status repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s
    (all window columns in bounds) REPDL__POOL_CHUNK at a time, tap by tap
    in window order (the same fadd chain from -0 for each output, then the
    same division), the others by repdl__avgpool_fwd_elem. */
+#define REPDL__POOL_CHUNK 64
 REPDL_FN void repdl__avgpool_fwd_row(const repdl_pool2d_shape *sp, int count_include_pad,
                                      const float *x, size_t p, size_t ow, float *y)
 {
