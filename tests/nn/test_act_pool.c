@@ -255,11 +255,12 @@ static void pool_case(const ref_pool_shape *rsh, int kind, int corrupt)
     if (check_failed(!(ny && memcmp(y, yr, ny * sizeof(float))))) report("max_pool2d_forward argmax=NULL", 0, 0, 0, 0);
     /* a few argmax entries pointing outside their window select nothing */
     if (ny > 3) { ar[0] = -1; ar[1] = (int64_t)(s.h * s.w) + 5; ar[2] = ar[3]; }
-    if (corrupt)  /* more: a neighbour's winner, any index of the plane or past it */
+    if (corrupt)  /* more: a neighbour's winner, any index of the plane or past it, 2^32 + a winner */
         for (i = 4; i + 1 < ny; i++) {
             uint64_t r = rnd();
             if (r % 13 == 0) ar[i] = ar[i + 1];
             else if (r % 13 == 1) ar[i] = (int64_t)((r >> 8) % (s.h * s.w + 2));
+            else if (r % 13 == 2) ar[i] += (int64_t)1 << 32;   /* a winner's low 32 bits */
         }
     for (i = 0; i < ny; i++) as[i] = ar[i] < 0 ? REPDL_NO_INDEX : (size_t)ar[i];
     repdl_max_pool2d_backward_f32(&s, as, dy, dx);
