@@ -516,11 +516,12 @@ REPDL_FN void repdl__maxpool_bwd_code16(const size_t *a, const float *dy, size_t
                                         size_t q0, size_t sw, size_t w, size_t nr, size_t kw,
                                         int absolute, uint32_t *code, float *g)
 {
-    uint32_t base = (uint32_t)(first + q0 * sw), lim = (uint32_t)(nr * w);
+    uint32_t lim = (uint32_t)(nr * w);
     size_t t;
     int j, k;
 #if REPDL__POOL_VEC && SIZE_MAX == UINT64_MAX && defined(__BYTE_ORDER__) && \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t base = (uint32_t)(first + q0 * sw);
     const repdl__pool_vu iota = {REPDL__POOL_IOTA}, zero = {0};
     repdl__pool_vu A, B, lo[REPDL__POOL_NV], hi, d[REPDL__POOL_NV], c[REPDL__POOL_NV], thr;
     repdl__pool_vf v;
@@ -558,7 +559,6 @@ REPDL_FN void repdl__maxpool_bwd_code16(const size_t *a, const float *dy, size_t
         c[k] = code[k];
         g[k] = repdl__canon(dy[k]);
     }
-    (void)base;
     for (t = 1; t < nr; t++)
         for (k = 0; k < 16; k++) c[k] -= code[k] >= (uint32_t)(t * w) ? (uint32_t)w : 0u;
     for (k = 0; k < 16; k++)
