@@ -3,8 +3,10 @@
    forward passes and of pool2d on the CPU, repdl against the plain loops
    of plain_act_pool.c, measured in the same run: GB/s = (bytes read + written) /
    median time over the rounds, and the ratio repdl / plain.
-     bench_nn_act_pool [--n N] [--rounds R] [--pool]
-   (--pool: the pooling rows only).  Inputs: N floats uniform in [-8, 8] (the range where activations do
+     bench_nn_act_pool [--n N] [--rounds R] [--pool] [--cpu]
+   (--pool: the pooling rows only; --cpu: this thread's CPU time instead
+   of wall time, which leaves out the time the thread is descheduled on a
+   shared machine).  Inputs: N floats uniform in [-8, 8] (the range where activations do
    their work), one call per round, rounds alternate repdl and plain. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -23,6 +25,7 @@ int main(int argc, char **argv)
 {
     size_t n = 1u << 20, i;
     int rounds = 21, a, r, pool_only = 0;
+    enum timer_clock clk = TIMER_WALL;
     float *x, *y;
     double *tr, *tp;
     static const struct { const char *name; act_fn rep, plain; } acts[] = {
@@ -37,7 +40,8 @@ int main(int argc, char **argv)
         if (!strcmp(argv[a], "--n") && a + 1 < argc) n = (size_t)strtoull(argv[++a], NULL, 10);
         else if (!strcmp(argv[a], "--rounds") && a + 1 < argc) rounds = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--pool")) pool_only = 1;
-        else { fprintf(stderr, "usage: bench_nn_act_pool [--n N] [--rounds R] [--pool]\n"); return 2; }
+        else if (!strcmp(argv[a], "--cpu")) clk = TIMER_CPU;
+        else { fprintf(stderr, "usage: bench_nn_act_pool [--n N] [--rounds R] [--pool] [--cpu]\n"); return 2; }
     }
     if (rounds < 1) rounds = 1;
     x = (float *)malloc(n * sizeof(float));
@@ -55,12 +59,12 @@ int main(int argc, char **argv)
         acts[a].rep(n, x, y);
         acts[a].plain(n, x, y);
         for (r = 0; r < rounds; r++) {
-            double t0 = timer_now(TIMER_WALL);
+            double t0 = timer_now(clk);
             acts[a].rep(n, x, y);
-            tr[r] = timer_now(TIMER_WALL) - t0;
-            t0 = timer_now(TIMER_WALL);
+            tr[r] = timer_now(clk) - t0;
+            t0 = timer_now(clk);
             acts[a].plain(n, x, y);
-            tp[r] = timer_now(TIMER_WALL) - t0;
+            tp[r] = timer_now(clk) - t0;
         }
         mr = timer_median(tr, rounds);
         mp = timer_median(tp, rounds);
@@ -101,17 +105,17 @@ int main(int argc, char **argv)
             for (kind = 0; kind < 4; kind++) {
                 double mr, mp;
                 for (r = 0; r < rounds; r++) {
-                    double t0 = timer_now(TIMER_WALL);
+                    double t0 = timer_now(clk);
                     if (kind <= 1) repdl_max_pool2d_forward_f32(&s, px, py, parg);
                     else if (kind == 2) repdl_avg_pool2d_forward_f32(&s, 1, px, py);
                     else repdl_max_pool2d_backward_f32(&s, arg, pdy, pdx);
-                    tr[r] = timer_now(TIMER_WALL) - t0;
-                    t0 = timer_now(TIMER_WALL);
+                    tr[r] = timer_now(clk) - t0;
+                    t0 = timer_now(clk);
                     if (kind == 0) plain_max_pool2d(planes, 56, 56, k, s.stride_h, px, py);
                     else if (kind == 1) plain_max_pool2d_arg(planes, 56, 56, k, s.stride_h, px, py, parg);
                     else if (kind == 2) plain_avg_pool2d(planes, 56, 56, k, s.stride_h, px, py);
                     else plain_max_pool2d_backward(planes, 56 * 56, ohw, arg, pdy, pdx);
-                    tp[r] = timer_now(TIMER_WALL) - t0;
+                    tp[r] = timer_now(clk) - t0;
                 }
                 mr = timer_median(tr, rounds);
                 mp = timer_median(tp, rounds);

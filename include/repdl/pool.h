@@ -511,7 +511,11 @@ REPDL_FN int repdl__maxpool_bwd_sel(const repdl_pool2d_shape *s, size_t a, size_
 /* Codes of the 16 interior outputs from q0 (argmax a[0..16), dy[0..16))
    into code[0..16), and their canonical dy into g[0..16).  absolute
    (a constant at the call sites): a selecting output's code is its argmax
-   itself (< 2^32 here) instead of d. */
+   itself (< 2^32 here) instead of d.  Not absolute, the code is only
+   compared with the taps r w + c (r < nr, c < kw) of the window by
+   repdl__maxpool_bwd_rows, which no d outside the window equals: the
+   vector form leaves out the range and column checks there (an argmax of
+   2^32 or more still gets REPDL__POOL_NOSEL). */
 REPDL_FN void repdl__maxpool_bwd_code16(const size_t *a, const float *dy, size_t first,
                                         size_t q0, size_t sw, size_t w, size_t nr, size_t kw,
                                         int absolute, uint32_t *code, float *g)
@@ -534,6 +538,10 @@ REPDL_FN void repdl__maxpool_bwd_code16(const size_t *a, const float *dy, size_t
         lo[j] = REPDL__POOL_SHUF(A, B, REPDL__POOL_EVEN);
         hi = REPDL__POOL_SHUF(A, B, REPDL__POOL_ODD);
         d[j] = lo[j] - (base + (uint32_t)(j * REPDL__POOL_VL * sw)) - iota * (uint32_t)sw;
+        if (!absolute) {   /* d itself, only compared with taps r w + c */
+            d[j] |= (repdl__pool_vu)(hi != 0);
+            memcpy(code + j * REPDL__POOL_VL, &d[j], sizeof d[j]);
+        }
         d[j] |= (repdl__pool_vu)(hi != 0) | ~(repdl__pool_vu)(d[j] < lim);
         c[j] = d[j];
         memcpy(&v, dy + j * REPDL__POOL_VL, sizeof v);
@@ -541,6 +549,7 @@ REPDL_FN void repdl__maxpool_bwd_code16(const size_t *a, const float *dy, size_t
         v = (repdl__pool_vf)(((repdl__pool_vi)v & ~nan) | (nan & (repdl__pool_vi)(zero + 0x7fc00000u)));
         memcpy(g + j * REPDL__POOL_VL, &v, sizeof v);
     }
+    if (!absolute) return;
     for (t = 1; t < nr; t++) {
         thr = zero + (uint32_t)(t * w);
         for (j = 0; j < REPDL__POOL_NV; j++) c[j] -= (repdl__pool_vu)(d[j] >= thr) & (uint32_t)w;
