@@ -189,12 +189,13 @@ REPDL_FN void repdl__norm_prefetch(const float *g, const float *xr, size_t cb)
    (cb <= REPDL__NORM_COLS): out[c] = its canonical sum of column j0 + c
    (repdl__cols_sum16's order); when out0 is not NULL (layer norm's dgamma
    and dbeta in one pass, mode 1) also out0[c] = the sum of the mode-0
-   terms dy.  The first step of the fold (h = 8, the terms of rows v and
-   v + 8 added, v < 8) is done as the two row pieces are read, the terms
-   kept from contraction by REPDL__KEEP_PROD (detail/barrier.h); a missing
+   terms dy.  The first step of the fold (h = 8: rows v and v + 8, v < 8,
+   REPDL__COLS_H8 of detail/accum.h; for a whole micro-batch also h = 4,
+   REPDL__COLS_H84) is done as the row pieces are read, the terms kept
+   from contraction by REPDL__KEEP_PROD (detail/barrier.h); a missing
    row v + 8 (v + 8 >= len) leaves the term of row v alone, a missing row
    v gives -0.0 (x + -0 == x: detail/accum.h, short leaves); then
-   repdl__cols_fold8 (8 KiB of stack an output).  Each row piece is read
+   repdl__cols_fold8 or fold4 (16 KiB of stack an output).  Each row piece is read
    once, contiguously.  pf_len rows of the next block, pf_off floats from
    the current row pieces, pf_cb wide, are prefetched along the way. */
 REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0, size_t cb,
@@ -207,32 +208,32 @@ REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0,
     size_t v, c;
     if (len == REPDL_MICROBATCH && mode == 1) {
         /* a whole micro-batch: the steps h = 8 and h = 4 as the four row
-           pieces v, v + 8, v + 4, v + 12 are read: a_v = (t_v + t_{v+8}) +
-           (t_{v+4} + t_{v+12}), then repdl__cols_fold4 */
+           pieces v, v + 8, v + 4, v + 12 are read (REPDL__COLS_H84), then
+           repdl__cols_fold4 */
         for (v = 0; v < 4; v++) {
             const float *g0 = dy + (r0 + v) * cols + j0, *x0 = x + (r0 + v) * cols + j0;
-            const float *g1 = g0 + 8 * cols, *x1 = x0 + 8 * cols;
-            const float *g2 = g0 + 4 * cols, *x2 = x0 + 4 * cols;
-            const float *g3 = g0 + 12 * cols, *x3 = x0 + 12 * cols;
-            float m0 = mean[r0 + v], m1 = mean[r0 + v + 8], m2 = mean[r0 + v + 4], m3 = mean[r0 + v + 12];
-            float s0 = rstd[r0 + v], s1 = rstd[r0 + v + 8], s2 = rstd[r0 + v + 4], s3 = rstd[r0 + v + 12];
+            const float *g8 = g0 + 8 * cols, *x8 = x0 + 8 * cols;
+            const float *g4 = g0 + 4 * cols, *x4 = x0 + 4 * cols;
+            const float *g12 = g0 + 12 * cols, *x12 = x0 + 12 * cols;
+            float m0 = mean[r0 + v], m8 = mean[r0 + v + 8], m4 = mean[r0 + v + 4], m12 = mean[r0 + v + 12];
+            float s0 = rstd[r0 + v], s8 = rstd[r0 + v + 8], s4 = rstd[r0 + v + 4], s12 = rstd[r0 + v + 12];
             float *ev = e[v], *e0v = e0[v];
             if (v < pf_len) repdl__norm_prefetch(g0 + pf_off, x0 + pf_off, pf_cb);
-            if (v + 8 < pf_len) repdl__norm_prefetch(g1 + pf_off, x1 + pf_off, pf_cb);
-            if (v + 4 < pf_len) repdl__norm_prefetch(g2 + pf_off, x2 + pf_off, pf_cb);
-            if (v + 12 < pf_len) repdl__norm_prefetch(g3 + pf_off, x3 + pf_off, pf_cb);
-#define REPDL__T(g, x, m, s) REPDL__KEEP_PROD(g[c], repdl__fmul(repdl__fsub(x[c], m), s), keep)
+            if (v + 8 < pf_len) repdl__norm_prefetch(g8 + pf_off, x8 + pf_off, pf_cb);
+            if (v + 4 < pf_len) repdl__norm_prefetch(g4 + pf_off, x4 + pf_off, pf_cb);
+            if (v + 12 < pf_len) repdl__norm_prefetch(g12 + pf_off, x12 + pf_off, pf_cb);
+            /* the term of row v + k, and its dy */
+#define REPDL__T(k) REPDL__KEEP_PROD(g##k[c], repdl__fmul(repdl__fsub(x##k[c], m##k), s##k), keep)
+#define REPDL__G(k) g##k[c]
             if (out0)
                 for (c = 0; c < cb; c++) {
-                    e0v[c] = repdl__fadd(repdl__fadd(g0[c], g1[c]), repdl__fadd(g2[c], g3[c]));
-                    ev[c] = repdl__fadd(repdl__fadd(REPDL__T(g0, x0, m0, s0), REPDL__T(g1, x1, m1, s1)),
-                                        repdl__fadd(REPDL__T(g2, x2, m2, s2), REPDL__T(g3, x3, m3, s3)));
+                    e0v[c] = REPDL__COLS_H84(REPDL__G);
+                    ev[c] = REPDL__COLS_H84(REPDL__T);
                 }
             else
-                for (c = 0; c < cb; c++)
-                    ev[c] = repdl__fadd(repdl__fadd(REPDL__T(g0, x0, m0, s0), REPDL__T(g1, x1, m1, s1)),
-                                        repdl__fadd(REPDL__T(g2, x2, m2, s2), REPDL__T(g3, x3, m3, s3)));
+                for (c = 0; c < cb; c++) ev[c] = REPDL__COLS_H84(REPDL__T);
 #undef REPDL__T
+#undef REPDL__G
         }
         REPDL__MATERIALIZE(e);
         REPDL__MATERIALIZE(e0);
@@ -249,27 +250,27 @@ REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0,
         float *ev = e[v], *e0v = e0[v];
         if (v < pf_len) repdl__norm_prefetch(dy + ra * cols + j0 + pf_off, mode ? x + ra * cols + j0 + pf_off : NULL, pf_cb);
         if (v + 8 < pf_len) repdl__norm_prefetch(dy + rb * cols + j0 + pf_off, mode ? x + rb * cols + j0 + pf_off : NULL, pf_cb);
-        if (v + 8 < len) {
-            float mua = mode == 1 ? mean[ra] : 0.0f, mub = mode == 1 ? mean[rb] : 0.0f;
-            float rsa = mode ? rstd[ra] : 0.0f, rsb = mode ? rstd[rb] : 0.0f;
+        if (v + 8 < len) {   /* the step h = 8 as rows v and v + 8 are read (REPDL__COLS_H8) */
+            float m0 = mode == 1 ? mean[ra] : 0.0f, m8 = mode == 1 ? mean[rb] : 0.0f;
+            float s0 = mode ? rstd[ra] : 0.0f, s8 = mode ? rstd[rb] : 0.0f;
+            const float *g0 = ga, *x0 = xa, *g8 = gb, *x8 = xb;
+#define REPDL__T(k) REPDL__KEEP_PROD(g##k[c], repdl__fmul(repdl__fsub(x##k[c], m##k), s##k), keep)
+#define REPDL__R(k) REPDL__KEEP_PROD(g##k[c], repdl__fmul(x##k[c], s##k), keep)
+#define REPDL__G(k) g##k[c]
             if (out0)
                 for (c = 0; c < cb; c++) {
-                    e0v[c] = repdl__fadd(ga[c], gb[c]);
-                    ev[c] = repdl__fadd(
-                        REPDL__KEEP_PROD(ga[c], repdl__fmul(repdl__fsub(xa[c], mua), rsa), keep),
-                        REPDL__KEEP_PROD(gb[c], repdl__fmul(repdl__fsub(xb[c], mub), rsb), keep));
+                    e0v[c] = REPDL__COLS_H8(REPDL__G);
+                    ev[c] = REPDL__COLS_H8(REPDL__T);
                 }
             else if (mode == 1)
-                for (c = 0; c < cb; c++)
-                    ev[c] = repdl__fadd(
-                        REPDL__KEEP_PROD(ga[c], repdl__fmul(repdl__fsub(xa[c], mua), rsa), keep),
-                        REPDL__KEEP_PROD(gb[c], repdl__fmul(repdl__fsub(xb[c], mub), rsb), keep));
+                for (c = 0; c < cb; c++) ev[c] = REPDL__COLS_H8(REPDL__T);
             else if (mode == 2)
-                for (c = 0; c < cb; c++)
-                    ev[c] = repdl__fadd(REPDL__KEEP_PROD(ga[c], repdl__fmul(xa[c], rsa), keep),
-                                        REPDL__KEEP_PROD(gb[c], repdl__fmul(xb[c], rsb), keep));
+                for (c = 0; c < cb; c++) ev[c] = REPDL__COLS_H8(REPDL__R);
             else
-                for (c = 0; c < cb; c++) ev[c] = repdl__fadd(ga[c], gb[c]);
+                for (c = 0; c < cb; c++) ev[c] = REPDL__COLS_H8(REPDL__G);
+#undef REPDL__T
+#undef REPDL__R
+#undef REPDL__G
         } else if (v < len) {
             float mua = mode == 1 ? mean[ra] : 0.0f, rsa = mode ? rstd[ra] : 0.0f;
             for (c = 0; c < cb; c++) ev[c] = REPDL__NORM_TERM(mode, ga[c], xa[c], mua, rsa);

@@ -339,6 +339,18 @@ REPDL_FN float repdl__sum16_f32(float *p, size_t len)
    v >= len: x + -0 == x).  A caller may produce these eight rows itself,
    each sum from two rounded terms (norm.h's column sums do, so that the
    16 terms never go through memory); the barrier is the caller's. */
+/* The first steps of repdl__cols_sum16 for one column, from terms given
+   as an expression T(k) of the row offset k from row v (v < 8 for h = 8,
+   v < 4 for h = 8 and 4), for a caller that computes the terms as it reads
+   the rows (norm.h: the 16 terms never go through memory; the caller
+   keeps each term from contraction, REPDL__KEEP_PROD):
+     h = 8:         s_v = t_v + t_{v+8}
+     h = 8 and 4:   a_v = s_v + s_{v+4} = (t_v + t_{v+8}) + (t_{v+4} + t_{v+12})
+   then repdl__cols_fold8 (from the s_v) or repdl__cols_fold4 (from the
+   a_v). */
+#define REPDL__COLS_H8(T) repdl__fadd(T(0), T(8))
+#define REPDL__COLS_H84(T) repdl__fadd(repdl__fadd(T(0), T(8)), repdl__fadd(T(4), T(12)))
+
 /* The steps h = 2, 1 from the four sums of the step h = 4: e[v ld + c] =
    a_v of column c (v < 4): out[c] = (a_0 + a_2) + (a_1 + a_3). */
 REPDL_FN void repdl__cols_fold4(const float *e, size_t ld, size_t cb, float *out)
