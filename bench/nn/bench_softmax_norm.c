@@ -10,7 +10,10 @@
    thread CPU time (--wall: wall time) of one call on the whole array, as GB/s of the bytes the op must
    move (inputs read once + outputs written once), and the ratio
    repdl / naive (>= 1: repdl faster).  docs/nn-softmax-norm.md records
-   the figures. */
+   the figures.  Layer-norm backward appears three times: layer_norm_bwd
+   (dx only), ln_dgamma_dbeta (dgamma and dbeta only) and ln_bwd_all (the
+   three outputs of one call, against the two naive loops one after the
+   other). */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +31,12 @@
 #endif
 
 static enum timer_clock bench_clock = TIMER_CPU; /* --wall: TIMER_WALL */
-enum { SOFTMAX, LOG_SOFTMAX, SOFTMAX_BW, LAYER_NORM, LAYER_NORM_BW, LN_PARAM_GRADS, RMS_NORM, NOPS };
+enum { SOFTMAX, LOG_SOFTMAX, SOFTMAX_BW, LAYER_NORM, LAYER_NORM_BW, LN_PARAM_GRADS, LN_BW_ALL,
+       RMS_NORM, NOPS };
 static const char *names[NOPS] = {"softmax", "log_softmax", "softmax_bwd", "layer_norm",
-                                  "layer_norm_bwd", "ln_dgamma_dbeta", "rms_norm"};
+                                  "layer_norm_bwd", "ln_dgamma_dbeta", "ln_bwd_all", "rms_norm"};
 /* arrays of rows x cols moved: read + written */
-static const int arrays[NOPS] = {2, 2, 3, 2, 3, 2, 2};
+static const int arrays[NOPS] = {2, 2, 3, 2, 3, 2, 3, 2};
 
 static size_t R, C;
 static float *x, *y, *dy, *dx, *g, *b, *mu, *rs, *pg, *pb;
@@ -56,6 +60,14 @@ static void run(int op, int naive)
     case LN_PARAM_GRADS: /* the column sums over rows of layer-norm backward */
         naive ? naive_layer_norm_param_grads(R, C, x, mu, rs, dy, pg, pb)
               : (void)repdl_layer_norm_backward_f32(R, C, x, g, mu, rs, dy, NULL, pg, pb);
+        break;
+    case LN_BW_ALL: /* the whole layer-norm backward: dx, dgamma, dbeta */
+        if (naive) {
+            naive_layer_norm_backward(R, C, x, g, mu, rs, dy, dx);
+            naive_layer_norm_param_grads(R, C, x, mu, rs, dy, pg, pb);
+        } else {
+            (void)repdl_layer_norm_backward_f32(R, C, x, g, mu, rs, dy, dx, pg, pb);
+        }
         break;
     case RMS_NORM:
         naive ? naive_rms_norm(R, C, x, g, 1e-6f, y) : (void)repdl_rms_norm_forward_f32(R, C, 1e-6f, x, g, y, rs);

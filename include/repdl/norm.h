@@ -79,6 +79,10 @@ REPDL_BEGIN_CODE
 
 /* Chunk of the elementwise passes. */
 #define REPDL__NORM_CHUNK 256
+/* Width of the column blocks of dgamma, dbeta. */
+#ifndef REPDL__NORM_COLS
+#define REPDL__NORM_COLS 512
+#endif
 
 /* rstd = RN(1 / RN(sqrt(RN(v + eps)))), NaN canonical. */
 REPDL_FN float repdl__norm_rstd(float v, float eps)
@@ -161,69 +165,187 @@ REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, fl
      mode 1:  v = RN(dy[r][j] * RN(RN(x[r][j] - mean[r]) * rstd[r]))   (layer)
      mode 2:  v = RN(dy[r][j] * RN(x[r][j] * rstd[r]))                   (rms) */
 
+/* Prefetch hints (detail/accum.h; no value changes) for cb floats at g
+   and at xr (NULL: none): the next block's piece of a row, asked for
+   while the current one is computed.  The pieces of a column block are
+   runs of 1 KiB 4 cols bytes apart, which the hardware prefetchers pick
+   up late (measured: 0.64x -> 0.82x the plain loop for 4096 x 1024). */
+REPDL_FN void repdl__norm_prefetch(const float *g, const float *xr, size_t cb)
+{
+    size_t c;
+    for (c = 0; c < cb; c += 16) {
+        REPDL__PREFETCH_L2(g + c);
+        if (xr) REPDL__PREFETCH_L2(xr + c);
+    }
+}
+
+/* The term of mode 1 (layer), 2 (rms) or 0 for one element: dy g, x xr,
+   the row's mean mu and rstd rs. */
+#define REPDL__NORM_TERM(mode, g, xr, mu, rs)                                             \
+    ((mode) == 1 ? repdl__fmul((g), repdl__fmul(repdl__fsub((xr), (mu)), (rs)))         \
+                 : (mode) == 2 ? repdl__fmul((g), repdl__fmul((xr), (rs))) : (g))
+
 /* The micro-batch of the len (1 .. 16) rows from r0, columns [j0, j0 + cb)
-   (cb <= REPDL__COLS_BLOCK): out[c] = its canonical sum of column j0 + c
-   (repdl__cols_sum16; 16 KiB of stack).  Each row piece is read once,
-   contiguously. */
+   (cb <= REPDL__NORM_COLS): out[c] = its canonical sum of column j0 + c
+   (repdl__cols_sum16's order); when out0 is not NULL (layer norm's dgamma
+   and dbeta in one pass, mode 1) also out0[c] = the sum of the mode-0
+   terms dy.  The first step of the fold (h = 8: rows v and v + 8, v < 8,
+   REPDL__COLS_H8 of detail/accum.h; for a whole micro-batch also h = 4,
+   REPDL__COLS_H84) is done as the row pieces are read, the terms kept
+   from contraction by REPDL__KEEP_PROD (detail/barrier.h); a missing
+   row v + 8 (v + 8 >= len) leaves the term of row v alone, a missing row
+   v gives -0.0 (x + -0 == x: detail/accum.h, short leaves); then
+   repdl__cols_fold8 or fold4 (16 KiB of stack an output).  Each row piece is read
+   once, contiguously.  pf_len rows of the next block, pf_off floats from
+   the current row pieces, pf_cb wide, are prefetched along the way. */
 REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0, size_t cb,
                                   const float *x, const float *mean, const float *rstd,
-                                  const float *dy, int mode, float *out)
+                                  const float *dy, int mode, float *out, float *out0,
+                                  size_t pf_len, size_t pf_off, size_t pf_cb)
 {
-    float e[REPDL_SUM_VECS][REPDL__COLS_BLOCK];
+    float e[8][REPDL__NORM_COLS], e0[8][REPDL__NORM_COLS];
+    uint32_t keep = repdl__opaque_ones();
     size_t v, c;
-    for (v = 0; v < len; v++) {
-        size_t r = r0 + v;
-        const float *g = dy + r * cols + j0, *xr = x + r * cols + j0;
-        float *ev = e[v];
-        if (mode == 0) {
-            for (c = 0; c < cb; c++) ev[c] = g[c];
-        } else if (mode == 1) {
-            float rs = rstd[r], mu = mean[r];
-            for (c = 0; c < cb; c++)
-                ev[c] = repdl__fmul(g[c], repdl__fmul(repdl__fsub(xr[c], mu), rs));
+    if (len == REPDL_MICROBATCH && mode == 1) {
+        /* a whole micro-batch: the steps h = 8 and h = 4 as the four row
+           pieces v, v + 8, v + 4, v + 12 are read (REPDL__COLS_H84), then
+           repdl__cols_fold4 */
+        for (v = 0; v < 4; v++) {
+            const float *g0 = dy + (r0 + v) * cols + j0, *x0 = x + (r0 + v) * cols + j0;
+            const float *g8 = g0 + 8 * cols, *x8 = x0 + 8 * cols;
+            const float *g4 = g0 + 4 * cols, *x4 = x0 + 4 * cols;
+            const float *g12 = g0 + 12 * cols, *x12 = x0 + 12 * cols;
+            float m0 = mean[r0 + v], m8 = mean[r0 + v + 8], m4 = mean[r0 + v + 4], m12 = mean[r0 + v + 12];
+            float s0 = rstd[r0 + v], s8 = rstd[r0 + v + 8], s4 = rstd[r0 + v + 4], s12 = rstd[r0 + v + 12];
+            float *ev = e[v], *e0v = e0[v];
+            if (v < pf_len) repdl__norm_prefetch(g0 + pf_off, x0 + pf_off, pf_cb);
+            if (v + 8 < pf_len) repdl__norm_prefetch(g8 + pf_off, x8 + pf_off, pf_cb);
+            if (v + 4 < pf_len) repdl__norm_prefetch(g4 + pf_off, x4 + pf_off, pf_cb);
+            if (v + 12 < pf_len) repdl__norm_prefetch(g12 + pf_off, x12 + pf_off, pf_cb);
+            /* the term of row v + k, and its dy */
+#define REPDL__T(k) REPDL__KEEP_PROD(g##k[c], repdl__fmul(repdl__fsub(x##k[c], m##k), s##k), keep)
+#define REPDL__G(k) g##k[c]
+            if (out0)
+                for (c = 0; c < cb; c++) {
+                    e0v[c] = REPDL__COLS_H84(REPDL__G);
+                    ev[c] = REPDL__COLS_H84(REPDL__T);
+                }
+            else
+                for (c = 0; c < cb; c++) ev[c] = REPDL__COLS_H84(REPDL__T);
+#undef REPDL__T
+#undef REPDL__G
+        }
+        REPDL__MATERIALIZE(e);
+        REPDL__MATERIALIZE(e0);
+        repdl__cols_fold4(e[0], REPDL__NORM_COLS, cb, out);
+        if (out0) repdl__cols_fold4(e0[0], REPDL__NORM_COLS, cb, out0);
+        return;
+    }
+    for (v = 0; v < 8; v++) {
+        size_t ra = r0 + v, rb = r0 + v + 8;
+        /* rows past the micro-batch are not formed (they may lie past x) */
+        const float *ga = v < len ? dy + ra * cols + j0 : dy, *xa = v < len ? x + ra * cols + j0 : x;
+        const float *gb = v + 8 < len ? dy + rb * cols + j0 : dy;
+        const float *xb = v + 8 < len ? x + rb * cols + j0 : x;
+        float *ev = e[v], *e0v = e0[v];
+        if (v < pf_len) repdl__norm_prefetch(dy + ra * cols + j0 + pf_off, mode ? x + ra * cols + j0 + pf_off : NULL, pf_cb);
+        if (v + 8 < pf_len) repdl__norm_prefetch(dy + rb * cols + j0 + pf_off, mode ? x + rb * cols + j0 + pf_off : NULL, pf_cb);
+        if (v + 8 < len) {   /* the step h = 8 as rows v and v + 8 are read (REPDL__COLS_H8) */
+            float m0 = mode == 1 ? mean[ra] : 0.0f, m8 = mode == 1 ? mean[rb] : 0.0f;
+            float s0 = mode ? rstd[ra] : 0.0f, s8 = mode ? rstd[rb] : 0.0f;
+            const float *g0 = ga, *x0 = xa, *g8 = gb, *x8 = xb;
+#define REPDL__T(k) REPDL__KEEP_PROD(g##k[c], repdl__fmul(repdl__fsub(x##k[c], m##k), s##k), keep)
+#define REPDL__R(k) REPDL__KEEP_PROD(g##k[c], repdl__fmul(x##k[c], s##k), keep)
+#define REPDL__G(k) g##k[c]
+            if (out0)
+                for (c = 0; c < cb; c++) {
+                    e0v[c] = REPDL__COLS_H8(REPDL__G);
+                    ev[c] = REPDL__COLS_H8(REPDL__T);
+                }
+            else if (mode == 1)
+                for (c = 0; c < cb; c++) ev[c] = REPDL__COLS_H8(REPDL__T);
+            else if (mode == 2)
+                for (c = 0; c < cb; c++) ev[c] = REPDL__COLS_H8(REPDL__R);
+            else
+                for (c = 0; c < cb; c++) ev[c] = REPDL__COLS_H8(REPDL__G);
+#undef REPDL__T
+#undef REPDL__R
+#undef REPDL__G
+        } else if (v < len) {
+            float mua = mode == 1 ? mean[ra] : 0.0f, rsa = mode ? rstd[ra] : 0.0f;
+            for (c = 0; c < cb; c++) ev[c] = REPDL__NORM_TERM(mode, ga[c], xa[c], mua, rsa);
+            if (out0)
+                for (c = 0; c < cb; c++) e0v[c] = ga[c];
         } else {
-            float rs = rstd[r];
-            for (c = 0; c < cb; c++) ev[c] = repdl__fmul(g[c], repdl__fmul(xr[c], rs));
+            for (c = 0; c < cb; c++) ev[c] = e0v[c] = -0.0f;
         }
     }
-    repdl__cols_sum16(e, len, cb, out);
+    REPDL__MATERIALIZE(e); /* rounded terms: no FMA with the fold */
+    REPDL__MATERIALIZE(e0);
+    repdl__cols_fold8(e[0], REPDL__NORM_COLS, cb, out);
+    if (out0) repdl__cols_fold8(e0[0], REPDL__NORM_COLS, cb, out0);
 }
 
 /* The micro-batch values of a row are pushed into the vector tree
-   (repdl__vtree, cols floats per node, on the heap).  One micro-batch
-   (rows <= 16): its values, no tree.  Should the tree's allocation fail,
+   (repdl__vtree, cols floats per node, on the heap; out0 not NULL: a
+   second tree, for the mode-0 sums, from the same pass).  One micro-batch
+   (rows <= 16): its values, no tree.  Should a tree's allocation fail,
    blocks of 8 columns use scalar trees on the stack: the same bits
    (columns are independent), the rows read 8 columns at a time. */
 REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const float *mean,
-                                 const float *rstd, const float *dy, int mode, float *out)
+                                 const float *rstd, const float *dy, int mode, float *out,
+                                 float *out0)
 {
-    size_t G = repdl__mb_count(rows), g, j0, c;
-    repdl__vtree vt;
+    size_t G = repdl__mb_count(rows), g, j0, c, cw;
+    repdl__vtree vt = {0, 0, 0, NULL}, vt0 = {0, 0, 0, NULL};
     if (cols == 0) return;
     if (G <= 1) { /* one micro-batch (or none: -0) */
-        for (j0 = 0; j0 < cols; j0 += REPDL__COLS_BLOCK)
+        for (j0 = 0; j0 < cols; j0 += REPDL__NORM_COLS)
             if (G == 1)
                 repdl__norm_mb_cols(0, rows, cols, j0,
-                                    cols - j0 < REPDL__COLS_BLOCK ? cols - j0 : REPDL__COLS_BLOCK,
-                                    x, mean, rstd, dy, mode, out + j0);
+                                    cols - j0 < REPDL__NORM_COLS ? cols - j0 : REPDL__NORM_COLS,
+                                    x, mean, rstd, dy, mode, out + j0, out0 ? out0 + j0 : NULL,
+                                    0, 0, 0);
         for (c = 0; c < cols; c++) out[c] = G ? repdl__canon(out[c]) : -0.0f;
+        if (out0)
+            for (c = 0; c < cols; c++) out0[c] = G ? repdl__canon(out0[c]) : -0.0f;
         return;
     }
-    if (repdl__vtree_init(&vt, cols, G) == 0) {
-        for (g = 0; g < G; g++) {
-            size_t r0 = g * REPDL_MICROBATCH;
-            size_t len = repdl__mb_end(rows, r0) - r0;
-            float *d = repdl__vtree_dest(&vt, 0);
-            for (j0 = 0; j0 < cols; j0 += REPDL__COLS_BLOCK)
-                repdl__norm_mb_cols(r0, len, cols, j0,
-                                    cols - j0 < REPDL__COLS_BLOCK ? cols - j0 : REPDL__COLS_BLOCK,
-                                    x, mean, rstd, dy, mode, d + j0);
-            repdl__vtree_push(&vt, 0);
+    /* a column strip of REPDL__NORM_COLS at a time down all the rows:
+       the trees' vectors (one strip) stay in L1 */
+    cw = cols < REPDL__NORM_COLS ? cols : REPDL__NORM_COLS;
+    if (repdl__vtree_init(&vt, cw, G) == 0) {
+        if (out0 && repdl__vtree_init(&vt0, cw, G) != 0) {
+            repdl__vtree_free(&vt);   /* no memory for the second: one output at a time */
+            repdl__norm_colsum(rows, cols, x, mean, rstd, dy, mode, out, NULL);
+            repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 0, out0, NULL);
+            return;
         }
-        repdl__vtree_root(&vt, out);
+        for (j0 = 0; j0 < cols; j0 += REPDL__NORM_COLS) {
+            size_t cb = cols - j0 < REPDL__NORM_COLS ? cols - j0 : REPDL__NORM_COLS;
+            /* an empty tree of cb <= cw floats a node (its slots fit) */
+            vt.count = vt0.count = 0;
+            vt.V = vt0.V = cb;
+            for (g = 0; g < G; g++) {
+                /* the next block: the next micro-batch, or the next strip */
+                size_t r0 = g * REPDL_MICROBATCH, len = repdl__mb_end(rows, r0) - r0;
+                size_t r1 = r0 + len < rows ? r0 + len : 0, j1 = r1 ? j0 : j0 + cb;
+                size_t len1 = j1 < cols ? repdl__mb_end(rows, r1) - r1 : 0;
+                float *d = repdl__vtree_dest(&vt, 0), *d0 = out0 ? repdl__vtree_dest(&vt0, 0) : NULL;
+                repdl__norm_mb_cols(r0, len, cols, j0, cb, x, mean, rstd, dy, mode, d, d0, len1,
+                                    (r1 - r0) * cols + j1 - j0,
+                                    cols - j1 < REPDL__NORM_COLS ? cols - j1 : REPDL__NORM_COLS);
+                repdl__vtree_push(&vt, 0);
+                if (out0) repdl__vtree_push(&vt0, 0);
+            }
+            repdl__vtree_root(&vt, out + j0);
+            if (out0) repdl__vtree_root(&vt0, out0 + j0);
+        }
         repdl__vtree_free(&vt);
+        if (out0) repdl__vtree_free(&vt0);
         return;
     }
+    if (out0) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 0, out0, NULL);
     for (j0 = 0; j0 < cols; j0 += 8) { /* no memory for the vector tree */
         size_t cb = cols - j0 < 8 ? cols - j0 : 8;
         repdl__tree t[8];
@@ -232,11 +354,116 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
         for (g = 0; g < G; g++) {
             size_t r0 = g * REPDL_MICROBATCH;
             repdl__norm_mb_cols(r0, repdl__mb_end(rows, r0) - r0,
-                                cols, j0, cb, x, mean, rstd, dy, mode, v);
+                                cols, j0, cb, x, mean, rstd, dy, mode, v, NULL, 0, 0, 0);
             for (c = 0; c < cb; c++) repdl__tree_push(&t[c], 0, v[c]);
         }
         for (c = 0; c < cb; c++) out[j0 + c] = repdl__canon(repdl__tree_root(&t[c]));
     }
+}
+
+/* dx of layer norm, row by row: c1 and c2 of a row (its two canonical
+   sums, a leaf at a time, divided by cols) ... */
+REPDL_FN void repdl__ln_bwd_consts(const float *xr, const float *gr, const float *gamma, size_t cols,
+                                   float mu, float rs, float *c1, float *c2)
+{
+    size_t j, i, len;
+    repdl__tree tg, tp;
+    repdl__tree_init(&tg);
+    repdl__tree_init(&tp);
+    REPDL__LEAVES(cols, j, len) {
+        float g[REPDL_SUM_LEAF], p[REPDL_SUM_LEAF];
+        for (i = 0; i < len; i++) {
+            float xh = repdl__fmul(repdl__fsub(xr[j + i], mu), rs);
+            float gi = gamma ? repdl__fmul(gr[j + i], gamma[j + i]) : gr[j + i];
+            g[i] = gi;
+            p[i] = repdl__fmul(gi, xh);
+        }
+        repdl__tree_leaf(&tg, g, len);
+        repdl__tree_leaf(&tp, p, len);
+    }
+    *c1 = repdl__div_count_f32(repdl__tree_root(&tg), cols);
+    *c2 = repdl__div_count_f32(repdl__tree_root(&tp), cols);
+}
+
+/* ... and dx of columns [j, j + len) of a row (len <= REPDL__NORM_CHUNK). */
+REPDL_FN void repdl__ln_bwd_out(const float *xr, const float *gr, const float *gamma, float *o,
+                                size_t j, size_t len, float mu, float rs, float c1, float c2)
+{
+    float g[REPDL__NORM_CHUNK], q[REPDL__NORM_CHUNK];
+    size_t i;
+    for (i = 0; i < len; i++) {
+        float xh = repdl__fmul(repdl__fsub(xr[j + i], mu), rs);
+        g[i] = gamma ? repdl__fmul(gr[j + i], gamma[j + i]) : gr[j + i];
+        q[i] = repdl__fmul(xh, c2);
+    }
+    REPDL__MATERIALIZE(g);
+    REPDL__MATERIALIZE(q);
+    for (i = 0; i < len; i++)
+        o[j + i] = repdl__canon(repdl__fmul(rs, repdl__fsub(repdl__fsub(g[i], c1), q[i])));
+}
+
+/* The whole backward with dx and a column sum, a micro-batch at a time:
+   the c1, c2 of its rows, then per column block its rows' dx and the
+   block's micro-batch values (repdl__norm_mb_cols, mode 1 with dbeta as
+   out0, or mode 0), so that the column sums read the row pieces dx has
+   just read, from cache.  The values and their order are those of the
+   separate passes.  Returns -1, having written nothing, when a vector
+   tree cannot be had. */
+REPDL_FN int repdl__ln_bwd_fused(size_t rows, size_t cols, const float *x, const float *gamma,
+                                 const float *mean, const float *rstd, const float *dy, float *dx,
+                                 float *dgamma, float *dbeta)
+{
+    size_t G = repdl__mb_count(rows), g, j0, v, c;
+    int mode = dgamma ? 1 : 0;
+    float *out = dgamma ? dgamma : dbeta, *out0 = dgamma ? dbeta : NULL;
+    repdl__vtree vt = {0, 0, 0, NULL}, vt0 = {0, 0, 0, NULL};
+    if (G > 1) {
+        if (repdl__vtree_init(&vt, cols, G) != 0) return -1;
+        if (out0 && repdl__vtree_init(&vt0, cols, G) != 0) {
+            repdl__vtree_free(&vt);
+            return -1;
+        }
+    }
+    for (g = 0; g < G; g++) {
+        size_t r0 = g * REPDL_MICROBATCH, len = repdl__mb_end(rows, r0) - r0;
+        float c1[REPDL_MICROBATCH], c2[REPDL_MICROBATCH];
+        float *d = G > 1 ? repdl__vtree_dest(&vt, 0) : out;
+        float *d0 = out0 ? (G > 1 ? repdl__vtree_dest(&vt0, 0) : out0) : NULL;
+        for (v = 0; v < len; v++) {
+            size_t r = r0 + v;
+            repdl__ln_bwd_consts(x + r * cols, dy + r * cols, gamma, cols, mean[r], rstd[r], &c1[v],
+                                 &c2[v]);
+        }
+        for (j0 = 0; j0 < cols; j0 += REPDL__NORM_COLS) {
+            size_t cb = cols - j0 < REPDL__NORM_COLS ? cols - j0 : REPDL__NORM_COLS;
+            for (v = 0; v < len; v++) {
+                size_t r = r0 + v, j;
+                for (j = j0; j < j0 + cb; j += REPDL__NORM_CHUNK)
+                    repdl__ln_bwd_out(x + r * cols, dy + r * cols, gamma, dx + r * cols, j,
+                                      j0 + cb - j < REPDL__NORM_CHUNK ? j0 + cb - j : REPDL__NORM_CHUNK,
+                                      mean[r], rstd[r], c1[v], c2[v]);
+            }
+            repdl__norm_mb_cols(r0, len, cols, j0, cb, x, mean, rstd, dy, mode, d + j0,
+                                d0 ? d0 + j0 : NULL, 0, 0, 0);
+        }
+        if (G > 1) {
+            repdl__vtree_push(&vt, 0);
+            if (out0) repdl__vtree_push(&vt0, 0);
+        }
+    }
+    if (G > 1) {
+        repdl__vtree_root(&vt, out);
+        repdl__vtree_free(&vt);
+        if (out0) {
+            repdl__vtree_root(&vt0, out0);
+            repdl__vtree_free(&vt0);
+        }
+    } else {
+        for (c = 0; c < cols; c++) out[c] = repdl__canon(out[c]);
+        if (out0)
+            for (c = 0; c < cols; c++) out0[c] = repdl__canon(out0[c]);
+    }
+    return 0;
 }
 
 /* Backward of layer norm (see the top of the file).  mean, rstd: as saved
@@ -247,49 +474,27 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
                                                      const float *rstd, const float *dy, float *dx,
                                                      float *dgamma, float *dbeta)
 {
-    size_t r, j, i, len;
+    size_t r, j;
     size_t total_ = rows;
     if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
     if (total_ && (!x || !dy || !mean || !rstd)) return REPDL_ERR_INVALID;
+    if (dx && (dgamma || dbeta) && rows && cols &&
+        repdl__ln_bwd_fused(rows, cols, x, gamma, mean, rstd, dy, dx, dgamma, dbeta) == 0)
+        return REPDL_OK;
     if (dx) {
         for (r = 0; r < rows; r++) {
             const float *xr = REPDL__OFFSET(x, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
             float *o = REPDL__OFFSET(dx, r * cols);
-            float mu = mean[r], rs = rstd[r], c1, c2;
-            repdl__tree tg, tp;
-            repdl__tree_init(&tg);
-            repdl__tree_init(&tp);
-            REPDL__LEAVES(cols, j, len) {
-                float g[REPDL_SUM_LEAF], p[REPDL_SUM_LEAF];
-                for (i = 0; i < len; i++) {
-                    float xh = repdl__fmul(repdl__fsub(xr[j + i], mu), rs);
-                    float gi = gamma ? repdl__fmul(gr[j + i], gamma[j + i]) : gr[j + i];
-                    g[i] = gi;
-                    p[i] = repdl__fmul(gi, xh);
-                }
-                repdl__tree_leaf(&tg, g, len);
-                repdl__tree_leaf(&tp, p, len);
-            }
-            c1 = repdl__div_count_f32(repdl__tree_root(&tg), cols);
-            c2 = repdl__div_count_f32(repdl__tree_root(&tp), cols);
-            for (j = 0; j < cols; j += REPDL__NORM_CHUNK) {
-                float g[REPDL__NORM_CHUNK], q[REPDL__NORM_CHUNK];
-                size_t len = cols - j < REPDL__NORM_CHUNK ? cols - j : REPDL__NORM_CHUNK;
-                for (i = 0; i < len; i++) {
-                    float xh = repdl__fmul(repdl__fsub(xr[j + i], mu), rs);
-                    g[i] = gamma ? repdl__fmul(gr[j + i], gamma[j + i]) : gr[j + i];
-                    q[i] = repdl__fmul(xh, c2);
-                }
-                REPDL__MATERIALIZE(g);
-                REPDL__MATERIALIZE(q);
-                for (i = 0; i < len; i++)
-                    o[j + i] = repdl__canon(
-                        repdl__fmul(rs, repdl__fsub(repdl__fsub(g[i], c1), q[i])));
-            }
+            float c1, c2;
+            repdl__ln_bwd_consts(xr, gr, gamma, cols, mean[r], rstd[r], &c1, &c2);
+            for (j = 0; j < cols; j += REPDL__NORM_CHUNK)
+                repdl__ln_bwd_out(xr, gr, gamma, o, j, cols - j < REPDL__NORM_CHUNK ? cols - j
+                                                                                 : REPDL__NORM_CHUNK,
+                                  mean[r], rstd[r], c1, c2);
         }
     }
-    if (dgamma) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 1, dgamma);
-    if (dbeta) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 0, dbeta);
+    if (dgamma) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 1, dgamma, dbeta);
+    else if (dbeta) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 0, dbeta, NULL);
     return REPDL_OK;
 }
 
@@ -357,7 +562,7 @@ REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, con
             }
         }
     }
-    if (dgamma) repdl__norm_colsum(rows, cols, x, NULL, rstd, dy, 2, dgamma);
+    if (dgamma) repdl__norm_colsum(rows, cols, x, NULL, rstd, dy, 2, dgamma, NULL);
     return REPDL_OK;
 }
 

@@ -17,9 +17,12 @@
           batch invariance (the array cut in arbitrary pieces).
      test_nn_act_pool pool   max/avg pool2d forward and backward on random
         shapes (windows partly or wholly in padding, stride > kernel, 1x1,
-        overlapping windows), data with NaNs, +-0, ties, infinities:
-        bit equality with act_pool_ref.c (argmax included); n = 0 / c = 0 with
-        NULL; batch invariance (each image alone == the batch). */
+        overlapping windows; rows of 16 to 105 outputs for the host's
+        vector blocks), data with NaNs (dense and sparse), +-0, ties,
+        infinities: bit equality with act_pool_ref.c (argmax included);
+        backward with argmax entries of other windows and out of range;
+        n = 0 / c = 0 with NULL; batch invariance (each image alone == the
+        batch). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,12 +192,13 @@ static float pool_value(int kind)
     case 0: return (float)((int)(r % 7) - 3);                         /* ties galore, +-0 */
     case 1: return r % 50 == 0 ? asfloat(0x7fc00000u | (uint32_t)(r >> 40) % 0x3fffff) : rnd_float();
     case 2: return (r % 2 ? -0.0f : 0.0f);
+    case 4: return r % 1000 == 0 ? asfloat(0xffc00000u | (uint32_t)(r >> 40) % 0x3fffff) : rnd_float();
     default: return asfloat((uint32_t)(r >> 63) << 31 | (uint32_t)(120 + (r >> 8) % 12) << 23 |
                        (uint32_t)(r & 0x7fffffu));
     }
 }
 
-static void pool_case(const ref_pool_shape *rsh, int kind)
+static void pool_case(const ref_pool_shape *rsh, int kind, int corrupt)
 {
     repdl_pool2d_shape s;
     size_t oh, ow, nx, ny, i, roh, row;
@@ -251,6 +255,13 @@ static void pool_case(const ref_pool_shape *rsh, int kind)
     if (check_failed(!(ny && memcmp(y, yr, ny * sizeof(float))))) report("max_pool2d_forward argmax=NULL", 0, 0, 0, 0);
     /* a few argmax entries pointing outside their window select nothing */
     if (ny > 3) { ar[0] = -1; ar[1] = (int64_t)(s.h * s.w) + 5; ar[2] = ar[3]; }
+    if (corrupt)  /* more: a neighbour's winner, any index of the plane or past it, 2^32 + a winner */
+        for (i = 4; i + 1 < ny; i++) {
+            uint64_t r = rnd();
+            if (r % 13 == 0) ar[i] = ar[i + 1];
+            else if (r % 13 == 1) ar[i] = (int64_t)((r >> 8) % (s.h * s.w + 2));
+            else if (r % 13 == 2) ar[i] += (int64_t)1 << 32;   /* a winner's low 32 bits */
+        }
     for (i = 0; i < ny; i++) as[i] = ar[i] < 0 ? REPDL_NO_INDEX : (size_t)ar[i];
     repdl_max_pool2d_backward_f32(&s, as, dy, dx);
     ref_maxpool_bwd(rsh, ar, dy, dxr);
@@ -300,14 +311,38 @@ static void pool_tests(void)
     };
     for (t = 0; t < (int)(sizeof fixed / sizeof fixed[0]); t++) {
         int k;
-        for (k = 0; k < 4; k++) pool_case(&fixed[t], k);
+        for (k = 0; k < 4; k++) pool_case(&fixed[t], k, 0);
     }
     for (t = 0; t < 600; t++) {
         ref_pool_shape s;
         s.n = 1 + rnd() % 3; s.c = 1 + rnd() % 3; s.h = 1 + rnd() % 12; s.w = 1 + rnd() % 12;
         s.kh = 1 + rnd() % 5; s.kw = 1 + rnd() % 5; s.sh = 1 + rnd() % 4; s.sw = 1 + rnd() % 4;
         s.ph = rnd() % 4; s.pw = rnd() % 4;
-        pool_case(&s, (int)(rnd() % 4));
+        pool_case(&s, (int)(rnd() % 4), 0);
+    }
+    /* rows of 16 and more outputs (the host's vector blocks of 16, the last
+       one overlapping): strides 1 to 3, padding, sparse NaNs (kind 4: one
+       input in 1000, so that blocks with and without a NaN share a row),
+       argmax entries of other windows and out of range in the backward */
+    {
+        static const ref_pool_shape wide[] = {
+            {2, 3, 56, 56, 2, 2, 2, 2, 0, 0}, {1, 4, 56, 56, 3, 3, 1, 1, 0, 0},
+            {1, 2, 9, 100, 3, 3, 2, 2, 1, 1}, {1, 2, 5, 33, 1, 1, 1, 1, 0, 0},
+            {1, 1, 4, 70, 2, 5, 1, 3, 0, 2}, {1, 2, 17, 17, 2, 2, 1, 1, 1, 1},
+        };
+        for (t = 0; t < (int)(sizeof wide / sizeof wide[0]); t++) {
+            int k;
+            for (k = 0; k < 5; k++) pool_case(&wide[t], k, 1);
+        }
+    }
+    for (t = 0; t < 300; t++) {
+        ref_pool_shape s;
+        s.n = 1 + rnd() % 2; s.c = 1 + rnd() % 3; s.h = 1 + rnd() % 9; s.w = 16 + rnd() % 90;
+        s.kh = 1 + rnd() % 5; s.kw = 1 + rnd() % 5; s.sh = 1 + rnd() % 3; s.sw = 1 + rnd() % 3;
+        s.ph = rnd() % 3; s.pw = rnd() % 3;
+        if (s.ph > s.kh / 2) s.ph = s.kh / 2;     /* PyTorch's limit: most windows are interior */
+        if (s.pw > s.kw / 2) s.pw = s.kw / 2;
+        pool_case(&s, (int)(rnd() % 5), (int)(rnd() % 2));
     }
     /* n = 0 with NULL pointers */
     {

@@ -551,6 +551,37 @@ static void check_split(size_t rows, size_t cols, int kind)
     free(x); free(dy); free(y); free(gam); free(mu); free(rs); free(full); free(units); free(out);
 }
 
+/* layer-norm backward over column blocks (the host's 512 columns, a short
+   last one) and whole micro-batches of 16 rows and short ones: every
+   subset of the outputs dx, dgamma, dbeta in one call (the host computes
+   dx and the column sums in one pass, or the column sums alone), and RMS
+   norm's dgamma, against the reference */
+static void check_wide_cols(size_t rows, size_t cols, int kind)
+{
+    size_t n = rows * cols;
+    float *x = alloc(n), *dy = alloc(n), *dx = alloc(n), *dxr = alloc(n), *gam = alloc(cols);
+    float *dg = alloc(cols), *dgr = alloc(cols), *db = alloc(cols), *dbr = alloc(cols);
+    float *mu = alloc(rows), *rs = alloc(rows);
+    gen(x, rows, cols, kind);
+    gen(dy, rows, cols, (kind + 7) % NKINDS);
+    for (size_t j = 0; j < cols; j++) gam[j] = gen_value(4);
+    ref_layer_norm_forward(rows, cols, x, gam, NULL, 1e-5f, dx, mu, rs);
+    ref_layer_norm_backward(rows, cols, x, gam, mu, rs, dy, dxr, dgr, dbr);
+    for (int sub = 1; sub < 8; sub++) {
+        float *pdx = (sub & 1) ? dx : NULL, *pdg = (sub & 2) ? dg : NULL, *pdb = (sub & 4) ? db : NULL;
+        repdl_layer_norm_backward_f32(rows, cols, x, gam, mu, rs, dy, pdx, pdg, pdb);
+        if (pdx) same("layer_norm wide dx", dx, dxr, n, rows, cols, kind * 8 + sub);
+        if (pdg) same("layer_norm wide dgamma", dg, dgr, cols, rows, cols, kind * 8 + sub);
+        if (pdb) same("layer_norm wide dbeta", db, dbr, cols, rows, cols, kind * 8 + sub);
+    }
+    ref_rms_norm_forward(rows, cols, x, gam, 1e-6f, dx, rs);
+    ref_rms_norm_backward(rows, cols, x, gam, rs, dy, dxr, dgr);
+    repdl_rms_norm_backward_f32(rows, cols, x, gam, rs, dy, NULL, dg);
+    same("rms_norm wide dgamma", dg, dgr, cols, rows, cols, kind);
+    free(x); free(dy); free(dx); free(dxr); free(gam); free(dg); free(dgr); free(db); free(dbr);
+    free(mu); free(rs);
+}
+
 static void check_batch_order(void)
 {
     static const size_t rowsv[] = {16, 17, 40, 70, 100};
@@ -568,6 +599,13 @@ static void check_batch_order(void)
     }
     check_split(17, 300, 1);
     check_split(16, 9, 16);
+    {
+        static const size_t wr[] = {16, 33, 48, 7};
+        static const size_t wc[] = {512, 600, 1100};
+        for (size_t a = 0; a < sizeof wr / sizeof wr[0]; a++)
+            for (size_t b = 0; b < sizeof wc / sizeof wc[0]; b++)
+                for (int kind = (int)(a + b) % 5; kind < NKINDS; kind += 5) check_wide_cols(wr[a], wc[b], kind);
+    }
 }
 
 int main(int argc, char **argv)

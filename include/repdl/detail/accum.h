@@ -328,8 +328,50 @@ REPDL_FN float repdl__sum16_f32(float *p, size_t len)
    are e[0..len)[c]; out[c] = repdl__sum16_f32 of them, for c < cb.  The
    steps h = 8, 4, 2, 1 of repdl__sum_fold16_f32 with the 16 terms of a
    column down e[.][c], each step one vector operation across the columns;
-   e[len..16) is padded with -0.0 and e is overwritten. */
+   e[len..16) is padded with -0.0 and e is overwritten.  In order: h = 8
+   here, then h = 4: a_v = e_v + e_{v+4} (v < 4), h = 2: b_v = a_v + a_{v+2}
+   (v < 2), h = 1: b_0 + b_1 (repdl__cols_fold8). */
 #define REPDL__COLS_BLOCK 256
+
+/* The steps h = 4, 2, 1 for the columns, from the eight sums of the step
+   h = 8: e[v ld + c] = t_v + t_{v+8} of column c, v < 8, c < cb (t_i =
+   -0.0 for i >= len that is t_v alone when v + 8 >= len, and -0.0 when
+   v >= len: x + -0 == x).  A caller may produce these eight rows itself,
+   each sum from two rounded terms (norm.h's column sums do, so that the
+   16 terms never go through memory); the barrier is the caller's. */
+/* The first steps of repdl__cols_sum16 for one column, from terms given
+   as an expression T(k) of the row offset k from row v (v < 8 for h = 8,
+   v < 4 for h = 8 and 4), for a caller that computes the terms as it reads
+   the rows (norm.h: the 16 terms never go through memory; the caller
+   keeps each term from contraction, REPDL__KEEP_PROD):
+     h = 8:         s_v = t_v + t_{v+8}
+     h = 8 and 4:   a_v = s_v + s_{v+4} = (t_v + t_{v+8}) + (t_{v+4} + t_{v+12})
+   then repdl__cols_fold8 (from the s_v) or repdl__cols_fold4 (from the
+   a_v). */
+#define REPDL__COLS_H8(T) repdl__fadd(T(0), T(8))
+#define REPDL__COLS_H84(T) repdl__fadd(repdl__fadd(T(0), T(8)), repdl__fadd(T(4), T(12)))
+
+/* The steps h = 2, 1 from the four sums of the step h = 4: e[v ld + c] =
+   a_v of column c (v < 4): out[c] = (a_0 + a_2) + (a_1 + a_3). */
+REPDL_FN void repdl__cols_fold4(const float *e, size_t ld, size_t cb, float *out)
+{
+    size_t c;
+    for (c = 0; c < cb; c++)
+        out[c] = repdl__fadd(repdl__fadd(e[c], e[2 * ld + c]), repdl__fadd(e[ld + c], e[3 * ld + c]));
+}
+
+REPDL_FN void repdl__cols_fold8(const float *e, size_t ld, size_t cb, float *out)
+{
+    size_t c;
+#define REPDL__E8(v) e[(v) * ld + c]
+    for (c = 0; c < cb; c++)
+        out[c] = repdl__fadd(repdl__fadd(repdl__fadd(REPDL__E8(0), REPDL__E8(4)),
+                                         repdl__fadd(REPDL__E8(2), REPDL__E8(6))),
+                             repdl__fadd(repdl__fadd(REPDL__E8(1), REPDL__E8(5)),
+                                         repdl__fadd(REPDL__E8(3), REPDL__E8(7))));
+#undef REPDL__E8
+}
+
 REPDL_FN void repdl__cols_sum16(float (*e)[REPDL__COLS_BLOCK], size_t len, size_t cb, float *out)
 {
     size_t c, v;
@@ -338,10 +380,7 @@ REPDL_FN void repdl__cols_sum16(float (*e)[REPDL__COLS_BLOCK], size_t len, size_
     REPDL__MATERIALIZE(e); /* rounded products: no FMA with the fold */
     for (v = 0; v < 8; v++) /* h = 8 */
         for (c = 0; c < cb; c++) e[v][c] = repdl__fadd(e[v][c], e[v + 8][c]);
-    for (v = 0; v < 4; v++) /* h = 4 */
-        for (c = 0; c < cb; c++) e[v][c] = repdl__fadd(e[v][c], e[v + 4][c]);
-    for (c = 0; c < cb; c++) /* h = 2, 1 */
-        out[c] = repdl__fadd(repdl__fadd(e[0][c], e[2][c]), repdl__fadd(e[1][c], e[3][c]));
+    repdl__cols_fold8(e[0], REPDL__COLS_BLOCK, cb, out); /* h = 4, 2, 1 */
 }
 
 /* ---- Terms ---- */
