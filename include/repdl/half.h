@@ -146,6 +146,24 @@ REPDL_FN uint32_t repdl__d_to_h(double y, int fmt)
     return r | ((uint32_t)(u >> 48) & 0x8000u);
 }
 
+/* repdl__d_to_h for scalar code: the normal range, nearly every result,
+   takes a branch that skips the other two computations (the same bits:
+   the normal-range arm of repdl__d_to_h). */
+REPDL_FN uint32_t repdl__d_to_h_1(double y, int fmt)
+{
+    const int p = fmt == REPDL__BF16 ? 7 : 10;
+    const uint64_t rebias = (uint64_t)(fmt == REPDL__BF16 ? 1023 - 127 : 1023 - 15) << 52;
+    const uint32_t tiny = fmt == REPDL__BF16 ? 0x38100000u : 0x3f100000u;
+    const uint32_t huge = fmt == REPDL__BF16 ? 0x47f00000u : 0x40f00000u;
+    uint64_t u = repdl__asuint64(y), a = u & 0x7fffffffffffffffu;
+    if (REPDL_LIKELY((uint32_t)(a >> 32) - tiny < huge - tiny)) {
+        uint64_t t = a - rebias;
+        uint32_t hn = (uint32_t)((t + ((((uint64_t)1) << (51 - p)) - 1u) + ((t >> (52 - p)) & 1u)) >> (52 - p));
+        return hn | ((uint32_t)(u >> 48) & 0x8000u);
+    }
+    return repdl__d_to_h(y, fmt);
+}
+
 /* ---- The public conversions ---- */
 
 /* x, or 0x7fc00000 when x is a NaN (config.h's repdl__canon, by the bits

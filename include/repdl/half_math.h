@@ -77,7 +77,7 @@ REPDL_FN uint32_t repdl__exp_h(uint32_t h, int fmt)
 {
     float x = repdl__h_to_f32(h, fmt);
     double y;
-    if (REPDL_LIKELY(repdl__expf_y(x, &y))) return repdl__d_to_h(y, fmt);
+    if (REPDL_LIKELY(repdl__expf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__f32_to_h(repdl_exp_f32(x), fmt);
 }
 
@@ -87,7 +87,7 @@ REPDL_FN uint32_t repdl__log_h(uint32_t h, int fmt)
 {
     float x = repdl__h_to_f32(h, fmt);
     double y;
-    if (REPDL_LIKELY(repdl__logf_y(x, &y))) return repdl__d_to_h(y, fmt);
+    if (REPDL_LIKELY(repdl__logf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__f32_to_h(repdl_log_f32(x), fmt);
 }
 
@@ -99,7 +99,7 @@ REPDL_FN uint32_t repdl__tanh_h(uint32_t h, int fmt)
 {
     float x = repdl__h_to_f32(h, fmt);
     double y;
-    if (REPDL_LIKELY(repdl__tanhf_y(x, &y))) return repdl__d_to_h(y, fmt);
+    if (REPDL_LIKELY(repdl__tanhf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__f32_to_h(repdl_tanh_f32(x), fmt);
 }
 
@@ -111,7 +111,7 @@ REPDL_FN uint32_t repdl__sigmoid_h(uint32_t h, int fmt)
 {
     float x = repdl__h_to_f32(h, fmt);
     double y;
-    if (REPDL_LIKELY(repdl__sigmoidf_y(x, &y))) return repdl__d_to_h(y, fmt);
+    if (REPDL_LIKELY(repdl__sigmoidf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__f32_to_h(repdl_sigmoid_f32(x), fmt);
 }
 

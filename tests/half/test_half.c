@@ -36,7 +36,8 @@
                            scalar forms.
      test_half conv-all [--threads N]
                            all 2^32 binary32 patterns to bf16 and f16 against
-                           the plain reference, scalar and array forms
+                           the plain reference, scalar and array forms,
+                           and half.h's roundings of a double on each
                            (suite exhaustive; no MPFR needed).
      test_half array       the ten 16-bit array forms against their scalar
                            forms: lengths 0 to 300, unaligned, in place,
@@ -207,7 +208,8 @@ static void *conv_worker(void *arg)
                 uint32_t got = f32_to_h(k, x[i]);
                 /* half.h's rounding of a double (the functions' y), on x */
                 uint32_t gotd = x[i] != x[i] ? want : repdl__d_to_h((double)x[i], k);
-                if (got != want || a[k][i] != want || gotd != want) {
+                uint32_t gotd1 = x[i] != x[i] ? want : repdl__d_to_h_1((double)x[i], k);
+                if (got != want || a[k][i] != want || gotd != want || gotd1 != want) {
                     if (__atomic_fetch_add(&g_bad, 1, __ATOMIC_RELAXED) < 20)
                         printf("FAIL f32_to_%s in=0x%08x got=0x%04x array=0x%04x d_to_h=0x%04x want=0x%04x\n",
                                fmts[k]->name, (unsigned)((uint32_t)lo + i), (unsigned)got,
@@ -230,7 +232,7 @@ static int test_conv_all(void)
     for (t = 0; t < n; t++) pthread_create(&th[t], NULL, conv_worker, NULL);
     for (t = 0; t < n; t++) pthread_join(th[t], NULL);
     printf("conv-all: all 2^32 binary32 patterns to bf16 and f16 (scalar and array forms, "
-           "and half.h's rounding of a double, repdl__d_to_h) "
+           "and half.h's roundings of a double, repdl__d_to_h and repdl__d_to_h_1) "
            "against the plain reference: %llu mismatches, %d threads, %.1f s wall, %.1f s CPU\n",
            (unsigned long long)g_bad, n, now() - t0, (double)clock() / CLOCKS_PER_SEC - c0);
     return g_bad ? 1 : 0;
@@ -334,7 +336,10 @@ static int test_conv(void)
             check(what, l.v[j], f32_to_h(k, xs[j]), want);
             check(whata, l.v[j], arr[j], want);
             /* half.h's rounding of a double (the functions' y; ties too) */
-            if (xs[j] == xs[j]) check("d_to_h", l.v[j], repdl__d_to_h((double)xs[j], k), want);
+            if (xs[j] == xs[j]) {
+                check("d_to_h", l.v[j], repdl__d_to_h((double)xs[j], k), want);
+                check("d_to_h_1", l.v[j], repdl__d_to_h_1((double)xs[j], k), want);
+            }
         }
         free(arr);
         free(xs);
