@@ -108,15 +108,32 @@ REPDL_FN uint32_t repdl__f32_to_h(float x, int fmt)
     }
 }
 
+/* A double y with 2^(1-B) <= |y| < 2^(B+1) (the format's normal range and
+   up to its overflow) rounded to nearest-even in a 16-bit format with p
+   fraction bits and bias B (bf16: 7, 127; f16: 10, 15): y's high word,
+   rebiased by (1023 - B) << 20, holds the format's exponent and fraction
+   above bit 20 - p; the bits below decide, ties to even, with the low
+   word's "any bit set" ORed into bit 0 (below the round bit, so that the
+   decision is the one the whole 64 bits give; the OR never carries).  A
+   carry runs into the exponent, and from the largest finite number into
+   inf's pattern.  The sign is y's. */
+REPDL_FN uint32_t repdl__d_to_h_normal(double y, int fmt)
+{
+    const int p = fmt == REPDL__BF16 ? 7 : 10;
+    const uint32_t rebias = (uint32_t)(fmt == REPDL__BF16 ? 1023 - 127 : 1023 - 15) << 20;
+    uint64_t u = repdl__asuint64(y);
+    uint32_t hi = (uint32_t)(u >> 32), lo = (uint32_t)u;
+    uint32_t t = ((hi & 0x7fffffffu) - rebias) | (uint32_t)(lo != 0u);
+    uint32_t h = (t + ((1u << (19 - p)) - 1u) + ((t >> (20 - p)) & 1u)) >> (20 - p);
+    return h | ((hi >> 16) & 0x8000u);
+}
+
 /* A finite double y rounded to nearest-even in a 16-bit format, directly
    (one rounding, no binary32 in between), with p fraction bits and bias B
    (bf16: 7, 127; f16: 10, 15):
      |y| >= 2^(B+1) (beyond every finite number and their top midpoint):
        inf;
-     |y| >= 2^(1-B) (normal range): |y|'s bits rebiased by (1023 - B) << 52,
-       rounded off 52 - p bits, ties to even (the drop decides with the
-       kept lsb); a carry runs into the exponent, and from the largest
-       finite number into inf's pattern;
+     |y| >= 2^(1-B) (normal range): repdl__d_to_h_normal;
      |y| <  2^(1-B): RN(|y| + C) with C = 2^(53 - B - p): the exact sum
        lies in [C, 2C), where the ulp of a double is C 2^-52 = 2^(1-B-p),
        the format's subnormal spacing, so the sum's one rounding is the
@@ -127,8 +144,6 @@ REPDL_FN uint32_t repdl__f32_to_h(float x, int fmt)
    compiler can change the result. */
 REPDL_FN uint32_t repdl__d_to_h(double y, int fmt)
 {
-    const int p = fmt == REPDL__BF16 ? 7 : 10;
-    const uint64_t rebias = (uint64_t)(fmt == REPDL__BF16 ? 1023 - 127 : 1023 - 15) << 52;
     /* the high words of 2^(1-B) and 2^(B+1) (both powers of two: their
        low words are 0, so comparing high words compares |y| with them) */
     const uint32_t tiny = fmt == REPDL__BF16 ? 0x38100000u : 0x3f100000u;   /* 2^-126, 2^-14 */
@@ -137,30 +152,21 @@ REPDL_FN uint32_t repdl__d_to_h(double y, int fmt)
     const double c = repdl__asdouble(fmt == REPDL__BF16 ? 0x3ae0000000000000u : 0x41b0000000000000u);
     const uint32_t inf = fmt == REPDL__BF16 ? 0x7f80u : 0x7c00u;
     uint64_t u = repdl__asuint64(y), a = u & 0x7fffffffffffffffu;
-    uint32_t ahi = (uint32_t)(a >> 32);
-    uint64_t t = a - rebias;
-    uint32_t hn = (uint32_t)((t + ((((uint64_t)1) << (51 - p)) - 1u) + ((t >> (52 - p)) & 1u)) >> (52 - p));
-    uint32_t hs = (uint32_t)(repdl__asuint64(repdl__dadd(repdl__asdouble(a), c)) - repdl__asuint64(c));
+    uint32_t ahi = (uint32_t)(a >> 32), s = (uint32_t)(u >> 48) & 0x8000u;
+    uint32_t hn = repdl__d_to_h_normal(y, fmt);   /* sign included */
+    uint32_t hs = (uint32_t)(repdl__asuint64(repdl__dadd(repdl__asdouble(a), c)) - repdl__asuint64(c)) | s;
     uint32_t mn = repdl__mask(ahi >= tiny), mi = repdl__mask(ahi >= huge);
-    uint32_t r = (((hn & mn) | (hs & ~mn)) & ~mi) | (inf & mi);
-    return r | ((uint32_t)(u >> 48) & 0x8000u);
+    return (((hn & mn) | (hs & ~mn)) & ~mi) | ((inf | s) & mi);
 }
 
 /* repdl__d_to_h for scalar code: the normal range, nearly every result,
-   takes a branch that skips the other two computations (the same bits:
-   the normal-range arm of repdl__d_to_h). */
+   takes a branch that skips the other two computations (the same bits). */
 REPDL_FN uint32_t repdl__d_to_h_1(double y, int fmt)
 {
-    const int p = fmt == REPDL__BF16 ? 7 : 10;
-    const uint64_t rebias = (uint64_t)(fmt == REPDL__BF16 ? 1023 - 127 : 1023 - 15) << 52;
     const uint32_t tiny = fmt == REPDL__BF16 ? 0x38100000u : 0x3f100000u;
     const uint32_t huge = fmt == REPDL__BF16 ? 0x47f00000u : 0x40f00000u;
-    uint64_t u = repdl__asuint64(y), a = u & 0x7fffffffffffffffu;
-    if (REPDL_LIKELY((uint32_t)(a >> 32) - tiny < huge - tiny)) {
-        uint64_t t = a - rebias;
-        uint32_t hn = (uint32_t)((t + ((((uint64_t)1) << (51 - p)) - 1u) + ((t >> (52 - p)) & 1u)) >> (52 - p));
-        return hn | ((uint32_t)(u >> 48) & 0x8000u);
-    }
+    uint32_t ahi = (uint32_t)(repdl__asuint64(y) >> 32) & 0x7fffffffu;
+    if (REPDL_LIKELY(ahi - tiny < huge - tiny)) return repdl__d_to_h_normal(y, fmt);
     return repdl__d_to_h(y, fmt);
 }
 

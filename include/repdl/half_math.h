@@ -43,11 +43,11 @@
    Array forms repdl_F_array_bf16(n, x, out), repdl_F_array_f16: out[i] is
    repdl_F_bf16(x[i]) bit for bit; out may be x (in place), no other
    overlap; n = 0 accepts NULL pointers.  Chunks of REPDL__ARRAY_CHUNK
-   elements go through a branch-free pass that compilers vectorize (the
-   specials answered by selects), and the few elements it flags (bf16
-   subnormal inputs of log; tanh inputs outside repdl__tanhf_y's domain
-   that are not tiny or NaN, should its domain ever change) through the
-   scalar form. */
+   elements go through a branch-free pass that compilers vectorize (exp's,
+   tanh's and sigmoid's specials answered by selects), and the few
+   elements it flags (log's specials: x <= 0, 1, inf, NaN, bf16
+   subnormals; tanh inputs outside repdl__tanhf_y's domain that are not
+   tiny or NaN, should its domain ever change) through the scalar form. */
 #ifndef REPDL_HALF_MATH_H
 #define REPDL_HALF_MATH_H
 
@@ -115,12 +115,13 @@ REPDL_FN uint32_t repdl__sigmoid_h(uint32_t h, int fmt)
     return repdl__f32_to_h(repdl_sigmoid_f32(x), fmt);
 }
 
-/* sqrt: the binary32 square root rounded again (the top of this file says
-   why that is the correctly rounded result); NaN, x < 0: NaN; +-0, +inf
-   kept. */
+/* sqrt: the binary32 square root (config.h's repdl__fsqrt, correctly
+   rounded: repdl_sqrt_f32 without its NaN canonicalization, which the
+   conversion does) rounded again (the top of this file says why that is
+   the correctly rounded result); NaN, x < 0: NaN; +-0, +inf kept. */
 REPDL_FN uint32_t repdl__sqrt_h(uint32_t h, int fmt)
 {
-    return repdl__f32_to_h(repdl_sqrt_f32(repdl__h_to_f32(h, fmt)), fmt);
+    return repdl__f32_to_h(repdl__fsqrt(repdl__h_to_f32(h, fmt)), fmt);
 }
 
 /* ---- One element of the array forms' branch-free pass ----
@@ -144,20 +145,19 @@ REPDL_FN uint32_t repdl__exp_h_lane(uint32_t h, int fmt, uint32_t *fail)
     return (r & (sp - 1u)) | (REPDL__H_INF(fmt) & (0u - ovf)) | (REPDL__H_NAN(fmt) & (0u - nan));
 }
 
-/* log: x = +-0: -inf; x < 0 (-inf included) and NaN: NaN; +inf: +inf;
-   positive binary32 subnormals (bf16 only) flagged. */
+/* log: every element that is not a positive normal binary32 other than 1
+   (zeros, negatives, infinities, NaN, bf16's subnormals, and 1, whose
+   y = +0 is outside the normal range) is flagged: rare in data, and
+   selects for them cost more than the scalar form (bench/math/
+   bench_half.c).  2^-11 < |log(x)| < 2^7 for every other bf16 and f16
+   x: normal in both formats. */
 REPDL_FN uint32_t repdl__log_h_lane(uint32_t h, int fmt, uint32_t *fail)
 {
     uint32_t u = repdl__asuint(repdl__h_to_f32(h, fmt));
-    uint32_t pos = (uint32_t)(u - 0x00800000u < 0x7f000000u);       /* positive normal */
-    uint32_t zero = (uint32_t)((u << 1) == 0u);
-    uint32_t pinf = (uint32_t)(u == 0x7f800000u);
-    uint32_t nan = (uint32_t)((u > 0x7f800000u) & (u != 0x80000000u)); /* x < 0, NaN */
-    double y = repdl__logf_core(u);          /* garbage for the specials: selected away */
-    uint32_t r = repdl__d_to_h(y, fmt);
-    *fail = (uint32_t)(!(pos | zero | pinf | nan));                  /* subnormal */
-    return (r & (0u - pos)) | ((0x8000u | REPDL__H_INF(fmt)) & (0u - zero)) |
-           (REPDL__H_INF(fmt) & (0u - pinf)) | (REPDL__H_NAN(fmt) & (0u - nan));
+    uint32_t ok = (uint32_t)((u - 0x00800000u < 0x7f000000u) & (u != 0x3f800000u));
+    double y = repdl__logf_core(u);          /* garbage for the flagged: replaced */
+    *fail = !ok;
+    return repdl__d_to_h_normal(y, fmt);
 }
 
 /* tanh, through repdl__tanhf_y only: |x| clamped into its domain
@@ -174,7 +174,8 @@ REPDL_FN uint32_t repdl__tanh_h_lane(uint32_t h, int fmt, uint32_t *fail)
     uint32_t ac = ax < 0x39800000u ? 0x39800000u : ax > 0x41102cb3u ? 0x41102cb3u : ax;
     double y = 0.0;
     uint32_t ok = (uint32_t)repdl__tanhf_y(repdl__asfloat(ac), &y);
-    uint32_t r = repdl__d_to_h(y, fmt) | ((ux >> 16) & 0x8000u);
+    /* y ~ tanh(|x|) in [2^-12, 1): normal in both formats */
+    uint32_t r = repdl__d_to_h_normal(y, fmt) | ((ux >> 16) & 0x8000u);
     uint32_t sp = tiny | nan;
     *fail = !ok & !sp;
     return (r & (sp - 1u)) | (h & (0u - tiny)) | (REPDL__H_NAN(fmt) & (0u - nan));
