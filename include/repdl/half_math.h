@@ -9,9 +9,9 @@
    (exp(-inf) = +0, log(+-0) = -inf, log(1) = +0, tanh(+-0) = +-0,
    sqrt(-0) = -0, sigmoid(+-0) = 1/2, ...), every NaN result the format's
    canonical NaN (bf16 0x7fc0, f16 0x7e00).  Rounding the binary32 result
-   again would be a double rounding, wrong on a few inputs of each function
-   (tests/half/test_half.c counts them; docs/functions/half.md lists the
-   counts): these functions round once.  Proven on all 2^16 inputs of each
+   again would be a double rounding, wrong on 10 of the f16 inputs of these
+   five functions (none of bf16's, by chance: tests/half/test_half.c counts
+   them, docs/functions/half.md lists them): these functions round once.  Proven on all 2^16 inputs of each
    format against MPFR, with a margin that covers every build (below).
 
    Algorithm:
@@ -43,8 +43,11 @@
    Array forms repdl_F_array_bf16(n, x, out), repdl_F_array_f16: out[i] is
    repdl_F_bf16(x[i]) bit for bit; out may be x (in place), no other
    overlap; n = 0 accepts NULL pointers.  Chunks of REPDL__ARRAY_CHUNK
-   elements go through a branch-free pass that compilers vectorize (exp's,
-   tanh's and sigmoid's specials answered by selects), and the few
+   elements go through a branch-free pass that compilers vectorize (y from
+   repdl__expf_core, repdl__logf_core, repdl__sigmoidf_core on the same
+   domains as repdl__F_y, where the same bound E holds, and for tanh from
+   repdl__tanhf_y itself; exp's, tanh's and sigmoid's specials answered by
+   selects), and the few
    elements it flags (log's specials: x <= 0, 1, inf, NaN, bf16
    subnormals; tanh inputs outside repdl__tanhf_y's domain that are not
    tiny or NaN, should its domain ever change) through the scalar form. */
