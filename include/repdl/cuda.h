@@ -86,6 +86,31 @@ int repdl_cuda_sqrt_array_f32(size_t n, const float *x, float *y, void *stream);
     X(tanh)                         \
     X(sqrt)
 
+/* The same maps over bfloat16 and float16 bit patterns (include/repdl/
+   half_math.h, docs/functions/half.md): y[i] = repdl_exp_bf16(x[i]), ...,
+   correctly rounded to the 16-bit format, NaN results the format's
+   canonical NaN (bf16 0x7fc0, f16 0x7e00).  The same rules: in place
+   allowed, other overlaps REPDL_ERR_INVALID, n == 0 launches nothing. */
+int repdl_cuda_exp_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_exp_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_log_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_log_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sqrt_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sigmoid_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+
+/* X(name) for each 16-bit map above (both formats; generated in
+   cuda/math.cu). */
+#define REPDL_CUDA_MAP_FUNCTIONS_16(X) \
+    X(exp)                             \
+    X(log)                             \
+    X(tanh)                            \
+    X(sqrt)                            \
+    X(sigmoid)
+
 /* ---- Canonical reductions (docs/canonical-order.md) ----
    *out = repdl_sum_f32(n, x) / repdl_dot_f32(n, x, y), bit for bit, written
    to device memory.  n == 0 writes -0.0 (x, y may then be NULL); out must

@@ -12,6 +12,9 @@
 
      repdl_exp_f32, repdl_log_f32, repdl_tanh_f32, repdl_sqrt_f32
          correctly rounded binary32 functions (docs/math.md);
+     repdl_f32_to_bf16, repdl_exp_bf16, repdl_exp_f16, ...
+         bfloat16 and float16 conversions and functions, correctly
+         rounded (docs/functions/half.md);
      repdl_sum_f32, repdl_dot_f32, ... canonical reductions
          (docs/canonical-order.md).
 
@@ -30,6 +33,9 @@
 #include "log.h"
 #include "sqrt.h"
 #include "sigmoid.h"
+/* bfloat16 and float16: conversions, the elementary functions */
+#include "half.h"
+#include "half_math.h"
 /* reductions */
 #include "reduce.h"
 /* matrix products */

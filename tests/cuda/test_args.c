@@ -60,6 +60,25 @@ int main(void)
         EXPECT(maps[i](0, NULL, NULL, NULL), REPDL_OK); /* n = 0: nothing */
     }
 
+    {
+        /* the 16-bit maps (bf16 and f16): the same checks on uint16_t */
+        typedef int (*launcher16_t)(size_t, const uint16_t *, uint16_t *, void *);
+        static const launcher16_t maps16[] = {
+#define ENTRY16(name) repdl_cuda_##name##_array_bf16, repdl_cuda_##name##_array_f16,
+            REPDL_CUDA_MAP_FUNCTIONS_16(ENTRY16)
+#undef ENTRY16
+        };
+        uint16_t *q = (uint16_t *)(uintptr_t)0x10000000u;
+        for (size_t i = 0; i < sizeof maps16 / sizeof maps16[0]; i++) {
+            EXPECT(maps16[i](10, NULL, q, NULL), ARG);
+            EXPECT(maps16[i](10, q, NULL, NULL), ARG);
+            EXPECT(maps16[i](10, q, q + 1, NULL), ARG);  /* partial overlap */
+            EXPECT(maps16[i](10, q + 9, q, NULL), ARG);  /* partial overlap */
+            EXPECT(maps16[i]((size_t)-1 / 2 + 1, q, q, NULL), REPDL_ERR_OVERFLOW); /* byte count overflows */
+            EXPECT(maps16[i](0, NULL, NULL, NULL), REPDL_OK); /* n = 0: nothing */
+        }
+    }
+
     /* Reductions */
     EXPECT(repdl_cuda_sum_f32(5, NULL, p, NULL), ARG);
     EXPECT(repdl_cuda_sum_f32(5, p, NULL, NULL), ARG);

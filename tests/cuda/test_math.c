@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/cuda/test_math.c: every map kernel of cuda/ against the host
-   function, bit for bit (NaN bits included), over binary32 inputs.
+   function, bit for bit (NaN bits included), over binary32 inputs, and the
+   bfloat16 and float16 maps over all 2^16 inputs of each format (every
+   run).
 
      test_cuda_math --all         every one of the 2^32 inputs (suite exhaustive)
      test_cuda_math [--stride S]  inputs k*S + offset, S = 61 by default, offset
@@ -14,6 +16,7 @@
    pointers (the scalar path of the kernel).
    No GPU: prints "skipped: no GPU" and exits 77. */
 #include <repdl/exp.h>
+#include <repdl/half_math.h>
 #include <repdl/log.h>
 #include <repdl/sqrt.h>
 #include <repdl/tanh.h>
@@ -34,6 +37,62 @@ static const struct {
     REPDL_CUDA_MAP_FUNCTIONS(ENTRY)
 #undef ENTRY
 };
+
+typedef int (*launcher16_t)(size_t, const uint16_t *, uint16_t *, void *);
+typedef uint16_t (*hostfn16_t)(uint16_t);
+
+static const struct {
+    const char *name;
+    launcher16_t dev;
+    hostfn16_t host;
+} funcs16[] = {
+#define ENTRY16(name) {#name "_bf16", repdl_cuda_##name##_array_bf16, repdl_##name##_bf16}, \
+                      {#name "_f16", repdl_cuda_##name##_array_f16, repdl_##name##_f16},
+    REPDL_CUDA_MAP_FUNCTIONS_16(ENTRY16)
+#undef ENTRY16
+};
+
+/* The 16-bit maps on all 2^16 inputs: aligned, unaligned (x + 1, y + 3:
+   the scalar path) and in place, against the host function.  Returns the
+   number of mismatches. */
+static uint64_t test_16(void)
+{
+    const size_t m = 65536;
+    uint16_t *hx = (uint16_t *)xmalloc(m * sizeof *hx), *hy = (uint16_t *)xmalloc(m * sizeof *hy);
+    uint16_t *ref = (uint16_t *)xmalloc(m * sizeof *ref), *dx, *dy;
+    uint64_t failures = 0;
+    CU(cudaMalloc((void **)&dx, m * sizeof *dx));
+    CU(cudaMalloc((void **)&dy, (m + 4) * sizeof *dy));
+    for (size_t i = 0; i < m; i++) hx[i] = (uint16_t)i;
+    for (size_t f = 0; f < sizeof funcs16 / sizeof funcs16[0]; f++) {
+        uint64_t bad = 0;
+        for (size_t i = 0; i < m; i++) ref[i] = funcs16[f].host(hx[i]);
+        for (int pass = 0; pass < 3; pass++) {
+            /* 0: aligned; 1: x + 1 -> y + 3 (m - 1 elements); 2: in place */
+            size_t xo = pass == 1 ? 1 : 0, yo = pass == 1 ? 3 : 0, k = m - xo;
+            CU(cudaMemcpy(dx, hx, m * sizeof *dx, cudaMemcpyHostToDevice));
+            RD(funcs16[f].dev(k, dx + xo, pass == 2 ? dx : dy + yo, NULL));
+            CU(cudaMemcpy(hy, pass == 2 ? dx : dy + yo, k * sizeof *hy, cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < k; i++)
+                if (hy[i] != ref[i + xo]) {
+                    if (bad < 5)
+                        printf("  MISMATCH %s %s(0x%04x): device 0x%04x, host 0x%04x\n",
+                               pass == 0 ? "" : pass == 1 ? "unaligned" : "in-place", funcs16[f].name,
+                               (unsigned)(i + xo), (unsigned)hy[i], (unsigned)ref[i + xo]);
+                    bad++;
+                }
+        }
+        printf("%s %s: all 65536 inputs (aligned, unaligned, in place), %llu mismatches\n",
+               bad ? "FAIL" : "ok  ", funcs16[f].name, (unsigned long long)bad);
+        failures += bad;
+    }
+    CU(cudaFree(dx));
+    CU(cudaFree(dy));
+    free(hx);
+    free(hy);
+    free(ref);
+    return failures;
+}
 
 struct job {
     hostfn_t f;
@@ -156,5 +215,6 @@ int main(int argc, char **argv)
     free(hx);
     free(hy);
     free(ref);
+    failures += test_16();
     return failures ? 1 : 0;
 }

@@ -35,6 +35,30 @@ __global__ void user_maps(const float *x, const float *dy, float *y, size_t n)
     o[18] = repdl_rng_normal_f32(7, 0, i);
 }
 
+/* The bfloat16 and float16 functions and conversions (half.h,
+   half_math.h), one thread an element. */
+__global__ void user_maps_16(const uint16_t *x, const float *xf, uint16_t *y, float *yf, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint16_t v = x[i];
+    uint16_t *o = y + 16 * i;
+    o[0] = repdl_exp_bf16(v);
+    o[1] = repdl_exp_f16(v);
+    o[2] = repdl_log_bf16(v);
+    o[3] = repdl_log_f16(v);
+    o[4] = repdl_tanh_bf16(v);
+    o[5] = repdl_tanh_f16(v);
+    o[6] = repdl_sqrt_bf16(v);
+    o[7] = repdl_sqrt_f16(v);
+    o[8] = repdl_sigmoid_bf16(v);
+    o[9] = repdl_sigmoid_f16(v);
+    o[10] = repdl_f32_to_bf16(xf[i]);
+    o[11] = repdl_f32_to_f16(xf[i]);
+    yf[2 * i] = repdl_bf16_to_f32(v);
+    yf[2 * i + 1] = repdl_f16_to_f32(v);
+}
+
 /* The canonical sum and dot of a row, one thread a row. */
 __global__ void user_rows(const float *x, const float *w, float *y, size_t rows, size_t n)
 {
