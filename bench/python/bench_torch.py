@@ -368,7 +368,14 @@ def header(o):
     print(f'# machine: {model}, {os.cpu_count()} CPUs; Python {platform.python_version()}, '
           f'torch {torch.__version__} (CPU capability {_capability()}), '
           f'repdl {repdl.__version__} from {os.path.dirname(repdl.__file__)}')
-    blas = _openblas[0] if _openblas else 'not OpenBLAS (its threads not set)'
+    blas = 'not OpenBLAS (its threads not set)'
+    if _openblas:
+        blas = _openblas[0]
+        try:
+            _openblas[1].openblas_get_corename.restype = ctypes.c_char_p
+            blas += f' (kernels: {_openblas[1].openblas_get_corename().decode()})'
+        except (AttributeError, UnicodeDecodeError):
+            pass
     env = ' '.join(f'{k}={v}' for k, v in sorted(os.environ.items())
                    if k.startswith(('OPENBLAS', 'OMP_', 'MKL_', 'GOMP')))
     print(f'# torch BLAS: {blas}; env: {env or "-"}')
