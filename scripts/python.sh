@@ -27,6 +27,11 @@
 #                               same hash
 #   scripts/python.sh run SCRIPT [ARGS]  build, then SCRIPT with that Python
 #                               (e.g. examples/train_fmnist.py)
+#   scripts/python.sh bench [ARGS]   build, then bench/python/bench_torch.py:
+#                               each repdl.ops op and a LeNet-5 step against
+#                               PyTorch's CPU kernels, as ratios
+#                               (docs/bench-python.md; --quick, --threads,
+#                               --filter)
 #   scripts/python.sh test [JUNIT]   build, then pytest python/tests (JUnit
 #                               XML to JUNIT if given); the C library for the
 #                               ctypes reference is $REPDL_LIB or
@@ -152,6 +157,11 @@ PYDEMO
     shift
     exec "$PY" "$@"
     ;;
+  bench)
+    build
+    shift
+    exec "$PY" bench/python/bench_torch.py "$@"
+    ;;
   test)
     build
     need_pytest
@@ -161,5 +171,5 @@ PYDEMO
     PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} nice "$PY" -m pytest -q -p no:cacheprovider \
       "${junit[@]}" python/tests
     ;;
-  *) echo "usage: scripts/python.sh [build|build-cuda|check-cuda|install|demo|run SCRIPT|test [JUNIT]]" >&2; exit 2 ;;
+  *) echo "usage: scripts/python.sh [build|build-cuda|check-cuda|install|demo|run SCRIPT [ARGS]|bench [ARGS]|test [JUNIT]]" >&2; exit 2 ;;
 esac
