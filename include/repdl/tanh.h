@@ -148,24 +148,18 @@ REPDL_FN int repdl__tanhf_y(float x, double *y)
     return 1;
 }
 
-/* tanh(x) correctly rounded to binary32 (round to nearest even). */
-REPDL_API float repdl_tanh_f32(float x)
+/* repdl_tanh_f32 off its fast path (|x| < 2^-8, |x| >= 16, NaN, and the
+   fast rounding test's failures): the accurate path, its rounding tests
+   and table, and the special inputs. */
+REPDL_FN_NOINLINE float repdl__tanhf_slow(float x)
 {
     double y;
-    /* the fast path: 2^-8 <= |x| < 16 (|x| doubled into the bits of 2|x|,
-       one unsigned comparison), then its rounding test */
-    if (REPDL_LIKELY(repdl__asuint(x) * 2u - 0x77000000u < 0x83000000u - 0x77000000u)) {
-        y = repdl__tanhf_fast(x);
-        if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__TANHF_FAST_C))) return repdl__d2f(y);
-    }
     if (REPDL_UNLIKELY(!repdl__tanhf_y(x, &y))) {
         uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
         if (ax > 0x7f800000u) return repdl__nanf();
         if (ax < 0x39800000u) return x;                              /* tanh(x) rounds to x, +-0 included */
         return repdl__asfloat((ux & 0x80000000u) | 0x3f800000u);      /* +-1 */
     }
-    /* 2^-12 <= |tanh(x)| < 1: a normal binary32; REPDL__TANHF_ERR = 2^-50
-       gives c = 8 (exp.h) */
     if (REPDL_LIKELY(repdl__round_ok_normal(y, 8u))) return repdl__d2f(y);
     if (REPDL_LIKELY(repdl__round_ok(y, REPDL__TANHF_ERR))) return repdl__d2f(y);
     {
@@ -174,6 +168,16 @@ REPDL_API float repdl_tanh_f32(float x)
         };
         return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
     }
+}
+
+/* tanh(x) correctly rounded to binary32 (round to nearest even). */
+REPDL_API float repdl_tanh_f32(float x)
+{
+    if (REPDL_LIKELY(repdl__asuint(x) * 2u - 0x77000000u < 0x83000000u - 0x77000000u)) {
+        double y = repdl__tanhf_fast(x);
+        if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__TANHF_FAST_C))) return repdl__d2f(y);
+    }
+    return repdl__tanhf_slow(x);
 }
 
 /* One element of repdl_tanh_array_f32's branch-free pass (detail/cr.h's
