@@ -142,6 +142,18 @@
 #define REPDL_UNLIKELY(c) (c)
 #endif
 
+/* A private helper that holds a function's rare path (the accurate path of
+   repdl_tanh_f32), in place of REPDL_FN: kept out of line on the host, so
+   that the fast path stays small enough to be inlined into its callers
+   (static, not inline, which gcc refuses to combine with noinline; unused
+   where a translation unit never calls it).  REPDL_FN on the device and
+   for other compilers.  Never changes a value. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#define REPDL_FN_NOINLINE static __attribute__((noinline, unused))
+#else
+#define REPDL_FN_NOINLINE REPDL_FN
+#endif
+
 /* Tables used by device code.  A function-scope `static const` array in a
    REPDL_FN function is placed by nvcc in both host and device memory, so
    numeric headers declare their tables that way, inside the function that

@@ -17,6 +17,14 @@
    repdl__round_ok of detail/cr.h); the few other inputs are listed, with
    their correctly rounded results, in detail/expf_hard.inc.
 
+   Fast path (repdl_exp_f32, |x| <= 87), tried first:
+     w = x 256/ln2 = k + d, k = round(w), |d| <= 1/2,
+     exp(x) = 2^(w/256) = 2^(k>>8) T[k&255] 2^(d/256) ~ s P(d),
+     P(d) = (1 + e1 d) + d^2 (e2 + e3 d)  (degree 3; tanh.h's P of -d)
+   with |y / exp(x) - 1| < 2^-44.68 (reference/gen/expf.py), under a rounding
+   test with a margin to match (REPDL__EXPF_FAST_C); where it fails (about
+   one input in 2^19) the approximation above decides, as before.
+
    Constants and table: reference/gen/expf.py; polynomial:
    reference/gen/expf.sollya; error bound: reference/gen/expf.py (it prints
    each term of the bound below).
@@ -240,6 +248,42 @@ REPDL_FN double repdl__expf_core(float x)
     return repdl__dadd(s, repdl__dadd(sr, repdl__dmul(sr2, p)));
 }
 
+/* c of repdl__round_ok_normal for repdl__expf_fast's y: its relative
+   error is below 2^-44.68 = 319 2^-53 < (c - 1) 2^-53 / (1 + 2^-50)
+   (reference/gen/expf.py).  The test fails with probability about
+   2c / 2^29 = 2^-19. */
+#define REPDL__EXPF_FAST_C 0x200u /* 2^9 */
+
+/* y ~ exp(x) for |x| <= 87 (no special-case test), the fast path:
+   |y / exp(x) - 1| < 2^-44.68, fused or not (reference/gen/expf.py). */
+REPDL_FN double repdl__expf_fast(float x)
+{
+    double xd = repdl__f2d(x);
+    /* w = x 256/ln2: the constant has relative error 0.13 2^-53, the
+       product rounds by <= 2^-53 |w| (|w| < 32200); fused into z or d
+       below, it is exact there.  d is within 1.13 2^-53 |w| of the exact
+       x 256/ln2 - k: 2^(d/256) is off by < 1.13 |x| 2^-53 <= 2^6.6 2^-53
+       relative. */
+    double w = repdl__dmul(xd, 369.3299304675746);
+    /* k = round(w) in z's low bits, kd = k and d = w - k exactly (as in
+       tanh.h's fast path), |d| <= 1/2 + 2^-40 fused or not */
+    double z = repdl__dadd(w, 6755399441055744.0);
+    uint64_t ki = repdl__asuint64(z);
+    double kd = repdl__dsub(z, 6755399441055744.0);
+    double d = repdl__dsub(w, kd);
+    /* s = 2^(k>>8) T[k&255], exact, |s / 2^(k/256) - 1| < 0.851 2^-53 */
+    double s = repdl__asdouble(repdl__exp2_256_bits(ki & 255u) + (ki << 44));
+    /* P ~ 2^(d/256): tanh.h's degree-3 polynomial of -d (Sollya,
+       reference/gen/tanhf.sollya), |d| <= 1/2 + 2^-30, absolute error
+       < 2^-45.24; its evaluation rounds by < 2^-52, fused or not. */
+    double d2 = repdl__dmul(d, d);
+    double P = repdl__dadd(repdl__dadd(1.0, repdl__dmul(d, 0.002707606174062255)),
+                           repdl__dmul(d2, repdl__dadd(3.665566060704176e-06,
+                                                       repdl__dmul(d, 3.3083031092022797e-09))));
+    /* one more rounding */
+    return repdl__dmul(s, P);
+}
+
 /* 1 with *y ~ exp(x), |*y / exp(x) - 1| < REPDL__EXPF_ERR - 2^-53, when x
    takes the approximation path: -0x1.9fe368p6 <= x <= 0x1.62e42ep6.
    0 for the special cases that repdl_exp_f32 answers exactly: NaN, x > 0x1.62e42ep6
@@ -256,22 +300,18 @@ REPDL_FN int repdl__expf_y(float x, double *y)
     return 1;
 }
 
-/* exp(x) correctly rounded to binary32 (round to nearest even). */
-REPDL_API float repdl_exp_f32(float x)
+/* repdl_exp_f32 off its fast path: |x| > 87 (overflow, underflow and
+   subnormal results, inf, NaN) and the fast rounding test's failures. */
+REPDL_FN_NOINLINE float repdl__expf_slow(float x)
 {
-    /* The approximation runs first, on every input (on NaN, inf or huge x it
-       computes garbage, harmlessly: the table index is masked), so that one
-       branch tests both conditions of the fast path:
-       |x| <= 87, so exp(x) in [2^-125.5, 2^125.6] and y rounds to a normal
-       binary32, and the fast rounding test, whose c = 4 REPDL__EXPF_ERR = 2^-51
-       gives. */
-    double y = repdl__expf_core(x);
-    if (REPDL_LIKELY(((repdl__asuint(x) & 0x7fffffffu) <= 0x42ae0000u) & repdl__round_ok_normal(y, 4u)))
-        return repdl__d2f(y);
+    double y;
     if (!repdl__expf_y(x, &y)) {
         if (repdl__fne(x, x)) return repdl__nanf();
         return repdl__fgt(x, 0.0f) ? repdl__asfloat(0x7f800000u) : 0.0f;
     }
+    /* |x| <= 87 keeps exp(x) in [2^-125.5, 2^125.6]: a normal binary32 */
+    if (REPDL_LIKELY(((repdl__asuint(x) & 0x7fffffffu) <= 0x42ae0000u) & repdl__round_ok_normal(y, 4u)))
+        return repdl__d2f(y);
     if (REPDL_LIKELY(repdl__round_ok(y, REPDL__EXPF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
@@ -279,6 +319,21 @@ REPDL_API float repdl_exp_f32(float x)
         };
         return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
     }
+}
+
+/* exp(x) correctly rounded to binary32 (round to nearest even). */
+REPDL_API float repdl_exp_f32(float x)
+{
+    /* The fast path runs first, on every input (on NaN, inf or huge x it
+       computes garbage, harmlessly: the table index is masked), so that one
+       branch tests both conditions: |x| <= 87, so exp(x) is in
+       [2^-125.5, 2^125.6] and y rounds to a normal binary32, and the fast
+       rounding test. */
+    double y = repdl__expf_fast(x);
+    if (REPDL_LIKELY(((repdl__asuint(x) & 0x7fffffffu) <= 0x42ae0000u) &
+                     repdl__round_ok_normal(y, REPDL__EXPF_FAST_C)))
+        return repdl__d2f(y);
+    return repdl__expf_slow(x);
 }
 
 /* One element of repdl_exp_array_f32's branch-free pass (detail/cr.h's

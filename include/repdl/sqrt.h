@@ -22,10 +22,26 @@
 #include "config.h"
 REPDL_BEGIN_CODE
 
-/* Correctly rounded sqrt(x) (see the top of this file). */
+/* Correctly rounded sqrt(x) (see the top of this file).  The result is a
+   NaN exactly when x is not >= 0 (x < 0, -inf or NaN; -0 >= 0 holds), so
+   the canonical NaN is chosen by testing x rather than the square root:
+   the test does not wait for the square root, and sqrt(x) is returned as
+   the instruction gives it (repdl__canon of the result, as before, put a
+   round trip through an integer register after it: 1.6x glibc's latency
+   at -O2, docs/bench-math.md). */
 REPDL_API float repdl_sqrt_f32(float x)
 {
-    return repdl__canon(repdl__fsqrt(x));
+    float r = repdl__fsqrt(x);
+#if REPDL__FSQRT_VEC
+    /* a select, which loops over this function vectorize (compare and
+       blend) */
+    return repdl__fge(x, 0.0f) ? r : repdl__nanf();
+#else
+    /* repdl__fsqrt is inline assembly, which no loop vectorizes: a branch
+       instead of a select (the opaque repdl__fkeep keeps the compiler from
+       turning it into a blend, which would wait for the square root) */
+    return REPDL_LIKELY(repdl__fge(x, 0.0f)) ? r : repdl__fkeep(repdl__nanf());
+#endif
 }
 
 /* out[k] = repdl_sqrt_f32(x[k]) for k < n, bit for bit.  out may be x itself

@@ -6,7 +6,24 @@
    canonical NaN 0x7fc00000.  Proven by comparing all 2^32 inputs with MPFR,
    in both contracted and uncontracted builds (docs/functions/tanhf.md).
 
-   Algorithm, in double, for t = 2|x|:
+   Two approximations in double, each followed by a rounding test (detail/
+   cr.h): y is rounded to binary32 only where the test proves that rounding
+   correct.
+
+   Fast path, 2^-8 <= |x| < 16 (repdl__tanhf_fast): with
+   w = x (-512/ln2) = k + d, k = round(w), |d| <= 1/2,
+     exp(-2x)  = 2^(w/256) = sigma 2^(d/256),  sigma = 2^(k>>8) T[k&255] ~ 2^(k/256)
+     tanh(x)   = (exp(2x) - 1) / (exp(2x) + 1) = (P - sigma) / (P + sigma)
+     P         ~ 2^(-d/256) = 1 + f1 d + f2 d^2 + f3 d^3   (degree 3)
+   T is exp.h's table.  One division, no special case inside the range
+   (for 9.01 <= |x| < 16, y rounds to +-1 by itself).  |y / tanh(x) - 1| <
+   2^-38.41 (reference/gen/tanhf.py, fused or not), which the integer test
+   repdl__round_ok_normal(y, REPDL__TANHF_FAST_C) covers; it fails on about
+   one input in 2^13, which then takes the accurate path, as do
+   2^-12 <= |x| < 2^-8, where the fast path's error is larger.
+
+   Accurate path (repdl__tanhf_y, every 2^-12 <= |x| < 0x1.205968p3), for
+   t = 2|x| (exact):
      tanh(|x|) = expm1(t) / (expm1(t) + 2)
      expm1(t)  = 2^(k/256) exp(r) - 1             (reduction of exp.h)
                = (s - 1) + s (q + rho (1 + q))     s = 2^(k>>8) T[k&255], T (1 + rho) = 2^(j/256),
@@ -16,12 +33,12 @@
    y is rounded to binary32 when a rounding test proves that correct (the
    integer test repdl__round_ok_normal of detail/cr.h, then repdl__round_ok of
    detail/cr.h); the few other inputs are listed in detail/tanhf_hard.inc.
-   Exactly handled, outside that path:
+   Exactly handled, outside both:
      |x| < 2^-12:            tanh(x) rounds to x (tanh(x) = x - x^3/3 + ...
                              and x^3/3 is below half the gap under x);
      |x| >= 0x1.205968p3:    tanh(|x|) > 1 - 2^-25, so it rounds to 1.
 
-   Polynomial: reference/gen/tanhf.sollya; thresholds and error bound:
+   Polynomials: reference/gen/tanhf.sollya; thresholds and error bounds:
    reference/gen/tanhf.py.
 
    Also: repdl_tanh_array_f32(n, x, out), the same results for an array, in a
@@ -33,6 +50,49 @@
 #include "detail/cr.h"
 #include "exp.h"
 REPDL_BEGIN_CODE
+
+/* c of repdl__round_ok_normal for repdl__tanhf_fast's y: its relative
+   error is below 2^-38.41 = 24680 2^-53 < (c - 1) 2^-53 / (1 + 2^-50) on
+   every path (reference/gen/tanhf.py).  The test fails with probability
+   about 2c / 2^29 = 2^-13. */
+#define REPDL__TANHF_FAST_C 0x8000u /* 2^15 */
+
+/* y ~ tanh(x) for 2^-8 <= |x| < 16 (no special-case test), the fast path.
+   |y / tanh(x) - 1| < 2^-38.41 fused or not (reference/gen/tanhf.py, per k
+   and sub-interval of d; the error is largest for small |x|, where the
+   cancellation in P - sigma amplifies P's absolute error: 2^-38.4 for |x|
+   in [2^-8, 2^-7), 2^-43.2 in [2^-3, 2^-2), 2^-51.3 above 4). */
+REPDL_FN double repdl__tanhf_fast(float x)
+{
+    double xd = repdl__f2d(x);
+    /* w = x (-512/ln2): the constant has relative error 0.13 2^-53, the
+       product rounds by <= 2^-53 |w| (fused into z or d below, it is exact
+       there): d is within 1.13 2^-53 |w| of x (-512/ln2) - k, which moves
+       2^(-d/256) by < 2.3 |x| 2^-53 relative. */
+    double w = repdl__dmul(xd, -738.6598609351493);
+    /* z = w + 0x1.8p52 rounds w to the integer k (|w| < 11819 < 2^51) in
+       z's low bits; kd = k exactly; d = w - k exactly (Sterbenz).  Fused,
+       z and d use the exact product instead of w (k = round(x C),
+       d = RN(x C - k)); either way |d| <= 1/2 + 2^-40. */
+    double z = repdl__dadd(w, 6755399441055744.0);
+    uint64_t ki = repdl__asuint64(z);
+    double kd = repdl__dsub(z, 6755399441055744.0);
+    double d = repdl__dsub(w, kd);
+    /* sigma = 2^(k>>8) T[k&255], exact (ki << 44 adds k>>8 to the exponent,
+       exp.h), |sigma / 2^(k/256) - 1| < 0.851 2^-53 */
+    double sg = repdl__asdouble(repdl__exp2_256_bits(ki & 255u) + (ki << 44));
+    /* P ~ 2^(-d/256): degree-3, Sollya (reference/gen/tanhf.sollya),
+       |d| <= 1/2 + 2^-30, |P(d) - 2^(-d/256)| < 2^-45.24; its evaluation
+       rounds by < 2^-52 absolute, fused or not. */
+    double d2 = repdl__dmul(d, d);
+    double P = repdl__dadd(repdl__dadd(1.0, repdl__dmul(d, -0.002707606174062255)),
+                           repdl__dmul(d2, repdl__dadd(3.665566060704176e-06,
+                                                       repdl__dmul(d, -3.3083031092022797e-09))));
+    /* tanh(x) = (P - sigma) / (P + sigma): three more roundings of 2^-53
+       each; P's and sigma's errors reach y scaled by 2 sigma / |P^2 - sigma^2|
+       and 2 P / |P^2 - sigma^2|, at most about 1 / (2 |x|). */
+    return repdl__ddiv(repdl__dsub(P, sg), repdl__dadd(P, sg));
+}
 
 /* Relative error bound of repdl__tanhf_y's y on every path (fused or not),
    including the 2^-53 rounding of the rounding test's own products:
@@ -88,8 +148,10 @@ REPDL_FN int repdl__tanhf_y(float x, double *y)
     return 1;
 }
 
-/* tanh(x) correctly rounded to binary32 (round to nearest even). */
-REPDL_API float repdl_tanh_f32(float x)
+/* repdl_tanh_f32 off its fast path (|x| < 2^-8, |x| >= 16, NaN, and the
+   fast rounding test's failures): the accurate path, its rounding tests
+   and table, and the special inputs. */
+REPDL_FN_NOINLINE float repdl__tanhf_slow(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__tanhf_y(x, &y))) {
@@ -98,8 +160,6 @@ REPDL_API float repdl_tanh_f32(float x)
         if (ax < 0x39800000u) return x;                              /* tanh(x) rounds to x, +-0 included */
         return repdl__asfloat((ux & 0x80000000u) | 0x3f800000u);      /* +-1 */
     }
-    /* 2^-12 <= |tanh(x)| < 1: a normal binary32; REPDL__TANHF_ERR = 2^-50
-       gives c = 8 (exp.h) */
     if (REPDL_LIKELY(repdl__round_ok_normal(y, 8u))) return repdl__d2f(y);
     if (REPDL_LIKELY(repdl__round_ok(y, REPDL__TANHF_ERR))) return repdl__d2f(y);
     {
@@ -110,23 +170,35 @@ REPDL_API float repdl_tanh_f32(float x)
     }
 }
 
+/* tanh(x) correctly rounded to binary32 (round to nearest even). */
+REPDL_API float repdl_tanh_f32(float x)
+{
+    if (REPDL_LIKELY(repdl__asuint(x) * 2u - 0x77000000u < 0x83000000u - 0x77000000u)) {
+        double y = repdl__tanhf_fast(x);
+        if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__TANHF_FAST_C))) return repdl__d2f(y);
+    }
+    return repdl__tanhf_slow(x);
+}
+
 /* One element of repdl_tanh_array_f32's branch-free pass (detail/cr.h's
-   skeleton): tiny, saturated and NaN inputs answered by selects; flagged
-   for repdl_tanh_f32: the elements whose fast rounding test failed. */
+   skeleton): the fast path on 2^-8 <= |x| < 16; tiny (|x| < 2^-12),
+   saturated (|x| >= 16, +-inf) and NaN inputs answered by selects; flagged
+   for repdl_tanh_f32: 2^-12 <= |x| < 2^-8, and the elements whose fast
+   rounding test failed. */
 REPDL_FN uint32_t repdl__tanh_lane(uint32_t ux, uint32_t *fail)
 {
     uint32_t ax = ux & 0x7fffffffu;
-    /* the cases repdl__tanhf_y answers 0 for, as selects */
-    int tiny = ax < 0x39800000u;                               /* x */
-    int sat = (ax >= 0x41102cb4u) & (ax <= 0x7f800000u);       /* +-1 */
+    int fast = ux * 2u - 0x77000000u < 0x83000000u - 0x77000000u;   /* as repdl_tanh_f32 */
+    int tiny = ax < 0x39800000u;                                    /* x */
+    int sat = (ax >= 0x41800000u) & (ax <= 0x7f800000u);            /* +-1 */
     int nan = ax > 0x7f800000u;
     int sp = tiny | sat | nan;
-    /* specials run the approximation on a harmless argument, as in
-       repdl__exp_lane */
-    double y = repdl__tanhf_core(repdl__asfloat(ux & (sp ? 0x807fffffu : 0xffffffffu)));
+    /* other inputs run the approximation on a harmless argument, x with
+       its exponent field cleared (as repdl__exp_lane) */
+    double y = repdl__tanhf_fast(repdl__asfloat(ux & (fast ? 0xffffffffu : 0x807fffffu)));
     uint32_t r = repdl__asuint(repdl__d2f(y));
     uint32_t spm = 0u - (uint32_t)sp;
-    *fail = (uint32_t)(!sp & !repdl__round_ok_normal(y, 8u));
+    *fail = (uint32_t)(!sp & !(fast & repdl__round_ok_normal(y, REPDL__TANHF_FAST_C)));
     return (r & ~spm) | (ux & (0u - (uint32_t)tiny)) |
            (((ux & 0x80000000u) | 0x3f800000u) & (0u - (uint32_t)sat)) |
            (REPDL_NAN_BITS & (0u - (uint32_t)nan));

@@ -18,7 +18,10 @@ What it derives (every number at 300 bits, then rounded once):
   * a bound of |y / exp(x) - 1| for exp.h's y, by forward error analysis on
     sub-intervals of r (class Bound below), for either contraction pattern:
     a fused a*b+c rounds once, an unfused one twice; the bound charges both
-    roundings, which covers both.
+    roundings, which covers both;
+  * the same for the fast path's y (repdl__expf_fast: s P(d), P the degree-3
+    polynomial of reference/gen/tanhf.sollya taken at -d) and the c of
+    repdl__round_ok_normal it allows.
 """
 import re
 import struct
@@ -224,6 +227,53 @@ def expf_bound(verbose=True):
     return worst, E, coeffs
 
 
+
+# ---------------------------------------------------------------------------
+# The fast path (repdl__expf_fast), |x| <= 87:
+#   w = RN(x C), C = RN(256/ln2); k = round(w) (z = w + 0x1.8p52), d = w - k
+#   (exact); s = 2^(k>>8) T[k&255]; P = (1 + e1 d) + d^2 (e2 + e3 d) with
+#   e_i = (-1)^i f_i, f_i the fast polynomial of reference/gen/tanhf.sollya
+#   (P(d) = p(-d) with p ~ 2^(-d/256) on a symmetric interval, so P ~ 2^(d/256)
+#   with the same error bounds); y = RN(s P).
+# Exactly: exp(x) = 2^(k/256) 2^(d*/256), d* = x 256/ln2 - k, and
+#   |d - d*| <= Dd = 87 |C - C*| + 2^-53 87 |C| (1 + 2^-50) (the rounding of
+#   w, or fused that of d = RN(x C - k), which is <= 2^-53 |w| when k != 0).
+#   |y / exp(x) - 1| <= (1 + tau)(1 + (poly + eval) / P*min)
+#                       e^(Dd ln2/256) (1 + u) - 1.
+XMAX_FAST = 0x42ae0000                          # 87
+FAST_C = 0x200                                  # REPDL__EXPF_FAST_C
+
+
+def expf_fast_bound(verbose=True):
+    coeffs, _, out = sollya_poly('tanhf.sollya', ['f1', 'f2', 'f3'])
+    ea = mp.mpf(2) ** mp.mpf(re.search(r'^fast absolute error < 2\^(\S+)$', out, re.M).group(1))
+    e = [-hexf(coeffs['f1']), hexf(coeffs['f2']), -hexf(coeffs['f3'])]
+    _, _, tabrel = table()
+    Cs = N / mp.log(2)
+    C = mp.mpf(d(N / mp.log(2)))
+    xmax = mp.mpf(bfloat(XMAX_FAST))
+    Dd = xmax * abs(C - Cs) + U * xmax * abs(C) * (1 + mp.mpf(2) ** -50)
+    assert Dd < mp.mpf(2) ** -37
+    D1 = mp.mpf(1) / 2 + mp.mpf(2) ** -38
+    DW = mp.mpf(2) ** -37
+    worst = mp.mpf(0)
+    NS = 64
+    for i in range(NS):
+        dl, dh = -D1 + 2 * D1 * i / NS, -D1 + 2 * D1 * (i + 1) / NS
+        dd = Bound(dl - DW, dh + DW)
+        P = Bound.const(1).add(dd.mul(Bound.const(e[0]))).add(dd.sq().mul(Bound.const(e[1]).add(dd.mul(Bound.const(e[2])))))
+        Pmin = mp.mpf(2) ** ((dl - DW) / 256) - ea - P.err
+        t = (1 + tabrel) * (1 + (ea + P.err) / Pmin) * mp.exp(Dd * mp.log(2) / 256) * (1 + U) - 1
+        worst = max(worst, t)
+    c = int(mp.ceil(worst * (1 + mp.mpf(2) ** -50) / U)) + 1
+    if verbose:
+        print("expf fast: polynomial error < 2^%.2f (tanhf.sollya's, at -d), |d - d*| < 2^%.2f, "
+              "|C / (256/ln2) - 1| = %.3f 2^-53" % (log2(ea), log2(Dd), abs(C - Cs) / Cs / U))
+        print("expf fast: |y / exp(x) - 1| < 2^%.3f = %.1f 2^-53 for |x| <= 87; repdl__round_ok_normal needs c >= %d;"
+              " c = 0x%x fails with probability about 2^%.1f" % (log2(worst), worst / U, c, FAST_C,
+                                                               log2(mp.mpf(2 * FAST_C + 1) / 2 ** 29)))
+    return worst, e
+
 def thresholds():
     # overflow: largest x with exp(x) < 2^128 (1 - 2^-25) (FLT_MAX + ulp/2 rounds to inf)
     lim = mp.log(mp.mpf(2) ** 128 * (1 - mp.mpf(2) ** -25))
@@ -264,19 +314,26 @@ def main():
     print("overflow: x > %s (0x%08x) -> +inf" % (float(bfloat(ovf)).hex(), ovf))
     print("underflow: x < %s (0x%08x) -> +0" % (float(bfloat(unf)).hex(), unf))
     worst, E, coeffs = expf_bound()
+    wf, ef = expf_fast_bound()
     ok = True
     if check:
         src = open(os.path.join(ROOT, 'include', 'repdl', 'exp.h')).read()
-        needles = tlines + rlines + [cfmt(INVLN2N), cfmt(C_HI), cfmt(C_LO),
-                                     "0x%08xu" % ovf, "0x%08xu" % unf]
-        needles += [coeffs['c%d' % i] for i in range(2, 5)]
+        # the floating constants are decimal in the header (C++14 has no
+        # hexadecimal ones, reference/gen/hexfloat_to_decimal.py): compare values
+        vals = set(float(v) for v in re.findall(r'(?<![\w.])(\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])',
+                                                 re.sub(r'/\*.*?\*/', '', src, flags=re.S)))
+        needles = tlines + ["0x%08xu" % ovf, "0x%08xu" % unf]
         for n in needles:
             n = n.strip()
             if n not in src:
                 print("exp.h lacks:", n)
                 ok = False
+        for v in list(rho) + [INVLN2N, float(C_HI), C_LO] + [float.fromhex(coeffs['c%d' % i]) for i in range(2, 5)]:
+            if v not in vals and -v not in vals and v != 0.0:
+                print("exp.h lacks the constant", repr(v))
+                ok = False
         m = re.search(r'#define REPDL__EXPF_ERR (\S+)', src)
-        Eh = mp.mpf(float.fromhex(m.group(1)))
+        Eh = mp.mpf(float(m.group(1)))
         if not E <= Eh:
             print("REPDL__EXPF_ERR %s is below the bound" % m.group(1))
             ok = False
@@ -284,6 +341,20 @@ def main():
         # rounding) below (4 - 1) 2^-53 / (1 + 2^-50)
         if not worst * (1 + mp.mpf(2) ** -50) < 3 * U:
             print("c = 4 of repdl__round_ok_normal is too small")
+            ok = False
+        for v in [float(c) for c in ef] + [d(N / mp.log(2))]:
+            if v not in vals and -v not in vals:
+                print("exp.h lacks the fast-path constant", repr(v))
+                ok = False
+        m = re.search(r'#define REPDL__EXPF_FAST_C (0x[0-9a-f]+)u', src)
+        if not m or int(m.group(1), 16) != FAST_C:
+            print("REPDL__EXPF_FAST_C is not 0x%x" % FAST_C)
+            ok = False
+        if not wf * (1 + mp.mpf(2) ** -50) < (FAST_C - 1) * U:
+            print("c = 0x%x of the fast path is too small" % FAST_C)
+            ok = False
+        if "0x%08xu" % XMAX_FAST not in src:
+            print("exp.h lacks 0x%08xu" % XMAX_FAST)
             ok = False
         print("check of exp.h:", "ok" if ok else "FAILED")
     return 0 if ok else 1

@@ -50,7 +50,10 @@ REPDL_FN int repdl__round_ok(double y, double e)
 REPDL_FN int repdl__round_ok_normal(double y, uint32_t c)
 {
     uint32_t lo = (uint32_t)repdl__asuint64(y);   /* L is in the low word */
-    return ((lo + (0x10000000u + c)) & 0x1fffffffu) > 2u * c;
+    /* V = (L + 2^28 + c) mod 2^29 > 2c  <=>  |L - 2^28| > c.  Computed as
+       8 V = (8 lo + 2^31 + 8 c) mod 2^32 (the shift drops lo's bits above
+       L): one lea on x86 instead of an add and an and.  Needs c < 2^28. */
+    return (lo << 3) + (0x80000000u + 8u * c) > 16u * c;
 }
 
 /* The array forms (repdl_exp_array_f32, repdl_log_array_f32, ...): one
