@@ -429,7 +429,10 @@ REPDL_FN void repdl__fsqrt_n(float *p, size_t n)
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(p + i, _mm256_sqrt_ps(_mm256_loadu_ps(p + i)));
 #endif
     for (; i + 4 <= n; i += 4) _mm_storeu_ps(p + i, _mm_sqrt_ps(_mm_loadu_ps(p + i)));
-    for (; i < n; i++) p[i] = repdl__fsqrt(p[i]);
+    /* the last n % 4 one by one; counted down from n - i (< 4), so that
+       gcc -O3 does not warn about the loop's trip count when n is a known
+       constant (-Waggressive-loop-optimizations) */
+    for (n -= i, p += i; n > 0; n--, p++) *p = repdl__fsqrt(*p);
 }
 #else
 REPDL_FN void repdl__fsqrt_n(float *p, size_t n)

@@ -49,8 +49,26 @@ REPDL_API float repdl_sqrt_f32(float x)
    NULL) does nothing. */
 REPDL_API void repdl_sqrt_array_f32(size_t n, const float *x, float *out)
 {
+#if REPDL__FSQRT_VEC
     size_t k;
     for (k = 0; k < n; k++) out[k] = repdl_sqrt_f32(x[k]);
+#else
+    /* The scalar form's square root is inline assembly, which no loop
+       vectorizes: copy, take every square root with config.h's
+       repdl__fsqrt_n (sqrtps: the same IEEE square root, 4 or 8 at a
+       time), then canonicalize.  The same bits as repdl_sqrt_f32: for
+       x >= 0 (-0 and +inf included) sqrt(x) is a number, returned as is;
+       for x < 0 and NaN the instruction gives a NaN (s != s), which the
+       scalar form answers with the canonical NaN, and so does the select
+       below (a loop that vectorizes).  In place (out == x) the copy is
+       skipped. */
+    size_t k;
+    if (n == 0) return;
+    if (out != x)
+        for (k = 0; k < n; k++) out[k] = x[k];
+    repdl__fsqrt_n(out, n);
+    for (k = 0; k < n; k++) out[k] = repdl__fne(out[k], out[k]) ? repdl__nanf() : out[k];
+#endif
 }
 
 REPDL_END_CODE
