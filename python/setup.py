@@ -41,13 +41,14 @@ csrc = os.path.join(here, 'repdl', 'csrc')
 
 # -ffp-contract=off: the few formulas of the extension itself are never
 # fused into FMAs (the headers keep their own order whatever the flags,
-# config.h).  -O3, not Python's -O2: gcc 12 at -O2 vectorizes only loops
+# config.h).  -fopenmp: at::parallel_for (the elementwise ops) runs its
+# ranges on torch's OpenMP threads only in code compiled with it.  -O3, not Python's -O2: gcc 12 at -O2 vectorizes only loops
 # that need no run-time alias check, so the array loops of the headers
 # (whose output may be the input: in place is allowed) stay scalar and
 # branchy there; relu on 2^20 random-sign floats took 5.4 ms at -O2 and
 # 0.18 ms at -O3 (docs/bench-python.md).  The bits are the same at every
 # optimisation level (the headers' claim, tested by the build matrix).
-CXX_ARGS = ['-O3', '-ffp-contract=off', '-fno-fast-math']
+CXX_ARGS = ['-O3', '-ffp-contract=off', '-fno-fast-math', '-fopenmp']
 
 
 def find_nvcc():
@@ -174,7 +175,7 @@ def extension():
     if not cuda_wanted(nvcc):
         VARIANT = 'cpu'
         return CppExtension('repdl._C', ['repdl/csrc/repdl_ext.cpp'], include_dirs=[include],
-                            extra_compile_args=CXX_ARGS, extra_link_args=['-pthread'])
+                            extra_compile_args=CXX_ARGS, extra_link_args=['-pthread', '-fopenmp'])
     torch_cuda = torch.version.cuda is not None
     archs = sm_archs()
     cmd = nvcc_command(nvcc, archs)
@@ -188,7 +189,7 @@ def extension():
     ext = make('repdl._C', ['repdl/csrc/repdl_ext.cpp', 'repdl/csrc/cuda_ops.cpp'],
                include_dirs=[include], define_macros=macros, extra_compile_args=CXX_ARGS,
                library_dirs=[lib], libraries=['cudart'],
-               extra_link_args=['-pthread', '-Wl,-rpath,' + lib])
+               extra_link_args=['-pthread', '-fopenmp', '-Wl,-rpath,' + lib])
     # every launcher source of the library (cuda/meson.build's
     # repdl_cuda_srcs), and the extension's own device code
     ext.repdl_cuda_sources = sorted(glob.glob(os.path.join(root, 'cuda', '*.cu'))) + \

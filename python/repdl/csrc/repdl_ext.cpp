@@ -73,23 +73,44 @@ int threads() { return at::get_num_threads(); }
 
 // ---- Elementwise ----
 
+// Elementwise work over torch's intra-op threads (at::parallel_for,
+// torch.set_num_threads): every output element depends on its own inputs
+// only, so any cut into contiguous ranges gives the same bits.  Ranges of
+// at least kElementGrain elements (below that, one call: no thread start).
+constexpr int64_t kElementGrain = 1 << 15;
+
+template <class F>
+void elementwise(int64_t n, F &&f)
+{
+    at::parallel_for(0, n, kElementGrain, [&](int64_t b, int64_t e) { f(usz(b), usz(e - b)); });
+}
+
+using unary_fn = void (*)(size_t, const float *, float *);
+using unary_bwd_fn = void (*)(size_t, const float *, const float *, float *);
+
+unary_fn unary_lookup(const std::string &op)
+{
+    if (op == "exp") return repdl_exp_array_f32;
+    if (op == "log") return repdl_log_array_f32;
+    if (op == "tanh") return repdl_tanh_array_f32;
+    if (op == "sqrt") return repdl_sqrt_array_f32;
+    if (op == "sigmoid") return repdl_sigmoid_array_f32;
+    if (op == "relu") return repdl_relu_array_f32;
+    if (op == "gelu") return repdl_gelu_array_f32;
+    if (op == "gelu_tanh") return repdl_gelu_tanh_array_f32;
+    if (op == "silu") return repdl_silu_array_f32;
+    if (op == "softplus") return repdl_softplus_array_f32;
+    TORCH_CHECK(false, "repdl: unknown unary op ", op);
+    return nullptr;
+}
+
 Tensor unary(const std::string &op, const Tensor &x)
 {
     const float *px = cp(x, "input");
+    unary_fn f = unary_lookup(op);
     Tensor y = empty_like_f32(x);
     float *py = y.data_ptr<float>();
-    size_t n = usz(x.numel());
-    if (op == "exp") repdl_exp_array_f32(n, px, py);
-    else if (op == "log") repdl_log_array_f32(n, px, py);
-    else if (op == "tanh") repdl_tanh_array_f32(n, px, py);
-    else if (op == "sqrt") repdl_sqrt_array_f32(n, px, py);
-    else if (op == "sigmoid") repdl_sigmoid_array_f32(n, px, py);
-    else if (op == "relu") repdl_relu_array_f32(n, px, py);
-    else if (op == "gelu") repdl_gelu_array_f32(n, px, py);
-    else if (op == "gelu_tanh") repdl_gelu_tanh_array_f32(n, px, py);
-    else if (op == "silu") repdl_silu_array_f32(n, px, py);
-    else if (op == "softplus") repdl_softplus_array_f32(n, px, py);
-    else TORCH_CHECK(false, "repdl: unknown unary op ", op);
+    elementwise(x.numel(), [&](size_t b, size_t m) { f(m, px + b, py + b); });
     return y;
 }
 
@@ -105,21 +126,26 @@ Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, c
     TORCH_CHECK(x.numel() == y.numel() && x.numel() == dy.numel(), "repdl: backward shapes differ");
     Tensor dx = empty_like_f32(x);
     float *pd = dx.data_ptr<float>();
-    size_t n = usz(x.numel()), i;
-    if (op == "exp") repdl_mul_f32(n, pg, py, pd);
-    else if (op == "log")
-        for (i = 0; i < n; i++) pd[i] = repdl_py__log_backward(px[i], pg[i]);
-    else if (op == "tanh")
-        for (i = 0; i < n; i++) pd[i] = repdl_py__tanh_backward(py[i], pg[i]);
-    else if (op == "sqrt")
-        for (i = 0; i < n; i++) pd[i] = repdl_py__sqrt_backward(py[i], pg[i]);
-    else if (op == "sigmoid") repdl_sigmoid_backward_array_f32(n, px, pg, pd);
-    else if (op == "relu") repdl_relu_backward_array_f32(n, px, pg, pd);
-    else if (op == "gelu") repdl_gelu_backward_array_f32(n, px, pg, pd);
-    else if (op == "gelu_tanh") repdl_gelu_tanh_backward_array_f32(n, px, pg, pd);
-    else if (op == "silu") repdl_silu_backward_array_f32(n, px, pg, pd);
-    else if (op == "softplus") repdl_softplus_backward_array_f32(n, px, pg, pd);
-    else TORCH_CHECK(false, "repdl: unknown unary op ", op);
+    unary_bwd_fn f = nullptr;
+    if (op == "sigmoid") f = repdl_sigmoid_backward_array_f32;
+    else if (op == "relu") f = repdl_relu_backward_array_f32;
+    else if (op == "gelu") f = repdl_gelu_backward_array_f32;
+    else if (op == "gelu_tanh") f = repdl_gelu_tanh_backward_array_f32;
+    else if (op == "silu") f = repdl_silu_backward_array_f32;
+    else if (op == "softplus") f = repdl_softplus_backward_array_f32;
+    else TORCH_CHECK(op == "exp" || op == "log" || op == "tanh" || op == "sqrt",
+                     "repdl: unknown unary op ", op);
+    elementwise(x.numel(), [&](size_t b, size_t m) {
+        size_t i;
+        if (f) f(m, px + b, pg + b, pd + b);
+        else if (op == "exp") repdl_mul_f32(m, pg + b, py + b, pd + b);
+        else if (op == "log")
+            for (i = b; i < b + m; i++) pd[i] = repdl_py__log_backward(px[i], pg[i]);
+        else if (op == "tanh")
+            for (i = b; i < b + m; i++) pd[i] = repdl_py__tanh_backward(py[i], pg[i]);
+        else
+            for (i = b; i < b + m; i++) pd[i] = repdl_py__sqrt_backward(py[i], pg[i]);
+    });
     return dx;
 }
 
