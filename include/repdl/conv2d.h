@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* repdl/conv2d.h: reproducible 2-D convolution (NCHW, groups = 1), forward
-   and backward, as im2col + the canonical matrix product of gemm.h.
+   and backward, on the micro-kernel of gemm.h: the forward of stride-1
+   layers reads the (zero-padded) input planes directly (B operand at
+   offsets, "Forward" below), other layers and the backward go through
+   im2col + the canonical matrix product.  conv2d_threads.h splits both
+   across threads, same bits.
 
    Shapes: x [n][c][h][w], w [oc][c][kh][kw], b [oc], y [n][oc][oh][ow] with
      oh = (h + 2 pad_h - dil_h (kh - 1) - 1) / stride_h + 1   (0 if negative)
@@ -33,7 +37,9 @@
 
    Return value: 0 done; -1 bad argument (s NULL, a stride, dilation or
    kernel size of 0, a NULL array that would be read or written); -2 out of
-   memory (the im2col scratch: forward CK x P floats, backward (CK + OC) x P
+   memory (the direct forward: the padded image c (h + 2 ph) (w + 2 pw), the
+   packed filters and OC rows of the padded-width output; the im2col
+   scratch: forward CK x P floats, backward (CK + OC) x P
    floats per image of a batch of images (REPDL_CONV_BATCH_FLOATS), and
    for n > REPDL_MICROBATCH the tree's pending dw and db vectors, malloc;
    the outputs are then unspecified).  Outputs are overwritten, never
