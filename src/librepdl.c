@@ -13,3 +13,4 @@
 #include <repdl/reduce_threads.h>
 #include <repdl/reduce_units.h>
 #include <repdl/gemm_threads.h>
+#include <repdl/conv2d_threads.h>

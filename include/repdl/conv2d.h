@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* repdl/conv2d.h: reproducible 2-D convolution (NCHW, groups = 1), forward
-   and backward, as im2col + the canonical matrix product of gemm.h.
+   and backward, on the micro-kernel of gemm.h: the forward of stride-1
+   layers reads the (zero-padded) input planes directly (B operand at
+   offsets, "Forward" below), other layers and the backward go through
+   im2col + the canonical matrix product.  conv2d_threads.h splits both
+   across threads, same bits.
 
    Shapes: x [n][c][h][w], w [oc][c][kh][kw], b [oc], y [n][oc][oh][ow] with
      oh = (h + 2 pad_h - dil_h (kh - 1) - 1) / stride_h + 1   (0 if negative)
@@ -33,7 +37,9 @@
 
    Return value: 0 done; -1 bad argument (s NULL, a stride, dilation or
    kernel size of 0, a NULL array that would be read or written); -2 out of
-   memory (the im2col scratch: forward CK x P floats, backward (CK + OC) x P
+   memory (the direct forward: the padded image c (h + 2 ph) (w + 2 pw), the
+   packed filters and OC rows of the padded-width output; the im2col
+   scratch: forward CK x P floats, backward (CK + OC) x P
    floats per image of a batch of images (REPDL_CONV_BATCH_FLOATS), and
    for n > REPDL_MICROBATCH the tree's pending dw and db vectors, malloc;
    the outputs are then unspecified).  Outputs are overwritten, never
@@ -214,8 +220,158 @@ REPDL_FN float *repdl__conv_alloc(size_t n)
     return (float *)malloc((n ? n : 1) * sizeof(float)); /* malloc(0) may be NULL */
 }
 
+/* ---- Forward ----
+   Direct form (stride 1 in both dimensions, the output at least half as
+   wide as the padded input): no im2col matrix.  The image is copied once
+   into a zero-padded plane xp [c][Hp][Wp] (Hp = h + 2 ph, Wp = w + 2 pw)
+   so that every tap is a plain read:
+     x_tap(kidx, p, q) = xp[ci][p + r dh][q + s dw] = xp[j + off[kidx]]
+   with j = p Wp + q and off[kidx] = (ci Hp + r dh) Wp + s dw.  The outputs
+   are computed on the flattened grid j in [0, oh Wp) (the columns q >= ow
+   of each row are computed and dropped), nr consecutive j at a time: for
+   the tile at j0, step kidx of every chain reads the nr floats at
+   xp + j0 + off[kidx], which is the micro-kernel of gemm.h with B taken at
+   an offset (repdl__gemm_ukr_boff) and A the filters packed in panels of
+   MR output channels.  The chain of y[o][p][q] is the same as im2col +
+   gemm's: from b[o] (or -0), fma(w[o][kidx], x_tap, acc) for kidx
+   ascending (padding taps read the +0 of xp), in panels of about KC steps
+   whose partial chains wait in a scratch row (continued, never restarted),
+   canonical NaN at the end.  Other shapes (strides, very wide padding)
+   use im2col + the gemm core: the same chains. */
+REPDL_FN int repdl__conv_direct_ok(const repdl_conv2d_shape *s, size_t ow)
+{
+    size_t t = s->c, wp = s->w + 2 * s->pad_w; /* fits: repdl__conv2d_check */
+    /* the padded planes must fit in size_t (with slack) */
+    if (repdl__size_mul(&t, s->h + 2 * s->pad_h) || repdl__size_mul(&t, wp) ||
+        repdl__size_add(&t, wp + REPDL__GEMM_NRMAX))
+        return 0;
+    return s->stride_h == 1 && s->stride_w == 1 && ow >= wp - ow;
+}
+
+/* Output channels [o0, o1) of every image of s (y has the layout of the
+   whole output: image stride oc P); x, w, y as repdl_conv2d_forward_f32,
+   checked by the caller (n, oc, P >= 1).  Returns 0 or REPDL_ERR_NOMEM. */
+REPDL_FN repdl_status repdl__conv2d_forward_part_f32(const repdl_conv2d_shape *s, size_t o0,
+                                                    size_t o1, const float *x, const float *w,
+                                                    const float *b, float *y)
+{
+    size_t oh = repdl_conv2d_out_h(s), ow = repdl_conv2d_out_w(s);
+    size_t P = oh * ow, CK = s->c * s->kh * s->kw, in_sz = s->c * s->h * s->w;
+    size_t OC = s->oc, img;
+    if (!repdl__conv_direct_ok(s, ow) || CK == 0) {
+        float *col = repdl__conv_alloc(CK * P);
+        if (!col) return REPDL_ERR_NOMEM;
+        for (img = 0; img < s->n; img++) {
+            repdl__im2col_f32(s, oh, ow, REPDL__OFFSET(x, img * in_sz), col);
+            repdl__gemm_core_f32(0, 0, o1 - o0, P, CK, REPDL__OFFSET(w, o0 * CK), CK, col, P, NULL,
+                                 b ? b + o0 : NULL, 0, 1.0f, 0.0f, y + img * OC * P + o0 * P, P);
+        }
+        free(col);
+        return REPDL_OK;
+    }
+    {
+        const size_t MR = REPDL__GEMM_MR;
+        int isa = repdl__gemm_isa();
+        size_t nr = (size_t)repdl__gemm_nr(isa);
+        size_t Hp = s->h + 2 * s->pad_h, Wp = s->w + 2 * s->pad_w, plane = Hp * Wp;
+        size_t KK = s->kh * s->kw, L = oh * Wp, Lr = (L + nr - 1) / nr * nr;
+        size_t M = o1 - o0, Mp = (M + MR - 1) / MR * MR;
+        /* channels per K panel: about REPDL_GEMM_KC steps (whole channels) */
+        size_t cpb = REPDL_GEMM_KC / KK ? REPDL_GEMM_KC / KK : 1;
+        size_t nxp = s->c * plane + Wp + nr; /* the last tile reads < c Hp Wp + Wp + nr - 1 */
+        size_t ci, r, q, p, o, k, i0, j0, c0, i;
+        float *xp = repdl__conv_alloc(nxp), *wp = repdl__conv_alloc(Mp * CK);
+        float *yb = repdl__conv_alloc(Mp * Lr);
+        size_t *off = (size_t *)malloc(CK * sizeof(size_t));
+        float init[REPDL__GEMM_MR * REPDL__GEMM_NRMAX];
+        repdl__gemm_tile t;
+        if (!xp || !wp || !yb || !off) {
+            free(xp);
+            free(wp);
+            free(yb);
+            free(off);
+            return REPDL_ERR_NOMEM;
+        }
+        for (ci = 0; ci < s->c; ci++)
+            for (r = 0; r < s->kh; r++)
+                for (q = 0; q < s->kw; q++)
+                    off[(ci * s->kh + r) * s->kw + q] = (ci * Hp + r * s->dil_h) * Wp + q * s->dil_w;
+        /* the filters of [o0, o1) in panels of MR rows, k-major; rows past o1 are 0 */
+        for (i0 = 0; i0 < Mp; i0 += MR)
+            for (k = 0; k < CK; k++)
+                for (i = 0; i < MR; i++)
+                    wp[i0 * CK + k * MR + i] = i0 + i < M ? w[(o0 + i0 + i) * CK + k] : 0.0f;
+        for (i = 0; i < nxp; i++) xp[i] = 0.0f; /* padding and slack stay +0 */
+        t.cold = NULL;
+        t.ldc = 0;
+        t.alpha = 1.0f;
+        t.beta = 0.0f;
+        for (img = 0; img < s->n; img++) {
+            const float *xi = REPDL__OFFSET(x, img * in_sz);
+            for (ci = 0; ci < s->c && s->w; ci++)
+                for (p = 0; p < s->h; p++)
+                    memcpy(xp + ci * plane + (p + s->pad_h) * Wp + s->pad_w,
+                           xi + (ci * s->h + p) * s->w, s->w * sizeof(float));
+            for (c0 = 0; c0 < s->c; c0 += cpb) {
+                size_t k0 = c0 * KK, kc = (s->c - c0 < cpb ? s->c - c0 : cpb) * KK;
+                int first = c0 == 0, last = k0 + kc == CK;
+                for (j0 = 0; j0 < Lr; j0 += nr)
+                    for (i0 = 0; i0 < M; i0 += MR) {
+                        int rows = (int)(M - i0 < MR ? M - i0 : MR);
+                        float *tile = yb + i0 * Lr + j0;
+                        if (first) {
+                            for (r = 0; r < (size_t)rows; r++)
+                                for (q = 0; q < nr; q++)
+                                    init[r * nr + q] = b ? b[o0 + i0 + r] : -0.0f;
+                            t.in = init;
+                            t.ldi = nr;
+                        } else {
+                            t.in = tile;
+                            t.ldi = Lr;
+                        }
+                        t.out = tile;
+                        t.ldo = Lr;
+                        t.last = last;
+                        repdl__gemm_ukr_boff(isa, rows, kc, wp + i0 * CK + k0 * MR, xp + j0,
+                                             off + k0, &t);
+                    }
+            }
+            for (o = 0; o < M; o++) {
+                float *yo = y + (img * OC + o0 + o) * P;
+                for (p = 0; p < oh; p++)
+                    memcpy(yo + p * ow, yb + o * Lr + p * Wp, ow * sizeof(float));
+            }
+        }
+        free(xp);
+        free(wp);
+        free(yb);
+        free(off);
+        return REPDL_OK;
+    }
+}
+
 REPDL_API repdl_status repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, const float *x,
                                                const float *w, const float *b, float *y)
+{
+    size_t oh, ow, P, CK, in_sz;
+    repdl_status st = repdl__conv2d_check(s);
+    if (st != REPDL_OK) return st;
+    oh = repdl_conv2d_out_h(s);
+    ow = repdl_conv2d_out_w(s);
+    P = oh * ow;
+    CK = s->c * s->kh * s->kw;
+    in_sz = s->c * s->h * s->w;
+    if (s->n == 0 || s->oc == 0 || P == 0) return REPDL_OK;
+    if (!y || (CK && !w) || (CK && in_sz && !x)) return REPDL_ERR_INVALID;
+    return repdl__conv2d_forward_part_f32(s, 0, s->oc, x, w, b, y);
+}
+
+/* The forward of today's releases up to 2026-11: im2col + the gemm core
+   for every shape (the anchor of bench/linalg/bench_conv.c; the same bits
+   as repdl_conv2d_forward_f32). */
+REPDL_FN repdl_status repdl__conv2d_forward_im2col_f32(const repdl_conv2d_shape *s,
+                                                      const float *x, const float *w,
+                                                      const float *b, float *y)
 {
     size_t oh, ow, P, CK, in_sz, img;
     float *col;

@@ -99,9 +99,11 @@ typedef struct repdl__gemm_tile {
 } repdl__gemm_tile;
 
 /* Portable kernel: MR x 16, fixed-size loops over repdl__fmaf (vectorized
-   by compilers where fma is an instruction). */
+   by compilers where fma is an instruction).  off == NULL: b is a packed
+   panel (kc x 16); otherwise step k reads its 16 B values at b + off[k]
+   (the "B at an offset" form of the direct convolution, conv2d.h). */
 REPDL_FN void repdl__ukr_portable(int rows, size_t kc, const float *a, const float *b,
-                                  const repdl__gemm_tile *t)
+                                  const size_t *off, const repdl__gemm_tile *t)
 {
     float c[REPDL__GEMM_MR][16];
     size_t k;
@@ -109,10 +111,10 @@ REPDL_FN void repdl__ukr_portable(int rows, size_t kc, const float *a, const flo
     for (i = 0; i < REPDL__GEMM_MR; i++)
         for (j = 0; j < 16; j++) c[i][j] = i < rows ? t->in[(size_t)i * t->ldi + j] : 0.0f;
     for (k = 0; k < kc; k++) {
+        const float *bk = off ? b + off[k] : b + k * 16;
         for (i = 0; i < REPDL__GEMM_MR; i++)
-            for (j = 0; j < 16; j++) c[i][j] = repdl__fmaf(a[i], b[j], c[i][j]);
+            for (j = 0; j < 16; j++) c[i][j] = repdl__fmaf(a[i], bk[j], c[i][j]);
         a += REPDL__GEMM_MR;
-        b += 16;
     }
     for (i = 0; i < rows; i++)
         for (j = 0; j < 16; j++) {
@@ -134,7 +136,7 @@ REPDL_FN void repdl__ukr_portable(int rows, size_t kc, const float *a, const flo
 
 __attribute__((always_inline, target("avx2,fma"))) static inline void
 repdl__ukr_avx2_body(const int rows, size_t kc, const float *a, const float *b,
-                     const repdl__gemm_tile *t)
+                     const size_t *off, const repdl__gemm_tile *t)
 {
     __m256 z = _mm256_setzero_ps();
     __m256 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z, c40 = z,
@@ -148,7 +150,8 @@ repdl__ukr_avx2_body(const int rows, size_t kc, const float *a, const float *b,
     REPDL__ROWS6(REPDL__LD)
 #undef REPDL__LD
     for (k = 0; k < kc; k++) {
-        __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
+        const float *bk = off ? b + off[k] : b; /* off: a constant NULL or not */
+        __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8), av;
 #define REPDL__FM(i)                                                      \
     if (rows > i) {                                                       \
         av = _mm256_broadcast_ss(a + i);                                  \
@@ -158,7 +161,7 @@ repdl__ukr_avx2_body(const int rows, size_t kc, const float *a, const float *b,
         REPDL__ROWS6(REPDL__FM)
 #undef REPDL__FM
         a += REPDL__GEMM_MR;
-        b += 16;
+        if (!off) b += 16;
     }
     if (t->last) {
         __m256 va = _mm256_set1_ps(t->alpha), vb = _mm256_set1_ps(t->beta);
@@ -190,18 +193,34 @@ __attribute__((target("avx2,fma"))) static inline void
 repdl__ukr_avx2(int rows, size_t kc, const float *a, const float *b, const repdl__gemm_tile *t)
 {
     switch (rows) {
-    case 1: repdl__ukr_avx2_body(1, kc, a, b, t); break;
-    case 2: repdl__ukr_avx2_body(2, kc, a, b, t); break;
-    case 3: repdl__ukr_avx2_body(3, kc, a, b, t); break;
-    case 4: repdl__ukr_avx2_body(4, kc, a, b, t); break;
-    case 5: repdl__ukr_avx2_body(5, kc, a, b, t); break;
-    default: repdl__ukr_avx2_body(6, kc, a, b, t); break;
+    case 1: repdl__ukr_avx2_body(1, kc, a, b, NULL, t); break;
+    case 2: repdl__ukr_avx2_body(2, kc, a, b, NULL, t); break;
+    case 3: repdl__ukr_avx2_body(3, kc, a, b, NULL, t); break;
+    case 4: repdl__ukr_avx2_body(4, kc, a, b, NULL, t); break;
+    case 5: repdl__ukr_avx2_body(5, kc, a, b, NULL, t); break;
+    default: repdl__ukr_avx2_body(6, kc, a, b, NULL, t); break;
+    }
+}
+
+/* The same chains with step k's B values at b + off[k] (conv2d.h's direct
+   forward): only the address of the B loads differs. */
+__attribute__((target("avx2,fma"))) static inline void
+repdl__ukr_avx2_boff(int rows, size_t kc, const float *a, const float *b, const size_t *off,
+                   const repdl__gemm_tile *t)
+{
+    switch (rows) {
+    case 1: repdl__ukr_avx2_body(1, kc, a, b, off, t); break;
+    case 2: repdl__ukr_avx2_body(2, kc, a, b, off, t); break;
+    case 3: repdl__ukr_avx2_body(3, kc, a, b, off, t); break;
+    case 4: repdl__ukr_avx2_body(4, kc, a, b, off, t); break;
+    case 5: repdl__ukr_avx2_body(5, kc, a, b, off, t); break;
+    default: repdl__ukr_avx2_body(6, kc, a, b, off, t); break;
     }
 }
 
 __attribute__((always_inline, target("avx512f"))) static inline void
 repdl__ukr_avx512_body(const int rows, size_t kc, const float *a, const float *b,
-                       const repdl__gemm_tile *t)
+                       const size_t *off, const repdl__gemm_tile *t)
 {
     __m512 z = _mm512_setzero_ps();
     __m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z, c40 = z,
@@ -215,7 +234,8 @@ repdl__ukr_avx512_body(const int rows, size_t kc, const float *a, const float *b
     REPDL__ROWS6(REPDL__LD)
 #undef REPDL__LD
     for (k = 0; k < kc; k++) {
-        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16), av;
+        const float *bk = off ? b + off[k] : b;
+        __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16), av;
 #define REPDL__FM(i)                                                      \
     if (rows > i) {                                                       \
         av = _mm512_set1_ps(a[i]);                                        \
@@ -225,7 +245,7 @@ repdl__ukr_avx512_body(const int rows, size_t kc, const float *a, const float *b
         REPDL__ROWS6(REPDL__FM)
 #undef REPDL__FM
         a += REPDL__GEMM_MR;
-        b += 32;
+        if (!off) b += 32;
     }
     if (t->last) {
         __m512 va = _mm512_set1_ps(t->alpha), vb = _mm512_set1_ps(t->beta);
@@ -257,12 +277,28 @@ __attribute__((target("avx512f"))) static inline void
 repdl__ukr_avx512(int rows, size_t kc, const float *a, const float *b, const repdl__gemm_tile *t)
 {
     switch (rows) {
-    case 1: repdl__ukr_avx512_body(1, kc, a, b, t); break;
-    case 2: repdl__ukr_avx512_body(2, kc, a, b, t); break;
-    case 3: repdl__ukr_avx512_body(3, kc, a, b, t); break;
-    case 4: repdl__ukr_avx512_body(4, kc, a, b, t); break;
-    case 5: repdl__ukr_avx512_body(5, kc, a, b, t); break;
-    default: repdl__ukr_avx512_body(6, kc, a, b, t); break;
+    case 1: repdl__ukr_avx512_body(1, kc, a, b, NULL, t); break;
+    case 2: repdl__ukr_avx512_body(2, kc, a, b, NULL, t); break;
+    case 3: repdl__ukr_avx512_body(3, kc, a, b, NULL, t); break;
+    case 4: repdl__ukr_avx512_body(4, kc, a, b, NULL, t); break;
+    case 5: repdl__ukr_avx512_body(5, kc, a, b, NULL, t); break;
+    default: repdl__ukr_avx512_body(6, kc, a, b, NULL, t); break;
+    }
+}
+
+/* The same chains with step k's B values at b + off[k] (conv2d.h's direct
+   forward): only the address of the B loads differs. */
+__attribute__((target("avx512f"))) static inline void
+repdl__ukr_avx512_boff(int rows, size_t kc, const float *a, const float *b, const size_t *off,
+                   const repdl__gemm_tile *t)
+{
+    switch (rows) {
+    case 1: repdl__ukr_avx512_body(1, kc, a, b, off, t); break;
+    case 2: repdl__ukr_avx512_body(2, kc, a, b, off, t); break;
+    case 3: repdl__ukr_avx512_body(3, kc, a, b, off, t); break;
+    case 4: repdl__ukr_avx512_body(4, kc, a, b, off, t); break;
+    case 5: repdl__ukr_avx512_body(5, kc, a, b, off, t); break;
+    default: repdl__ukr_avx512_body(6, kc, a, b, off, t); break;
     }
 }
 #undef REPDL__ROWS6
@@ -304,7 +340,22 @@ REPDL_FN void repdl__gemm_ukr(int isa, int rows, size_t kc, const float *a, cons
     if (isa == 1) { repdl__ukr_avx2(rows, kc, a, b, t); return; }
 #endif
     (void)isa;
-    repdl__ukr_portable(rows, kc, a, b, t);
+    repdl__ukr_portable(rows, kc, a, b, NULL, t);
+}
+
+/* The micro-kernel with B taken at offsets: step k multiplies the packed
+   A column (a + k MR) by the nr floats at b + off[k] (not packed; any
+   alignment).  Each chain performs the same fused multiply-adds in the same
+   order as repdl__gemm_ukr on a packed panel holding those rows. */
+REPDL_FN void repdl__gemm_ukr_boff(int isa, int rows, size_t kc, const float *a, const float *b,
+                                   const size_t *off, const repdl__gemm_tile *t)
+{
+#if REPDL__GEMM_X86
+    if (isa == 2) { repdl__ukr_avx512_boff(rows, kc, a, b, off, t); return; }
+    if (isa == 1) { repdl__ukr_avx2_boff(rows, kc, a, b, off, t); return; }
+#endif
+    (void)isa;
+    repdl__ukr_portable(rows, kc, a, b, off, t);
 }
 
 #if REPDL__GEMM_X86

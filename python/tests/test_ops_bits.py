@@ -170,6 +170,26 @@ def test_conv2d(clib, n, stride, pad, dil):
     assert_bits(b.grad, db, 'conv db')
 
 
+@pytest.mark.parametrize('threads', [1, 2, 3, 4])
+@pytest.mark.parametrize('n,oc', [(5, 13), (33, 8)])
+def test_conv2d_threads(clib, threads, n, oc):
+    # large enough for conv2d_threads.h to cut the work (above
+    # REPDL_CONV_THREADS_MIN): by channels (n 5: one micro-batch) or by
+    # micro-batch leaves (n 33); the C library's serial form gives the bits
+    torch.set_num_threads(threads)
+    x = data((n, 4, 12, 12), 31, specials=10).requires_grad_()
+    w = data((oc, 4, 3, 3), 32, scale=0.3).requires_grad_()
+    b = data((oc,), 33).requires_grad_()
+    y = ops.conv2d(x, w, b, (1, 1), (1, 1), (1, 1))
+    assert_bits(y, clib.conv2d_forward(t2n(x), t2n(w), t2n(b), (1, 1), (1, 1), (1, 1)), 'conv2d')
+    dy = data(y.shape, 34)
+    y.backward(dy)
+    dx, dw, db = clib.conv2d_backward(t2n(x), t2n(w), t2n(dy), (1, 1), (1, 1), (1, 1))
+    assert_bits(x.grad, dx, 'conv dx')
+    assert_bits(w.grad, dw, 'conv dw')
+    assert_bits(b.grad, db, 'conv db')
+
+
 @pytest.mark.parametrize('k,st,pad', [((2, 2), (2, 2), (0, 0)), ((3, 2), (2, 1), (1, 1))])
 def test_pool(clib, k, st, pad):
     x = data((2, 3, 7, 9), 23, specials=30).requires_grad_()

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <repdl/repdl.h>
+#include <repdl/conv2d_threads.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/reduce_threads.h>
 #include <repdl/reduce_units.h>
@@ -336,7 +337,9 @@ Tensor conv2d_forward(const Tensor &x, const Tensor &w, const c10::optional<Tens
     repdl_conv2d_shape s = conv_shape(x, w, stride, pad, dil);
     Tensor y = empty_f32({x.size(0), w.size(0), (int64_t)repdl_conv2d_out_h(&s),
                           (int64_t)repdl_conv2d_out_w(&s)});
-    ok(repdl_conv2d_forward_f32(&s, px, pw, pb, y.data_ptr<float>()), "repdl_conv2d_forward_f32");
+    // threaded form: the same bits as repdl_conv2d_forward_f32 for every thread count
+    ok(repdl_conv2d_forward_threads_f32(&s, threads(), px, pw, pb, y.data_ptr<float>()),
+       "repdl_conv2d_forward_threads_f32");
     return y;
 }
 
@@ -351,7 +354,9 @@ std::vector<Tensor> conv2d_backward(const Tensor &x, const Tensor &w, const Tens
     if (need_dx) { dx = empty_like_f32(x); pdx = dx.data_ptr<float>(); }
     if (need_dw) { dw = empty_like_f32(w); pdw = dw.data_ptr<float>(); }
     if (need_db) { db = empty_f32({w.size(0)}); pdb = db.data_ptr<float>(); }
-    ok(repdl_conv2d_backward_f32(&s, px, pw, pg, pdx, pdw, pdb), "repdl_conv2d_backward_f32");
+    // threaded form: the same bits as repdl_conv2d_backward_f32 for every thread count
+    ok(repdl_conv2d_backward_threads_f32(&s, threads(), px, pw, pg, pdx, pdw, pdb),
+       "repdl_conv2d_backward_threads_f32");
     return {dx, dw, db};
 }
 
