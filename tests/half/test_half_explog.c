@@ -65,8 +65,8 @@
 #define HX_DR_EXP2_F16 1    /* 0x11c5 */
 #define HX_DR_LOG2_BF16 0
 #define HX_DR_LOG2_F16 0
-#define HX_DR_EXPM1_BF16 -1
-#define HX_DR_EXPM1_F16 -1
+#define HX_DR_EXPM1_BF16 0
+#define HX_DR_EXPM1_F16 1   /* 0x11a8 */
 #define HX_DR_LOG1P_BF16 -1
 #define HX_DR_LOG1P_F16 -1
 
