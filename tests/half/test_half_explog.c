@@ -67,8 +67,8 @@
 #define HX_DR_LOG2_F16 0
 #define HX_DR_EXPM1_BF16 0
 #define HX_DR_EXPM1_F16 1   /* 0x11a8 */
-#define HX_DR_LOG1P_BF16 -1
-#define HX_DR_LOG1P_F16 -1
+#define HX_DR_LOG1P_BF16 0
+#define HX_DR_LOG1P_F16 2   /* 0x1e03 0x9dfd */
 
 static long n_checked, n_fail;
 
