@@ -34,6 +34,23 @@
 #include <repdl/sigmoid.h>
 #define REPDL_REF_HAVE_SIGMOIDF 1
 #endif
+/* exp2, expm1, log2, log1p */
+#if __has_include(<repdl/exp2.h>)
+#include <repdl/exp2.h>
+#define REPDL_REF_HAVE_EXP2F 1
+#endif
+#if __has_include(<repdl/expm1.h>)
+#include <repdl/expm1.h>
+#define REPDL_REF_HAVE_EXPM1F 1
+#endif
+#if __has_include(<repdl/log2.h>)
+#include <repdl/log2.h>
+#define REPDL_REF_HAVE_LOG2F 1
+#endif
+#if __has_include(<repdl/log1p.h>)
+#include <repdl/log1p.h>
+#define REPDL_REF_HAVE_LOG1PF 1
+#endif
 #else
 #include <repdl/exp.h>
 #include <repdl/log.h>
@@ -51,7 +68,8 @@
 #ifndef REPDL_REF_ID_DEFINED
 #define REPDL_REF_ID_DEFINED
 enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF,
-                   REPDL_REF_SIGMOIDF };
+                   REPDL_REF_SIGMOIDF,
+                   REPDL_REF_EXP2F, REPDL_REF_EXPM1F, REPDL_REF_LOG2F, REPDL_REF_LOG1PF };
 #endif
 
 typedef struct repdl_ref_fn {
@@ -96,6 +114,22 @@ REPDL_REF_WRAP(sqrtf, sqrt)
 REPDL_REF_WRAP(sigmoidf, sigmoid)
 REPDL_REF_WRAP_Y(sigmoidf)
 #endif
+#ifdef REPDL_REF_HAVE_EXP2F
+REPDL_REF_WRAP(exp2f, exp2)
+REPDL_REF_WRAP_Y(exp2f)
+#endif
+#ifdef REPDL_REF_HAVE_EXPM1F
+REPDL_REF_WRAP(expm1f, expm1)
+REPDL_REF_WRAP_Y(expm1f)
+#endif
+#ifdef REPDL_REF_HAVE_LOG2F
+REPDL_REF_WRAP(log2f, log2)
+REPDL_REF_WRAP_Y(log2f)
+#endif
+#ifdef REPDL_REF_HAVE_LOG1PF
+REPDL_REF_WRAP(log1pf, log1p)
+REPDL_REF_WRAP_Y(log1pf)
+#endif
 
 static const repdl_ref_fn repdl_ref_fns[] = {
 #ifdef REPDL_REF_HAVE_EXPF
@@ -112,6 +146,18 @@ static const repdl_ref_fn repdl_ref_fns[] = {
 #endif
 #ifdef REPDL_REF_HAVE_SIGMOIDF
     {"sigmoidf", REPDL_REF_SIGMOIDF, repdl_ref_w_sigmoidf, repdl_ref_wa_sigmoidf, repdl_ref_wl_sigmoidf, repdl_ref_wy_sigmoidf, REPDL__SIGMOIDF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_EXP2F
+    {"exp2f", REPDL_REF_EXP2F, repdl_ref_w_exp2f, repdl_ref_wa_exp2f, repdl_ref_wl_exp2f, repdl_ref_wy_exp2f, REPDL__EXP2F_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_EXPM1F
+    {"expm1f", REPDL_REF_EXPM1F, repdl_ref_w_expm1f, repdl_ref_wa_expm1f, repdl_ref_wl_expm1f, repdl_ref_wy_expm1f, REPDL__EXPM1F_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_LOG2F
+    {"log2f", REPDL_REF_LOG2F, repdl_ref_w_log2f, repdl_ref_wa_log2f, repdl_ref_wl_log2f, repdl_ref_wy_log2f, REPDL__LOG2F_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_LOG1PF
+    {"log1pf", REPDL_REF_LOG1PF, repdl_ref_w_log1pf, repdl_ref_wa_log1pf, repdl_ref_wl_log1pf, repdl_ref_wy_log1pf, REPDL__LOG1PF_ERR},
 #endif
     {NULL, REPDL_REF_EXPF, NULL, NULL, NULL, NULL, 0.0}
 };

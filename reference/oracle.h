@@ -31,7 +31,8 @@
 #ifndef REPDL_REF_ID_DEFINED
 #define REPDL_REF_ID_DEFINED
 enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF,
-                   REPDL_REF_SIGMOIDF };
+                   REPDL_REF_SIGMOIDF,
+                   REPDL_REF_EXP2F, REPDL_REF_EXPM1F, REPDL_REF_LOG2F, REPDL_REF_LOG1PF };
 #endif
 
 #define REPDL_ORACLE_MARGIN 0x1p-45
@@ -44,6 +45,10 @@ static inline uint32_t repdl_oracle_mpfr(enum repdl_ref_id id, float x)
     case REPDL_REF_LOGF: r = repdl_ref_logf(x); break;
     case REPDL_REF_TANHF: r = repdl_ref_tanhf(x); break;
     case REPDL_REF_SIGMOIDF: r = repdl_ref_sigmoidf(x); break;
+    case REPDL_REF_EXP2F: r = repdl_ref_exp2f(x); break;
+    case REPDL_REF_EXPM1F: r = repdl_ref_expm1f(x); break;
+    case REPDL_REF_LOG2F: r = repdl_ref_log2f(x); break;
+    case REPDL_REF_LOG1PF: r = repdl_ref_log1pf(x); break;
     default: r = repdl_ref_sqrtf(x); break;
     }
     return repdl__asuint(r);
@@ -68,7 +73,28 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
        |d/sigma - 1| < 2^-52 + 2^-52 = 2^-51, the bound assumed above. */
     if (id == REPDL_REF_SIGMOIDF && x >= 17.5f) return 0x3f800000u;
     if (id == REPDL_REF_SIGMOIDF && x <= -104.0f) return 0x00000000u;
+    /* exp2, expm1, log2, log1p: glibc documents (libm-test-ulps of
+       x86_64) at most 1 ulp for exp2, expm1 and log1p and 2 ulps for log2
+       in binary64: the bound above holds, d being a normal double for
+       every binary32 argument (|f| >= 2^-150 or f = 0).  Decided by the
+       definition:
+         exp2:  x >= 128: 2^x >= 2^128 > FLT_MAX + ulp/2: +inf;
+                x <= -150: 2^x <= 2^-150 (half the smallest subnormal; a
+                tie at -150, to even): +0;
+         expm1: x >= 89: e^89 - 1 > 4.4e38: +inf;
+                x <= -18: -1 < expm1(x) < -1 + e^-18 < -1 + 2^-25: -1;
+         log2, log1p: x < 0, resp. x < -1 (-inf included): NaN. */
+    if (id == REPDL_REF_EXP2F && x >= 128.0f) return 0x7f800000u;
+    if (id == REPDL_REF_EXP2F && x <= -150.0f) return 0x00000000u;
+    if (id == REPDL_REF_EXPM1F && x >= 89.0f) return 0x7f800000u;
+    if (id == REPDL_REF_EXPM1F && x <= -18.0f) return 0xbf800000u;
+    if (id == REPDL_REF_LOG2F && ux > 0x80000000u) return REPDL_NAN_BITS;
+    if (id == REPDL_REF_LOG1PF && x < -1.0f) return REPDL_NAN_BITS;
     switch (id) {
+    case REPDL_REF_EXP2F: d = exp2((double)x); break;
+    case REPDL_REF_EXPM1F: d = expm1((double)x); break;
+    case REPDL_REF_LOG2F: d = log2((double)x); break;
+    case REPDL_REF_LOG1PF: d = log1p((double)x); break;
     case REPDL_REF_SIGMOIDF: d = 1.0 / (1.0 + exp(-(double)x)); break;
     case REPDL_REF_EXPF: d = exp((double)x); break;
     case REPDL_REF_LOGF: d = log((double)x); break;

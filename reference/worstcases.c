@@ -4,7 +4,7 @@
 
      worstcases F [--count N] [--threads N] > tests/math/F.wc
 
-   F is expf, logf, tanhf or sqrtf.  Prints the N inputs (default 50) whose
+   F is expf, logf, tanhf, sqrtf, exp2f, expm1f, log2f or log1pf.  Prints the N inputs (default 50) whose
    exact value f(x) lies closest to a rounding midpoint (the middle of two
    consecutive binary32 values, the overflow boundary
    (2 - 2^-24) * 2^127 included), the distance measured in ulps of the
@@ -39,7 +39,10 @@
 
 typedef struct { uint32_t x, want; double dist; } wc_entry;
 
-static const char *const wc_names[] = {"expf", "logf", "tanhf", "sqrtf"};
+/* indexed by enum repdl_ref_id; NULL: not supported (no glibc function) */
+static const char *const wc_names[] = {"expf", "logf", "tanhf", "sqrtf", NULL,
+                                       "exp2f", "expm1f", "log2f", "log1pf"};
+#define WC_NFN ((int)(sizeof wc_names / sizeof wc_names[0]))
 static enum repdl_ref_id g_id;
 static uint64_t g_next;
 #define CHUNK (1u << 20)
@@ -52,6 +55,10 @@ static double wc_double(enum repdl_ref_id id, double x)
     case REPDL_REF_EXPF: return exp(x);
     case REPDL_REF_LOGF: return log(x);
     case REPDL_REF_TANHF: return tanh(x);
+    case REPDL_REF_EXP2F: return exp2(x);
+    case REPDL_REF_EXPM1F: return expm1(x);
+    case REPDL_REF_LOG2F: return log2(x);
+    case REPDL_REF_LOG1PF: return log1p(x);
     default: return sqrt(x);
     }
 }
@@ -120,6 +127,10 @@ static double wc_refine(enum repdl_ref_id id, float x, float r)
     case REPDL_REF_EXPF: mpfr_exp(f, f, MPFR_RNDN); break;
     case REPDL_REF_LOGF: mpfr_log(f, f, MPFR_RNDN); break;
     case REPDL_REF_TANHF: mpfr_tanh(f, f, MPFR_RNDN); break;
+    case REPDL_REF_EXP2F: mpfr_exp2(f, f, MPFR_RNDN); break;
+    case REPDL_REF_EXPM1F: mpfr_expm1(f, f, MPFR_RNDN); break;
+    case REPDL_REF_LOG2F: mpfr_log2(f, f, MPFR_RNDN); break;
+    case REPDL_REF_LOG1PF: mpfr_log1p(f, f, MPFR_RNDN); break;
     default: mpfr_sqrt(f, f, MPFR_RNDN); break;
     }
     k = wc_midpoints(r, m, sp);
@@ -172,10 +183,10 @@ int main(int argc, char **argv)
         else if (argv[a][0] != '-' && !name) name = argv[a];
         else name = NULL, a = argc;
     }
-    for (k = 0; name && k < 4; k++)
-        if (strcmp(name, wc_names[k]) == 0) { g_id = (enum repdl_ref_id)k; found = 1; }
+    for (k = 0; name && k < (size_t)WC_NFN; k++)
+        if (wc_names[k] && strcmp(name, wc_names[k]) == 0) { g_id = (enum repdl_ref_id)k; found = 1; }
     if (!found || count < 1) {
-        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf)\n");
+        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf exp2f expm1f log2f log1pf)\n");
         return 2;
     }
     if (nthreads < 1) nthreads = 1;

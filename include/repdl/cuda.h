@@ -74,6 +74,10 @@ int repdl_cuda_exp_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_log_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_tanh_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_sqrt_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_exp2_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_log2_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_expm1_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_log1p_array_f32(size_t n, const float *x, float *y, void *stream);
 
 /* The list of map functions, for code that wants to iterate over them:
    X(name) for each repdl_name above.  Adding a function to repdl's CUDA
@@ -84,7 +88,11 @@ int repdl_cuda_sqrt_array_f32(size_t n, const float *x, float *y, void *stream);
     X(exp)                          \
     X(log)                          \
     X(tanh)                         \
-    X(sqrt)
+    X(sqrt)                         \
+    X(exp2)                         \
+    X(log2)                         \
+    X(expm1)                        \
+    X(log1p)
 
 /* The same maps over bfloat16 and float16 bit patterns (include/repdl/
    half_math.h, docs/functions/half.md): y[i] = repdl_exp_bf16(x[i]), ...,
@@ -101,6 +109,14 @@ int repdl_cuda_sqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *s
 int repdl_cuda_sqrt_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_sigmoid_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_exp2_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_exp2_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_log2_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_log2_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_expm1_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_expm1_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_log1p_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_log1p_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 
 /* X(name) for each 16-bit map above (both formats; generated in
    cuda/math.cu). */
@@ -109,7 +125,11 @@ int repdl_cuda_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *y, void 
     X(log)                             \
     X(tanh)                            \
     X(sqrt)                            \
-    X(sigmoid)
+    X(sigmoid)                         \
+    X(exp2)                            \
+    X(log2)                            \
+    X(expm1)                           \
+    X(log1p)
 
 /* ---- Canonical reductions (docs/canonical-order.md) ----
    *out = repdl_sum_f32(n, x) / repdl_dot_f32(n, x, y), bit for bit, written

@@ -10,7 +10,8 @@
    `static inline`, and under nvcc also __host__ __device__.  No library to
    link.  Contents:
 
-     repdl_exp_f32, repdl_log_f32, repdl_tanh_f32, repdl_sqrt_f32
+     repdl_exp_f32, repdl_log_f32, repdl_tanh_f32, repdl_sqrt_f32,
+     repdl_exp2_f32, repdl_log2_f32, repdl_expm1_f32, repdl_log1p_f32
          correctly rounded binary32 functions (docs/math.md);
      repdl_f32_to_bf16, repdl_exp_bf16, repdl_exp_f16, ...
          bfloat16 and float16 conversions and functions, correctly
@@ -33,6 +34,10 @@
 #include "log.h"
 #include "sqrt.h"
 #include "sigmoid.h"
+#include "exp2.h"
+#include "log2.h"
+#include "expm1.h"
+#include "log1p.h"
 /* bfloat16 and float16: conversions, the elementary functions */
 #include "half.h"
 #include "half_math.h"

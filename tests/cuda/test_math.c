@@ -20,6 +20,10 @@
 #include <repdl/log.h>
 #include <repdl/sqrt.h>
 #include <repdl/tanh.h>
+#include <repdl/exp2.h>
+#include <repdl/log2.h>
+#include <repdl/expm1.h>
+#include <repdl/log1p.h>
 
 #include <time.h>
 
