@@ -7,7 +7,8 @@
 #   scripts/test.sh              what CI runs: the quick suite, the CI subset
 #                                of the matrix (suite matrix) and the
 #                                exhaustive suite (all 2^32 inputs of every
-#                                function in four builds), but not the full
+#                                function in one build, samples in three
+#                                more), but not the full
 #                                matrix (suite matrix-full, ~25 min more)
 #   scripts/test.sh quick        one or more suites by name (quick: minutes;
 #                                "sanitize": the ASan+UBSan build's quick suite)
