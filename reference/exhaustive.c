@@ -126,7 +126,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]\n"
                     "                  [--threads N] [--max-print N] [--no-array]\n"
-                    "  F: expf logf tanhf sqrtf sigmoidf; LO, HI: input bits in hex, inclusive\n");
+                    "  F: expf logf tanhf sqrtf sigmoidf erff siluf softplusf geluf gelu_tanhf; LO, HI: input bits in hex, inclusive\n");
     return 2;
 }
 
@@ -169,9 +169,11 @@ int main(int argc, char **argv)
     }
     if (!g_name) return usage();
     {
-        static const char *const ids[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf"};
+        static const char *const ids[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf",
+                                           /* issue 17, activations (h17-act) */
+                                           "erff", "siluf", "softplusf", "geluf", "gelu_tanhf"};
         int k, known = 0;
-        for (k = 0; k < 5; k++)
+        for (k = 0; k < (int)(sizeof ids / sizeof ids[0]); k++)
             if (strcmp(g_name, ids[k]) == 0) { g_fn_id = (enum repdl_ref_id)k; known = 1; }
         if (!known) return usage();
     }

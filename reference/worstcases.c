@@ -39,7 +39,9 @@
 
 typedef struct { uint32_t x, want; double dist; } wc_entry;
 
-static const char *const wc_names[] = {"expf", "logf", "tanhf", "sqrtf"};
+static const char *const wc_names[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf",
+                                        /* issue 17, activations (h17-act) */
+                                        "erff", "siluf", "softplusf"};
 static enum repdl_ref_id g_id;
 static uint64_t g_next;
 #define CHUNK (1u << 20)
@@ -52,6 +54,11 @@ static double wc_double(enum repdl_ref_id id, double x)
     case REPDL_REF_EXPF: return exp(x);
     case REPDL_REF_LOGF: return log(x);
     case REPDL_REF_TANHF: return tanh(x);
+    /* issue 17, activations (h17-act): glibc's erf, exp and log1p, 1 ulp
+       each (reference/oracle.h): within 2^-51 of f */
+    case REPDL_REF_ERFF: return erf(x);
+    case REPDL_REF_SILUF: return x / (1.0 + exp(-x));
+    case REPDL_REF_SOFTPLUSF: return log1p(exp(x));
     default: return sqrt(x);
     }
 }
@@ -120,6 +127,12 @@ static double wc_refine(enum repdl_ref_id id, float x, float r)
     case REPDL_REF_EXPF: mpfr_exp(f, f, MPFR_RNDN); break;
     case REPDL_REF_LOGF: mpfr_log(f, f, MPFR_RNDN); break;
     case REPDL_REF_TANHF: mpfr_tanh(f, f, MPFR_RNDN); break;
+    /* issue 17, activations (h17-act): a few roundings at 160 bits */
+    case REPDL_REF_ERFF: mpfr_erf(f, f, MPFR_RNDN); break;
+    case REPDL_REF_SILUF:
+        mpfr_neg(t, f, MPFR_RNDN); mpfr_exp(t, t, MPFR_RNDN); mpfr_add_ui(t, t, 1, MPFR_RNDN);
+        mpfr_div(f, f, t, MPFR_RNDN); break;
+    case REPDL_REF_SOFTPLUSF: mpfr_exp(f, f, MPFR_RNDN); mpfr_log1p(f, f, MPFR_RNDN); break;
     default: mpfr_sqrt(f, f, MPFR_RNDN); break;
     }
     k = wc_midpoints(r, m, sp);
@@ -172,10 +185,10 @@ int main(int argc, char **argv)
         else if (argv[a][0] != '-' && !name) name = argv[a];
         else name = NULL, a = argc;
     }
-    for (k = 0; name && k < 4; k++)
-        if (strcmp(name, wc_names[k]) == 0) { g_id = (enum repdl_ref_id)k; found = 1; }
+    for (k = 0; name && k < (int)(sizeof wc_names / sizeof wc_names[0]); k++)
+        if (k != REPDL_REF_SIGMOIDF && strcmp(name, wc_names[k]) == 0)   /* no sigmoid screen here */ { g_id = (enum repdl_ref_id)k; found = 1; }
     if (!found || count < 1) {
-        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf)\n");
+        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf erff siluf softplusf)\n");
         return 2;
     }
     if (nthreads < 1) nthreads = 1;

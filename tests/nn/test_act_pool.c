@@ -7,9 +7,10 @@
           +-FLT_MAX), each side of every threshold of the definitions, a
           uniform sample of all 2^32 bit patterns (step 65537), with random
           dy (every class);
-        - sigmoid (correctly rounded), relu, silu, gelu_tanh and every
-          backward but gelu's: bit equality with act_pool_ref.c;
-        - gelu, softplus, and gelu's g = gelu'(x): bit equality with the
+        - sigmoid, silu, softplus, gelu, gelu_tanh (correctly rounded),
+          relu and every backward but gelu's: bit equality with
+          act_pool_ref.c (MPFR for the correctly rounded ones);
+        - gelu's g = gelu'(x): bit equality with the
           MPFR value wherever that lies more than 2^-40 (relative) from a
           binary32 rounding boundary (repdl's error is < 2^-44), within one
           ulp elsewhere (counted);
