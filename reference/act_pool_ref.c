@@ -17,7 +17,6 @@
 #include "act_pool_ref.h"
 #include "mpfr_ref.h"   /* the correctly rounded silu and softplus (Ziv loops) */
 
-static uint32_t fu(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
 static float uf(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 static float canon(float x) { return x != x ? uf(0x7fc00000u) : x; }
 

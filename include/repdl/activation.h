@@ -10,20 +10,26 @@
    for F in relu, sigmoid, silu, gelu (erf form), gelu_tanh, softplus.
    Every NaN output is the canonical 0x7fc00000.
 
-   Accuracy (docs/nn-act-pool.md):
-     sigmoid            correctly rounded (sigmoid.h, all 2^32 inputs proven);
-     relu               exact;
-     silu, gelu_tanh,   reproducible, not correctly rounded: the float
-     softplus backward, operation sequences written below, built on the
-     all backward        correctly rounded sigmoid;
-     gelu, softplus     reproducible, not correctly rounded: evaluated in
-                        double (relative error < 2^-44 before the final
-                        rounding, measured by reference/gen/nn_act.py;
-                        gelu's backward factor near its zero x = -0.7518:
-                        absolute error about 2^-52), rounded once.
+   Accuracy (docs/nn-act-pool.md, docs/functions/):
+     sigmoid, silu,      correctly rounded functions of one binary32
+     softplus, gelu      argument (sigmoid.h and below: a double
+     (erf form),         approximation with a proven error bound, the
+     gelu_tanh           rounding test of detail/cr.h, MPFR hard-case
+                         tables; all 2^32 inputs compared with MPFR);
+                         gelu_tanh with the exact constants sqrt(2/pi)
+                         and 0.044715;
+     relu                exact;
+     every backward      reproducible, not correctly rounded: the
+                         documented compositions below, built on the
+                         correctly rounded sigmoid (gelu's in double,
+                         relative error < 2^-44 before its final rounding,
+                         measured by reference/gen/nn_act.py; near its
+                         zero x = -0.7518: absolute error about 2^-52).
    Contraction: every product that feeds an addition is behind
    repdl__fkeep / repdl__dkeep, or the sequence says repdl__fmaf (a fused
-   multiply-add that is part of the definition, identical everywhere). */
+   multiply-add that is part of the definition, identical everywhere), or
+   (in the correctly rounded forward passes) the error bound holds fused or
+   not. */
 #ifndef REPDL_ACTIVATION_H
 #define REPDL_ACTIVATION_H
 
@@ -68,7 +74,7 @@ REPDL_API float repdl_sigmoid_backward_f32(float x, float dy)
    test (detail/cr.h): repdl__round_ok_normal(y, 8) where the result is
    normal (x >= -87; |x| >= 2^-60 here), then repdl__round_ok(y, 2^-50);
    the other inputs are in detail/siluf_hard.inc (MPFR).
-   Exactly handled (reference/gen/siluf.py checks the thresholds):
+   Exactly handled (reference/gen/act_cr.py checks the thresholds):
      x >= 17.5:            silu(x) = x (1 - d), d = sigma(-x) < e^-17.5 <
                            2^-25: rounds to x (+inf included);
      x <= -0x1.b2a428p6:   |silu(x)| <= 2^-150 (never equal): -0 (-inf
@@ -195,7 +201,7 @@ REPDL_FN float repdl__gelu_tanh_w(float x, float *x2)
    Algorithm: g(x) = x sigma(w), w = c x + c k x^3, c = 2 sqrt(2/pi),
    k = 0.044715, since 1 + tanh(z) = 2 sigma(2z).  In double:
      w = w_hi + w_lo, |w_hi + w_lo - w| < 2^-66: c = C_H + C_L and
-       c k = K_H + K_L (C_H, K_H of <= 29 bits, reference/gen/gelu_tanhf.py),
+       c k = K_H + K_L (C_H, K_H of <= 29 bits, reference/gen/act_cr.py),
        x^3 = p1h + p1l + p2 exactly (bit masks split x^2 and x^2's upper
        half times x into pieces of <= 24 bits, so every product below
        with C_H or K_H is exact); the small terms (C_L x, K_H p1l, K_H p2,
@@ -215,7 +221,7 @@ REPDL_FN float repdl__gelu_tanh_w(float x, float *x2)
    Rounding test (detail/cr.h): repdl__round_ok_normal(y, 8) where the
    result is normal (x >= -10), then repdl__round_ok(y, 2^-50); the other
    inputs are in detail/gelu_tanhf_hard.inc.
-   Exactly handled (reference/gen/gelu_tanhf.py finds the thresholds):
+   Exactly handled (reference/gen/act_cr.py finds the thresholds):
      x >= 0x1.43eda8p+2:     sigma(-w) < 2^-25: rounds to x (+inf too);
      x <= -0x1.58aaf4p+3:    |g(x)| <= 2^-150 (never equal): -0 (-inf too);
      |x| < 2^-60:            g(x) = x/2 + c x^2/4 + O(x^4) lies above x/2 by
@@ -412,14 +418,17 @@ REPDL_FN double repdl__gelu_q(double u, double *e)
      e = exp(-u^2/2) (repdl__act_exp below: u^2/2 is exact, |e / exp - 1|
      < 1.9 2^-53), S(u) = Q(u) exp(u^2/2) from 29 polynomials of degree 13
      (reference/gen/geluf.sollya: piece 0 on [0, 1/2) in u, piece i on
-     [i/2, (i+1)/2) in u - (i/2 + 1/4), exact; relative errors < GELU_APPROX);
+     [i/2, (i+1)/2) in u - (i/2 + 1/4), exact; relative errors < 2^-53.18, the rounding of the
+     constant coefficients dominating);
      y = x (e S) or x (1 - e S).  Since Q <= 1/2, 1 - Q carries at most Q's
-     relative error plus one rounding.  |y / gelu(x) - 1| < GELU_EVAL 2^-53
-     on every path (reference/gen/geluf.py: the Horner evaluation bounded in
-     exact rational arithmetic, fused or not).  Rounding test (detail/cr.h):
+     relative error plus one rounding.  S within 4.51 2^-53 (approximation
+     and Horner evaluation, bounded in exact rational arithmetic by
+     reference/gen/act_cr.py), Q = e S within 7.41 2^-53, |y / gelu(x) - 1|
+     < 9.41 2^-53 on every path, fused or not; with the test's 2^-53,
+     10.41 2^-53 < E = 2^-49.  Rounding test (detail/cr.h):
      repdl__round_ok_normal(y, 16) where the result is normal, then
      repdl__round_ok(y, 2^-49); the other inputs in detail/geluf_hard.inc.
-   Exactly handled (reference/gen/geluf.py finds the thresholds):
+   Exactly handled (reference/gen/act_cr.py finds the thresholds):
      x >= 0x1.5ae102p+2:     Q(x) < 2^-25: x (1 - Q) rounds to x (+inf too);
      x <= -0x1.cb64eap+3:    |gelu(x)| = u Q(u) <= 2^-150 (never equal): -0
                              (-inf too);
@@ -429,7 +438,7 @@ REPDL_FN double repdl__gelu_q(double u, double *e)
                              towards +inf rounds correctly; +-0 -> +-0. */
 #define REPDL__GELUF_ERR 1.7763568394002505e-15 /* 0x1p-49 */
 
-/* S's 29 polynomials (degree 0 to 13).  From reference/gen/geluf.py. */
+/* S's 29 polynomials (degree 0 to 13).  From reference/gen/act_cr.py. */
 REPDL_FN const double *repdl__gelu_s_coeffs(uint32_t i)
 {
     static const double C[29][14] = {
@@ -549,12 +558,13 @@ REPDL_API float repdl_gelu_backward_f32(float x, float dy)
      s = e / (2 + e) in (0, 1/3],  atanh(s) ~ s + s w A(w), w = s^2,
    A of degree 9 (Sollya, reference/gen/softplusf.sollya: relative error
    of s + s^3 A(s^2) to atanh(s) < 2^-57.5).  Error (reference/gen/
-   softplusf.py): s within 5 2^-53 (e's 3, scaled by 2/(2 + e) <= 1, and two
+   act_cr.py): s within 5 2^-53 (e's 3, scaled by 2/(2 + e) <= 1, and two
    roundings); atanh amplifies a relative error of s by s/((1 - s^2)
-   atanh(s)) <= 1.09; the correction s w A is < 0.04 s and carries < 5 2^-53
-   of itself; the sum one rounding, the doubling none: |L / log1p(e) - 1| <
-   6.9 2^-53; x + L (x > 0) adds one rounding: |y / softplus(x) - 1| <
-   7.9 2^-53, fused or not.  Rounding test (detail/cr.h):
+   atanh(s)) <= 1.082; the correction s w A is < 0.045 s and carries its
+   Horner error (0.41 2^-53 absolute, bounded in exact rational arithmetic)
+   and three roundings; the sum one rounding, the doubling none:
+   |L / log1p(e) - 1| < 6.65 2^-53; x + L (x > 0) adds one rounding:
+   |y / softplus(x) - 1| < 7.65 2^-53, fused or not.  Rounding test (detail/cr.h):
    repdl__round_ok_normal(y, 16) where the result is normal (x >= -87),
    then repdl__round_ok(y, 2^-49); the other inputs are in
    detail/softplusf_hard.inc (MPFR).
@@ -565,7 +575,7 @@ REPDL_API float repdl_gelu_backward_f32(float x, float dy)
                               values;
      x < -0x1.9fe368p6:       softplus(x) < e^x < 2^-150: +0 (-inf included).
    The backward pass is dy * sigma(x) (below), unchanged. */
-#define REPDL__SOFTPLUSF_ERR 1.7763568394002505e-15 /* 0x1p-49: 8.9 2^-53 rounded up */
+#define REPDL__SOFTPLUSF_ERR 1.7763568394002505e-15 /* 0x1p-49: 8.65 2^-53 rounded up */
 
 /* y ~ softplus(x) for -0x1.9fe368p6 <= x < 16 (no special-case test) */
 REPDL_FN double repdl__softplusf_core(float x)
