@@ -74,6 +74,8 @@ int repdl_cuda_exp_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_log_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_tanh_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_sqrt_array_f32(size_t n, const float *x, float *y, void *stream);
+/* issue 17 (h17-act): y[i] = repdl_erf_f32(x[i]) (include/repdl/erf.h) */
+int repdl_cuda_erf_array_f32(size_t n, const float *x, float *y, void *stream);
 
 /* The list of map functions, for code that wants to iterate over them:
    X(name) for each repdl_name above.  Adding a function to repdl's CUDA
@@ -84,7 +86,8 @@ int repdl_cuda_sqrt_array_f32(size_t n, const float *x, float *y, void *stream);
     X(exp)                          \
     X(log)                          \
     X(tanh)                         \
-    X(sqrt)
+    X(sqrt)                         \
+    X(erf)
 
 /* The same maps over bfloat16 and float16 bit patterns (include/repdl/
    half_math.h, docs/functions/half.md): y[i] = repdl_exp_bf16(x[i]), ...,
