@@ -9,6 +9,7 @@
 
    Adding a function: one line X(name) in REPDL_CUDA_MAP_FUNCTIONS
    (repdl/cuda.h), its prototype there, and its header included below. */
+#include <repdl/erf.h>
 #include <repdl/exp.h>
 #include <repdl/half_math.h>
 #include <repdl/log.h>

@@ -167,7 +167,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]\n"
                     "                  [--threads N] [--max-print N] [--no-array] [--wc FILE]\n"
-                    "  F: expf logf tanhf sqrtf sigmoidf exp2f expm1f log2f log1pf; LO, HI: input bits in hex, inclusive\n");
+                    "  F: expf logf tanhf sqrtf sigmoidf exp2f expm1f log2f log1pf erff siluf softplusf geluf\n"
+                    "     gelu_tanhf; LO, HI: input bits in hex, inclusive\n");
     return 2;
 }
 
@@ -213,7 +214,8 @@ int main(int argc, char **argv)
     if (!g_name) return usage();
     {
         static const char *const ids[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf",
-                                          "exp2f", "expm1f", "log2f", "log1pf"};
+                                          "exp2f", "expm1f", "log2f", "log1pf",
+                                          "erff", "siluf", "softplusf", "geluf", "gelu_tanhf"};
         int k, known = 0;
         for (k = 0; k < (int)(sizeof ids / sizeof ids[0]); k++)
             if (strcmp(g_name, ids[k]) == 0) { g_fn_id = (enum repdl_ref_id)k; known = 1; }

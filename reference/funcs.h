@@ -51,6 +51,11 @@
 #include <repdl/log1p.h>
 #define REPDL_REF_HAVE_LOG1PF 1
 #endif
+/* issue 17, activations (h17-act) */
+#if __has_include(<repdl/erf.h>)
+#include <repdl/erf.h>
+#define REPDL_REF_HAVE_ERFF 1
+#endif
 #else
 #include <repdl/exp.h>
 #include <repdl/log.h>
@@ -62,6 +67,16 @@
 #define REPDL_REF_HAVE_SQRTF 1
 #include <repdl/sigmoid.h>
 #define REPDL_REF_HAVE_SIGMOIDF 1
+#include <repdl/exp2.h>
+#include <repdl/expm1.h>
+#include <repdl/log2.h>
+#include <repdl/log1p.h>
+#define REPDL_REF_HAVE_EXP2F 1
+#define REPDL_REF_HAVE_EXPM1F 1
+#define REPDL_REF_HAVE_LOG2F 1
+#define REPDL_REF_HAVE_LOG1PF 1
+#include <repdl/erf.h>
+#define REPDL_REF_HAVE_ERFF 1
 #endif
 
 /* Which function it is, for the oracle (also in reference/oracle.h). */
@@ -69,7 +84,10 @@
 #define REPDL_REF_ID_DEFINED
 enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF,
                    REPDL_REF_SIGMOIDF,
-                   REPDL_REF_EXP2F, REPDL_REF_EXPM1F, REPDL_REF_LOG2F, REPDL_REF_LOG1PF };
+                   REPDL_REF_EXP2F, REPDL_REF_EXPM1F, REPDL_REF_LOG2F, REPDL_REF_LOG1PF,
+                   /* issue 17, activations (h17-act) */
+                   REPDL_REF_ERFF, REPDL_REF_SILUF, REPDL_REF_SOFTPLUSF, REPDL_REF_GELUF,
+                   REPDL_REF_GELU_TANHF };
 #endif
 
 typedef struct repdl_ref_fn {
@@ -130,6 +148,23 @@ REPDL_REF_WRAP_Y(log2f)
 REPDL_REF_WRAP(log1pf, log1p)
 REPDL_REF_WRAP_Y(log1pf)
 #endif
+/* issue 17, activations (h17-act) */
+#ifdef REPDL_REF_HAVE_ERFF
+REPDL_REF_WRAP(erff, erf)
+REPDL_REF_WRAP_Y(erff)
+#endif
+#if 1   /* activation.h is part of repdl.h */
+#include <repdl/activation.h>
+REPDL_REF_WRAP(siluf, silu)
+REPDL_REF_WRAP_Y(siluf)
+REPDL_REF_WRAP(softplusf, softplus)
+REPDL_REF_WRAP_Y(softplusf)
+REPDL_REF_WRAP(geluf, gelu)
+REPDL_REF_WRAP_Y(geluf)
+REPDL_REF_WRAP(gelu_tanhf, gelu_tanh)
+REPDL_REF_WRAP_Y(gelu_tanhf)
+#define REPDL_REF_HAVE_ACT 1
+#endif
 
 static const repdl_ref_fn repdl_ref_fns[] = {
 #ifdef REPDL_REF_HAVE_EXPF
@@ -158,6 +193,16 @@ static const repdl_ref_fn repdl_ref_fns[] = {
 #endif
 #ifdef REPDL_REF_HAVE_LOG1PF
     {"log1pf", REPDL_REF_LOG1PF, repdl_ref_w_log1pf, repdl_ref_wa_log1pf, repdl_ref_wl_log1pf, repdl_ref_wy_log1pf, REPDL__LOG1PF_ERR},
+#endif
+    /* issue 17, activations (h17-act) */
+#ifdef REPDL_REF_HAVE_ERFF
+    {"erff", REPDL_REF_ERFF, repdl_ref_w_erff, repdl_ref_wa_erff, repdl_ref_wl_erff, repdl_ref_wy_erff, REPDL__ERFF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_ACT
+    {"siluf", REPDL_REF_SILUF, repdl_ref_w_siluf, repdl_ref_wa_siluf, repdl_ref_wl_siluf, repdl_ref_wy_siluf, REPDL__SILUF_ERR},
+    {"softplusf", REPDL_REF_SOFTPLUSF, repdl_ref_w_softplusf, repdl_ref_wa_softplusf, repdl_ref_wl_softplusf, repdl_ref_wy_softplusf, REPDL__SOFTPLUSF_ERR},
+    {"geluf", REPDL_REF_GELUF, repdl_ref_w_geluf, repdl_ref_wa_geluf, repdl_ref_wl_geluf, repdl_ref_wy_geluf, REPDL__GELUF_ERR},
+    {"gelu_tanhf", REPDL_REF_GELU_TANHF, repdl_ref_w_gelu_tanhf, repdl_ref_wa_gelu_tanhf, repdl_ref_wl_gelu_tanhf, repdl_ref_wy_gelu_tanhf, REPDL__GELU_TANHF_ERR},
 #endif
     {NULL, REPDL_REF_EXPF, NULL, NULL, NULL, NULL, 0.0}
 };

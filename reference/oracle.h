@@ -10,7 +10,7 @@
    The screen (docs/math.md, "The oracle").  Let f be the exact value
    and d glibc's double result.  glibc documents (manual, "Known Maximum
    Errors in Math Functions") at most 1 ulp for exp and log and 2 ulps for
-   tanh in binary64 on x86-64, and sqrt is correctly rounded; for these
+   tanh in binary64 on x86-64 (1 ulp for erf), and sqrt is correctly rounded; for these
    arguments d is a normal double (|f| lies in [2^-150, 2^128] or is 0), so
    |d - f| <= 2 * 2^-52 * |f| = 2^-51 |f|.  We accept d only when
    repdl__round_ok(d, M) holds with M = 2^-45, 64 times that bound:
@@ -25,6 +25,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <repdl/detail/cr.h>   /* repdl__round_ok, bit casts: no function code */
 #include "mpfr_ref.h"
 
@@ -32,7 +33,10 @@
 #define REPDL_REF_ID_DEFINED
 enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF,
                    REPDL_REF_SIGMOIDF,
-                   REPDL_REF_EXP2F, REPDL_REF_EXPM1F, REPDL_REF_LOG2F, REPDL_REF_LOG1PF };
+                   REPDL_REF_EXP2F, REPDL_REF_EXPM1F, REPDL_REF_LOG2F, REPDL_REF_LOG1PF,
+                   /* issue 17, activations (h17-act) */
+                   REPDL_REF_ERFF, REPDL_REF_SILUF, REPDL_REF_SOFTPLUSF, REPDL_REF_GELUF,
+                   REPDL_REF_GELU_TANHF };
 #endif
 
 #define REPDL_ORACLE_MARGIN 0x1p-45
@@ -49,6 +53,12 @@ static inline uint32_t repdl_oracle_mpfr(enum repdl_ref_id id, float x)
     case REPDL_REF_EXPM1F: r = repdl_ref_expm1f(x); break;
     case REPDL_REF_LOG2F: r = repdl_ref_log2f(x); break;
     case REPDL_REF_LOG1PF: r = repdl_ref_log1pf(x); break;
+    /* issue 17, activations (h17-act) */
+    case REPDL_REF_ERFF: r = repdl_ref_erff(x); break;
+    case REPDL_REF_SILUF: r = repdl_ref_siluf(x); break;
+    case REPDL_REF_SOFTPLUSF: r = repdl_ref_softplusf(x); break;
+    case REPDL_REF_GELUF: r = repdl_ref_geluf(x); break;
+    case REPDL_REF_GELU_TANHF: r = repdl_ref_gelu_tanhf(x); break;
     default: r = repdl_ref_sqrtf(x); break;
     }
     return repdl__asuint(r);
@@ -90,13 +100,51 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
     if (id == REPDL_REF_EXPM1F && x <= -18.0f) return 0xbf800000u;
     if (id == REPDL_REF_LOG2F && ux > 0x80000000u) return REPDL_NAN_BITS;
     if (id == REPDL_REF_LOG1PF && x < -1.0f) return REPDL_NAN_BITS;
+    /* issue 17, activations (h17-act).  silu: x >= 17.5 and x <= -110 as
+       in repdl_ref_siluf, in between d = x/(1 + exp(-x)) (glibc's exp, two
+       roundings, x exact): 2^-51.  softplus: x >= 16 and x <= -104 as in
+       repdl_ref_softplusf, in between d = log1p(exp(x)), glibc's exp and
+       log1p (1 ulp each; exp's error reaches the result scaled by <= 1):
+       2^-51. */
+    if (id == REPDL_REF_SILUF && x >= 17.5f) return ux;
+    if (id == REPDL_REF_SILUF && x <= -110.0f) return 0x80000000u;
+    if (id == REPDL_REF_SOFTPLUSF && x >= 16.0f) return ux;
+    if (id == REPDL_REF_SOFTPLUSF && x <= -104.0f) return 0x00000000u;
+    /* gelu and gelu_tanh: the thresholds of repdl_ref_geluf and
+       repdl_ref_gelu_tanhf; in between a double evaluation whose error
+       the arguments' roundings dominate: gelu, d = x erfc(-x/sqrt2)/2:
+       z = -x/sqrt2 within 2 2^-53, erfc's condition number < 227 (see
+       mpfr_ref.h) and its own error (glibc documents a few ulps): within
+       2^-43.5 of f; gelu_tanh, d = x / (1 + exp(-w)) with w in double,
+       |dw| < 6 2^-53 |w| < 2^-43.7 (|w| < 113), exp, + and / 2^-52 each:
+       within 2^-43.5.  Screen with margin 2^-36 (more than 64 times). */
+    if (id == REPDL_REF_GELUF || id == REPDL_REF_GELU_TANHF) {
+        float big = id == REPDL_REF_GELUF ? 15.0f : 11.0f;
+        if (x == 0.0f || x >= 6.0f) return ux;
+        if (x <= -big) return 0x80000000u;
+        if (id == REPDL_REF_GELUF) {
+            d = (double)x * erfc(-(double)x * 0.70710678118654752440) * 0.5;
+        } else {
+            double xd = (double)x;
+            double w = 1.5957691216057308 * (xd + 0.044715 * (xd * xd * xd));
+            d = xd / (1.0 + exp(-w));
+        }
+        if (d != 0.0 && d - d == 0.0 && repdl__round_ok(d, 0x1p-36))
+            return repdl__asuint((float)d);
+        ++*mpfr_calls;
+        return repdl_oracle_mpfr(id, x);
+    }
     switch (id) {
     case REPDL_REF_EXP2F: d = exp2((double)x); break;
     case REPDL_REF_EXPM1F: d = expm1((double)x); break;
     case REPDL_REF_LOG2F: d = log2((double)x); break;
     case REPDL_REF_LOG1PF: d = log1p((double)x); break;
+    case REPDL_REF_SILUF: d = (double)x / (1.0 + exp(-(double)x)); break;
+    case REPDL_REF_SOFTPLUSF: d = log1p(exp((double)x)); break;
     case REPDL_REF_SIGMOIDF: d = 1.0 / (1.0 + exp(-(double)x)); break;
     case REPDL_REF_EXPF: d = exp((double)x); break;
+    /* issue 17, activations (h17-act): glibc documents 1 ulp for erf */
+    case REPDL_REF_ERFF: d = erf((double)x); break;
     case REPDL_REF_LOGF: d = log((double)x); break;
     case REPDL_REF_TANHF: d = tanh((double)x); break;
     default: d = sqrt((double)x); break;

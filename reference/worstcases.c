@@ -41,7 +41,8 @@ typedef struct { uint32_t x, want; double dist; } wc_entry;
 
 /* indexed by enum repdl_ref_id; NULL: not supported (no glibc function) */
 static const char *const wc_names[] = {"expf", "logf", "tanhf", "sqrtf", NULL,
-                                       "exp2f", "expm1f", "log2f", "log1pf"};
+                                       "exp2f", "expm1f", "log2f", "log1pf",
+                                       "erff", "siluf", "softplusf"};
 #define WC_NFN ((int)(sizeof wc_names / sizeof wc_names[0]))
 static enum repdl_ref_id g_id;
 static uint64_t g_next;
@@ -59,6 +60,11 @@ static double wc_double(enum repdl_ref_id id, double x)
     case REPDL_REF_EXPM1F: return expm1(x);
     case REPDL_REF_LOG2F: return log2(x);
     case REPDL_REF_LOG1PF: return log1p(x);
+    /* issue 17, activations (h17-act): glibc's erf, exp and log1p, 1 ulp
+       each (reference/oracle.h): within 2^-51 of f */
+    case REPDL_REF_ERFF: return erf(x);
+    case REPDL_REF_SILUF: return x / (1.0 + exp(-x));
+    case REPDL_REF_SOFTPLUSF: return log1p(exp(x));
     default: return sqrt(x);
     }
 }
@@ -131,6 +137,12 @@ static double wc_refine(enum repdl_ref_id id, float x, float r)
     case REPDL_REF_EXPM1F: mpfr_expm1(f, f, MPFR_RNDN); break;
     case REPDL_REF_LOG2F: mpfr_log2(f, f, MPFR_RNDN); break;
     case REPDL_REF_LOG1PF: mpfr_log1p(f, f, MPFR_RNDN); break;
+    /* issue 17, activations (h17-act): a few roundings at 160 bits */
+    case REPDL_REF_ERFF: mpfr_erf(f, f, MPFR_RNDN); break;
+    case REPDL_REF_SILUF:
+        mpfr_neg(t, f, MPFR_RNDN); mpfr_exp(t, t, MPFR_RNDN); mpfr_add_ui(t, t, 1, MPFR_RNDN);
+        mpfr_div(f, f, t, MPFR_RNDN); break;
+    case REPDL_REF_SOFTPLUSF: mpfr_exp(f, f, MPFR_RNDN); mpfr_log1p(f, f, MPFR_RNDN); break;
     default: mpfr_sqrt(f, f, MPFR_RNDN); break;
     }
     k = wc_midpoints(r, m, sp);
@@ -186,7 +198,7 @@ int main(int argc, char **argv)
     for (k = 0; name && k < (size_t)WC_NFN; k++)
         if (wc_names[k] && strcmp(name, wc_names[k]) == 0) { g_id = (enum repdl_ref_id)k; found = 1; }
     if (!found || count < 1) {
-        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf exp2f expm1f log2f log1pf)\n");
+        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf exp2f expm1f log2f log1pf erff siluf softplusf)\n");
         return 2;
     }
     if (nthreads < 1) nthreads = 1;

@@ -78,6 +78,8 @@ int repdl_cuda_exp2_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_log2_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_expm1_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_log1p_array_f32(size_t n, const float *x, float *y, void *stream);
+/* issue 17 (h17-act): y[i] = repdl_erf_f32(x[i]) (include/repdl/erf.h) */
+int repdl_cuda_erf_array_f32(size_t n, const float *x, float *y, void *stream);
 
 /* The list of map functions, for code that wants to iterate over them:
    X(name) for each repdl_name above.  Adding a function to repdl's CUDA
@@ -92,7 +94,8 @@ int repdl_cuda_log1p_array_f32(size_t n, const float *x, float *y, void *stream)
     X(exp2)                         \
     X(log2)                         \
     X(expm1)                        \
-    X(log1p)
+    X(log1p)                        \
+    X(erf)
 
 /* The same maps over bfloat16 and float16 bit patterns (include/repdl/
    half_math.h, docs/functions/half.md): y[i] = repdl_exp_bf16(x[i]), ...,

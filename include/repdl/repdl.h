@@ -38,6 +38,7 @@
 #include "log2.h"
 #include "expm1.h"
 #include "log1p.h"
+#include "erf.h"
 /* bfloat16 and float16: conversions, the elementary functions */
 #include "half.h"
 #include "half_math.h"

@@ -15,6 +15,7 @@
    Also checked on the first chunk: in-place (y == x) and unaligned
    pointers (the scalar path of the kernel).
    No GPU: prints "skipped: no GPU" and exits 77. */
+#include <repdl/erf.h>
 #include <repdl/exp.h>
 #include <repdl/half_math.h>
 #include <repdl/log.h>

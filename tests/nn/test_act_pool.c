@@ -7,9 +7,10 @@
           +-FLT_MAX), each side of every threshold of the definitions, a
           uniform sample of all 2^32 bit patterns (step 65537), with random
           dy (every class);
-        - sigmoid (correctly rounded), relu, silu, gelu_tanh and every
-          backward but gelu's: bit equality with act_pool_ref.c;
-        - gelu, softplus, and gelu's g = gelu'(x): bit equality with the
+        - sigmoid, silu, softplus, gelu, gelu_tanh (correctly rounded),
+          relu and every backward but gelu's: bit equality with
+          act_pool_ref.c (MPFR for the correctly rounded ones);
+        - gelu's g = gelu'(x): bit equality with the
           MPFR value wherever that lies more than 2^-40 (relative) from a
           binary32 rounding boundary (repdl's error is < 2^-44), within one
           ulp elsewhere (counted);
@@ -122,6 +123,14 @@ static void act_tests(void)
                                     0x39800000u, 0x397fffffu, 0xb9800000u, 0xb97fffffu,
                                     0x41a00000u, 0x41a00001u, 0x4f800000u, 0x4f7fffffu, 0xcf800000u,
                                     0xcf7fffffu, 0xc2ae0000u, 0xc2ae0001u,
+                                    /* the correctly rounded silu, softplus, gelu, gelu_tanh
+                                       (activation.h, reference/gen/act_cr.py) */
+                                    0xc2d95214u, 0xc2d95213u, 0x21800000u, 0x217fffffu,
+                                    0xa1800000u, 0xa17fffffu, 0x41800000u, 0x417fffffu,
+                                    0x40ad7081u, 0x40ad7080u, 0xc165b275u, 0xc165b274u,
+                                    0x40a1f6d4u, 0x40a1f6d3u, 0xc12c557au, 0xc12c5579u,
+                                    0xc1500000u, 0xc1500001u, 0xc1200000u, 0xc1200001u,
+                                    0x00000001u, 0x80000001u, 0x00800001u, 0x80800001u,
                                     /* the hard cases of sigmoidf (detail/sigmoidf_hard.inc) */
                                     0x3a689801u, 0x3ab89c02u, 0x3b128604u, 0x3b8c250eu, 0x3bfa8d50u,
                                     0x3d0cab6au, 0x3d21bc81u, 0x3e8dffafu, 0x3eb2c9b8u, 0x3fd8ed9eu,
