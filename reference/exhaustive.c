@@ -6,7 +6,7 @@
      exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]
                   [--threads N] [--max-print N] [--no-array]
 
-   F is expf, logf, tanhf or sqrtf.  LO and HI are input bit patterns in hex,
+   F is expf, logf, tanhf, sqrtf, sigmoidf, rsqrtf, sinf or cosf.  LO and HI are input bit patterns in hex,
    both included (default 0 ffffffff: all 2^32 inputs), so a run can be
    sharded over machines.  --step K checks only LO, LO+K, LO+2K, ... <= HI:
    a uniform sample, used to time the pure-MPFR mode and extrapolate.  Modes (reference/oracle.h):
@@ -126,7 +126,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]\n"
                     "                  [--threads N] [--max-print N] [--no-array]\n"
-                    "  F: expf logf tanhf sqrtf sigmoidf; LO, HI: input bits in hex, inclusive\n");
+                    "  F: expf logf tanhf sqrtf sigmoidf rsqrtf sinf cosf; LO, HI: input bits in hex, inclusive\n");
     return 2;
 }
 
@@ -169,9 +169,10 @@ int main(int argc, char **argv)
     }
     if (!g_name) return usage();
     {
-        static const char *const ids[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf"};
+        static const char *const ids[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf",
+                                          "rsqrtf", "sinf", "cosf"};
         int k, known = 0;
-        for (k = 0; k < 5; k++)
+        for (k = 0; k < (int)(sizeof ids / sizeof ids[0]); k++)
             if (strcmp(g_name, ids[k]) == 0) { g_fn_id = (enum repdl_ref_id)k; known = 1; }
         if (!known) return usage();
     }

@@ -34,6 +34,19 @@
 #include <repdl/sigmoid.h>
 #define REPDL_REF_HAVE_SIGMOIDF 1
 #endif
+/* rsqrt, sin, cos */
+#if __has_include(<repdl/rsqrt.h>)
+#include <repdl/rsqrt.h>
+#define REPDL_REF_HAVE_RSQRTF 1
+#endif
+#if __has_include(<repdl/sin.h>)
+#include <repdl/sin.h>
+#define REPDL_REF_HAVE_SINF 1
+#endif
+#if __has_include(<repdl/cos.h>)
+#include <repdl/cos.h>
+#define REPDL_REF_HAVE_COSF 1
+#endif
 #else
 #include <repdl/exp.h>
 #include <repdl/log.h>
@@ -45,13 +58,16 @@
 #define REPDL_REF_HAVE_SQRTF 1
 #include <repdl/sigmoid.h>
 #define REPDL_REF_HAVE_SIGMOIDF 1
+#include <repdl/rsqrt.h>
+#define REPDL_REF_HAVE_RSQRTF 1
 #endif
 
 /* Which function it is, for the oracle (also in reference/oracle.h). */
 #ifndef REPDL_REF_ID_DEFINED
 #define REPDL_REF_ID_DEFINED
 enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF,
-                   REPDL_REF_SIGMOIDF };
+                   REPDL_REF_SIGMOIDF,
+                   REPDL_REF_RSQRTF, REPDL_REF_SINF, REPDL_REF_COSF };
 #endif
 
 typedef struct repdl_ref_fn {
@@ -96,6 +112,18 @@ REPDL_REF_WRAP(sqrtf, sqrt)
 REPDL_REF_WRAP(sigmoidf, sigmoid)
 REPDL_REF_WRAP_Y(sigmoidf)
 #endif
+#ifdef REPDL_REF_HAVE_RSQRTF
+REPDL_REF_WRAP(rsqrtf, rsqrt)
+REPDL_REF_WRAP_Y(rsqrtf)
+#endif
+#ifdef REPDL_REF_HAVE_SINF
+REPDL_REF_WRAP(sinf, sin)
+REPDL_REF_WRAP_Y(sinf)
+#endif
+#ifdef REPDL_REF_HAVE_COSF
+REPDL_REF_WRAP(cosf, cos)
+REPDL_REF_WRAP_Y(cosf)
+#endif
 
 static const repdl_ref_fn repdl_ref_fns[] = {
 #ifdef REPDL_REF_HAVE_EXPF
@@ -112,6 +140,15 @@ static const repdl_ref_fn repdl_ref_fns[] = {
 #endif
 #ifdef REPDL_REF_HAVE_SIGMOIDF
     {"sigmoidf", REPDL_REF_SIGMOIDF, repdl_ref_w_sigmoidf, repdl_ref_wa_sigmoidf, repdl_ref_wl_sigmoidf, repdl_ref_wy_sigmoidf, REPDL__SIGMOIDF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_RSQRTF
+    {"rsqrtf", REPDL_REF_RSQRTF, repdl_ref_w_rsqrtf, repdl_ref_wa_rsqrtf, repdl_ref_wl_rsqrtf, repdl_ref_wy_rsqrtf, REPDL__RSQRTF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_SINF
+    {"sinf", REPDL_REF_SINF, repdl_ref_w_sinf, repdl_ref_wa_sinf, repdl_ref_wl_sinf, repdl_ref_wy_sinf, REPDL__SINF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_COSF
+    {"cosf", REPDL_REF_COSF, repdl_ref_w_cosf, repdl_ref_wa_cosf, repdl_ref_wl_cosf, repdl_ref_wy_cosf, REPDL__COSF_ERR},
 #endif
     {NULL, REPDL_REF_EXPF, NULL, NULL, NULL, NULL, 0.0}
 };

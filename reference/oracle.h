@@ -31,7 +31,8 @@
 #ifndef REPDL_REF_ID_DEFINED
 #define REPDL_REF_ID_DEFINED
 enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_SQRTF,
-                   REPDL_REF_SIGMOIDF };
+                   REPDL_REF_SIGMOIDF,
+                   REPDL_REF_RSQRTF, REPDL_REF_SINF, REPDL_REF_COSF };
 #endif
 
 #define REPDL_ORACLE_MARGIN 0x1p-45
@@ -44,6 +45,9 @@ static inline uint32_t repdl_oracle_mpfr(enum repdl_ref_id id, float x)
     case REPDL_REF_LOGF: r = repdl_ref_logf(x); break;
     case REPDL_REF_TANHF: r = repdl_ref_tanhf(x); break;
     case REPDL_REF_SIGMOIDF: r = repdl_ref_sigmoidf(x); break;
+    case REPDL_REF_RSQRTF: r = repdl_ref_rsqrtf(x); break;
+    case REPDL_REF_SINF: r = repdl_ref_sinf(x); break;
+    case REPDL_REF_COSF: r = repdl_ref_cosf(x); break;
     default: r = repdl_ref_sqrtf(x); break;
     }
     return repdl__asuint(r);
@@ -68,7 +72,22 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
        |d/sigma - 1| < 2^-52 + 2^-52 = 2^-51, the bound assumed above. */
     if (id == REPDL_REF_SIGMOIDF && x >= 17.5f) return 0x3f800000u;
     if (id == REPDL_REF_SIGMOIDF && x <= -104.0f) return 0x00000000u;
+    /* rsqrt, sin, cos: d = 1/sqrt(x) in double is two correctly rounded
+       operations, |d sqrt(x) - 1| <= 2^-52 (1 + 2^-52) < 2^-51; glibc
+       documents at most 1 ulp for sin and cos in binary64 on x86-64 (and
+       reduces every argument exactly), within the 2^-51 |f| assumed above
+       (sin(x) and cos(x) of a binary32 x != 0 are normal doubles: |sin x| >
+       2^-150 and cos(x) != 0).  Decided by the definition: 1/sqrt(x) for
+       x < 0 (-inf included) is NaN; 1/sqrt(-0) = -inf (IEEE 754 rSqrt);
+       sin and cos of +-inf are NaN. */
+    if (id == REPDL_REF_RSQRTF && ux > 0x80000000u) return REPDL_NAN_BITS;
+    if (id == REPDL_REF_RSQRTF && ux == 0x80000000u) return 0xff800000u;
+    if ((id == REPDL_REF_SINF || id == REPDL_REF_COSF) && (ux & 0x7fffffffu) == 0x7f800000u)
+        return REPDL_NAN_BITS;
     switch (id) {
+    case REPDL_REF_RSQRTF: d = 1.0 / sqrt((double)x); break;
+    case REPDL_REF_SINF: d = sin((double)x); break;
+    case REPDL_REF_COSF: d = cos((double)x); break;
     case REPDL_REF_SIGMOIDF: d = 1.0 / (1.0 + exp(-(double)x)); break;
     case REPDL_REF_EXPF: d = exp((double)x); break;
     case REPDL_REF_LOGF: d = log((double)x); break;

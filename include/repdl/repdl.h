@@ -33,6 +33,7 @@
 #include "log.h"
 #include "sqrt.h"
 #include "sigmoid.h"
+#include "rsqrt.h"
 /* bfloat16 and float16: conversions, the elementary functions */
 #include "half.h"
 #include "half_math.h"
