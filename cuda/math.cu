@@ -14,6 +14,9 @@
 #include <repdl/log.h>
 #include <repdl/sqrt.h>
 #include <repdl/tanh.h>
+#include <repdl/rsqrt.h>
+#include <repdl/sin.h>
+#include <repdl/cos.h>
 
 #include "common.cuh"
 

@@ -4,7 +4,7 @@
    result must be exactly 0x7fc00000).
 
      exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]
-                  [--threads N] [--max-print N] [--no-array]
+                  [--threads N] [--max-print N] [--no-array] [--wc FILE]
 
    F is expf, logf, tanhf, sqrtf, sigmoidf, rsqrtf, sinf or cosf.  LO and HI are input bit patterns in hex,
    both included (default 0 ffffffff: all 2^32 inputs), so a run can be
@@ -20,6 +20,11 @@
    inputs are fed in chunks of 4096 consecutive values.  Such mismatches are
    printed as F_array or F_loop with want = the scalar result, and counted
    as "array-form mismatches".
+
+   --wc FILE also checks the inputs of a worst-case file (tests/math/F.wc:
+   lines "F in=0x........ want=0x........"): the function's scalar and array
+   results and the file's own expected value against the oracle (with
+   --step, the sample and the hardest inputs together).
 
    Prints each mismatch as
      F in=0x........ got=0x........ want=0x........
@@ -45,6 +50,7 @@ static enum repdl_ref_id g_fn_id;
 static const char *g_name;
 static int g_mode_mpfr, g_mode_agree;
 static int g_check_array = 1;
+static const char *g_wc;             /* --wc FILE, or NULL */
 static uint64_t g_lo, g_hi;          /* inclusive */
 static uint64_t g_step = 1, g_count; /* inputs g_lo + j*g_step, 0 <= j < g_count */
 static uint64_t g_next;              /* atomic: next index j to hand out */
@@ -122,6 +128,41 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* --wc FILE: the listed inputs, checked in the main thread after the
+   sample.  Returns the number of lines read, -1 on a malformed file. */
+static long check_wc(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512], name[32];
+    unsigned in, want;
+    long lines = 0;
+    uint64_t calls = 0;
+    if (!f) { perror(path); return -1; }
+    repdl_ref_init();
+    while (fgets(line, sizeof line, f)) {
+        uint32_t o, got, ga;
+        float x, r;
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (sscanf(line, "%31s in=0x%x want=0x%x", name, &in, &want) != 3 || strcmp(name, g_name) != 0) {
+            fprintf(stderr, "%s: malformed line: %s", path, line);
+            fclose(f);
+            return -1;
+        }
+        lines++;
+        x = repdl__asfloat((uint32_t)in);
+        o = g_mode_mpfr ? repdl_oracle_mpfr(g_fn_id, x) : repdl_oracle_screened(g_fn_id, x, &calls);
+        got = repdl__asuint(g_fn->scalar(x));
+        g_fn->array(&r, &x, 1);
+        ga = repdl__asuint(r);
+        if (o != (uint32_t)want) { g_mismatch++; report("wc-file", (uint32_t)in, (uint32_t)want, o); }
+        if (got != o) { g_mismatch++; report(g_name, (uint32_t)in, got, o); }
+        if (ga != o) { g_array_mismatch++; report("wc-array", (uint32_t)in, ga, o); }
+    }
+    fclose(f);
+    mpfr_free_cache();
+    return lines;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]\n"
@@ -159,6 +200,8 @@ int main(int argc, char **argv)
             nthreads = atol(argv[++a]);
         } else if (strcmp(argv[a], "--max-print") == 0 && a + 1 < argc) {
             g_max_print = strtoull(argv[++a], NULL, 10);
+        } else if (strcmp(argv[a], "--wc") == 0 && a + 1 < argc) {
+            g_wc = argv[++a];
         } else if (strcmp(argv[a], "--no-array") == 0) {
             g_check_array = 0;
         } else if (argv[a][0] != '-' && !g_name) {
@@ -194,6 +237,11 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     for (t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, worker, NULL);
     for (t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
+    if (g_wc && !g_mode_agree) {
+        long w = check_wc(g_wc);
+        if (w <= 0) { fprintf(stderr, "exhaustive: %s: no usable lines\n", g_wc); return 2; }
+        printf("%s: %ld inputs of %s checked too\n", g_name, w, g_wc);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

@@ -59,7 +59,11 @@
 #include <repdl/sigmoid.h>
 #define REPDL_REF_HAVE_SIGMOIDF 1
 #include <repdl/rsqrt.h>
+#include <repdl/sin.h>
+#include <repdl/cos.h>
 #define REPDL_REF_HAVE_RSQRTF 1
+#define REPDL_REF_HAVE_SINF 1
+#define REPDL_REF_HAVE_COSF 1
 #endif
 
 /* Which function it is, for the oracle (also in reference/oracle.h). */

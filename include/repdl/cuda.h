@@ -84,7 +84,10 @@ int repdl_cuda_sqrt_array_f32(size_t n, const float *x, float *y, void *stream);
     X(exp)                          \
     X(log)                          \
     X(tanh)                         \
-    X(sqrt)
+    X(sqrt)                         \
+    X(rsqrt)                        \
+    X(sin)                          \
+    X(cos)
 
 /* The same maps over bfloat16 and float16 bit patterns (include/repdl/
    half_math.h, docs/functions/half.md): y[i] = repdl_exp_bf16(x[i]), ...,
@@ -101,6 +104,12 @@ int repdl_cuda_sqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *s
 int repdl_cuda_sqrt_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_sigmoid_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_rsqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_rsqrt_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sin_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sin_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_cos_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_cos_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 
 /* X(name) for each 16-bit map above (both formats; generated in
    cuda/math.cu). */
@@ -109,7 +118,10 @@ int repdl_cuda_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *y, void 
     X(log)                             \
     X(tanh)                            \
     X(sqrt)                            \
-    X(sigmoid)
+    X(sigmoid)                         \
+    X(rsqrt)                           \
+    X(sin)                             \
+    X(cos)
 
 /* ---- Canonical reductions (docs/canonical-order.md) ----
    *out = repdl_sum_f32(n, x) / repdl_dot_f32(n, x, y), bit for bit, written

@@ -34,6 +34,8 @@
 #include "sqrt.h"
 #include "sigmoid.h"
 #include "rsqrt.h"
+#include "sin.h"
+#include "cos.h"
 /* bfloat16 and float16: conversions, the elementary functions */
 #include "half.h"
 #include "half_math.h"

@@ -26,12 +26,17 @@
    never a rounding midpoint (a midpoint has 25 significant bits, 2^-k has
    one), so no tie needs a rule.
 
-   Also: repdl_rsqrt_array_f32(n, x, out), the same results for an array. */
+   Also: repdl_rsqrt_array_f32(n, x, out), the same results for an array;
+   repdl_rsqrt_bf16(x), repdl_rsqrt_f16(x) and their array forms: rsqrt(x) rounded
+   once to the 16-bit format of x (half.h's bit patterns), directly from y
+   (below, "bfloat16 and float16"). */
 #ifndef REPDL_RSQRT_H
 #define REPDL_RSQRT_H
 
 #include "config.h"
 #include "detail/cr.h"
+#include "half.h"
+#include "half_math.h"
 REPDL_BEGIN_CODE
 
 /* Relative error bound of y, including the 2^-53 rounding of
@@ -108,6 +113,55 @@ REPDL_FN uint32_t repdl__rsqrt_lane(uint32_t ux, uint32_t *fail)
 REPDL_API void repdl_rsqrt_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__CR_ARRAY(n, x, out, repdl__rsqrt_lane, repdl_rsqrt_f32);
+}
+
+/* ---- bfloat16 and float16 (half.h's bit patterns) ----
+   rsqrt(x) rounded once, directly from y, to the 16-bit format of x
+   (repdl__d_to_h): no binary32 rounding in between.  Why one rounding of y
+   is correct in every build: tests/half/test_half_trig.c checks, with MPFR,
+   for all 2^16 inputs of each format, that the exact value lies farther
+   than E (REPDL__RSQRTF_ERR, the bound of y on every path) from every
+   rounding boundary of the format, or is exact and equal to y (the margin
+   proof of half_math.h). */
+/* rsqrt: outside repdl__rsqrtf_y (+-0, +inf, x < 0, NaN) repdl_rsqrt_f32
+   gives +-inf, +0 or NaN, exactly. */
+REPDL_FN uint32_t repdl__rsqrt_h(uint32_t h, int fmt)
+{
+    float x = repdl__h_to_f32(h, fmt);
+    double y;
+    if (REPDL_LIKELY(repdl__rsqrtf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
+    return repdl__f32_to_h(repdl_rsqrt_f32(x), fmt);
+}
+/* One element of the 16-bit array forms: +-0, +inf: the binary32 results
+   (+-inf, +0) by selects; x < 0, NaN: NaN; otherwise y rounded (a 16-bit
+   x > 0 has 1/sqrt(x) in [2^-64, 2^66.5]: finite in both formats). */
+REPDL_FN uint32_t repdl__rsqrt_h_lane(uint32_t h, int fmt, uint32_t *fail)
+{
+    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
+    uint32_t nan = (uint32_t)((ux > 0x80000000u) | ((ux & 0x7fffffffu) > 0x7f800000u));
+    uint32_t zero = (uint32_t)((ux & 0x7fffffffu) == 0u), pinf = (uint32_t)(ux == 0x7f800000u);
+    uint32_t sp = nan | zero | pinf;
+    /* specials: 1/sqrt(1) instead, finite */
+    double y = repdl__rsqrtf_core(repdl__asfloat(sp ? 0x3f800000u : ux));
+    uint32_t r = repdl__d_to_h(y, fmt);
+    *fail = 0;
+    return (r & (sp - 1u)) | ((REPDL__H_INF(fmt) | ((ux >> 16) & 0x8000u)) & (0u - zero)) |
+           (REPDL__H_NAN(fmt) & (0u - nan));
+}
+
+/* rsqrt(x) correctly rounded to bfloat16. */
+REPDL_API uint16_t repdl_rsqrt_bf16(uint16_t x) { return (uint16_t)repdl__rsqrt_h(x, REPDL__BF16); }
+/* rsqrt(x) correctly rounded to float16. */
+REPDL_API uint16_t repdl_rsqrt_f16(uint16_t x) { return (uint16_t)repdl__rsqrt_h(x, REPDL__F16); }
+/* out[i] = repdl_rsqrt_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_rsqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__rsqrt_h_lane, repdl__rsqrt_h);
+}
+/* out[i] = repdl_rsqrt_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_rsqrt_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__rsqrt_h_lane, repdl__rsqrt_h);
 }
 
 REPDL_END_CODE
