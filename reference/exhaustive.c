@@ -166,7 +166,7 @@ static long check_wc(const char *path)
 static int usage(void)
 {
     fprintf(stderr, "usage: exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]\n"
-                    "                  [--threads N] [--max-print N] [--no-array]\n"
+                    "                  [--threads N] [--max-print N] [--no-array] [--wc FILE]\n"
                     "  F: expf logf tanhf sqrtf sigmoidf rsqrtf sinf cosf; LO, HI: input bits in hex, inclusive\n");
     return 2;
 }
