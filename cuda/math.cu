@@ -19,6 +19,9 @@
 #include <repdl/log2.h>
 #include <repdl/expm1.h>
 #include <repdl/log1p.h>
+#include <repdl/rsqrt.h>
+#include <repdl/sin.h>
+#include <repdl/cos.h>
 
 #include "common.cuh"
 

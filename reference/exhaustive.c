@@ -6,7 +6,8 @@
      exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]
                   [--threads N] [--max-print N] [--no-array] [--wc FILE]
 
-   F is expf, logf, tanhf, sqrtf, sigmoidf, exp2f, expm1f, log2f or log1pf.  LO and HI are input bit patterns in hex,
+   F is expf, logf, tanhf, sqrtf, sigmoidf, exp2f, expm1f, log2f, log1pf, erff, siluf,
+   softplusf, geluf, gelu_tanhf, rsqrtf, sinf or cosf.  LO and HI are input bit patterns in hex,
    both included (default 0 ffffffff: all 2^32 inputs), so a run can be
    sharded over machines.  --step K checks only LO, LO+K, LO+2K, ... <= HI:
    a uniform sample, used to time the pure-MPFR mode and extrapolate.  Modes (reference/oracle.h):
@@ -168,7 +169,7 @@ static int usage(void)
     fprintf(stderr, "usage: exhaustive F [--mode screened|mpfr|agree] [--range LO HI] [--step K]\n"
                     "                  [--threads N] [--max-print N] [--no-array] [--wc FILE]\n"
                     "  F: expf logf tanhf sqrtf sigmoidf exp2f expm1f log2f log1pf erff siluf softplusf geluf\n"
-                    "     gelu_tanhf; LO, HI: input bits in hex, inclusive\n");
+                    "     gelu_tanhf rsqrtf sinf cosf; LO, HI: input bits in hex, inclusive\n");
     return 2;
 }
 
@@ -215,7 +216,8 @@ int main(int argc, char **argv)
     {
         static const char *const ids[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf",
                                           "exp2f", "expm1f", "log2f", "log1pf",
-                                          "erff", "siluf", "softplusf", "geluf", "gelu_tanhf"};
+                                          "erff", "siluf", "softplusf", "geluf", "gelu_tanhf"
+                                          "rsqrtf", "sinf", "cosf"};
         int k, known = 0;
         for (k = 0; k < (int)(sizeof ids / sizeof ids[0]); k++)
             if (strcmp(g_name, ids[k]) == 0) { g_fn_id = (enum repdl_ref_id)k; known = 1; }

@@ -56,6 +56,19 @@
 #include <repdl/erf.h>
 #define REPDL_REF_HAVE_ERFF 1
 #endif
+/* rsqrt, sin, cos */
+#if __has_include(<repdl/rsqrt.h>)
+#include <repdl/rsqrt.h>
+#define REPDL_REF_HAVE_RSQRTF 1
+#endif
+#if __has_include(<repdl/sin.h>)
+#include <repdl/sin.h>
+#define REPDL_REF_HAVE_SINF 1
+#endif
+#if __has_include(<repdl/cos.h>)
+#include <repdl/cos.h>
+#define REPDL_REF_HAVE_COSF 1
+#endif
 #else
 #include <repdl/exp.h>
 #include <repdl/log.h>
@@ -77,6 +90,12 @@
 #define REPDL_REF_HAVE_LOG1PF 1
 #include <repdl/erf.h>
 #define REPDL_REF_HAVE_ERFF 1
+#include <repdl/rsqrt.h>
+#include <repdl/sin.h>
+#include <repdl/cos.h>
+#define REPDL_REF_HAVE_RSQRTF 1
+#define REPDL_REF_HAVE_SINF 1
+#define REPDL_REF_HAVE_COSF 1
 #endif
 
 /* Which function it is, for the oracle (also in reference/oracle.h). */
@@ -87,7 +106,8 @@ enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_S
                    REPDL_REF_EXP2F, REPDL_REF_EXPM1F, REPDL_REF_LOG2F, REPDL_REF_LOG1PF,
                    /* issue 17, activations (h17-act) */
                    REPDL_REF_ERFF, REPDL_REF_SILUF, REPDL_REF_SOFTPLUSF, REPDL_REF_GELUF,
-                   REPDL_REF_GELU_TANHF };
+                   REPDL_REF_GELU_TANHF,
+                   REPDL_REF_RSQRTF, REPDL_REF_SINF, REPDL_REF_COSF };
 #endif
 
 typedef struct repdl_ref_fn {
@@ -165,6 +185,18 @@ REPDL_REF_WRAP(gelu_tanhf, gelu_tanh)
 REPDL_REF_WRAP_Y(gelu_tanhf)
 #define REPDL_REF_HAVE_ACT 1
 #endif
+#ifdef REPDL_REF_HAVE_RSQRTF
+REPDL_REF_WRAP(rsqrtf, rsqrt)
+REPDL_REF_WRAP_Y(rsqrtf)
+#endif
+#ifdef REPDL_REF_HAVE_SINF
+REPDL_REF_WRAP(sinf, sin)
+REPDL_REF_WRAP_Y(sinf)
+#endif
+#ifdef REPDL_REF_HAVE_COSF
+REPDL_REF_WRAP(cosf, cos)
+REPDL_REF_WRAP_Y(cosf)
+#endif
 
 static const repdl_ref_fn repdl_ref_fns[] = {
 #ifdef REPDL_REF_HAVE_EXPF
@@ -203,6 +235,15 @@ static const repdl_ref_fn repdl_ref_fns[] = {
     {"softplusf", REPDL_REF_SOFTPLUSF, repdl_ref_w_softplusf, repdl_ref_wa_softplusf, repdl_ref_wl_softplusf, repdl_ref_wy_softplusf, REPDL__SOFTPLUSF_ERR},
     {"geluf", REPDL_REF_GELUF, repdl_ref_w_geluf, repdl_ref_wa_geluf, repdl_ref_wl_geluf, repdl_ref_wy_geluf, REPDL__GELUF_ERR},
     {"gelu_tanhf", REPDL_REF_GELU_TANHF, repdl_ref_w_gelu_tanhf, repdl_ref_wa_gelu_tanhf, repdl_ref_wl_gelu_tanhf, repdl_ref_wy_gelu_tanhf, REPDL__GELU_TANHF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_RSQRTF
+    {"rsqrtf", REPDL_REF_RSQRTF, repdl_ref_w_rsqrtf, repdl_ref_wa_rsqrtf, repdl_ref_wl_rsqrtf, repdl_ref_wy_rsqrtf, REPDL__RSQRTF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_SINF
+    {"sinf", REPDL_REF_SINF, repdl_ref_w_sinf, repdl_ref_wa_sinf, repdl_ref_wl_sinf, repdl_ref_wy_sinf, REPDL__SINF_ERR},
+#endif
+#ifdef REPDL_REF_HAVE_COSF
+    {"cosf", REPDL_REF_COSF, repdl_ref_w_cosf, repdl_ref_wa_cosf, repdl_ref_wl_cosf, repdl_ref_wy_cosf, REPDL__COSF_ERR},
 #endif
     {NULL, REPDL_REF_EXPF, NULL, NULL, NULL, NULL, 0.0}
 };

@@ -55,6 +55,20 @@ static inline float repdl_ref_log1pf(float x) { return repdl_ref_apply(mpfr_log1
 /* issue 17, activations (h17-act) */
 static inline float repdl_ref_erff(float x) { return repdl_ref_apply(mpfr_erf, x); }
 
+/* rsqrt, sin, cos (issue 17, include/repdl/rsqrt.h, sin.h, cos.h).
+   1/sqrt(x): MPFR's mpfr_rec_sqrt gives +inf for -0, where IEEE 754's rSqrt
+   (Section 9.2.1), which repdl follows, gives -inf (the sign of 1/(-0)):
+   -0 is answered from that definition, every other input by MPFR. */
+static inline float repdl_ref_rsqrtf(float x)
+{
+    uint32_t ux;
+    memcpy(&ux, &x, 4);
+    if (ux == 0x80000000u) { uint32_t u = 0xff800000u; float r; memcpy(&r, &u, 4); return r; }
+    return repdl_ref_apply(mpfr_rec_sqrt, x);
+}
+static inline float repdl_ref_sinf(float x) { return repdl_ref_apply(mpfr_sin, x); }
+static inline float repdl_ref_cosf(float x) { return repdl_ref_apply(mpfr_cos, x); }
+
 /* a*b + c rounded once to binary32 (the oracle for repdl__fmaf). */
 static inline float repdl_ref_fmaf(float a, float b, float c)
 {

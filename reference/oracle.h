@@ -36,7 +36,8 @@ enum repdl_ref_id { REPDL_REF_EXPF, REPDL_REF_LOGF, REPDL_REF_TANHF, REPDL_REF_S
                    REPDL_REF_EXP2F, REPDL_REF_EXPM1F, REPDL_REF_LOG2F, REPDL_REF_LOG1PF,
                    /* issue 17, activations (h17-act) */
                    REPDL_REF_ERFF, REPDL_REF_SILUF, REPDL_REF_SOFTPLUSF, REPDL_REF_GELUF,
-                   REPDL_REF_GELU_TANHF };
+                   REPDL_REF_GELU_TANHF,
+                   REPDL_REF_RSQRTF, REPDL_REF_SINF, REPDL_REF_COSF };
 #endif
 
 #define REPDL_ORACLE_MARGIN 0x1p-45
@@ -59,6 +60,9 @@ static inline uint32_t repdl_oracle_mpfr(enum repdl_ref_id id, float x)
     case REPDL_REF_SOFTPLUSF: r = repdl_ref_softplusf(x); break;
     case REPDL_REF_GELUF: r = repdl_ref_geluf(x); break;
     case REPDL_REF_GELU_TANHF: r = repdl_ref_gelu_tanhf(x); break;
+    case REPDL_REF_RSQRTF: r = repdl_ref_rsqrtf(x); break;
+    case REPDL_REF_SINF: r = repdl_ref_sinf(x); break;
+    case REPDL_REF_COSF: r = repdl_ref_cosf(x); break;
     default: r = repdl_ref_sqrtf(x); break;
     }
     return repdl__asuint(r);
@@ -134,6 +138,18 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
         ++*mpfr_calls;
         return repdl_oracle_mpfr(id, x);
     }
+    /* rsqrt, sin, cos: d = 1/sqrt(x) in double is two correctly rounded
+       operations, |d sqrt(x) - 1| <= 2^-52 (1 + 2^-52) < 2^-51; glibc
+       documents at most 1 ulp for sin and cos in binary64 on x86-64 (and
+       reduces every argument exactly), within the 2^-51 |f| assumed above
+       (sin(x) and cos(x) of a binary32 x != 0 are normal doubles: |sin x| >
+       2^-150 and cos(x) != 0).  Decided by the definition: 1/sqrt(x) for
+       x < 0 (-inf included) is NaN; 1/sqrt(-0) = -inf (IEEE 754 rSqrt);
+       sin and cos of +-inf are NaN. */
+    if (id == REPDL_REF_RSQRTF && ux > 0x80000000u) return REPDL_NAN_BITS;
+    if (id == REPDL_REF_RSQRTF && ux == 0x80000000u) return 0xff800000u;
+    if ((id == REPDL_REF_SINF || id == REPDL_REF_COSF) && (ux & 0x7fffffffu) == 0x7f800000u)
+        return REPDL_NAN_BITS;
     switch (id) {
     case REPDL_REF_EXP2F: d = exp2((double)x); break;
     case REPDL_REF_EXPM1F: d = expm1((double)x); break;
@@ -141,6 +157,9 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
     case REPDL_REF_LOG1PF: d = log1p((double)x); break;
     case REPDL_REF_SILUF: d = (double)x / (1.0 + exp(-(double)x)); break;
     case REPDL_REF_SOFTPLUSF: d = log1p(exp((double)x)); break;
+    case REPDL_REF_RSQRTF: d = 1.0 / sqrt((double)x); break;
+    case REPDL_REF_SINF: d = sin((double)x); break;
+    case REPDL_REF_COSF: d = cos((double)x); break;
     case REPDL_REF_SIGMOIDF: d = 1.0 / (1.0 + exp(-(double)x)); break;
     case REPDL_REF_EXPF: d = exp((double)x); break;
     /* issue 17, activations (h17-act): glibc documents 1 ulp for erf */

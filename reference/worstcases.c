@@ -4,7 +4,8 @@
 
      worstcases F [--count N] [--threads N] > tests/math/F.wc
 
-   F is expf, logf, tanhf, sqrtf, exp2f, expm1f, log2f or log1pf.  Prints the N inputs (default 50) whose
+   F is expf, logf, tanhf, sqrtf, exp2f, expm1f, log2f, log1pf, erff, siluf, softplusf,
+   rsqrtf, sinf or cosf.  Prints the N inputs (default 50) whose
    exact value f(x) lies closest to a rounding midpoint (the middle of two
    consecutive binary32 values, the overflow boundary
    (2 - 2^-24) * 2^127 included), the distance measured in ulps of the
@@ -18,7 +19,8 @@
    midpoint are kept (the double estimate is within 2^-26 ulp of the truth,
    so no input nearer than 2^-17 ulp is missed); each kept input is then
    measured exactly with MPFR at 160 bits, and the N nearest are printed,
-   one per class of equivalent inputs (tanhf: x and -x; sqrtf: x and 4^k x,
+   one per class of equivalent inputs (tanhf, sinf, cosf: x and -x; sqrtf,
+   rsqrtf: x and 4^k x,
    whose results differ by an exact scaling).
    Independent of the library: no repdl function is called (only the bit
    casts and repdl__round_ok of include/repdl/detail/cr.h). */
@@ -42,7 +44,8 @@ typedef struct { uint32_t x, want; double dist; } wc_entry;
 /* indexed by enum repdl_ref_id; NULL: not supported (no glibc function) */
 static const char *const wc_names[] = {"expf", "logf", "tanhf", "sqrtf", NULL,
                                        "exp2f", "expm1f", "log2f", "log1pf",
-                                       "erff", "siluf", "softplusf"};
+                                       "erff", "siluf", "softplusf", NULL, NULL,   /* gelu, gelu_tanh: none */
+                                       "rsqrtf", "sinf", "cosf"};
 #define WC_NFN ((int)(sizeof wc_names / sizeof wc_names[0]))
 static enum repdl_ref_id g_id;
 static uint64_t g_next;
@@ -65,6 +68,9 @@ static double wc_double(enum repdl_ref_id id, double x)
     case REPDL_REF_ERFF: return erf(x);
     case REPDL_REF_SILUF: return x / (1.0 + exp(-x));
     case REPDL_REF_SOFTPLUSF: return log1p(exp(x));
+    case REPDL_REF_RSQRTF: return 1.0 / sqrt(x);
+    case REPDL_REF_SINF: return sin(x);
+    case REPDL_REF_COSF: return cos(x);
     default: return sqrt(x);
     }
 }
@@ -143,6 +149,9 @@ static double wc_refine(enum repdl_ref_id id, float x, float r)
         mpfr_neg(t, f, MPFR_RNDN); mpfr_exp(t, t, MPFR_RNDN); mpfr_add_ui(t, t, 1, MPFR_RNDN);
         mpfr_div(f, f, t, MPFR_RNDN); break;
     case REPDL_REF_SOFTPLUSF: mpfr_exp(f, f, MPFR_RNDN); mpfr_log1p(f, f, MPFR_RNDN); break;
+    case REPDL_REF_RSQRTF: mpfr_rec_sqrt(f, f, MPFR_RNDN); break;   /* x > 0 here */
+    case REPDL_REF_SINF: mpfr_sin(f, f, MPFR_RNDN); break;
+    case REPDL_REF_COSF: mpfr_cos(f, f, MPFR_RNDN); break;
     default: mpfr_sqrt(f, f, MPFR_RNDN); break;
     }
     k = wc_midpoints(r, m, sp);
@@ -161,8 +170,9 @@ static double wc_refine(enum repdl_ref_id id, float x, float r)
 /* Inputs with equal keys are the same hard case (see main). */
 static double wc_key(enum repdl_ref_id id, float x)
 {
-    if (id == REPDL_REF_TANHF) return fabs((double)x);
-    if (id == REPDL_REF_SQRTF) {
+    if (id == REPDL_REF_TANHF || id == REPDL_REF_SINF || id == REPDL_REF_COSF)
+        return fabs((double)x);               /* odd or even */
+    if (id == REPDL_REF_SQRTF || id == REPDL_REF_RSQRTF) {
         int e;
         double m = frexp((double)x, &e);      /* x = m 2^e, m in [0.5, 1) */
         return m + (double)(e & 1);           /* significand and exponent parity */
@@ -198,7 +208,7 @@ int main(int argc, char **argv)
     for (k = 0; name && k < (size_t)WC_NFN; k++)
         if (wc_names[k] && strcmp(name, wc_names[k]) == 0) { g_id = (enum repdl_ref_id)k; found = 1; }
     if (!found || count < 1) {
-        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf exp2f expm1f log2f log1pf erff siluf softplusf)\n");
+        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf exp2f expm1f log2f log1pf erff siluf softplusf rsqrtf sinf cosf)\n");
         return 2;
     }
     if (nthreads < 1) nthreads = 1;
@@ -242,7 +252,8 @@ int main(int argc, char **argv)
                " (of %zu screened within 2^-16 ulp), hardest first, one per class of equivalent"
                " inputs%s; want = MPFR, 24 bits, RNDN, subnormalized.  Command: worstcases",
                wc_names[g_id], printed, wc_names[g_id], total,
-               g_id == REPDL_REF_TANHF ? " (x and -x)" : g_id == REPDL_REF_SQRTF ? " (x and 4^k x)" : "");
+               (g_id == REPDL_REF_TANHF || g_id == REPDL_REF_SINF || g_id == REPDL_REF_COSF) ? " (x and -x)"
+               : (g_id == REPDL_REF_SQRTF || g_id == REPDL_REF_RSQRTF) ? " (x and 4^k x)" : "");
         for (a = 1; a < argc; a++) printf(" %s", argv[a]);
         printf("\n");
         for (j = 0; j < printed; j++) {

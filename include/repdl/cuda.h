@@ -78,8 +78,10 @@ int repdl_cuda_exp2_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_log2_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_expm1_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_log1p_array_f32(size_t n, const float *x, float *y, void *stream);
-/* issue 17 (h17-act): y[i] = repdl_erf_f32(x[i]) (include/repdl/erf.h) */
 int repdl_cuda_erf_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_rsqrt_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_sin_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_cos_array_f32(size_t n, const float *x, float *y, void *stream);
 
 /* The list of map functions, for code that wants to iterate over them:
    X(name) for each repdl_name above.  Adding a function to repdl's CUDA
@@ -95,7 +97,10 @@ int repdl_cuda_erf_array_f32(size_t n, const float *x, float *y, void *stream);
     X(log2)                         \
     X(expm1)                        \
     X(log1p)                        \
-    X(erf)
+    X(erf)                          \
+    X(rsqrt)                        \
+    X(sin)                          \
+    X(cos)
 
 /* The same maps over bfloat16 and float16 bit patterns (include/repdl/
    half_math.h, docs/functions/half.md): y[i] = repdl_exp_bf16(x[i]), ...,
@@ -120,6 +125,12 @@ int repdl_cuda_expm1_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *
 int repdl_cuda_expm1_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_log1p_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_log1p_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_rsqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_rsqrt_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sin_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sin_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_cos_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_cos_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 
 /* X(name) for each 16-bit map above (both formats; generated in
    cuda/math.cu). */
@@ -132,7 +143,10 @@ int repdl_cuda_log1p_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *s
     X(exp2)                            \
     X(log2)                            \
     X(expm1)                           \
-    X(log1p)
+    X(log1p)                           \
+    X(rsqrt)                           \
+    X(sin)                             \
+    X(cos)
 
 /* ---- Canonical reductions (docs/canonical-order.md) ----
    *out = repdl_sum_f32(n, x) / repdl_dot_f32(n, x, y), bit for bit, written

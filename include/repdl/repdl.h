@@ -39,6 +39,9 @@
 #include "expm1.h"
 #include "log1p.h"
 #include "erf.h"
+#include "rsqrt.h"
+#include "sin.h"
+#include "cos.h"
 /* bfloat16 and float16: conversions, the elementary functions */
 #include "half.h"
 #include "half_math.h"

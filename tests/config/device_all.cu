@@ -28,6 +28,9 @@ REPDL_TEST_KERNELS(exp)
 REPDL_TEST_KERNELS(log)
 REPDL_TEST_KERNELS(tanh)
 REPDL_TEST_KERNELS(sqrt)
+REPDL_TEST_KERNELS(rsqrt)
+REPDL_TEST_KERNELS(sin)
+REPDL_TEST_KERNELS(cos)
 
 /* The bfloat16 and float16 forms (half_math.h), FMT bf16 or f16. */
 #define REPDL_TEST_KERNELS_16(F, FMT)                                          \
@@ -53,6 +56,12 @@ REPDL_TEST_KERNELS_16(sqrt, bf16)
 REPDL_TEST_KERNELS_16(sqrt, f16)
 REPDL_TEST_KERNELS_16(sigmoid, bf16)
 REPDL_TEST_KERNELS_16(sigmoid, f16)
+REPDL_TEST_KERNELS_16(rsqrt, bf16)
+REPDL_TEST_KERNELS_16(rsqrt, f16)
+REPDL_TEST_KERNELS_16(sin, bf16)
+REPDL_TEST_KERNELS_16(sin, f16)
+REPDL_TEST_KERNELS_16(cos, bf16)
+REPDL_TEST_KERNELS_16(cos, f16)
 
 /* The conversions (half.h), scalar and array. */
 __global__ void k_half_conv(const float *x, uint16_t *b, uint16_t *h, float *xb, float *xh, int n)

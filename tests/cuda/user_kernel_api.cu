@@ -23,6 +23,7 @@ __global__ void k_arrays(size_t n, const float *x, const float *dy, float *y, fl
     repdl_gelu_backward_array_f32(n, x, dy, dx); repdl_gelu_tanh_array_f32(n, x, y);
     repdl_gelu_tanh_backward_array_f32(n, x, dy, dx); repdl_softplus_array_f32(n, x, y);
     repdl_softplus_backward_array_f32(n, x, dy, dx);
+    repdl_rsqrt_array_f32(n, x, y); repdl_sin_array_f32(n, x, y); repdl_cos_array_f32(n, x, y);
 }
 __global__ void k_arrays_16(size_t n, const uint16_t *x, const float *xf, uint16_t *y, float *yf) {
     repdl_exp_array_bf16(n, x, y); repdl_exp_array_f16(n, x, y);
@@ -30,6 +31,9 @@ __global__ void k_arrays_16(size_t n, const uint16_t *x, const float *xf, uint16
     repdl_tanh_array_bf16(n, x, y); repdl_tanh_array_f16(n, x, y);
     repdl_sqrt_array_bf16(n, x, y); repdl_sqrt_array_f16(n, x, y);
     repdl_sigmoid_array_bf16(n, x, y); repdl_sigmoid_array_f16(n, x, y);
+    repdl_rsqrt_array_bf16(n, x, y); repdl_rsqrt_array_f16(n, x, y);
+    repdl_sin_array_bf16(n, x, y); repdl_sin_array_f16(n, x, y);
+    repdl_cos_array_bf16(n, x, y); repdl_cos_array_f16(n, x, y);
     repdl_f32_to_bf16_array(n, xf, y); repdl_f32_to_f16_array(n, xf, y);
     repdl_bf16_to_f32_array(n, x, yf); repdl_f16_to_f32_array(n, x, yf);
 }

@@ -33,6 +33,9 @@ __global__ void user_maps(const float *x, const float *dy, float *y, size_t n)
     o[16] = repdl_max2_f32(v, g);
     o[17] = repdl_min2_f32(v, g);
     o[18] = repdl_rng_normal_f32(7, 0, i);
+    o[19] = repdl_rsqrt_f32(v);
+    o[20] = repdl_sin_f32(v);
+    o[21] = repdl_cos_f32(v);
 }
 
 /* The bfloat16 and float16 functions and conversions (half.h,
@@ -42,7 +45,7 @@ __global__ void user_maps_16(const uint16_t *x, const float *xf, uint16_t *y, fl
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     uint16_t v = x[i];
-    uint16_t *o = y + 16 * i;
+    uint16_t *o = y + 24 * i;
     o[0] = repdl_exp_bf16(v);
     o[1] = repdl_exp_f16(v);
     o[2] = repdl_log_bf16(v);
@@ -55,6 +58,12 @@ __global__ void user_maps_16(const uint16_t *x, const float *xf, uint16_t *y, fl
     o[9] = repdl_sigmoid_f16(v);
     o[10] = repdl_f32_to_bf16(xf[i]);
     o[11] = repdl_f32_to_f16(xf[i]);
+    o[12] = repdl_rsqrt_bf16(v);
+    o[13] = repdl_rsqrt_f16(v);
+    o[14] = repdl_sin_bf16(v);
+    o[15] = repdl_sin_f16(v);
+    o[16] = repdl_cos_bf16(v);
+    o[17] = repdl_cos_f16(v);
     yf[2 * i] = repdl_bf16_to_f32(v);
     yf[2 * i + 1] = repdl_f16_to_f32(v);
 }

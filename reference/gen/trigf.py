@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""reference/gen/trigf.py: constants and error bounds of repdl_sin_f32 and
+repdl_cos_f32 (include/repdl/sin.h, cos.h, detail/trig_reduce.h).
+
+    /usr/bin/python3 reference/gen/trigf.py            # print everything
+    /usr/bin/python3 reference/gen/trigf.py --check    # also check the headers hold it
+
+Needs mpmath (python3-mpmath) and sollya (reference/gen/trigf.sollya gives
+the polynomials and their approximation errors).
+
+What it derives (mpmath at 600 bits, then rounded once):
+  * the words of 2/pi: floor(2/pi 2^(64k-1)) mod 2^64, k = 0..4;
+  * C = RN(2/pi) and its relative error;
+  * a bound of |y / sin(x) - 1| and |y / cos(x) - 1| by forward error
+    analysis (expf.py's Bound, on sub-intervals of f) for either contraction
+    pattern (each a*b+c charged two roundings, which covers one), from
+      - the reduction: |f / f* - 1| <= dF, f* the exact fraction in
+        quadrants; |x| < 1/2: f = RN(x C); |x| >= 1/2: trig_reduce.h's
+        integer reduction, absolute error < 2^-101.9 before one rounding,
+        relative to |f*| >= FMIN (reference/gen/trigf_minred.c);
+      - sin(pi/2 f) against sin(pi/2 f*): relative change <= dF (u cot u <= 1),
+        cos(pi/2 f): <= (pi/4) dF (u tan u <= pi/4 for |u| <= pi/4);
+      - the polynomials' relative errors (Sollya's supnorm);
+      - the evaluation of f S(f^2) and C(f^2);
+    plus 2^-53 for repdl__round_ok's own products (E), and the c of
+    repdl__round_ok_normal that the bound without it allows.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import mpmath as mp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from expf import Bound, U, log2, hexf  # noqa: E402  (the project's own error-analysis class)
+
+mp.mp.prec = 600
+TWOOPI = 2 / mp.pi
+# min |f*| over binary32 x >= 1/2: reference/gen/trigf_minred.c prints
+# 0x1.1a92ac7p-30 (within 2^-76), at x = 0x1.f37c8ap+95; a lower bound:
+FMIN = mp.mpf(float.fromhex('0x1.1a92ac7p-30')) - mp.mpf(2) ** -75
+# absolute error of the integer reduction before its rounding (quadrants):
+# the bits of 2/pi beyond the window (< m 2^-126 < 2^-102), u's rounding
+# (<= 2^-107) and the dropped tl & 0xfff (< 2^-116)
+RED_ABS = mp.mpf(2) ** -102 + mp.mpf(2) ** -107 + mp.mpf(2) ** -116
+A = mp.mpf(1) / 2 + mp.mpf(2) ** -40
+
+
+def words():
+    return [int(mp.floor(TWOOPI * mp.mpf(2) ** (64 * k - 1))) % (1 << 64) for k in range(5)]
+
+
+def sollya():
+    out = subprocess.run(['sollya', os.path.join(HERE, 'trigf.sollya')], check=True,
+                         capture_output=True, text=True).stdout
+    c = {}
+    for m in re.finditer(r'^([sc]\d) = (\S+)$', out, re.M):
+        c[m.group(1)] = hexf(m.group(2))
+    es = mp.mpf(2) ** mp.mpf(re.search(r'^sin relative error < 2\^(\S+)$', out, re.M).group(1))
+    ec = mp.mpf(2) ** mp.mpf(re.search(r'^cos relative error < 2\^(\S+)$', out, re.M).group(1))
+    return c, es, ec
+
+
+def bounds(verbose=True):
+    c, es, ec = sollya()
+    C = mp.mpf(float(TWOOPI))
+    dC = abs(C / TWOOPI - 1)
+    dF_small = (1 + dC) * (1 + U) - 1
+    dF_large = (U * (FMIN + RED_ABS) + RED_ABS) / FMIN     # |f - f*| <= U |f*+t| + |t|
+    dF = max(dF_small, dF_large)
+    s = [c['s%d' % i] for i in range(7)]
+    cc = [mp.mpf(1)] + [c['c%d' % i] for i in range(1, 8)]
+    NS = 256
+    ev_s = ev_c = mp.mpf(0)
+    for i in range(NS):
+        lo, hi = A * i / NS, A * (i + 1) / NS
+        F = Bound(lo, hi)
+        Z = F.sq()
+        # sin: p = s0 + z (s1 + z (... + z s6)), y = f p
+        p = Bound.const(s[5]).add(Z.mul(Bound.const(s[6])))
+        for k in (4, 3, 2, 1, 0):
+            p = Bound.const(s[k]).add(Z.mul(p))
+        pmin = min(p.lo, p.hi)
+        assert pmin > 1
+        rel_p = p.err / pmin
+        ev_s = max(ev_s, (1 + rel_p) * (1 + U) - 1)          # and the product f p
+        # cos: p = c6 + z c7, ..., y = 1 + z p
+        p = Bound.const(cc[6]).add(Z.mul(Bound.const(cc[7])))
+        for k in (5, 4, 3, 2, 1):
+            p = Bound.const(cc[k]).add(Z.mul(p))
+        y = Bound.const(1).add(Z.mul(p))
+        ymin = min(y.lo, y.hi)
+        assert ymin > mp.mpf('0.7')
+        ev_c = max(ev_c, y.err / ymin)
+    tot_s = (1 + ev_s) * (1 + es) * (1 + dF) - 1
+    tot_c = (1 + ev_c) * (1 + ec) * (1 + mp.pi / 4 * dF) - 1
+    worst = max(tot_s, tot_c)
+    E = worst + U
+    cmin = int(mp.floor(worst * (1 + mp.mpf(2) ** -50) / U)) + 2
+    if verbose:
+        print("C = RN(2/pi) = %r, |C / (2/pi) - 1| = %.4f 2^-53" % (float(C), dC / U))
+        print("reduction: |f / f* - 1| < %.4f 2^-53 (|x| < 1/2), %.4f 2^-53 (|x| >= 1/2, |f*| >= 2^%.4f)"
+              % (dF_small / U, dF_large / U, log2(FMIN)))
+        print("polynomials: sin 2^%.2f, cos 2^%.2f; evaluation: sin %.4f 2^-53, cos %.4f 2^-53"
+              % (log2(es), log2(ec), ev_s / U, ev_c / U))
+        print("|y / sin(pi/2 f*) - 1| < %.4f 2^-53, |y / cos(pi/2 f*) - 1| < %.4f 2^-53"
+              % (tot_s / U, tot_c / U))
+        print("sinf, cosf: y error < 2^%.3f = %.4f 2^-53; with round_ok's rounding E >= 2^%.3f = %.4f 2^-53;"
+              " repdl__round_ok_normal needs c >= %d" % (log2(worst), worst / U, log2(E), E / U, cmin))
+    return worst, E, cmin, c, C
+
+
+def main():
+    check = '--check' in sys.argv
+    W = words()
+    print("words of 2/pi:")
+    for k, w in enumerate(W):
+        print("  0x%016xu" % w)
+    worst, E, cmin, c, C = bounds()
+    if not check:
+        return 0
+    ok = True
+    red = open(os.path.join(ROOT, 'include', 'repdl', 'detail', 'trig_reduce.h')).read()
+    code = re.sub(r'/\*.*?\*/', '', red, flags=re.S)
+    vals = set(float(v) for v in re.findall(r'(?<![\w.])-?(\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])', code))
+    for w in W:
+        if "0x%016xu" % w not in red:
+            print("trig_reduce.h lacks the word 0x%016xu" % w)
+            ok = False
+    for k, v in list(c.items()) + [('C', C), ('2^-64', mp.mpf(2) ** -64), ('2^-116', mp.mpf(2) ** -116)]:
+        fv = float(v)
+        if fv not in vals and -fv not in vals:
+            print("trig_reduce.h lacks %s = %r" % (k, fv))
+            ok = False
+    for name in ('sin', 'cos'):
+        src = open(os.path.join(ROOT, 'include', 'repdl', name + '.h')).read()
+        m = re.search(r'#define REPDL__%sF_ERR (\S+)' % name.upper(), src)
+        if not m or not E <= mp.mpf(float(m.group(1))):
+            print("REPDL__%sF_ERR is below the bound" % name.upper())
+            ok = False
+        m = re.search(r'#define REPDL__%sF_C (\d+)u' % name.upper(), src)
+        if not m or int(m.group(1)) < cmin:
+            print("REPDL__%sF_C is below %d" % (name.upper(), cmin))
+            ok = False
+    print("check of trig_reduce.h, sin.h, cos.h:", "ok" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

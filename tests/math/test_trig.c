@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/math/test_trig.c: repdl_rsqrt_f32, repdl_sin_f32 and repdl_cos_f32
+   on the inputs whose results follow from the definition alone, and on
+   every entry of their hard-case tables.  Built like test_elementary.c
+   (tests/math/meson.build); every check compares bit patterns.
+
+     test_trig exact F    F's exactly known results, expected values built
+                          from the definition (no MPFR), scalar and array
+                          forms:
+                            rsqrtf: 1/sqrt(4^k) = 2^-k for every binary32
+                              power of four (2^-148 ... 2^126), +0 -> +inf,
+                              -0 -> -inf (IEEE 754 rSqrt), +inf -> +0,
+                              x < 0 (-inf, -subnormals, -FLT_MAX) -> NaN;
+                            sinf: +-0 -> +-0; 0 < |x| <= 2^-12 (every
+                              251st bit pattern and 2^-12) -> x, since
+                              x - x^3/6 < sin x < x and x^3/6 <= 2^-26 |x|
+                              is below half the spacing under |x|
+                              (>= 2^-25 |x|); +-inf -> NaN;
+                            cosf: +-0 -> 1; 0 < |x| <= 2^-13 (every 251st
+                              bit pattern and 2^-13) -> 1,
+                              since 1 - x^2/2 < cos x < 1 and x^2/2 <= 2^-27
+                              is below 2^-25 (half the spacing under 1);
+                              +-inf -> NaN;
+                          and NaN inputs (quiet, signalling, both signs,
+                          payloads) -> the canonical NaN 0x7fc00000.
+     test_trig table F    every entry {x, result} of
+                          include/repdl/detail/F_hard.inc: the function
+                          returns the tabulated result (scalar and array
+                          forms), and, with MPFR, that result is MPFR's;
+                          the table is sorted and ends with its sentinel.
+
+   Exit status 0: pass; 1: a mismatch (printed as
+   "F in=0x........ got=0x........ want=0x........"); 77: the header is
+   absent. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "funcs.h"
+#ifdef REPDL_TEST_HAVE_MPFR
+#include "oracle.h"
+#endif
+
+#define SKIP 77
+
+static const repdl_ref_fn *fn;
+static long n_checked, n_fail;
+
+static void check(const char *what, uint32_t x, uint32_t got, uint32_t want)
+{
+    n_checked++;
+    if (got != want) {
+        n_fail++;
+        if (n_fail <= 50)
+            printf("%s in=0x%08x got=0x%08x want=0x%08x\n", what, (unsigned)x, (unsigned)got, (unsigned)want);
+    }
+}
+
+/* scalar and array forms on x against want */
+static void check_both(uint32_t x, uint32_t want)
+{
+    float in = repdl__asfloat(x), out;
+    char aname[32];
+    check(fn->name, x, repdl__asuint(fn->scalar(in)), want);
+    fn->array(&out, &in, 1);
+    snprintf(aname, sizeof aname, "%s_array", fn->name);
+    check(aname, x, repdl__asuint(out), want);
+}
+
+/* the bits of 2^k, -149 <= k <= 127, from the format's definition */
+static uint32_t pow2_bits(int k)
+{
+    return k >= -126 ? (uint32_t)(k + 127) << 23 : 1u << (k + 149);
+}
+
+/* x and -x for x = lo, lo + 251, ... <= hi and for hi (positive bit
+   patterns): x itself (odd: sin) or even_want (cos) */
+static void range_both_signs(uint32_t lo, uint32_t hi, int odd, uint32_t even_want)
+{
+    uint32_t u;
+    for (u = lo; u <= hi; u = u + 251u > hi && u != hi ? hi : u + 251u) {
+        check_both(u, odd ? u : even_want);
+        check_both(u | 0x80000000u, odd ? (u | 0x80000000u) : even_want);
+    }
+}
+
+static int test_exact(void)
+{
+    static const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,
+                                    0x7fffffffu, 0xffffffffu, 0x7fa00000u, 0xffa5a5a5u, 0x7fc00001u};
+    size_t i;
+    int k;
+    for (i = 0; i < sizeof nans / sizeof nans[0]; i++) check_both(nans[i], REPDL_NAN_BITS);
+    if (strcmp(fn->name, "rsqrtf") == 0) {
+        uint32_t u;
+        for (k = -74; k <= 63; k++) check_both(pow2_bits(2 * k), pow2_bits(-k));   /* 4^k -> 2^-k */
+        check_both(0x00000000u, 0x7f800000u);
+        check_both(0x80000000u, 0xff800000u);
+        check_both(0x7f800000u, 0x00000000u);
+        check_both(0xff800000u, REPDL_NAN_BITS);
+        for (u = 0x80000001u; u < 0xff800000u; u += 0x00012345u) check_both(u, REPDL_NAN_BITS);
+        check_both(0x80000001u, REPDL_NAN_BITS);
+        check_both(0xff7fffffu, REPDL_NAN_BITS);
+        check_both(0xbf800000u, REPDL_NAN_BITS);
+    } else if (strcmp(fn->name, "sinf") == 0) {
+        range_both_signs(0x00000000u, 0x39800000u, 1, 0);                 /* |x| <= 2^-12 */
+        check_both(0x7f800000u, REPDL_NAN_BITS);
+        check_both(0xff800000u, REPDL_NAN_BITS);
+    } else if (strcmp(fn->name, "cosf") == 0) {
+        range_both_signs(0x00000000u, 0x39000000u, 0, 0x3f800000u);       /* |x| <= 2^-13 */
+        check_both(0x7f800000u, REPDL_NAN_BITS);
+        check_both(0xff800000u, REPDL_NAN_BITS);
+    } else {
+        printf("exact: no exact cases listed for %s\n", fn->name);
+        return 2;
+    }
+    printf("exact %s: %ld checks, %ld mismatches\n", fn->name, n_checked, n_fail);
+    return n_fail ? 1 : 0;
+}
+
+/* the hard-case tables */
+static const repdl__hardcase tab_rsqrtf[] = {
+#include <repdl/detail/rsqrtf_hard.inc>
+};
+static const repdl__hardcase tab_sinf[] = {
+#include <repdl/detail/sinf_hard.inc>
+};
+static const repdl__hardcase tab_cosf[] = {
+#include <repdl/detail/cosf_hard.inc>
+};
+
+static int test_table(void)
+{
+    const repdl__hardcase *t = NULL;
+    size_t n = 0, i;
+    if (strcmp(fn->name, "rsqrtf") == 0) { t = tab_rsqrtf; n = sizeof tab_rsqrtf / sizeof tab_rsqrtf[0]; }
+    if (strcmp(fn->name, "sinf") == 0) { t = tab_sinf; n = sizeof tab_sinf / sizeof tab_sinf[0]; }
+    if (strcmp(fn->name, "cosf") == 0) { t = tab_cosf; n = sizeof tab_cosf / sizeof tab_cosf[0]; }
+    if (!t || n < 1 || t[n - 1].x != 0xffffffffu) { printf("table %s: no table or no sentinel\n", fn->name); return 1; }
+    for (i = 0; i + 1 < n; i++) {
+        if (i > 0 && !(t[i - 1].x < t[i].x)) { printf("table %s: not sorted at %zu\n", fn->name, i); n_fail++; }
+        check_both(t[i].x, t[i].r);
+#ifdef REPDL_TEST_HAVE_MPFR
+        check("table-vs-mpfr", t[i].x, t[i].r, repdl_oracle_mpfr(fn->id, repdl__asfloat(t[i].x)));
+#endif
+    }
+    printf("table %s: %zu entries%s, %ld checks, %ld mismatches\n", fn->name, n - 1,
+#ifdef REPDL_TEST_HAVE_MPFR
+           " (re-derived with MPFR)",
+#else
+           " (MPFR absent: not re-derived)",
+#endif
+           n_checked, n_fail);
+    return n_fail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_trig exact|table F\n");
+        return 2;
+    }
+    fn = repdl_ref_find(argv[2]);
+    if (!fn) { printf("SKIP: %s: header absent from include/repdl\n", argv[2]); return SKIP; }
+    if (!repdl_fpenv_ok(1.0f)) { printf("the floating-point environment flushes subnormals\n"); return 1; }
+#ifdef REPDL_TEST_HAVE_MPFR
+    repdl_ref_init();
+#endif
+    if (strcmp(argv[1], "exact") == 0) return test_exact();
+    if (strcmp(argv[1], "table") == 0) return test_table();
+    fprintf(stderr, "usage: test_trig exact|table F\n");
+    return 2;
+}
