@@ -216,7 +216,7 @@ int main(int argc, char **argv)
     {
         static const char *const ids[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf",
                                           "exp2f", "expm1f", "log2f", "log1pf",
-                                          "erff", "siluf", "softplusf", "geluf", "gelu_tanhf"
+                                          "erff", "siluf", "softplusf", "geluf", "gelu_tanhf",
                                           "rsqrtf", "sinf", "cosf"};
         int k, known = 0;
         for (k = 0; k < (int)(sizeof ids / sizeof ids[0]); k++)
