@@ -19,13 +19,17 @@
 #                                is one skipped test, never a pass
 set -uo pipefail
 cd "$(dirname "$0")/.."
+t0=$SECONDS
 bash scripts/deps.sh || exit 1
 # The default run (CI) also needs the cross compilers and qemu of the matrix
 # before the quick suite, whose x87 refusal and aarch64 training tests use
 # them: install them first, so that those tests run instead of skipping.
 if [ $# -eq 0 ] || [[ " $* " == *" matrix"* ]]; then bash scripts/deps-matrix.sh; fi
+echo "test.sh: dependencies $((SECONDS - t0)) s"
 [ -d build ] || meson setup build || exit 1
+t0=$SECONDS
 ninja -C build || exit 1
+echo "test.sh: build $((SECONDS - t0)) s"
 args=()
 if [ $# -gt 0 ]; then
   for s in "$@"; do [ "$s" = sanitize ] || [ "$s" = python ] || args+=(--suite "$s"); done
@@ -34,7 +38,9 @@ else
 fi
 rc=0 logs=()
 if [ ${#args[@]} -gt 0 ]; then
+  t0=$SECONDS
   meson test -C build --print-errorlogs --num-processes 1 "${args[@]}" || rc=1
+  echo "test.sh: meson test $((SECONDS - t0)) s"
   logs+=(build/meson-logs/testlog.json)
 fi
 # The default run (CI) also builds the whole test tree with AddressSanitizer
@@ -45,9 +51,13 @@ if [ $# -eq 0 ] || [[ " $* " == *" sanitize "* ]]; then
     meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
       -Dcuda=disabled -Dlibrary=disabled || exit 1
   fi
+  t0=$SECONDS
   ninja -C build-san || exit 1
+  echo "test.sh: sanitized build $((SECONDS - t0)) s"
+  t0=$SECONDS
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
     meson test -C build-san --print-errorlogs --num-processes 2 --suite quick || rc=1
+  echo "test.sh: sanitized tests $((SECONDS - t0)) s"
   logs+=(build-san/meson-logs/testlog.json)
 fi
 # The default run (CI) and `scripts/test.sh python` also build the Python
@@ -58,10 +68,13 @@ if [ $# -eq 0 ] || [[ " $* " == *" python "* ]]; then
   py_junit=build/pytest-junit.xml
   rm -f "$py_junit"
   py_rc=0
+  t0=$SECONDS
   REPDL_LIB=$PWD/build/librepdl.so bash scripts/python.sh test "$py_junit" || py_rc=$?
+  echo "test.sh: python $((SECONDS - t0)) s"
   if [ $py_rc -eq 77 ]; then py_skip=1 py_junit=
   elif [ $py_rc -ne 0 ]; then rc=1; [ -f "$py_junit" ] || py_junit=FAILED; fi
 fi
+echo "test.sh: total $SECONDS s"
 PY_JUNIT=$py_junit PY_SKIP=$py_skip python3 - "${logs[@]}" <<'PY'
 import json, os, sys
 import xml.etree.ElementTree as ET

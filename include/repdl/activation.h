@@ -482,7 +482,7 @@ REPDL_FN double repdl__geluf_core(float x)
     float a = repdl__asfloat(ux & 0x7fffffffu);
     double u = repdl__f2d(a), xd = repdl__f2d(x);
     /* i = floor(2u) (2u exact, truncated), <= 28 */
-    uint32_t i = (uint32_t)(int32_t)repdl__fmul(a, 2.0f);
+    uint32_t i = (uint32_t)repdl__f2i_rz(repdl__fmul(a, 2.0f));
     const double *c = repdl__gelu_s_coeffs(i);
     /* t = u on piece 0, u - (i/2 + 1/4) on the others (exact: multiples of
        2^-24, |t| <= 1/4) */

@@ -103,6 +103,20 @@
 #define REPDL_HD
 #endif
 
+/* REPDL__ROLLED before a loop keeps nvcc's device compiler from unrolling
+   it (#pragma unroll 1); the host compilers see nothing (gcc would warn
+   about an unknown pragma).  Used on the loops whose trip count is not
+   known but whose bound is (the -0.0 padding of a short leaf, up to 1024
+   stores; the 64 levels of a tree's root): fully unrolled, each call site
+   of a sum was about 8,000 PTX lines, and a kernel calling every
+   reduction took two minutes to compile.  It changes no operation and no
+   order, only code size. */
+#if defined(__CUDA_ARCH__)
+#define REPDL__ROLLED _Pragma("unroll 1")
+#else
+#define REPDL__ROLLED
+#endif
+
 /* Every repdl function: header-only, no symbol leaks out of a translation
    unit. */
 #define REPDL_FN static inline REPDL_HD
@@ -316,6 +330,12 @@ static __device__ __forceinline__ double repdl__ptx_f2d(float a)
     asm("cvt.f64.f32 %0, %1;" : "=d"(r) : "f"(a));
     return r;
 }
+static __device__ __forceinline__ int32_t repdl__ptx_f2i_rz(float a)
+{
+    int32_t r;
+    asm("cvt.rzi.s32.f32 %0, %1;" : "=r"(r) : "f"(a));
+    return r;
+}
 /* Comparisons of binary32 values, as C's operators (ordered: false when
    either is a NaN; repdl__fne is C's !=, true when either is a NaN). */
 #define REPDL__PTX_CMP(name, cmp)                                                   \
@@ -345,6 +365,11 @@ REPDL__PTX_CMP(repdl__fne, "neu")
 #define repdl__d2f(a) repdl__ptx_d2f((a))
 /* float -> double, exact, subnormals kept */
 #define repdl__f2d(a) repdl__ptx_f2d((a))
+/* float -> int32_t, truncated toward zero (C's conversion), for values in
+   range.  A plain C cast compiles to cvt.rzi.s32.f32, which -ftz=true turns
+   into cvt.rzi.ftz.s32.f32 (the same integer, but a flag-dependent
+   instruction: cuda-ptx-caller-flags refuses it). */
+#define repdl__f2i_rz(a) repdl__ptx_f2i_rz((a))
 #else
 #define repdl__dadd(a, b) ((double)(a) + (double)(b))
 #define repdl__dsub(a, b) ((double)(a) - (double)(b))
@@ -356,6 +381,7 @@ REPDL__PTX_CMP(repdl__fne, "neu")
 #define repdl__fdiv(a, b) ((float)(a) / (float)(b))
 #define repdl__d2f(a) ((float)(a))
 #define repdl__f2d(a) ((double)(a))
+#define repdl__f2i_rz(a) ((int32_t)(float)(a))
 #define repdl__flt(a, b) ((a) < (b))
 #define repdl__fle(a, b) ((a) <= (b))
 #define repdl__fgt(a, b) ((a) > (b))

@@ -69,7 +69,7 @@ REPDL_FN double repdl__erff_core(float a)
 {
     double ad = repdl__f2d(a);
     /* i = max(floor(4a) - 1, 0): 4a is exact, its truncation is floor */
-    int32_t k = (int32_t)repdl__fmul(a, 4.0f) - 1;
+    int32_t k = repdl__f2i_rz(repdl__fmul(a, 4.0f)) - 1;
     uint32_t i = k > 0 ? (uint32_t)k : 0u;
     const double *c = repdl__erff_coeffs(i);
     /* v = a^2 (exact, 48 bits) on piece 0, a - c_i on the others (exact:

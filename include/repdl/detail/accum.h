@@ -285,6 +285,7 @@ REPDL_FN float repdl__tree_root(const repdl__tree *t)
     float acc = -0.0f; /* the sum of nothing */
     int any = 0;
     unsigned l;
+    REPDL__ROLLED
     for (l = 0; l < 64 && (t->count >> l) != 0; l++) {
         if ((t->count >> l) & 1) {
             acc = any ? repdl__fadd(t->node[l], acc) : t->node[l];
@@ -404,6 +405,7 @@ REPDL_FN void repdl__tree_leaf(repdl__tree *t, float *p, size_t len)
         repdl__tree_push(t, 0, repdl__sum16_f32(p, len));
         return;
     }
+    REPDL__ROLLED
     for (i = len; i < REPDL_SUM_LEAF; i++) p[i] = -0.0f;
     REPDL__MATERIALIZE(p);
     repdl__tree_push(t, 0, repdl__sum_leaf_full_f32(p));
@@ -622,6 +624,7 @@ REPDL_FN void repdl__vtree_root(const repdl__vtree *t, float *out)
     size_t V = t->V, i;
     const float *acc = NULL;
     unsigned l;
+    REPDL__ROLLED
     for (l = 0; l < 64 && (t->count >> l) != 0; l++) {
         float *p = t->mem + (size_t)l * V;
         if (!((t->count >> l) & 1)) continue;
