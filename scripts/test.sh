@@ -39,7 +39,9 @@ fi
 rc=0 logs=()
 if [ ${#args[@]} -gt 0 ]; then
   t0=$SECONDS
-  meson test -C build --print-errorlogs --num-processes 1 "${args[@]}" || rc=1
+  # two at a time: the multi-threaded proofs (2^32 runs, MPI, golden) are
+  # is_parallel : false and run alone
+  meson test -C build --print-errorlogs --num-processes 2 "${args[@]}" || rc=1
   echo "test.sh: meson test $((SECONDS - t0)) s"
   logs+=(build/meson-logs/testlog.json)
 fi

@@ -210,6 +210,7 @@ REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0,
         /* a whole micro-batch: the steps h = 8 and h = 4 as the four row
            pieces v, v + 8, v + 4, v + 12 are read (REPDL__COLS_H84), then
            repdl__cols_fold4 */
+        REPDL__ROLLED
         for (v = 0; v < 4; v++) {
             const float *g0 = dy + (r0 + v) * cols + j0, *x0 = x + (r0 + v) * cols + j0;
             const float *g8 = g0 + 8 * cols, *x8 = x0 + 8 * cols;
@@ -241,6 +242,7 @@ REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0,
         if (out0) repdl__cols_fold4(e0[0], REPDL__NORM_COLS, cb, out0);
         return;
     }
+    REPDL__ROLLED
     for (v = 0; v < 8; v++) {
         size_t ra = r0 + v, rb = r0 + v + 8;
         /* rows past the micro-batch are not formed (they may lie past x) */
@@ -273,10 +275,14 @@ REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0,
 #undef REPDL__G
         } else if (v < len) {
             float mua = mode == 1 ? mean[ra] : 0.0f, rsa = mode ? rstd[ra] : 0.0f;
+            REPDL__ROLLED
             for (c = 0; c < cb; c++) ev[c] = REPDL__NORM_TERM(mode, ga[c], xa[c], mua, rsa);
-            if (out0)
+            if (out0) {
+                REPDL__ROLLED
                 for (c = 0; c < cb; c++) e0v[c] = ga[c];
+            }
         } else {
+            REPDL__ROLLED
             for (c = 0; c < cb; c++) ev[c] = e0v[c] = -0.0f;
         }
     }
