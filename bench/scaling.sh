@@ -36,7 +36,9 @@ while [ $# -gt 0 ]; do
 done
 ninja -C "$b" examples/train_fmnist bench/linalg/bench_gemm bench/reduce/bench_sum_threads >/dev/null
 conv=
-if ninja -C "$b" -t targets all 2>/dev/null | grep -q '^bench/linalg/bench_conv:'; then
+# (grep reads all of ninja's list: with -q it would stop early, ninja would
+# die of SIGPIPE and pipefail would call the target missing)
+if ninja -C "$b" -t targets all 2>/dev/null | grep '^bench/linalg/bench_conv:' >/dev/null; then
   ninja -C "$b" bench/linalg/bench_conv >/dev/null && conv=$b/bench/linalg/bench_conv
 fi
 echo "scaling: $(date -u +%F' '%H:%M) UTC, commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo ?), $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"

@@ -23,7 +23,11 @@ REPDL_BEGIN_CODE
 #define REPDL_THREADS_MAX 64
 #endif
 #ifndef REPDL_THREADS_MIN
-#define REPDL_THREADS_MIN ((size_t)1 << 16)
+/* Below this many elements one thread: creating and joining a thread
+   costs about 50 us here (AMD EPYC, 2 cores: 2^20 floats took 0.115 ms on
+   2 threads against 0.066 ms serially, 2^24 1.59x faster on 2;
+   docs/bench-scaling.md), the serial time of about 2^21 floats. */
+#define REPDL_THREADS_MIN ((size_t)1 << 21)
 #endif
 
 /* One thread's share: the elements [begin, end), begin a multiple of a

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* sums of NS elements must use threads: the default threshold (2^21) is
+   lowered so that the test stays small */
+#define REPDL_THREADS_MIN ((size_t)1 << 16)
 #include <repdl/repdl.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/reduce_threads.h>
