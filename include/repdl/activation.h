@@ -728,10 +728,11 @@ REPDL_API void repdl_gelu_tanh_array_f32(size_t n, const float *x, float *y)
    functions above; each input is a binary32 value, so the binary32
    arguments hold):
      NaN:                       the format's canonical NaN;
-     x above the upper          F(x) = x (1 - d), d < 2^-25 (softplus: x + d,
-     threshold, +inf:           d < 2^-20 <= 2^-16 x): x itself, which the
-                                format holds (h is the answer);
-     x below the lower          |F(x)| < 2^-150, far below half the least
+     x at or above the upper    F(x) = x (1 - d), 0 < d < 2^-25 (softplus:
+     threshold, +inf:           x + d, 0 < d < e^-16 < 2^-27 x), far inside
+                                half an ulp of x (2^-9 x or more): x itself,
+                                which the format holds (h is the answer);
+     x beyond the lower         |F(x)| < 2^-150, far below half the least
      threshold, -inf:           subnormal of either format (2^-134, 2^-25):
                                 -0 (silu, gelu, gelu_tanh), +0 (softplus);
      silu, gelu, gelu_tanh      F(x) lies above x/2 (towards +inf) by less
