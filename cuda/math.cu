@@ -22,6 +22,7 @@
 #include <repdl/rsqrt.h>
 #include <repdl/sin.h>
 #include <repdl/cos.h>
+#include <repdl/activation.h>
 
 #include "common.cuh"
 

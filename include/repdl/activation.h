@@ -36,6 +36,8 @@
 #include "config.h"
 #include "exp.h"
 #include "sigmoid.h"
+#include "half.h"
+#include "half_math.h"
 REPDL_BEGIN_CODE
 
 /* ---- relu: max(x, +0); NaN -> NaN ---- */
@@ -108,14 +110,21 @@ REPDL_FN int repdl__siluf_y(float x, double *y)
     return 1;
 }
 
-/* silu(x) for |x| < 2^-60 (see above) */
-REPDL_FN float repdl__siluf_tiny(float x)
+/* x/2 moved one binary64 ulp towards +inf, for 0 < |x| < 2^-60: the tiny
+   rule of silu, gelu and gelu_tanh (see above), also their 16-bit forms' */
+REPDL_FN double repdl__act_tiny_d(float x)
 {
     double y1 = repdl__dmul(repdl__f2d(x), 0.5);                 /* exact, normal */
     uint64_t u = repdl__asuint64(y1);
-    if (repdl__feq(x, 0.0f)) return x;
     u = repdl__fgt(x, 0.0f) ? u + 1u : u - 1u;                   /* towards +inf */
-    return repdl__d2f(repdl__asdouble(u));
+    return repdl__asdouble(u);
+}
+
+/* silu(x) for |x| < 2^-60 (see above) */
+REPDL_FN float repdl__siluf_tiny(float x)
+{
+    if (repdl__feq(x, 0.0f)) return x;
+    return repdl__d2f(repdl__act_tiny_d(x));
 }
 
 REPDL_API float repdl_silu_f32(float x)
@@ -700,6 +709,210 @@ REPDL_API void repdl_gelu_tanh_array_f32(size_t n, const float *x, float *y)
 {
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl_gelu_tanh_f32(x[i]);
+}
+
+/* ---- bfloat16 and float16 forms of silu, softplus, gelu, gelu_tanh ----
+   repdl_F_bf16(x), repdl_F_f16(x) and their array forms (half.h's bit
+   patterns): F(x) rounded once to nearest-even in the 16-bit format of x,
+   directly from the binary32 function's double approximation y
+   (repdl__Ff_y, |y / F(x) - 1| < E on every path (REPDL__SILUF_ERR,
+   REPDL__SOFTPLUSF_ERR, REPDL__GELUF_ERR, REPDL__GELU_TANHF_ERR), fused or
+   not) by half.h's repdl__d_to_h: no binary32 rounding in between, which
+   would be a double rounding (wrong on the inputs that
+   tests/half/test_half_fn.c counts and asserts).  Why one rounding of y is
+   correct in every build (half_math.h's margin proof): the test checks
+   with MPFR, for all 2^16 inputs of each format, that F(x) lies farther
+   than E from every rounding boundary of the format (subnormal ones and
+   the one above the largest finite value included).
+   Outside repdl__Ff_y's domain, exactly (the thresholds of the binary32
+   functions above; each input is a binary32 value, so the binary32
+   arguments hold):
+     NaN:                       the format's canonical NaN;
+     x at or above the upper    F(x) = x (1 - d), 0 < d < 2^-25 (softplus:
+     threshold, +inf:           x + d, 0 < d < e^-16 < 2^-27 x), far inside
+                                half an ulp of x (2^-9 x or more): x itself,
+                                which the format holds (h is the answer);
+     x beyond the lower         |F(x)| < 2^-150, far below half the least
+     threshold, -inf:           subnormal of either format (2^-134, 2^-25):
+                                -0 (silu, gelu, gelu_tanh), +0 (softplus);
+     silu, gelu, gelu_tanh      F(x) lies above x/2 (towards +inf) by less
+     at +-0 and 0 < |x|         than 2^-61 |x/2|; x/2 is a value of the
+     < 2^-60 (bf16 only:        format or (x the least subnormals) a
+     f16's least subnormal      midpoint, every other boundary at least
+     is 2^-24):                 2^-10 |x/2| away: x/2 moved one binary64
+                                ulp towards +inf (repdl__act_tiny_d) rounds
+                                as F(x); +-0 -> +-0.
+   Array forms: out may be x (in place), no other overlap; n = 0 accepts
+   NULL.  A branch-free pass (half_math.h's skeleton) answers the
+   specials by selects and flags only 0 < |x| < 2^-60 for the scalar
+   form. */
+
+/* The 16-bit result of silu, gelu or gelu_tanh outside their y's domain
+   (above): h is x's pattern. */
+REPDL_FN uint32_t repdl__act_h_special(uint32_t h, float x, int fmt)
+{
+    uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
+    if (ax > 0x7f800000u) return REPDL__H_NAN(fmt);
+    if (ax < 0x21800000u) return ax == 0u ? h : repdl__d_to_h(repdl__act_tiny_d(x), fmt);
+    return ux < 0x80000000u ? h : 0x8000u;
+}
+
+/* The lane's argument for the approximation: x on y's domain, +0 (harmless)
+   elsewhere; hi: the upper threshold's pattern (results x from it to +inf),
+   lo: the lower one's (results -0 from it to -inf). */
+REPDL_FN float repdl__act_h_arg(uint32_t ux, uint32_t hi, uint32_t lo)
+{
+    uint32_t ax = ux & 0x7fffffffu;
+    int sp = ((ux >= hi) & (ux <= 0x7f800000u)) | ((ux >= lo) & (ux <= 0xff800000u)) |
+             (ax > 0x7f800000u) | (ax < 0x21800000u);
+    return repdl__asfloat(ux & (sp ? 0u : 0xffffffffu));
+}
+
+/* The lane's result: y rounded on y's domain, the specials by selects;
+   0 < |x| < 2^-60 flagged for the scalar form. */
+REPDL_FN uint32_t repdl__act_h_pick(uint32_t h, uint32_t ux, double y, int fmt, uint32_t hi,
+                                    uint32_t lo, uint32_t *fail)
+{
+    uint32_t ax = ux & 0x7fffffffu;
+    uint32_t same = (uint32_t)(((ux >= hi) & (ux <= 0x7f800000u)) | (ax == 0u));
+    uint32_t zero = (uint32_t)((ux >= lo) & (ux <= 0xff800000u));
+    uint32_t nan = (uint32_t)(ax > 0x7f800000u);
+    uint32_t tiny = (uint32_t)((ax != 0u) & (ax < 0x21800000u));
+    uint32_t sp = same | zero | nan | tiny;
+    uint32_t r = repdl__d_to_h(y, fmt);
+    *fail = tiny;
+    return (r & (sp - 1u)) | (h & (0u - same)) | (0x8000u & (0u - zero)) |
+           (REPDL__H_NAN(fmt) & (0u - nan));
+}
+
+/* silu: y's domain 2^-60 <= |x|, -0x1.b2a428p6 < x < 17.5 (0x418c0000) */
+REPDL_FN uint32_t repdl__silu_h(uint32_t h, int fmt)
+{
+    float x = repdl__h_to_f32(h, fmt);
+    double y;
+    if (REPDL_LIKELY(repdl__siluf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
+    return repdl__act_h_special(h, x, fmt);
+}
+REPDL_FN uint32_t repdl__silu_h_lane(uint32_t h, int fmt, uint32_t *fail)
+{
+    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
+    double y = repdl__siluf_core(repdl__act_h_arg(ux, 0x418c0000u, 0xc2d95214u));
+    return repdl__act_h_pick(h, ux, y, fmt, 0x418c0000u, 0xc2d95214u, fail);
+}
+
+/* gelu (erf form): y's domain 2^-60 <= |x|, -0x1.cb64eap+3 < x <
+   0x1.5ae102p+2 */
+REPDL_FN uint32_t repdl__gelu_h(uint32_t h, int fmt)
+{
+    float x = repdl__h_to_f32(h, fmt);
+    double y;
+    if (REPDL_LIKELY(repdl__geluf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
+    return repdl__act_h_special(h, x, fmt);
+}
+REPDL_FN uint32_t repdl__gelu_h_lane(uint32_t h, int fmt, uint32_t *fail)
+{
+    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
+    double y = repdl__geluf_core(repdl__act_h_arg(ux, 0x40ad7081u, 0xc165b275u));
+    return repdl__act_h_pick(h, ux, y, fmt, 0x40ad7081u, 0xc165b275u, fail);
+}
+
+/* gelu_tanh: y's domain 2^-60 <= |x|, -0x1.58aaf4p+3 < x < 0x1.43eda8p+2 */
+REPDL_FN uint32_t repdl__gelu_tanh_h(uint32_t h, int fmt)
+{
+    float x = repdl__h_to_f32(h, fmt);
+    double y;
+    if (REPDL_LIKELY(repdl__gelu_tanhf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
+    return repdl__act_h_special(h, x, fmt);
+}
+REPDL_FN uint32_t repdl__gelu_tanh_h_lane(uint32_t h, int fmt, uint32_t *fail)
+{
+    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
+    double y = repdl__gelu_tanhf_core(repdl__act_h_arg(ux, 0x40a1f6d4u, 0xc12c557au));
+    return repdl__act_h_pick(h, ux, y, fmt, 0x40a1f6d4u, 0xc12c557au, fail);
+}
+
+/* softplus: y's domain -0x1.9fe368p6 <= x < 16; outside: NaN, x (x >= 16,
+   +inf), +0 (below, -inf).  softplus(+-0) = log 2 is on the domain. */
+REPDL_FN uint32_t repdl__softplus_h(uint32_t h, int fmt)
+{
+    float x = repdl__h_to_f32(h, fmt);
+    double y;
+    uint32_t ux = repdl__asuint(x);
+    if (REPDL_LIKELY(repdl__softplusf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
+    if ((ux & 0x7fffffffu) > 0x7f800000u) return REPDL__H_NAN(fmt);
+    return ux < 0x80000000u ? h : 0u;
+}
+REPDL_FN uint32_t repdl__softplus_h_lane(uint32_t h, int fmt, uint32_t *fail)
+{
+    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
+    uint32_t same = (uint32_t)((ux >= 0x41800000u) & (ux <= 0x7f800000u));
+    uint32_t zero = (uint32_t)((ux > 0xc2cff1b4u) & (ux <= 0xff800000u));
+    uint32_t nan = (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u);
+    uint32_t sp = same | zero | nan;
+    double y = repdl__softplusf_core(repdl__asfloat(ux & (sp ? 0u : 0xffffffffu)));
+    uint32_t r = repdl__d_to_h(y, fmt);
+    *fail = 0;
+    return (r & (sp - 1u)) | (h & (0u - same)) | (REPDL__H_NAN(fmt) & (0u - nan));
+}
+
+/* silu(x) correctly rounded to bfloat16. */
+REPDL_API uint16_t repdl_silu_bf16(uint16_t x) { return (uint16_t)repdl__silu_h(x, REPDL__BF16); }
+/* silu(x) correctly rounded to float16. */
+REPDL_API uint16_t repdl_silu_f16(uint16_t x) { return (uint16_t)repdl__silu_h(x, REPDL__F16); }
+/* out[i] = repdl_silu_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_silu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__silu_h_lane, repdl__silu_h);
+}
+/* out[i] = repdl_silu_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_silu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__silu_h_lane, repdl__silu_h);
+}
+
+/* softplus(x) correctly rounded to bfloat16. */
+REPDL_API uint16_t repdl_softplus_bf16(uint16_t x) { return (uint16_t)repdl__softplus_h(x, REPDL__BF16); }
+/* softplus(x) correctly rounded to float16. */
+REPDL_API uint16_t repdl_softplus_f16(uint16_t x) { return (uint16_t)repdl__softplus_h(x, REPDL__F16); }
+/* out[i] = repdl_softplus_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_softplus_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__softplus_h_lane, repdl__softplus_h);
+}
+/* out[i] = repdl_softplus_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_softplus_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__softplus_h_lane, repdl__softplus_h);
+}
+
+/* gelu(x) (erf form) correctly rounded to bfloat16. */
+REPDL_API uint16_t repdl_gelu_bf16(uint16_t x) { return (uint16_t)repdl__gelu_h(x, REPDL__BF16); }
+/* gelu(x) (erf form) correctly rounded to float16. */
+REPDL_API uint16_t repdl_gelu_f16(uint16_t x) { return (uint16_t)repdl__gelu_h(x, REPDL__F16); }
+/* out[i] = repdl_gelu_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_gelu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_h_lane, repdl__gelu_h);
+}
+/* out[i] = repdl_gelu_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_gelu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__gelu_h_lane, repdl__gelu_h);
+}
+
+/* gelu_tanh(x) correctly rounded to bfloat16. */
+REPDL_API uint16_t repdl_gelu_tanh_bf16(uint16_t x) { return (uint16_t)repdl__gelu_tanh_h(x, REPDL__BF16); }
+/* gelu_tanh(x) correctly rounded to float16. */
+REPDL_API uint16_t repdl_gelu_tanh_f16(uint16_t x) { return (uint16_t)repdl__gelu_tanh_h(x, REPDL__F16); }
+/* out[i] = repdl_gelu_tanh_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_gelu_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_tanh_h_lane, repdl__gelu_tanh_h);
+}
+/* out[i] = repdl_gelu_tanh_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
+REPDL_API void repdl_gelu_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+{
+    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__gelu_tanh_h_lane, repdl__gelu_tanh_h);
 }
 
 REPDL_END_CODE

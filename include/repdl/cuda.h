@@ -103,7 +103,9 @@ int repdl_cuda_cos_array_f32(size_t n, const float *x, float *y, void *stream);
     X(cos)
 
 /* The same maps over bfloat16 and float16 bit patterns (include/repdl/
-   half_math.h, docs/functions/half.md): y[i] = repdl_exp_bf16(x[i]), ...,
+   half_math.h and the functions' headers, docs/functions/half.md):
+   y[i] = repdl_exp_bf16(x[i]), ..., silu, softplus, gelu and gelu_tanh
+   of activation.h included,
    correctly rounded to the 16-bit format, NaN results the format's
    canonical NaN (bf16 0x7fc0, f16 0x7e00).  The same rules: in place
    allowed, other overlaps REPDL_ERR_INVALID, n == 0 launches nothing. */
@@ -131,6 +133,16 @@ int repdl_cuda_sin_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *st
 int repdl_cuda_sin_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_cos_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_cos_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_erf_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_erf_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_silu_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_silu_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_softplus_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_softplus_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_gelu_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_gelu_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_gelu_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_gelu_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 
 /* X(name) for each 16-bit map above (both formats; generated in
    cuda/math.cu). */
@@ -146,7 +158,12 @@ int repdl_cuda_cos_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *str
     X(log1p)                           \
     X(rsqrt)                           \
     X(sin)                             \
-    X(cos)
+    X(cos)                             \
+    X(erf)                             \
+    X(silu)                            \
+    X(softplus)                        \
+    X(gelu)                            \
+    X(gelu_tanh)
 
 /* ---- Canonical reductions (docs/canonical-order.md) ----
    *out = repdl_sum_f32(n, x) / repdl_dot_f32(n, x, y), bit for bit, written

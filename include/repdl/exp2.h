@@ -159,7 +159,7 @@ REPDL_API void repdl_exp2_array_f32(size_t n, const float *x, float *out)
 
 /* ---- bfloat16 and float16 (half.h bit patterns) ----
    y of repdl__exp2f_y rounded once to the 16-bit format (half.h's
-   repdl__d_to_h_1): tests/half/test_half_explog.c proves, for each of the
+   repdl__d_to_h_1): tests/half/test_half_fn.c proves, for each of the
    2^16 inputs of each format, that 2^x lies farther than REPDL__EXP2F_ERR
    from every rounding boundary of the format, or that y is 2^x exactly
    (integer x: d = 0, y = s on every path).  The exact ties, 2^-25 (f16)

@@ -160,7 +160,7 @@ REPDL_API void repdl_expm1_array_f32(size_t n, const float *x, float *out)
 
 /* ---- bfloat16 and float16 (half.h bit patterns) ----
    y of repdl__expm1f_y rounded once to the 16-bit format (half.h's
-   repdl__d_to_h_1): tests/half/test_half_explog.c proves, for each of the
+   repdl__d_to_h_1): tests/half/test_half_fn.c proves, for each of the
    2^16 inputs of each format, that e^x - 1 lies farther than
    REPDL__EXPM1F_ERR from every rounding boundary of the format.  Outside
    repdl__expm1f_y's domain repdl_expm1_f32's result is exact in 16 bits

@@ -114,7 +114,7 @@ REPDL_API void repdl_log2_array_f32(size_t n, const float *x, float *out)
 
 /* ---- bfloat16 and float16 (half.h bit patterns) ----
    y of repdl__log2f_y rounded once to the 16-bit format (half.h's
-   repdl__d_to_h_1): tests/half/test_half_explog.c proves, for each of the
+   repdl__d_to_h_1): tests/half/test_half_fn.c proves, for each of the
    2^16 inputs of each format, that log2(x) lies farther than
    REPDL__LOG2F_ERR from every rounding boundary of the format, or is 0
    (x = 1: y = +0 exactly).  Outside repdl__log2f_y's domain (x <= 0, +inf,

@@ -118,7 +118,7 @@ REPDL_API void repdl_rsqrt_array_f32(size_t n, const float *x, float *out)
 /* ---- bfloat16 and float16 (half.h's bit patterns) ----
    rsqrt(x) rounded once, directly from y, to the 16-bit format of x
    (repdl__d_to_h): no binary32 rounding in between.  Why one rounding of y
-   is correct in every build: tests/half/test_half_trig.c checks, with MPFR,
+   is correct in every build: tests/half/test_half_fn.c checks, with MPFR,
    for all 2^16 inputs of each format, that the exact value lies farther
    than E (REPDL__RSQRTF_ERR, the bound of y on every path) from every
    rounding boundary of the format, or is exact and equal to y (the margin

@@ -28,6 +28,7 @@
 #include <repdl/rsqrt.h>
 #include <repdl/sin.h>
 #include <repdl/cos.h>
+#include <repdl/activation.h>
 
 #include <time.h>
 

@@ -34,6 +34,11 @@ __global__ void k_arrays_16(size_t n, const uint16_t *x, const float *xf, uint16
     repdl_rsqrt_array_bf16(n, x, y); repdl_rsqrt_array_f16(n, x, y);
     repdl_sin_array_bf16(n, x, y); repdl_sin_array_f16(n, x, y);
     repdl_cos_array_bf16(n, x, y); repdl_cos_array_f16(n, x, y);
+    repdl_erf_array_bf16(n, x, y); repdl_erf_array_f16(n, x, y);
+    repdl_silu_array_bf16(n, x, y); repdl_silu_array_f16(n, x, y);
+    repdl_softplus_array_bf16(n, x, y); repdl_softplus_array_f16(n, x, y);
+    repdl_gelu_array_bf16(n, x, y); repdl_gelu_array_f16(n, x, y);
+    repdl_gelu_tanh_array_bf16(n, x, y); repdl_gelu_tanh_array_f16(n, x, y);
     repdl_f32_to_bf16_array(n, xf, y); repdl_f32_to_f16_array(n, xf, y);
     repdl_bf16_to_f32_array(n, x, yf); repdl_f16_to_f32_array(n, x, yf);
 }

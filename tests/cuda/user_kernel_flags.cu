@@ -45,7 +45,7 @@ __global__ void user_maps_16(const uint16_t *x, const float *xf, uint16_t *y, fl
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     uint16_t v = x[i];
-    uint16_t *o = y + 24 * i;
+    uint16_t *o = y + 28 * i;
     o[0] = repdl_exp_bf16(v);
     o[1] = repdl_exp_f16(v);
     o[2] = repdl_log_bf16(v);
@@ -64,6 +64,16 @@ __global__ void user_maps_16(const uint16_t *x, const float *xf, uint16_t *y, fl
     o[15] = repdl_sin_f16(v);
     o[16] = repdl_cos_bf16(v);
     o[17] = repdl_cos_f16(v);
+    o[18] = repdl_erf_bf16(v);
+    o[19] = repdl_erf_f16(v);
+    o[20] = repdl_silu_bf16(v);
+    o[21] = repdl_silu_f16(v);
+    o[22] = repdl_softplus_bf16(v);
+    o[23] = repdl_softplus_f16(v);
+    o[24] = repdl_gelu_bf16(v);
+    o[25] = repdl_gelu_f16(v);
+    o[26] = repdl_gelu_tanh_bf16(v);
+    o[27] = repdl_gelu_tanh_f16(v);
     yf[2 * i] = repdl_bf16_to_f32(v);
     yf[2 * i + 1] = repdl_f16_to_f32(v);
 }
