@@ -34,7 +34,7 @@
                            (each value, each midpoint, +-3 ulps), against
                            MPFR and the plain reference; array forms equal
                            scalar forms.
-     test_half conv-all [--threads N]
+     test_half conv-all [--threads N] [--step S]   (S > 1: every S-th block of 4096)
                            all 2^32 binary32 patterns to bf16 and f16 against
                            the plain reference, scalar and array forms,
                            and half.h's roundings of a double on each
@@ -182,7 +182,7 @@ static int test_array(void)
 /* ---- binary32 -> 16 bits, every input, plain reference (no MPFR) ---- */
 
 static int g_threads = 2;
-static uint64_t g_next, g_bad;
+static uint64_t g_next, g_bad, g_step = 1; /* conv-all --step S: every S-th block of 4096 */
 #define CONV_BLOCK 4096u
 
 static void *conv_worker(void *arg)
@@ -192,7 +192,7 @@ static void *conv_worker(void *arg)
     uint64_t bad = 0;
     (void)arg;
     for (;;) {
-        uint64_t lo = __atomic_fetch_add(&g_next, CONV_BLOCK, __ATOMIC_RELAXED);
+        uint64_t lo = __atomic_fetch_add(&g_next, CONV_BLOCK * g_step, __ATOMIC_RELAXED);
         uint32_t i;
         int k;
         if (lo >= (1ull << 32)) break;
@@ -231,9 +231,14 @@ static int test_conv_all(void)
     repdl_hr_mag(fmts[1], 0);
     for (t = 0; t < n; t++) pthread_create(&th[t], NULL, conv_worker, NULL);
     for (t = 0; t < n; t++) pthread_join(th[t], NULL);
-    printf("conv-all: all 2^32 binary32 patterns to bf16 and f16 (scalar and array forms, "
+    if (g_step > 1)
+        printf("conv-all --step %llu: one block of 4096 binary32 patterns in %llu (%llu patterns)\n",
+               (unsigned long long)g_step, (unsigned long long)g_step,
+               (unsigned long long)(((1ull << 20) + g_step - 1) / g_step * CONV_BLOCK));
+    printf("conv-all: %s binary32 patterns to bf16 and f16 (scalar and array forms, "
            "and half.h's roundings of a double, repdl__d_to_h and repdl__d_to_h_1) "
            "against the plain reference: %llu mismatches, %d threads, %.1f s wall, %.1f s CPU\n",
+           g_step == 1 ? "all 2^32" : "the sampled",
            (unsigned long long)g_bad, n, now() - t0, (double)clock() / CLOCKS_PER_SEC - c0);
     return g_bad ? 1 : 0;
 }
@@ -504,15 +509,18 @@ int main(int argc, char **argv)
 {
     int i;
     if (argc < 2) {
-        fprintf(stderr, "usage: test_half func F | conv | conv-all [--threads N] | array\n");
+        fprintf(stderr, "usage: test_half func F | conv | conv-all [--threads N] [--step S] | array\n");
         return 2;
     }
     for (i = 2; i + 1 < argc; i++)
-        if (strcmp(argv[i], "--threads") == 0) g_threads = atoi(argv[i + 1]);
-    if (argc == 2 && strcmp(argv[1], "conv-all") == 0) {
+        if (strcmp(argv[i], "--step") == 0) g_step = (uint64_t)strtoull(argv[i + 1], NULL, 0);
+    if (g_step < 1) g_step = 1;
+    if (strcmp(argv[1], "conv-all") == 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         g_threads = c > 0 ? (int)c : 1;
     }
+    for (i = 2; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--threads") == 0) g_threads = atoi(argv[i + 1]);
     if (!repdl_fpenv_ok(1.0f)) { printf("the floating-point environment flushes subnormals\n"); return 1; }
     if (strcmp(argv[1], "conv-all") == 0) return test_conv_all();
     if (strcmp(argv[1], "array") == 0) return test_array();
@@ -533,6 +541,6 @@ int main(int argc, char **argv)
         return SKIP;
     }
 #endif
-    fprintf(stderr, "usage: test_half func F | conv | conv-all [--threads N] | array\n");
+    fprintf(stderr, "usage: test_half func F | conv | conv-all [--threads N] [--step S] | array\n");
     return 2;
 }
