@@ -24,6 +24,7 @@
 #define REPDL_REFERENCE_ORACLE_H
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <repdl/detail/cr.h>   /* repdl__round_ok, bit casts: no function code */
@@ -66,6 +67,115 @@ static inline uint32_t repdl_oracle_mpfr(enum repdl_ref_id id, float x)
     default: r = repdl_ref_sqrtf(x); break;
     }
     return repdl__asuint(r);
+}
+
+/* sin and cos of |x| >= 2^26: an exact reduction of the reference's own,
+   so that the screen does not need glibc's reduction of huge arguments
+   (__branred, about 40% of the screened run's time before).  Written
+   independently of include/repdl/detail/trig_reduce.h: its constants come
+   from MPFR at run time, not from reference/gen/trigf.py.
+
+   x = m 2^e, m < 2^24 an integer, 3 <= e <= 104.  With
+     U_e = floor(2^(e+127) / pi) mod 2^128     (MPFR, 512 bits, exact floor
+                                                or one unit low)
+   U_e 2^-126 is (2^e 2/pi) mod 4 within 2^-125, and since m is an integer
+     x 2/pi = m (2^e 2/pi) = m U_e 2^-126 + d  (mod 4),  |d| < 2^24 2^-125 = 2^-101:
+   P = m U_e mod 2^128 (exact, unsigned 128-bit) is x 2/pi mod 4 in units of
+   2^-126; q = P rounded to a multiple of 2^126 (the quadrant), T = P - q 2^126
+   the signed rest, f = T 2^-126 in [-1/2, 1/2) and
+     |x| = (q + f* ) pi/2 (mod 2 pi),  |f - f*| < 2^-101.
+   |f| < 2^-40 goes to MPFR (never seen: no binary32 comes that close), so
+   |f / f* - 1| < 2^-61.  r = f pi/2 in double: T = hi + lo (two
+   conversions, |lo| <= 2^-53 |T|, lo's rounding 2^-106 |T|), pi/2 = PH + PL
+   (MPFR, within 2^-106), p + e = hi PH exactly (fma), rh = RN(p + RN(e + hi PL
+   + lo PH)) 2^-126 (scaled exactly; fused or not: the small terms are within 2^-103 |r|):
+     |rh - r*| <= (2^-53 + 2^-61 + 2^-100) |r*| < 1.0040 2^-53 |r*|,
+   r* = f* pi/2, |r*| <= pi/4 (+ 2^-100).  Then
+     sin|x| = sin(r*) (q = 0), cos(r*) (q = 1), -sin(r*) (q = 2), -cos(r*) (q = 3),
+   and with |sin t| >= 0.9003 |t|, cos t >= 0.7071 for |t| <= pi/4 + 2^-100:
+     |sin(rh) / sin(r*) - 1| < 1.0040 2^-53 / 0.9003 < 1.116 2^-53,
+     |cos(rh) / cos(r*) - 1| < 1.0040 2^-53 (pi/4) tan(pi/4) < 0.789 2^-53;
+   glibc's sin and cos of rh (|rh| <= pi/4, its direct path) add 1 ulp,
+   2^-52 relative: in all < 2^-52 + 1.116 2^-53 + 2^-104 < 1.56 2^-52 < 2^-51,
+   the bound the screen assumes.  sin(-x) = -sin(x), cos(-x) = cos(x),
+   cos(x) = sin(x + pi/2): quadrant q + 1. */
+__extension__ typedef unsigned __int128 repdl_oracle_u128;
+__extension__ typedef __int128 repdl_oracle_i128;
+static repdl_oracle_u128 repdl_oracle_twoopi_u[102];   /* U_e, e = 3 ... 104 */
+static double repdl_oracle_pio2[2];                    /* PH, PL */
+static pthread_once_t repdl_oracle_trig_once = PTHREAD_ONCE_INIT;
+
+static void repdl_oracle_trig_init(void)
+{
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_t pi, v;
+    int e, k;
+    mpfr_set_emin(mpfr_get_emin_min());
+    mpfr_set_emax(mpfr_get_emax_max());
+    mpfr_init2(pi, 512);
+    mpfr_init2(v, 512);
+    mpfr_const_pi(pi, MPFR_RNDN);
+    for (e = 3; e <= 104; e++) {
+        repdl_oracle_u128 u = 0;
+        mpfr_ui_div(v, 1, pi, MPFR_RNDN);
+        mpfr_mul_2ui(v, v, (unsigned long)(e + 127), MPFR_RNDN);   /* 2^(e+127)/pi < 2^231 */
+        mpfr_div_2ui(v, v, 128, MPFR_RNDN);                       /* exact */
+        mpfr_frac(v, v, MPFR_RNDN);                               /* exact: (.) mod 2^128, / 2^128 */
+        for (k = 0; k < 2; k++) {                                 /* two 64-bit digits */
+            unsigned long d;
+            mpfr_mul_2ui(v, v, 64, MPFR_RNDN);                    /* exact */
+            d = mpfr_get_ui(v, MPFR_RNDZ);                        /* floor: v >= 0 */
+            mpfr_sub_ui(v, v, d, MPFR_RNDN);                      /* exact */
+            u = (u << 64) | (repdl_oracle_u128)(uint64_t)d;
+        }
+        repdl_oracle_twoopi_u[e - 3] = u;
+    }
+    mpfr_div_2ui(v, pi, 1, MPFR_RNDN);
+    repdl_oracle_pio2[0] = mpfr_get_d(v, MPFR_RNDN);
+    mpfr_sub_d(v, v, repdl_oracle_pio2[0], MPFR_RNDN);
+    repdl_oracle_pio2[1] = mpfr_get_d(v, MPFR_RNDN);
+    mpfr_clear(pi);
+    mpfr_clear(v);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+}
+
+/* The double d of the screen for sin (want_cos = 0) or cos (want_cos = 1) of x,
+   2^26 <= |x| < inf, within 2^-51 |f| (above); 0 (MPFR decides) for |f| < 2^-40. */
+static inline double repdl_oracle_trig_huge(float x, int want_cos)
+{
+    uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
+    uint64_t m = (ax & 0x007fffffu) | 0x00800000u, H, R;
+    int e = (int)(ax >> 23) - 150, s, neg;                             /* e: 3 ... 104 */
+    repdl_oracle_u128 P, q, N;
+    double hi, lo, p, pe, rh, d, scale;
+    pthread_once(&repdl_oracle_trig_once, repdl_oracle_trig_init);
+    P = (repdl_oracle_u128)m * repdl_oracle_twoopi_u[e - 3];      /* mod 2^128 */
+    q = (P + ((repdl_oracle_u128)1 << 125)) >> 126;
+    N = P - (q << 126);                 /* T mod 2^128; T < 0 iff bit 127 is set */
+    neg = (int)(N >> 127);
+    if (neg) N = -N;                                              /* |T| */
+    if (N < ((repdl_oracle_u128)1 << 86)) return 0.0;             /* |f| < 2^-40 */
+    /* |T| = (H 2^64 + L) 2^-s with H's top bit set (no 128-bit <-> double
+       conversions, which are library calls): hi = H >> 11 (53 bits, exact),
+       lo = ((H mod 2^11) 2^64 + L) 2^-75 rounded once (|lo| < 1 = ulp(hi):
+       2^-105 |T|), L mod 2^11 dropped (< 2^-116 |T|); f = +-(hi + lo) 2^(-51-s) */
+    s = __builtin_clzll((uint64_t)(N >> 64));                    /* 2 ... 41 */
+    N <<= s;
+    H = (uint64_t)(N >> 64);
+    R = ((H & 0x7ffu) << 53) | ((uint64_t)N >> 11);
+    hi = (double)(H >> 11);
+    lo = (double)R * 0x1p-64;
+    scale = repdl__asdouble((uint64_t)(1023 - 51 - s) << 52);    /* 2^(-51-s), exact */
+    p = hi * repdl_oracle_pio2[0];
+    pe = fma(hi, repdl_oracle_pio2[0], -p);
+    rh = (p + (pe + (hi * repdl_oracle_pio2[1] + lo * repdl_oracle_pio2[0]))) * scale;
+    if (neg) rh = -rh;
+    q = (q + (repdl_oracle_u128)want_cos) & 3u;
+    d = (q & 1u) ? cos(rh) : sin(rh);
+    if (q & 2u) d = -d;
+    if (!want_cos && (ux >> 31)) d = -d;
+    return d;
 }
 
 /* *mpfr_calls is incremented when MPFR was needed. */
@@ -141,7 +251,10 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
     /* rsqrt, sin, cos: d = 1/sqrt(x) in double is two correctly rounded
        operations, |d sqrt(x) - 1| <= 2^-52 (1 + 2^-52) < 2^-51; glibc
        documents at most 1 ulp for sin and cos in binary64 on x86-64 (and
-       reduces every argument exactly), within the 2^-51 |f| assumed above
+       reduces every argument exactly), within the 2^-51 |f| assumed above;
+       for |x| >= 2^26 the reduction is the reference's own and glibc only
+       evaluates sin or cos of |r| <= pi/4 (repdl_oracle_trig_huge, its
+       bound < 1.56 2^-52)
        (sin(x) and cos(x) of a binary32 x != 0 are normal doubles: |sin x| >
        2^-150 and cos(x) != 0).  Decided by the definition: 1/sqrt(x) for
        x < 0 (-inf included) is NaN; 1/sqrt(-0) = -inf (IEEE 754 rSqrt);
@@ -158,8 +271,12 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
     case REPDL_REF_SILUF: d = (double)x / (1.0 + exp(-(double)x)); break;
     case REPDL_REF_SOFTPLUSF: d = log1p(exp((double)x)); break;
     case REPDL_REF_RSQRTF: d = 1.0 / sqrt((double)x); break;
-    case REPDL_REF_SINF: d = sin((double)x); break;
-    case REPDL_REF_COSF: d = cos((double)x); break;
+    case REPDL_REF_SINF:
+        d = (ux & 0x7fffffffu) >= 0x4c800000u ? repdl_oracle_trig_huge(x, 0) : sin((double)x);
+        break;
+    case REPDL_REF_COSF:
+        d = (ux & 0x7fffffffu) >= 0x4c800000u ? repdl_oracle_trig_huge(x, 1) : cos((double)x);
+        break;
     case REPDL_REF_SIGMOIDF: d = 1.0 / (1.0 + exp(-(double)x)); break;
     case REPDL_REF_EXPF: d = exp((double)x); break;
     /* issue 17, activations (h17-act): glibc documents 1 ulp for erf */

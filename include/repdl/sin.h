@@ -22,6 +22,9 @@
    few other inputs are listed, with their correctly rounded results, in
    detail/sinf_hard.inc (reference/hardcases.c).
 
+   The tail after y (fast test, slow path, array lane, 16-bit forms) is
+   detail/trigf.h's, shared with cos.h (quadrant offset 0 here, 1 there).
+
    Constants: reference/gen/trigf.py (2/pi, error bound),
    reference/gen/trigf.sollya (polynomials), reference/gen/trigf_minred.c
    (the smallest reduced argument).
@@ -35,9 +38,8 @@
 
 #include "config.h"
 #include "detail/cr.h"
-#include "detail/trig_reduce.h"
+#include "detail/trigf.h"
 #include "half.h"
-#include "half_math.h"
 REPDL_BEGIN_CODE
 
 /* Relative error bound of repdl__sinf_y's y on every path (fused or not),
@@ -49,63 +51,38 @@ REPDL_BEGIN_CODE
    below (c - 1) 2^-53 / (1 + 2^-50) (reference/gen/trigf.py). */
 #define REPDL__SINF_C 8u
 
-/* y ~ sin(x) for finite x (garbage, harmlessly, for inf and NaN) */
-REPDL_FN double repdl__sinf_core(float x)
-{
-    uint32_t q;
-    double f = repdl__trig_reduce(x, &q);
-    return repdl__trig_eval(q, f);
-}
+/* lo of detail/trigf.h: for |x| >= 2^-125 (and finite), |sin(x)| >=
+   min(|x| (1 - x^2/6), sin(pi/2 2^-29.85)) > 2^-126, so y rounds to a
+   normal binary32; smaller |x| take the slow path. */
+#define REPDL__SINF_LO 0x01000000u
 
 /* 1 with *y ~ sin(x), |*y / sin(x) - 1| < REPDL__SINF_ERR - 2^-53, for
    finite x; 0 for inf and NaN (sin is NaN). */
-REPDL_FN int repdl__sinf_y(float x, double *y)
-{
-    if ((repdl__asuint(x) & 0x7fffffffu) >= 0x7f800000u) return 0;
-    *y = repdl__sinf_core(x);
-    return 1;
-}
+REPDL_FN int repdl__sinf_y(float x, double *y) { return repdl__trigf_y(x, 0u, y); }
 
-/* repdl_sin_f32 off its fast path: inf, NaN, |x| < 2^-125 (results that may
-   be subnormal) and the inputs whose cheap rounding test failed. */
+/* repdl_sin_f32 off its fast path (detail/trigf.h): inf, NaN, |x| below
+   lo and the inputs whose cheap rounding test failed. */
 REPDL_FN_NOINLINE float repdl__sinf_slow(float x, double y)
 {
-    if ((repdl__asuint(x) & 0x7fffffffu) >= 0x7f800000u) return repdl__nanf();
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__SINF_ERR))) return repdl__d2f(y);
-    {
-        static const repdl__hardcase tab[] = {
+    static const repdl__hardcase tab[] = {
 #include "detail/sinf_hard.inc"
-        };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
-    }
+    };
+    return repdl__trigf_slow(x, y, REPDL__SINF_ERR, tab, (int)(sizeof tab / sizeof tab[0]));
 }
 
 /* sin(x) correctly rounded to binary32 (round to nearest even). */
 REPDL_API float repdl_sin_f32(float x)
 {
-    double y = repdl__sinf_core(x);
-    uint32_t ax = repdl__asuint(x) & 0x7fffffffu;
-    /* 2^-125 <= |x| < +inf: |sin(x)| >= min(|x| (1 - x^2/6), sin(pi/2 2^-29.85))
-       > 2^-126, so y rounds to a normal binary32 */
-    if (REPDL_LIKELY(((ax - 0x01000000u) < 0x7e800000u) & repdl__round_ok_normal(y, REPDL__SINF_C)))
+    double y = repdl__trigf_core(x, 0u);
+    if (REPDL_LIKELY(repdl__trigf_fast_ok(repdl__asuint(x) & 0x7fffffffu, y, REPDL__SINF_LO, REPDL__SINF_C)))
         return repdl__d2f(y);
     return repdl__sinf_slow(x, y);
 }
 
-/* One element of repdl_sin_array_f32's branch-free pass (detail/cr.h's
-   skeleton): y on every element (garbage for inf and NaN, which a select
-   answers); flagged for repdl_sin_f32: |x| < 2^-125 and the rare failures
-   of the rounding test. */
+/* One element of repdl_sin_array_f32's branch-free pass (detail/trigf.h). */
 REPDL_FN uint32_t repdl__sin_lane(uint32_t ux, uint32_t *fail)
 {
-    uint32_t ax = ux & 0x7fffffffu;
-    int sp = ax >= 0x7f800000u;
-    double y = repdl__sinf_core(repdl__asfloat(ux));
-    uint32_t r = repdl__asuint(repdl__d2f(y));
-    uint32_t spm = 0u - (uint32_t)sp;
-    *fail = (uint32_t)(!sp & !(((ax - 0x01000000u) < 0x7e800000u) &
-                              repdl__round_ok_normal(y, REPDL__SINF_C)));
-    return (r & ~spm) | (REPDL_NAN_BITS & spm);
+    return repdl__trigf_lane(ux, 0u, REPDL__SINF_LO, REPDL__SINF_C, fail);
 }
 
 /* The array form: out[i] = repdl_sin_f32(x[i]) for 0 <= i < n, bit for bit
@@ -117,31 +94,12 @@ REPDL_API void repdl_sin_array_f32(size_t n, const float *x, float *out)
 }
 
 /* ---- bfloat16 and float16 (half.h's bit patterns) ----
-   sin(x) rounded once, directly from y, to the 16-bit format of x
-   (repdl__d_to_h): no binary32 rounding in between.  Why one rounding of y
-   is correct in every build: tests/half/test_half_fn.c checks, with MPFR,
-   for all 2^16 inputs of each format, that the exact value lies farther
-   than E (REPDL__SINF_ERR, the bound of y on every path) from every
-   rounding boundary of the format, or is exact and equal to y (the margin
-   proof of half_math.h). */
-/* sin: outside repdl__sinf_y (inf, NaN) the result is NaN. */
-REPDL_FN uint32_t repdl__sin_h(uint32_t h, int fmt)
-{
-    float x = repdl__h_to_f32(h, fmt);
-    double y;
-    if (REPDL_LIKELY(repdl__sinf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
-    return REPDL__H_NAN(fmt);
-}
-/* One element of the 16-bit array forms: inf, NaN: NaN by a select (y is
-   then garbage but finite); otherwise y rounded. */
+   sin(x) rounded once, directly from y, to the 16-bit format of x, E =
+   REPDL__SINF_ERR (detail/trigf.h; the margin proof: tests/half/test_half_fn.c). */
+REPDL_FN uint32_t repdl__sin_h(uint32_t h, int fmt) { return repdl__trigf_h(h, fmt, 0u); }
 REPDL_FN uint32_t repdl__sin_h_lane(uint32_t h, int fmt, uint32_t *fail)
 {
-    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
-    uint32_t sp = (uint32_t)((ux & 0x7fffffffu) >= 0x7f800000u);
-    double y = repdl__sinf_core(repdl__asfloat(ux & (sp ? 0u : 0xffffffffu)));
-    uint32_t r = repdl__d_to_h(y, fmt);
-    *fail = 0;
-    return (r & (sp - 1u)) | (REPDL__H_NAN(fmt) & (0u - sp));
+    return repdl__trigf_h_lane(h, fmt, 0u, fail);
 }
 
 /* sin(x) correctly rounded to bfloat16. */
