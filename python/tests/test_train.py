@@ -3,7 +3,7 @@
 repdl.optim) prints the C program's published [short] lines of
 tests/train/expected.txt, hashes and test accuracy, at 1 and 2 threads and
 in 2 and 3 DDP processes (docs/python.md).  The expected lines are the C program's (the claim is
-sameness with C); the 2-epoch [full] run is in the exhaustive suite
+sameness with C); the 2-epoch [full] run is in suite exhaustive-full
 (tests/train/meson.build, train-full-python)."""
 import os
 import subprocess
