@@ -105,12 +105,14 @@
 
 /* REPDL__ROLLED before a loop keeps nvcc's device compiler from unrolling
    it (#pragma unroll 1); the host compilers see nothing (gcc would warn
-   about an unknown pragma).  Used on the loops whose trip count is not
-   known but whose bound is (the -0.0 padding of a short leaf, up to 1024
-   stores; the 64 levels of a tree's root): fully unrolled, each call site
-   of a sum was about 8,000 PTX lines, and a kernel calling every
-   reduction took two minutes to compile.  It changes no operation and no
-   order, only code size. */
+   about an unknown pragma).  Used on loops that nvcc unrolled into
+   thousands of PTX lines at every call site: those whose trip count is
+   not known but whose bound is (the -0.0 padding of a short leaf, up to
+   1024 stores; the 64 levels of a tree's root; norm.h's column loops,
+   c < cb <= 256) and norm.h's row loops around them (4 and 8 passes).
+   Unrolled, one call site of a sum was about 10,000 PTX lines, and a
+   kernel calling every reduction and norm took minutes to compile.  It
+   changes no operation and no order, only code size. */
 #if defined(__CUDA_ARCH__)
 #define REPDL__ROLLED _Pragma("unroll 1")
 #else
