@@ -21,8 +21,15 @@ import sys
 import torch
 import torch.distributed as dist
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-import repdl  # noqa: E402
+try:
+    # the repdl on PYTHONPATH (scripts/python.sh test: python/; check-cuda:
+    # the CUDA build in its temporary directory, while the source tree's
+    # python/repdl may have no _C at all)
+    import repdl
+except ImportError:
+    # run by hand: the package next to this directory
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import repdl  # noqa: E402
 from repdl import nn as rnn  # noqa: E402
 
 STEPS = 3
