@@ -3,7 +3,7 @@
    benchmark, glibc's libm and LLVM libc's correctly rounded functions, in
    loops of real calls.
 
-   Compiled with -fno-builtin-{expf,logf,tanhf,sqrtf} so that each glibc
+   Compiled with -fno-builtin-F for every F of the table so that each glibc
    call is a call into libm (gcc would otherwise open-code sqrtf as sqrtss
    plus an errno branch).  glibc picks its implementation at run time
    (ifunc): on x86-64 CPUs with FMA and AVX2 that is its FMA variant,
@@ -37,46 +37,39 @@ const char *bench_llvm_origin = NULL;
         return y;                                                             \
     }
 
-BENCH_LOOPS(glibc_expf, expf)
-BENCH_LOOPS(glibc_logf, logf)
-BENCH_LOOPS(glibc_tanhf, tanhf)
-BENCH_LOOPS(glibc_sqrtf, sqrtf)
+/* glibc has no rsqrtf: its anchor is what a caller writes without repdl,
+   1.0f / sqrtf(x) with libm's sqrtf (a call, -fno-builtin-sqrtf), two
+   roundings. */
+static BENCH_NOINLINE float bench_one_over_sqrtf(float x) { return 1.0f / sqrtf(x); }
 
-#if defined(REPDL_BENCH_LLVM_EXPF)
-BENCH_LOOPS(llvm_expf, repdl_bench_llvm_expf)
-#define LLVM_EXPF repdl_bench_llvm_expf, llvm_expf_thr, llvm_expf_lat
-#else
-#define LLVM_EXPF NULL, NULL, NULL
-#endif
-#if defined(REPDL_BENCH_LLVM_LOGF)
-BENCH_LOOPS(llvm_logf, repdl_bench_llvm_logf)
-#define LLVM_LOGF repdl_bench_llvm_logf, llvm_logf_thr, llvm_logf_lat
-#else
-#define LLVM_LOGF NULL, NULL, NULL
-#endif
-#if defined(REPDL_BENCH_LLVM_TANHF)
-BENCH_LOOPS(llvm_tanhf, repdl_bench_llvm_tanhf)
-#define LLVM_TANHF repdl_bench_llvm_tanhf, llvm_tanhf_thr, llvm_tanhf_lat
-#else
-#define LLVM_TANHF NULL, NULL, NULL
-#endif
-#if defined(REPDL_BENCH_LLVM_SQRTF)
-BENCH_LOOPS(llvm_sqrtf, repdl_bench_llvm_sqrtf)
-#define LLVM_SQRTF repdl_bench_llvm_sqrtf, llvm_sqrtf_thr, llvm_sqrtf_lat
-#else
-#define LLVM_SQRTF NULL, NULL, NULL
+#define GLIBC_LOOPS_(F, N, G) BENCH_LOOPS(glibc_##F, G)
+BENCH_FUNCS(GLIBC_LOOPS_)
+
+/* LLVM libc: the functions llvmlibc.sh found, REPDL_BENCH_LLVM_LIST(X) =
+   X(expf) X(logf) ... (llvmlibc_cr.h); the others keep NULL entries. */
+#if defined(REPDL_BENCH_LLVM_LIST)
+#define LLVM_LOOPS_(F) BENCH_LOOPS(llvm_##F, repdl_bench_llvm_##F)
+REPDL_BENCH_LLVM_LIST(LLVM_LOOPS_)
 #endif
 
-/* Field order: name, glibc, llvm, glibc_thr, llvm_thr, glibc_lat, llvm_lat */
-#define ENTRY(F, LL) ENTRY_(F, LL)
-#define ENTRY_(F, L_FN, L_THR, L_LAT) \
-    { #F, F, L_FN, glibc_##F##_thr, L_THR, glibc_##F##_lat, L_LAT }
-const struct bench_baseline bench_baselines[BENCH_NFUNC] = {
-    ENTRY(expf, LLVM_EXPF),
-    ENTRY(logf, LLVM_LOGF),
-    ENTRY(tanhf, LLVM_TANHF),
-    ENTRY(sqrtf, LLVM_SQRTF),
-};
+/* Field order: name, glibc_name (rsqrtf's set by bench_baselines_init),
+   glibc, llvm (set by bench_baselines_init),
+   glibc_thr, llvm_thr, glibc_lat, llvm_lat */
+#define ENTRY_(F, N, G) \
+    { #F, #F, G, NULL, glibc_##F##_thr, NULL, glibc_##F##_lat, NULL },
+struct bench_baseline bench_baselines[BENCH_NFUNC] = { BENCH_FUNCS(ENTRY_) };
+
+void bench_baselines_init(void)
+{
+    bench_baselines[BENCH_rsqrtf].glibc_name = "1/sqrtf";
+#if defined(REPDL_BENCH_LLVM_LIST)
+#define LLVM_SET_(F)                                                          \
+    bench_baselines[BENCH_##F].llvm = repdl_bench_llvm_##F;                   \
+    bench_baselines[BENCH_##F].llvm_thr = llvm_##F##_thr;                     \
+    bench_baselines[BENCH_##F].llvm_lat = llvm_##F##_lat;
+    REPDL_BENCH_LLVM_LIST(LLVM_SET_)
+#endif
+}
 
 const char *bench_object_of(const void *p)
 {

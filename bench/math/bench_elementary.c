@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* bench/math/bench_elementary.c: repdl_exp_f32, repdl_log_f32, repdl_tanh_f32
-   and repdl_sqrt_f32 against glibc's libm and LLVM libc, side by side in one
-   run.
+/* bench/math/bench_elementary.c: repdl's correctly rounded binary32
+   functions (exp, log, tanh, sqrt, exp2, log2, expm1, log1p, rsqrt, sin,
+   cos, erf: the table BENCH_FUNCS of bench_elementary.h) against glibc's
+   libm and LLVM libc's correctly rounded versions, side by side in one run.
 
    For each function, on an array of N inputs (default 4096, L1/L2-resident)
    drawn from a fixed realistic distribution:
@@ -27,7 +28,7 @@
           bench_elementary --flags   (prints the flags of this build)
           bench_elementary --callgrind FUNC IMPL [CALLS]
             (one loop of CALLS (default 10^6) calls, for callgrind.sh:
-             FUNC expf|logf|tanhf|sqrtf, IMPL glibc|repdl|llvm|inline|array|empty)
+             FUNC expf|logf|...|erff, IMPL glibc|repdl|llvm|inline|array|empty)
 
    This file is the repdl translation unit; bench/math/meson.build
    builds it five ways (-O2; -O3 -march=x86-64-v3; -O3 -march=native; each of
@@ -41,8 +42,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <repdl/cos.h>
+#include <repdl/erf.h>
 #include <repdl/exp.h>
+#include <repdl/exp2.h>
+#include <repdl/expm1.h>
 #include <repdl/log.h>
+#include <repdl/log1p.h>
+#include <repdl/log2.h>
+#include <repdl/rsqrt.h>
+#include <repdl/sin.h>
 #include <repdl/sqrt.h>
 #include <repdl/tanh.h>
 
@@ -83,10 +92,8 @@
         repdl_##N##_array_f32(n, in, out);                                       \
     }
 
-REPDL_WRAP(expf, exp)
-REPDL_WRAP(logf, log)
-REPDL_WRAP(tanhf, tanh)
-REPDL_WRAP(sqrtf, sqrt)
+#define WRAP_(F, N, G) REPDL_WRAP(F, N)
+BENCH_FUNCS(WRAP_)
 
 /* An empty call, for the loop-overhead line of callgrind.sh. */
 static BENCH_NOINLINE float call_empty(float x) { return x; }
@@ -108,9 +115,8 @@ struct repdl_impls {
 };
 #define IMPLS(F) { call_repdl_##F, repdl_##F##_call_thr, repdl_##F##_inl_thr, \
                    repdl_##F##_arr_thr, repdl_##F##_call_lat, repdl_##F##_inl_lat }
-static const struct repdl_impls repdl_impls[BENCH_NFUNC] = {
-    IMPLS(expf), IMPLS(logf), IMPLS(tanhf), IMPLS(sqrtf)
-};
+#define IMPLS_(F, N, G) IMPLS(F),
+static const struct repdl_impls repdl_impls[BENCH_NFUNC] = { BENCH_FUNCS(IMPLS_) };
 
 /* ---- inputs ---- */
 
@@ -120,23 +126,48 @@ static splitmix64 rng; /* tests/common/splitmix64.h */
 static double uniform(void) { return (double)(splitmix64_next(&rng) >> 11) * 0x1p-53; }
 
 static const char *const input_desc[BENCH_NFUNC] = {
-    "3/4 uniform on [-87, 88], 1/4 uniform on [-1, 1]",
-    "log-uniform on [2^-20, 2^20] (about 1e-6 to 1e6)",
-    "uniform on [-10, 10]",
-    "uniform on [0, 1e6]",
+    [BENCH_expf] = "3/4 uniform on [-87, 88], 1/4 uniform on [-1, 1]",
+    [BENCH_logf] = "log-uniform on [2^-20, 2^20] (about 1e-6 to 1e6)",
+    [BENCH_tanhf] = "uniform on [-10, 10]",
+    [BENCH_sqrtf] = "uniform on [0, 1e6]",
+    [BENCH_exp2f] = "3/4 uniform on [-125, 127], 1/4 uniform on [-1, 1]",
+    [BENCH_log2f] = "log-uniform on [2^-20, 2^20]",
+    [BENCH_expm1f] = "1/2 uniform on [-1, 1], 1/2 uniform on [-20, 20]",
+    [BENCH_log1pf] = "1/2 uniform on [-0.5, 1], 1/2 log-uniform on [2^-20, 2^20]",
+    [BENCH_rsqrtf] = "log-uniform on [2^-20, 2^20] (mean squares + eps of RMS norm)",
+    [BENCH_sinf] = "1/2 uniform on [-pi, pi], 1/2 uniform on [0, 4096] (rotary angles)",
+    [BENCH_cosf] = "1/2 uniform on [-pi, pi], 1/2 uniform on [0, 4096] (rotary angles)",
+    [BENCH_erff] = "uniform on [-5, 5]",
 };
 static void fill_inputs(int f, float *in, size_t n)
 {
     splitmix64_seed(&rng, 0x5eed2024u + (uint64_t)f);
     for (size_t i = 0; i < n; i++) {
         double u = uniform();
+        /* the first four as in the first version of this benchmark (the
+           same inputs); the others draw their choice of range after u */
         switch (f) {
-        case BENCH_EXPF:
+        case BENCH_expf:
             in[i] = (splitmix64_next(&rng) & 3) ? (float)(-87.0 + 175.0 * u) : (float)(-1.0 + 2.0 * u);
             break;
-        case BENCH_LOGF: in[i] = (float)exp2(-20.0 + 40.0 * u); break;
-        case BENCH_TANHF: in[i] = (float)(-10.0 + 20.0 * u); break;
-        default: in[i] = (float)(1e6 * u); break;
+        case BENCH_logf: case BENCH_log2f: case BENCH_rsqrtf:
+            in[i] = (float)exp2(-20.0 + 40.0 * u); break;
+        case BENCH_tanhf: in[i] = (float)(-10.0 + 20.0 * u); break;
+        case BENCH_sqrtf: in[i] = (float)(1e6 * u); break;
+        case BENCH_exp2f:
+            in[i] = (splitmix64_next(&rng) & 3) ? (float)(-125.0 + 252.0 * u) : (float)(-1.0 + 2.0 * u);
+            break;
+        case BENCH_expm1f:
+            in[i] = (splitmix64_next(&rng) & 1) ? (float)(-1.0 + 2.0 * u) : (float)(-20.0 + 40.0 * u);
+            break;
+        case BENCH_log1pf:
+            in[i] = (splitmix64_next(&rng) & 1) ? (float)(-0.5 + 1.5 * u) : (float)exp2(-20.0 + 40.0 * u);
+            break;
+        case BENCH_sinf: case BENCH_cosf:
+            in[i] = (splitmix64_next(&rng) & 1) ? (float)(-3.141592653589793 + 6.283185307179586 * u)
+                                                : (float)(4096.0 * u);
+            break;
+        default: in[i] = (float)(-5.0 + 10.0 * u); break; /* erff */
         }
     }
 }
@@ -185,7 +216,7 @@ static int same(float a, float b) { return (a != a && b != b) || bits(a) == bits
    Another glibc may round them correctly: the line then says "same", and
    the addresses above remain the proof that the code is distinct. */
 static const uint32_t glibc_misrounded[BENCH_NFUNC] = {
-    0x37ff7f01u /* expf */, 0x400096f3u /* logf */, 0x3f000001u /* tanhf */, 0 /* sqrtf */
+    [BENCH_expf] = 0x37ff7f01u, [BENCH_logf] = 0x400096f3u, [BENCH_tanhf] = 0x3f000001u
 };
 
 /* A function's address as an object pointer, for dladdr and %p (ISO C
@@ -214,7 +245,7 @@ static void check_implementations(void)
                 gl += !same(g, l);
             }
         }
-        printf("  %-5s glibc in %s; repdl in %s; llvm libc in %s\n", b->name,
+        printf("  %-6s glibc in %s; repdl in %s; llvm libc in %s\n", b->name,
                bench_object_of(addr(b->glibc)), bench_object_of(addr(repdl_impls[f].call)),
                b->llvm ? bench_object_of(addr(b->llvm)) : "(absent)");
         if (b->llvm) {
@@ -237,6 +268,7 @@ static void check_implementations(void)
 /* ---- the table ---- */
 
 enum { I_GLIBC, I_CALL, I_LLVM, I_INL, I_ARR, NIMPL };
+#define N_(f) (bench_baselines[f].name)
 static const char *const impl_name[NIMPL] = {
     "glibc (libm call)", "repdl (call)", "llvm libc (call)", "repdl (inlined loop)", "repdl_%s_array"
 };
@@ -283,7 +315,7 @@ static void bench_overhead(const struct opts *o, float *in, float *out, float ze
     size_t loops = o->calls / o->n ? o->calls / o->n : 1;
     double *t = malloc(sizeof(double) * (size_t)o->reps * 2);
     if (!t) { perror("malloc"); exit(1); }
-    fill_inputs(BENCH_TANHF, in, o->n);
+    fill_inputs(BENCH_tanhf, in, o->n);
     (void)time_thr(empty_thr, out, in, o->n, 1 + loops / 8);
     for (int k = 0; k < o->reps; k++) {
         t[k] = time_thr(empty_thr, out, in, o->n, loops);
@@ -296,13 +328,16 @@ static void bench_overhead(const struct opts *o, float *in, float *out, float ze
 
 static void print_table(void)
 {
-    printf("\n%-6s %-22s %11s %11s %10s %10s\n", "func", "implementation", "thr ns/call",
+    printf("\n%-7s %-22s %11s %11s %10s %10s\n", "func", "implementation", "thr ns/call",
            "lat ns/call", "thr/glibc", "lat/glibc");
     for (int f = 0; f < BENCH_NFUNC; f++) {
         for (int i = 0; i < NIMPL; i++) {
             char name[64];
-            snprintf(name, sizeof name, impl_name[i], bench_baselines[f].name);
-            printf("%-6s %-22s ", bench_baselines[f].name, name);
+            if (i == I_GLIBC && strcmp(bench_baselines[f].glibc_name, bench_baselines[f].name))
+                snprintf(name, sizeof name, "glibc (%s)", bench_baselines[f].glibc_name);
+            else
+                snprintf(name, sizeof name, impl_name[i], N_(f));
+            printf("%-7s %-22s ", N_(f), name);
             print_cell(result_thr[f][i], " %10.2f");
             print_cell(result_lat[f][i], " %10.2f");
             print_cell(result_thr[f][i] / result_thr[f][I_GLIBC], " %9.2fx");
@@ -325,11 +360,23 @@ static int verdict(const char *what, double ratio, double limit)
 
 static void print_targets(void)
 {
-    printf("\nTargets (issue 2; throughput ratios to glibc measured above):\n");
-    verdict("repdl_exp_f32 throughput (call)", result_thr[BENCH_EXPF][I_CALL] / result_thr[BENCH_EXPF][I_GLIBC], 1.0);
-    verdict("repdl_log_f32 throughput (call)", result_thr[BENCH_LOGF][I_CALL] / result_thr[BENCH_LOGF][I_GLIBC], 1.0);
-    verdict("repdl_tanh_f32 throughput (call)", result_thr[BENCH_TANHF][I_CALL] / result_thr[BENCH_TANHF][I_GLIBC], 0.5);
+    printf("\nTargets of issues 16 and 17 (repdl as a call against LLVM libc's correctly rounded\n"
+           "function as a call, time ratios: throughput and latency <= 1.0x LLVM libc's, latency\n"
+           "<= 1.0x glibc's):\n");
     for (int f = 0; f < BENCH_NFUNC; f++) {
+        double tl = result_thr[f][I_CALL] / result_thr[f][I_LLVM];
+        double ll = result_lat[f][I_CALL] / result_lat[f][I_LLVM];
+        double lg = result_lat[f][I_CALL] / result_lat[f][I_GLIBC];
+        if (tl != tl) { printf("  -   %-7s LLVM libc absent\n", N_(f)); continue; }
+        printf("%s  %-7s thr %5.2fx llvm   %s  lat %5.2fx llvm   %s  lat %5.2fx %s\n",
+               tl <= 1.0 ? "PASS" : "MISS", N_(f), tl, ll <= 1.0 ? "PASS" : "MISS", ll,
+               lg <= 1.0 ? "PASS" : "MISS", lg, bench_baselines[f].glibc_name);
+    }
+    printf("\nTargets of issue 2 (throughput ratios to glibc measured above):\n");
+    verdict("repdl_exp_f32 throughput (call)", result_thr[BENCH_expf][I_CALL] / result_thr[BENCH_expf][I_GLIBC], 1.0);
+    verdict("repdl_log_f32 throughput (call)", result_thr[BENCH_logf][I_CALL] / result_thr[BENCH_logf][I_GLIBC], 1.0);
+    verdict("repdl_tanh_f32 throughput (call)", result_thr[BENCH_tanhf][I_CALL] / result_thr[BENCH_tanhf][I_GLIBC], 0.5);
+    for (int f = BENCH_expf; f <= BENCH_sqrtf; f++) {
         char what[96];
         const char *n = bench_baselines[f].name;
         snprintf(what, sizeof what, "array loop: repdl_%s inlined < glibc calls", n);
@@ -388,7 +435,7 @@ static void print_header(const struct opts *o)
     printf("  n = %zu inputs per array, %zu calls per timing, median of %d repetitions, %s\n", o->n,
            (o->calls / o->n ? o->calls / o->n : 1) * o->n, o->reps,
            bench_clock == TIMER_WALL ? "wall-clock time" : "thread CPU time");
-    for (int f = 0; f < BENCH_NFUNC; f++) printf("  %-5s inputs: %s\n", bench_baselines[f].name, input_desc[f]);
+    for (int f = 0; f < BENCH_NFUNC; f++) printf("  %-6s inputs: %s\n", N_(f), input_desc[f]);
 }
 
 /* ---- callgrind mode ---- */
@@ -426,10 +473,13 @@ static int callgrind_mode(int argc, char **argv)
 int main(int argc, char **argv)
 {
     struct opts o = { 11, 4096, (size_t)1 << 20 };
+    bench_baselines_init();
     if (argc > 1 && !strcmp(argv[1], "--flags")) { puts(BENCH_FLAGS); return 0; }
     if (argc > 1 && !strcmp(argv[1], "--callgrind")) {
         int rc = callgrind_mode(argc, argv);
-        if (rc == 2) fprintf(stderr, "usage: %s --callgrind expf|logf|tanhf|sqrtf glibc|repdl|llvm|inline|array|empty [CALLS]\n", argv[0]);
+        if (rc == 2) fprintf(stderr, "usage: %s --callgrind FUNC glibc|repdl|llvm|inline|array|empty [CALLS]\n"
+                             "  (FUNC expf, logf, tanhf, sqrtf, exp2f, log2f, expm1f, log1pf, rsqrtf, sinf, cosf, erff)\n",
+                             argv[0]);
         return rc;
     }
     for (int i = 1; i < argc; i++) {

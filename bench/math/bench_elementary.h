@@ -49,19 +49,36 @@ typedef void (*bench_thr_fn)(float *out, const float *in, size_t n);
     } while (0)
 typedef float (*bench_lat_fn)(const float *in, size_t n, float zero);
 
-/* The four functions, in table order. */
-enum { BENCH_EXPF, BENCH_LOGF, BENCH_TANHF, BENCH_SQRTF, BENCH_NFUNC };
+/* The functions, in table order: X(name, repdl stem, glibc anchor).  name is
+   the C name (glibc's and LLVM libc's: expf, ...); repdl's function is
+   repdl_<stem>_f32; the anchor is glibc's function of that name, except for
+   rsqrtf, which glibc does not have: its anchor is 1.0f / sqrtf(x) with
+   libm's sqrtf (bench_baseline.c), what a caller writes without repdl (two
+   roundings, so not correctly rounded). */
+#define BENCH_FUNCS(X)                                                        \
+    X(expf, exp, expf) X(logf, log, logf) X(tanhf, tanh, tanhf)               \
+    X(sqrtf, sqrt, sqrtf) X(exp2f, exp2, exp2f) X(log2f, log2, log2f)         \
+    X(expm1f, expm1, expm1f) X(log1pf, log1p, log1pf)                         \
+    X(rsqrtf, rsqrt, bench_one_over_sqrtf) X(sinf, sin, sinf) X(cosf, cos, cosf) \
+    X(erff, erf, erff)
+#define BENCH_ENUM_(F, N, G) BENCH_##F,
+enum { BENCH_FUNCS(BENCH_ENUM_) BENCH_NFUNC };
+#undef BENCH_ENUM_
 
 /* From bench_baseline.c.  llvm_* entries are NULL when the LLVM libc
    archive was not found at configure time (or lacks that function). */
 struct bench_baseline {
     const char *name;          /* "expf", ... */
+    const char *glibc_name;    /* what the glibc row calls: "expf", ..., "1/sqrtf" */
     float (*glibc)(float);     /* libm's function, address as the program sees it */
     float (*llvm)(float);      /* LLVM libc's, or NULL */
     bench_thr_fn glibc_thr, llvm_thr;
     bench_lat_fn glibc_lat, llvm_lat;
 };
-extern const struct bench_baseline bench_baselines[BENCH_NFUNC];
+extern struct bench_baseline bench_baselines[BENCH_NFUNC];
+/* Fills in LLVM libc's entries (bench_baselines' llvm fields); call once
+   before using the table. */
+void bench_baselines_init(void);
 /* A line describing where LLVM libc came from, or why it is absent. */
 extern const char *bench_llvm_origin;
 /* The shared object or executable that holds the code at address p
