@@ -12,7 +12,9 @@
      x = (q + f) pi/2 (mod 2 pi), |f| <= 1/2: for |x| < 1/2, f = x RN(2/pi);
        otherwise a Payne-Hanek reduction with 256 bits of 2/pi in 64-bit
        integer arithmetic, |f / f* - 1| < 2^-53 + 2^-72 (f* the exact
-       fraction, |f*| >= 2^-29.85 for every binary32 x >= 1/2);
+       fraction, |f*| >= 2^-29.85 for every binary32 x >= 1/2); for
+       1/2 <= |x| < 2^28 a Cody-Waite reduction in double computes that
+       same f and q, bit for bit (checked on every input);
      sin(x) = sin(pi/2 f) ~ f S(f^2)     for q = 0 (q = 2: negated),
             = cos(pi/2 f) ~ C(f^2)       for q = 1 (q = 3: negated);
      |y / sin(x) - 1| < REPDL__SINF_ERR - 2^-53 on every path, fused or

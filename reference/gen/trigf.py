@@ -12,6 +12,12 @@ the polynomials and their approximation errors).
 What it derives (mpmath at 600 bits, then rounded once):
   * the words of 2/pi: floor(2/pi 2^(64k-1)) mod 2^64, k = 0..4;
   * C = RN(2/pi) and its relative error;
+  * C1, C2, C3 of the double (Cody and Waite) reduction of 1/2 <= |x| < 2^28:
+    C1 = 2/pi rounded to 28 significant bits, C2 = the rest rounded to 28
+    bits, C3 = RN(2/pi - C1 - C2), and the error of that reduction for
+    |x| < 2^12 (beyond, up to 2^28, tests/math/test_trig.c `reduce` shows
+    that it returns the integer reduction's f and q bit for bit, for every
+    input, in each build: the bound of the integer reduction applies);
   * a bound of |y / sin(x) - 1| and |y / cos(x) - 1| by forward error
     analysis (expf.py's Bound, on sub-intervals of f) for either contraction
     pattern (each a*b+c charged two roundings, which covers one), from
@@ -50,6 +56,38 @@ RED_ABS = mp.mpf(2) ** -102 + mp.mpf(2) ** -107 + mp.mpf(2) ** -116
 A = mp.mpf(1) / 2 + mp.mpf(2) ** -40
 
 
+def rn_bits(v, bits):
+    m, e = mp.frexp(v)
+    return mp.ldexp(mp.nint(mp.ldexp(m, bits)), e - bits)
+
+
+def cody_waite(verbose=True):
+    """C1, C2, C3 and |f / f* - 1| of trig_reduce.h's double reduction for
+    1/2 <= |x| < 2^12."""
+    C1 = rn_bits(TWOOPI, 28)
+    C2 = rn_bits(TWOOPI - C1, 28)
+    C3 = mp.mpf(float(TWOOPI - C1 - C2))
+    assert mp.mpf(float(C1)) == C1 and mp.mpf(float(C2)) == C2
+    d = abs(TWOOPI - C1 - C2 - C3)
+    X = mp.mpf(2) ** 12
+    C = mp.mpf(float(TWOOPI))
+    # k: |x 2/pi - k| <= 1/2 + |x| |C - 2/pi| + half an ulp of RN(x C) < 2^11.35
+    kerr = X * abs(C - TWOOPI) + mp.mpf(2) ** (11 - 53)
+    assert mp.mpf(1) / 2 + kerr + U < A
+    # absolute error before f's last rounding: RN(x C3) (2^-53 |x C3|), the
+    # rounding of e + RN(x C3) (2^-53 (2^-53 |s| + |x C3|) (1 + U)), x d
+    xc3 = X * abs(C3)
+    ab = U * xc3 + U * xc3 * (1 + U) + X * d
+    rel_s = U * U * (1 + U)                          # the e part, relative to |s| ~ |f*|
+    dF = (U * (FMIN * (1 + rel_s) + ab) + ab) / FMIN + rel_s
+    if verbose:
+        print("Cody-Waite: C1 = %s, C2 = %s, C3 = %s, |2/pi - C1 - C2 - C3| = 2^%.2f"
+              % (float(C1).hex(), float(C2).hex(), float(C3).hex(), log2(d)))
+        print("  |x| < 2^12: |f| <= 1/2 + 2^%.2f, error before rounding < 2^%.2f, |f / f* - 1| < %.4f 2^-53"
+              % (log2(kerr), log2(ab), dF / U))
+    return C1, C2, C3, dF
+
+
 def words():
     return [int(mp.floor(TWOOPI * mp.mpf(2) ** (64 * k - 1))) % (1 << 64) for k in range(5)]
 
@@ -71,7 +109,8 @@ def bounds(verbose=True):
     dC = abs(C / TWOOPI - 1)
     dF_small = (1 + dC) * (1 + U) - 1
     dF_large = (U * (FMIN + RED_ABS) + RED_ABS) / FMIN     # |f - f*| <= U |f*+t| + |t|
-    dF = max(dF_small, dF_large)
+    dF_cw = cody_waite(verbose)[3]
+    dF = max(dF_small, dF_large, dF_cw)
     s = [c['s%d' % i] for i in range(7)]
     cc = [mp.mpf(1)] + [c['c%d' % i] for i in range(1, 8)]
     NS = 256
@@ -131,7 +170,9 @@ def main():
         if "0x%016xu" % w not in red:
             print("trig_reduce.h lacks the word 0x%016xu" % w)
             ok = False
-    for k, v in list(c.items()) + [('C', C), ('2^-64', mp.mpf(2) ** -64), ('2^-116', mp.mpf(2) ** -116)]:
+    C1, C2, C3, _ = cody_waite(False)
+    for k, v in list(c.items()) + [('C', C), ('2^-64', mp.mpf(2) ** -64), ('2^-116', mp.mpf(2) ** -116),
+                                   ('C1', C1), ('C2', C2), ('C3', C3)]:
         fv = float(v)
         if fv not in vals and -fv not in vals:
             print("trig_reduce.h lacks %s = %r" % (k, fv))

@@ -28,6 +28,15 @@
                           returns the tabulated result (scalar and array
                           forms), and, with MPFR, that result is MPFR's;
                           the table is sorted and ends with its sentinel.
+     test_trig reduce sinf   detail/trig_reduce.h's two reductions agree:
+                          for every binary32 x with 1/2 <= |x| < 2^28 (both
+                          signs), repdl__trig_reduce(x) (Cody and Waite's
+                          double reduction there) returns bit for bit the f
+                          and q of the exact integer (Payne-Hanek)
+                          reduction repdl__trig_reduce_large, negated for
+                          negative x.  This, in each build, is why sinf's
+                          and cosf's bound and hard-case tables, derived for
+                          the integer reduction, hold for the double one.
 
    Exit status 0: pass; 1: a mismatch (printed as
    "F in=0x........ got=0x........ want=0x........"); 77: the header is
@@ -154,8 +163,34 @@ static int test_table(void)
     return n_fail ? 1 : 0;
 }
 
+static uint64_t dbits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+
+static int test_reduce(void)
+{
+    long n = 0, bad = 0;
+    for (uint32_t u = 0x3f000000u; u < 0x4d800000u; u++) {
+        for (int neg = 0; neg < 2; neg++) {
+            uint32_t sgn = neg ? 0x80000000u : 0u;
+            float x = repdl__asfloat(u | sgn);
+            uint32_t q, ql;
+            double f = repdl__trig_reduce(x, &q);
+            double fl = repdl__trig_reduce_large(u, &ql);
+            if (sgn) { fl = -fl; ql = (0u - ql) & 3u; }
+            n++;
+            if (dbits(f) != dbits(fl) || q != ql) {
+                if (++bad <= 20)
+                    printf("reduce in=0x%08x f=%a q=%u, integer reduction f=%a q=%u\n",
+                           (unsigned)(u | sgn), f, (unsigned)q, fl, (unsigned)ql);
+            }
+        }
+    }
+    printf("reduce: %ld inputs with 1/2 <= |x| < 2^28, %ld differ from the integer reduction\n", n, bad);
+    return bad || n != 2L * (0x4d800000L - 0x3f000000L) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "reduce") == 0 && strcmp(argv[2], "sinf") == 0) return test_reduce();
     if (argc < 3) {
         fprintf(stderr, "usage: test_trig exact|table F\n");
         return 2;
@@ -168,6 +203,6 @@ int main(int argc, char **argv)
 #endif
     if (strcmp(argv[1], "exact") == 0) return test_exact();
     if (strcmp(argv[1], "table") == 0) return test_table();
-    fprintf(stderr, "usage: test_trig exact|table F\n");
+    fprintf(stderr, "usage: test_trig exact|table F | reduce sinf\n");
     return 2;
 }

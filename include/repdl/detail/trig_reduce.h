@@ -8,7 +8,32 @@
      |x| < 1/2:   q = 0, f = RN(x C), C = RN(2/pi), |C / (2/pi) - 1| < 0.557 2^-53:
                   |f / (2x/pi) - 1| < 1.557 2^-53 (one product, 2x/pi is not
                   subnormal in double).
-     |x| >= 1/2:  Payne and Hanek's reduction in integer arithmetic.  With
+     1/2 <= |x| < 2^28:  Cody and Waite's reduction in double, with 2/pi =
+                  C1 + C2 + C3 + d (C1, C2 of 28 significant bits, C3 = RN of
+                  the rest, |d| < 2^-114.8):
+                    k = the integer nearest RN(x C) (the shifter 1.5 2^52;
+                        |x 2/pi - k| <= 1/2 + 2^-40.9, so |f| stays within the
+                        polynomials' 1/2 + 2^-40), q = k mod 4;
+                    a = x C1 - k    exact (a multiple of 2^-52 below 1),
+                    b = x C2        exact (24 + 28 bits),
+                    s + e = a + b   exactly (Knuth's 2Sum),
+                    f = RN(s + RN(e + RN(x C3)));
+                  for |x| < 2^12 the error before the last rounding is
+                  < 2^-106 |f*| + 2^-100.3, so |f / f* - 1| < 2^-53 + 2^-70
+                  (|f*| >= 2^-29.85, as below), fused or not: every step is
+                  exact or rounds once (a fused x C + 1.5 2^52 may pick the
+                  other k of a tie: still |f| <= 1/2 + 2^-40.9).  Beyond
+                  2^12 that analysis no longer keeps |f| within the
+                  polynomials' interval; instead tests/math/test_trig.c
+                  (`reduce`) checks, for every binary32 x with
+                  1/2 <= |x| < 2^28, in each build, that this reduction
+                  returns the f and q of the integer one below bit for bit
+                  (it does for all 4.9e8 inputs: no f differs), so the
+                  integer reduction's bound is this one's.  Since it only
+                  changes how f is computed, never its value, sinf's and
+                  cosf's results and hard-case tables are those of the
+                  integer reduction alone.  About 30 instructions fewer.
+     |x| >= 2^28: Payne and Hanek's reduction in integer arithmetic.  With
                   x = m 2^e (m the 24-bit integer significand, e = E - 150 for
                   the biased exponent E >= 126) and 2/pi = sum b_i 2^-i:
                     x 2/pi = m sum b_i 2^(e-i);
@@ -23,7 +48,8 @@
                   + 2^-101.9 absolute, f* the exact value).  Every binary32 x >= 1/2
                   has |f*| >= 2^-29.85 (reference/gen/trigf_minred.c scans them
                   all, exactly), so |f / f* - 1| < 2^-53 + 2^-72.
-   The words of 2/pi: reference/gen/trigf.py (mpmath, 600 bits).
+   The words of 2/pi, C = RN(2/pi), C1, C2, C3 and the bounds above:
+   reference/gen/trigf.py (mpmath, 600 bits).
 
    Polynomials (Sollya, reference/gen/trigf.sollya, |f| <= 1/2 + 2^-40):
      sin(pi/2 f) ~ f S(f^2), degree 13, relative error < 2^-54.5 (that of
@@ -86,6 +112,26 @@ REPDL_FN double repdl__trig_reduce_large(uint32_t ax, uint32_t *q)
                        repdl__dmul((double)u, 1.2037062152420224e-35 /* 2^-116 */));
 }
 
+/* f and *q with x = (q + f) pi/2 (mod 2 pi) for 1/2 <= |x| < 2^28 (Cody
+   and Waite, above): the integer reduction's f and q (negated for x < 0),
+   bit for bit. */
+REPDL_FN double repdl__trig_reduce_mid(float x, uint32_t *q)
+{
+    double xd = repdl__f2d(x);
+    /* RN(x C) + 1.5 2^52: k in the low bits of the significand */
+    double t = repdl__dadd(repdl__dmul(xd, 0.6366197723675814 /* RN(2/pi) */),
+                           6755399441055744.0 /* 1.5 2^52 */);
+    double k = repdl__dsub(t, 6755399441055744.0);
+    double a = repdl__dsub(repdl__dmul(xd, 0.6366197727620602 /* C1 = 0x1.45f306ep-1 */), k);
+    double b = repdl__dmul(xd, -3.94478822871025e-10 /* C2 = -0x1.b1bbeaep-32 */);
+    double s = repdl__dadd(a, b);
+    double bv = repdl__dsub(s, a);
+    double e = repdl__dadd(repdl__dsub(a, repdl__dsub(s, bv)), repdl__dsub(b, bv));
+    double c = repdl__dmul(xd, 5.412865971015893e-19 /* C3 = 0x1.3f84eafa3ea6ap-61 */);
+    *q = (uint32_t)repdl__asuint64(t) & 3u;
+    return repdl__dadd(s, repdl__dadd(e, c));
+}
+
 /* f and *q with x = (q + f) pi/2 (mod 2 pi), |f| <= 1/2, for every finite
    x (garbage for inf and NaN); the sign of x is carried by f and q:
    -x = (-q - f) pi/2.  x = -0 gives f = -0, q = 0. */
@@ -97,6 +143,7 @@ REPDL_FN double repdl__trig_reduce(float x, uint32_t *q)
         *q = 0;
         return repdl__dmul(repdl__f2d(x), 0.6366197723675814 /* RN(2/pi) */);
     }
+    if (ax < 0x4d800000u) return repdl__trig_reduce_mid(x, q);   /* |x| < 2^28 */
     f = repdl__trig_reduce_large(ax, q);
     if (ux >> 31) {
         *q = (0u - *q) & 3u;
