@@ -26,11 +26,12 @@
    ulp of the truth (2^-19 ulp for geluf and gelu_tanhf).  The inputs with
    d within 2^-16 ulp of a midpoint are kept, so no input nearer than
    2^-17 ulp is missed (2^-16 - 2^-19 > 2^-17); each kept input is then
-   measured with MPFR at 160 bits (relative error below 2^-148; geluf and
+   measured with MPFR at 160 bits (relative error at most 2^-148; geluf and
    gelu_tanhf use reference/mpfr_ref.h's evaluations, 2^(9-p) and
    2^(12-p)), and the N nearest are printed, one per class of equivalent
    inputs (tanhf, erff, sinf, cosf: x and -x; sqrtf, rsqrtf: x and 4^k x, whose
-   results differ by an exact scaling).
+   results differ by an exact scaling; siluf, geluf, gelu_tanhf: every
+   |x| < 2^-125 of one sign, see wc_key).
    Independent of the library: no repdl function is called (only the bit
    casts and repdl__round_ok of include/repdl/detail/cr.h). */
 #define _POSIX_C_SOURCE 200809L
@@ -194,7 +195,12 @@ static int wc_symmetric(enum repdl_ref_id id)
            || id == REPDL_REF_COSF;
 }
 
-/* Inputs with equal keys are the same hard case (see main). */
+/* Inputs with equal keys are the same hard case (see main).  silu, gelu and
+   gelu_tanh are x/2 + c x^2 + O(x^3), c = 1/4, resp. 1/sqrt(2 pi) for both
+   gelus: for |x| < 2^-125, x/2 is a binary32 value or (odd last bit) a
+   subnormal midpoint, and c x^2 > 0 (below 2^-100 ulp) decides the
+   rounding the same way for every such x of one sign (without this, their
+   50 hardest are all such x, at 2^-151 .. 2^-140 ulp). */
 static double wc_key(enum repdl_ref_id id, float x)
 {
     if (wc_symmetric(id))
@@ -204,6 +210,9 @@ static double wc_key(enum repdl_ref_id id, float x)
         double m = frexp((double)x, &e);      /* x = m 2^e, m in [0.5, 1) */
         return m + (double)(e & 1);           /* significand and exponent parity */
     }
+    if ((id == REPDL_REF_SILUF || id == REPDL_REF_GELUF || id == REPDL_REF_GELU_TANHF)
+        && fabs((double)x) < 0x1p-125)
+        return x < 0 ? -2.0 : -1.0;           /* x/2 + c x^2: one case per sign */
     return (double)repdl__asuint(x);
 }
 
