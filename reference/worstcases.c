@@ -31,7 +31,8 @@
    2^(12-p)), and the N nearest are printed, one per class of equivalent
    inputs (tanhf, erff, sinf, cosf: x and -x; sqrtf, rsqrtf: x and 4^k x, whose
    results differ by an exact scaling; siluf, geluf, gelu_tanhf: every
-   |x| < 2^-125 of one sign, see wc_key).
+   |x| < 2^-125 of one sign; erff: x and 2^k x for 2^-126 <= |x| < 2^-30,
+   within 2^-37 ulp of each other; see wc_key).
    Independent of the library: no repdl function is called (only the bit
    casts and repdl__round_ok of include/repdl/detail/cr.h). */
 #define _POSIX_C_SOURCE 200809L
@@ -200,9 +201,19 @@ static int wc_symmetric(enum repdl_ref_id id)
    gelus: for |x| < 2^-125, x/2 is a binary32 value or (odd last bit) a
    subnormal midpoint, and c x^2 > 0 (below 2^-100 ulp) decides the
    rounding the same way for every such x of one sign (without this, their
-   50 hardest are all such x, at 2^-151 .. 2^-140 ulp). */
+   50 hardest are all such x, at 2^-151 .. 2^-140 ulp).  erf(x) =
+   (2/sqrt(pi)) x (1 - x^2/3 + ...): for 2^-126 <= |x| < 2^-30 (normal
+   results) x = m 2^k rounds as 2^k (2/sqrt(pi)) m, the x^2/3 < 2^-61
+   moving its distance to a midpoint by < 2^-37 ulp, so one x per
+   significand m (without this, 46 of erff's 50 are 0x1.546418p-k, each
+   2^-26.0 ulp). */
 static double wc_key(enum repdl_ref_id id, float x)
 {
+    double ax = fabs((double)x);
+    if (id == REPDL_REF_ERFF && ax >= 0x1p-126 && ax < 0x1p-30) {
+        int e;
+        return -frexp(ax, &e);                /* the significand: below 0, no clash */
+    }
     if (wc_symmetric(id))
         return fabs((double)x);               /* odd or even */
     if (id == REPDL_REF_SQRTF || id == REPDL_REF_RSQRTF) {
