@@ -32,7 +32,8 @@
    inputs (tanhf, erff, sinf, cosf: x and -x; sqrtf, rsqrtf: x and 4^k x, whose
    results differ by an exact scaling; siluf, geluf, gelu_tanhf: every
    |x| < 2^-125 of one sign; erff: x and 2^k x for 2^-126 <= |x| < 2^-30,
-   within 2^-37 ulp of each other; see wc_key).
+   within 2^-37 ulp of each other; sigmoidf: the |x| < 2^-12 of one sign
+   that put 1/2 + x/4 on a midpoint; see wc_key).
    Independent of the library: no repdl function is called (only the bit
    casts and repdl__round_ok of include/repdl/detail/cr.h). */
 #define _POSIX_C_SOURCE 200809L
@@ -206,13 +207,23 @@ static int wc_symmetric(enum repdl_ref_id id)
    results) x = m 2^k rounds as 2^k (2/sqrt(pi)) m, the x^2/3 < 2^-61
    moving its distance to a midpoint by < 2^-37 ulp, so one x per
    significand m (without this, 46 of erff's 50 are 0x1.546418p-k, each
-   2^-26.0 ulp). */
+   2^-26.0 ulp).  sigma(x) = 1/2 + x/4 - x^3/48 + ...: for |x| < 2^-12,
+   1/2 + x/4 is a midpoint when x is an odd multiple of 2^-23 (x > 0, the
+   spacing above 1/2 is 2^-24) or of 2^-24 (x < 0, 2^-25 below), and
+   x^3/48 < 2^-16 ulp rounds it toward 1/2 for every such x of one sign
+   (without this, all 50 of sigmoidf's are such x, 2^-52.6 .. 2^-34.8
+   ulp). */
 static double wc_key(enum repdl_ref_id id, float x)
 {
     double ax = fabs((double)x);
     if (id == REPDL_REF_ERFF && ax >= 0x1p-126 && ax < 0x1p-30) {
         int e;
         return -frexp(ax, &e);                /* the significand: below 0, no clash */
+    }
+    if (id == REPDL_REF_SIGMOIDF && ax < 0x1p-12) {
+        double q = ax * (x > 0 ? 0x1p23 : 0x1p24);   /* exact */
+        if (q == floor(q) && fmod(q, 2.0) == 1.0)
+            return x < 0 ? -2.0 : -1.0;       /* 1/2 + x/4 a midpoint: one case per sign */
     }
     if (wc_symmetric(id))
         return fabs((double)x);               /* odd or even */
