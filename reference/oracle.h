@@ -178,6 +178,18 @@ static inline double repdl_oracle_trig_huge(float x, int want_cos)
     return d;
 }
 
+/* The double d of the screen for gelu (id REPDL_REF_GELUF) and gelu_tanh
+   (any other id): within 2^-43.5 |f| for x != 0, -15 < x < 6 (gelu) and
+   -11 < x < 6 (gelu_tanh), the argument in repdl_oracle_screened below.
+   Also the screen of reference/worstcases.c. */
+static inline double repdl_oracle_gelu_double(enum repdl_ref_id id, float x)
+{
+    double xd = (double)x, w;
+    if (id == REPDL_REF_GELUF) return xd * erfc(-xd * 0.70710678118654752440) * 0.5;
+    w = 1.5957691216057308 * (xd + 0.044715 * (xd * xd * xd));
+    return xd / (1.0 + exp(-w));
+}
+
 /* *mpfr_calls is incremented when MPFR was needed. */
 static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint64_t *mpfr_calls)
 {
@@ -236,13 +248,7 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
         float big = id == REPDL_REF_GELUF ? 15.0f : 11.0f;
         if (x == 0.0f || x >= 6.0f) return ux;
         if (x <= -big) return 0x80000000u;
-        if (id == REPDL_REF_GELUF) {
-            d = (double)x * erfc(-(double)x * 0.70710678118654752440) * 0.5;
-        } else {
-            double xd = (double)x;
-            double w = 1.5957691216057308 * (xd + 0.044715 * (xd * xd * xd));
-            d = xd / (1.0 + exp(-w));
-        }
+        d = repdl_oracle_gelu_double(id, x);
         if (d != 0.0 && d - d == 0.0 && repdl__round_ok(d, 0x1p-36))
             return repdl__asuint((float)d);
         ++*mpfr_calls;

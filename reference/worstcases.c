@@ -4,24 +4,36 @@
 
      worstcases F [--count N] [--threads N] > tests/math/F.wc
 
-   F is expf, logf, tanhf, sqrtf, exp2f, expm1f, log2f, log1pf, erff, siluf, softplusf,
-   rsqrtf, sinf or cosf.  Prints the N inputs (default 50) whose
-   exact value f(x) lies closest to a rounding midpoint (the middle of two
-   consecutive binary32 values, the overflow boundary
-   (2 - 2^-24) * 2^127 included), the distance measured in ulps of the
-   spacing around that midpoint, hardest first, with their correctly rounded
-   results from MPFR:
+   F is expf, logf, tanhf, sqrtf, sigmoidf, exp2f, expm1f, log2f, log1pf,
+   erff, siluf, softplusf, geluf, gelu_tanhf, rsqrtf, sinf or cosf.  Prints
+   the N inputs (default 50) whose exact value f(x) lies closest to a
+   rounding midpoint (the middle of two consecutive binary32 values, the
+   overflow boundary (2 - 2^-24) * 2^127 included), the distance measured
+   in ulps of the spacing around that midpoint, hardest first, with their
+   correctly rounded results from MPFR:
 
      F in=0x........ want=0x........  # x = %a, distance to midpoint 2^-%.1f ulp
 
-   Method: every input is screened with glibc's double function d (within
-   2^-51 |f|, see reference/oracle.h), and those with d within 2^-16 ulp of a
-   midpoint are kept (the double estimate is within 2^-26 ulp of the truth,
-   so no input nearer than 2^-17 ulp is missed); each kept input is then
-   measured exactly with MPFR at 160 bits, and the N nearest are printed,
-   one per class of equivalent inputs (tanhf, sinf, cosf: x and -x; sqrtf,
-   rsqrtf: x and 4^k x,
-   whose results differ by an exact scaling).
+   Method: every input is screened with the double estimate d of
+   reference/oracle.h's screen (glibc's double function, or a few double
+   operations on glibc's), whose bound there is 2^-51 |f|, except for geluf
+   and gelu_tanhf: 2^-43.5 |f| (repdl_oracle_gelu_double, called here) for
+   x != 0 in -15 < x < 6, resp. -11 < x < 6; outside that range they round
+   to x or -0 and f lies more than 0.45 ulp from every midpoint (x >= 6:
+   |f/x - 1| < 1 - Phi(6) < 2^-29, resp. sigma(-w(6)) < 2^-35, and
+   |x| < 2^24 ulp; below: |f| < 2^-158), so no hard input is there.  The
+   spacing around a midpoint is at least 2^-24 |f|, so d is within 2^-26
+   ulp of the truth (2^-19 ulp for geluf and gelu_tanhf).  The inputs with
+   d within 2^-16 ulp of a midpoint are kept, so no input nearer than
+   2^-17 ulp is missed (2^-16 - 2^-19 > 2^-17); each kept input is then
+   measured with MPFR at 160 bits (relative error at most 2^-148; geluf and
+   gelu_tanhf use reference/mpfr_ref.h's evaluations, 2^(9-p) and
+   2^(12-p)), and the N nearest are printed, one per class of equivalent
+   inputs (tanhf, erff, sinf, cosf: x and -x; sqrtf, rsqrtf: x and 4^k x, whose
+   results differ by an exact scaling; siluf, geluf, gelu_tanhf: every
+   |x| < 2^-125 of one sign; erff: x and 2^k x for 2^-126 <= |x| < 2^-30,
+   within 2^-37 ulp of each other; sigmoidf: the |x| < 2^-12 of one sign
+   that put 1/2 + x/4 on a midpoint; see wc_key).
    Independent of the library: no repdl function is called (only the bit
    casts and repdl__round_ok of include/repdl/detail/cr.h). */
 #define _POSIX_C_SOURCE 200809L
@@ -41,10 +53,10 @@
 
 typedef struct { uint32_t x, want; double dist; } wc_entry;
 
-/* indexed by enum repdl_ref_id; NULL: not supported (no glibc function) */
-static const char *const wc_names[] = {"expf", "logf", "tanhf", "sqrtf", NULL,
+/* indexed by enum repdl_ref_id */
+static const char *const wc_names[] = {"expf", "logf", "tanhf", "sqrtf", "sigmoidf",
                                        "exp2f", "expm1f", "log2f", "log1pf",
-                                       "erff", "siluf", "softplusf", NULL, NULL,   /* gelu, gelu_tanh: none */
+                                       "erff", "siluf", "softplusf", "geluf", "gelu_tanhf",
                                        "rsqrtf", "sinf", "cosf"};
 #define WC_NFN ((int)(sizeof wc_names / sizeof wc_names[0]))
 static enum repdl_ref_id g_id;
@@ -68,6 +80,11 @@ static double wc_double(enum repdl_ref_id id, double x)
     case REPDL_REF_ERFF: return erf(x);
     case REPDL_REF_SILUF: return x / (1.0 + exp(-x));
     case REPDL_REF_SOFTPLUSF: return log1p(exp(x));
+    /* oracle.h's screens: sigmoid 2^-51 (glibc's exp, two roundings),
+       gelu and gelu_tanh 2^-43.5 in the range above */
+    case REPDL_REF_SIGMOIDF: return 1.0 / (1.0 + exp(-x));
+    case REPDL_REF_GELUF:
+    case REPDL_REF_GELU_TANHF: return repdl_oracle_gelu_double(id, (float)x);   /* x: binary32 */
     case REPDL_REF_RSQRTF: return 1.0 / sqrt(x);
     case REPDL_REF_SINF: return sin(x);
     case REPDL_REF_COSF: return cos(x);
@@ -149,6 +166,11 @@ static double wc_refine(enum repdl_ref_id id, float x, float r)
         mpfr_neg(t, f, MPFR_RNDN); mpfr_exp(t, t, MPFR_RNDN); mpfr_add_ui(t, t, 1, MPFR_RNDN);
         mpfr_div(f, f, t, MPFR_RNDN); break;
     case REPDL_REF_SOFTPLUSF: mpfr_exp(f, f, MPFR_RNDN); mpfr_log1p(f, f, MPFR_RNDN); break;
+    case REPDL_REF_SIGMOIDF:
+        mpfr_neg(f, f, MPFR_RNDN); mpfr_exp(f, f, MPFR_RNDN); mpfr_add_ui(f, f, 1, MPFR_RNDN);
+        mpfr_ui_div(f, 1, f, MPFR_RNDN); break;
+    case REPDL_REF_GELUF: repdl_ref_gelu_eval_(f, x); break;
+    case REPDL_REF_GELU_TANHF: repdl_ref_gelu_tanh_eval_(f, x); break;
     case REPDL_REF_RSQRTF: mpfr_rec_sqrt(f, f, MPFR_RNDN); break;   /* x > 0 here */
     case REPDL_REF_SINF: mpfr_sin(f, f, MPFR_RNDN); break;
     case REPDL_REF_COSF: mpfr_cos(f, f, MPFR_RNDN); break;
@@ -167,16 +189,52 @@ static double wc_refine(enum repdl_ref_id id, float x, float r)
     return best;
 }
 
-/* Inputs with equal keys are the same hard case (see main). */
+/* tanh, erf and sin are odd, cos is even: f(-x) = +-f(x), and rounding to
+   nearest is symmetric, so x and -x are the same hard case. */
+static int wc_symmetric(enum repdl_ref_id id)
+{
+    return id == REPDL_REF_TANHF || id == REPDL_REF_ERFF || id == REPDL_REF_SINF
+           || id == REPDL_REF_COSF;
+}
+
+/* Inputs with equal keys are the same hard case (see main).  silu, gelu and
+   gelu_tanh are x/2 + c x^2 + O(x^3), c = 1/4, resp. 1/sqrt(2 pi) for both
+   gelus: for |x| < 2^-125, x/2 is a binary32 value or (odd last bit) a
+   subnormal midpoint, and c x^2 > 0 (below 2^-100 ulp) decides the
+   rounding the same way for every such x of one sign (without this, their
+   50 hardest are all such x, at 2^-151 .. 2^-140 ulp).  erf(x) =
+   (2/sqrt(pi)) x (1 - x^2/3 + ...): for 2^-126 <= |x| < 2^-30 (normal
+   results) x = m 2^k rounds as 2^k (2/sqrt(pi)) m, the x^2/3 < 2^-61
+   moving its distance to a midpoint by < 2^-37 ulp, so one x per
+   significand m (without this, 46 of erff's 50 are 0x1.546418p-k, each
+   2^-26.0 ulp).  sigma(x) = 1/2 + x/4 - x^3/48 + ...: for |x| < 2^-12,
+   1/2 + x/4 is a midpoint when x is an odd multiple of 2^-23 (x > 0, the
+   spacing above 1/2 is 2^-24) or of 2^-24 (x < 0, 2^-25 below), and
+   x^3/48 < 2^-16 ulp rounds it toward 1/2 for every such x of one sign
+   (without this, all 50 of sigmoidf's are such x, 2^-52.6 .. 2^-34.8
+   ulp). */
 static double wc_key(enum repdl_ref_id id, float x)
 {
-    if (id == REPDL_REF_TANHF || id == REPDL_REF_SINF || id == REPDL_REF_COSF)
+    double ax = fabs((double)x);
+    if (id == REPDL_REF_ERFF && ax >= 0x1p-126 && ax < 0x1p-30) {
+        int e;
+        return -frexp(ax, &e);                /* the significand: below 0, no clash */
+    }
+    if (id == REPDL_REF_SIGMOIDF && ax < 0x1p-12) {
+        double q = ax * (x > 0 ? 0x1p23 : 0x1p24);   /* exact */
+        if (q == floor(q) && fmod(q, 2.0) == 1.0)
+            return x < 0 ? -2.0 : -1.0;       /* 1/2 + x/4 a midpoint: one case per sign */
+    }
+    if (wc_symmetric(id))
         return fabs((double)x);               /* odd or even */
     if (id == REPDL_REF_SQRTF || id == REPDL_REF_RSQRTF) {
         int e;
         double m = frexp((double)x, &e);      /* x = m 2^e, m in [0.5, 1) */
         return m + (double)(e & 1);           /* significand and exponent parity */
     }
+    if ((id == REPDL_REF_SILUF || id == REPDL_REF_GELUF || id == REPDL_REF_GELU_TANHF)
+        && fabs((double)x) < 0x1p-125)
+        return x < 0 ? -2.0 : -1.0;           /* x/2 + c x^2: one case per sign */
     return (double)repdl__asuint(x);
 }
 
@@ -208,7 +266,7 @@ int main(int argc, char **argv)
     for (k = 0; name && k < (size_t)WC_NFN; k++)
         if (wc_names[k] && strcmp(name, wc_names[k]) == 0) { g_id = (enum repdl_ref_id)k; found = 1; }
     if (!found || count < 1) {
-        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf exp2f expm1f log2f log1pf erff siluf softplusf rsqrtf sinf cosf)\n");
+        fprintf(stderr, "usage: worstcases F [--count N] [--threads N]   (F: expf logf tanhf sqrtf sigmoidf exp2f expm1f log2f log1pf erff siluf softplusf geluf gelu_tanhf rsqrtf sinf cosf)\n");
         return 2;
     }
     if (nthreads < 1) nthreads = 1;
@@ -233,8 +291,9 @@ int main(int argc, char **argv)
     if ((size_t)count > total) count = (long)total;
 
     {
-        /* Equivalent inputs are printed once: tanh is odd (x and -x are the
-           same case), and sqrt(4x) = 2 sqrt(x) exactly, so for sqrtf inputs
+        /* Equivalent inputs are printed once: tanh, erf, sin and cos are
+           odd or even (x and -x are the same case: wc_symmetric), and
+           sqrt(4x) = 2 sqrt(x) exactly, so for sqrtf inputs
            with the same significand and the same exponent parity are the
            same case (its hardest inputs are otherwise all (2 - 2^-23) 2^odd). */
         double *keys = (double *)malloc((size_t)count * sizeof *keys);
@@ -252,7 +311,7 @@ int main(int argc, char **argv)
                " (of %zu screened within 2^-16 ulp), hardest first, one per class of equivalent"
                " inputs%s; want = MPFR, 24 bits, RNDN, subnormalized.  Command: worstcases",
                wc_names[g_id], printed, wc_names[g_id], total,
-               (g_id == REPDL_REF_TANHF || g_id == REPDL_REF_SINF || g_id == REPDL_REF_COSF) ? " (x and -x)"
+               wc_symmetric(g_id) ? " (x and -x)"
                : (g_id == REPDL_REF_SQRTF || g_id == REPDL_REF_RSQRTF) ? " (x and 4^k x)" : "");
         for (a = 1; a < argc; a++) printf(" %s", argv[a]);
         printf("\n");
