@@ -9,7 +9,7 @@
    warm-up).  GFLOP/s = 2 M N K / time.  ratio = repdl GFLOP/s / OpenBLAS
    GFLOP/s (> 1: repdl faster).  1 thread vs OpenBLAS with
    openblas_set_num_threads(1), then T threads vs T threads. */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200112L
 #include <repdl/conv2d.h>
 #include <repdl/gemm.h>
 #include <repdl/gemm_threads.h>
@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../tests/common/timer.h"
 
@@ -141,6 +142,20 @@ int main(int argc, char **argv)
     static const size_t dlm[] = {1, 32, 128, 512};
     static const size_t dlkn[][2] = {{784, 1024}, {1024, 1024}, {4096, 4096}, {1024, 4096}};
     int quick = 0, nth = 2, i, j, t;
+#ifdef REPDL_BENCH_OPENBLAS
+    /* OpenBLAS's worker threads keep spinning on their cores after each
+       call (Debian's build: 2^28 cycles, tens of milliseconds) waiting for
+       more work; timed next, repdl's created thread finds the second core
+       taken and runs after its caller, at 1 thread's speed (measured:
+       0.40-0.58x instead of 0.82-1.00x; docs/bench-scaling.md).  OpenBLAS
+       reads OPENBLAS_THREAD_TIMEOUT when it loads, before main: so unless
+       it is set, set it to 4 (park at once) and run this program again. */
+    if (!getenv("OPENBLAS_THREAD_TIMEOUT")) {
+        setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
+        execv("/proc/self/exe", argv);
+        fprintf(stderr, "bench_gemm: could not re-run with OPENBLAS_THREAD_TIMEOUT=4\n");
+    }
+#endif
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = 1;
@@ -148,9 +163,10 @@ int main(int argc, char **argv)
     }
     if (reps < 5) reps = 5;
     if (reps > 64) reps = 64;
-    printf("bench_gemm: flags %s, kernel %s, median of %d reps\n", REPDL_BENCH_FLAGS,
+    printf("bench_gemm: flags %s, kernel %s, median of %d reps, OPENBLAS_THREAD_TIMEOUT=%s\n",
+           REPDL_BENCH_FLAGS,
            repdl__gemm_isa() == 2 ? "avx512f" : repdl__gemm_isa() == 1 ? "avx2+fma" : "portable",
-           reps);
+           reps, getenv("OPENBLAS_THREAD_TIMEOUT") ? getenv("OPENBLAS_THREAD_TIMEOUT") : "unset");
     for (t = 0; t < 2; t++) {
         int T = t ? nth : 1;
         for (i = 0; i < 4; i++) {
