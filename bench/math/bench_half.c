@@ -4,7 +4,8 @@
    is what a caller would otherwise write (and which double-rounds on a few
    inputs: docs/functions/half.md).
 
-   For each function F (exp, log, tanh, sqrt, sigmoid) and format (bf16,
+   For each function F (exp, log, tanh, sqrt, sigmoid, exp2, log2, expm1,
+   log1p, rsqrt, sin, cos, erf, silu, softplus, gelu, gelu_tanh) and format (bf16,
    f16), on an array of N 16-bit inputs (default 4096, cache-resident) from
    a fixed distribution, ns per element:
      array 16     repdl_F_array_bf16(n, x, out)
@@ -30,7 +31,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <repdl/activation.h>
+#include <repdl/cos.h>
+#include <repdl/erf.h>
+#include <repdl/exp2.h>
+#include <repdl/expm1.h>
 #include <repdl/half_math.h>
+#include <repdl/log1p.h>
+#include <repdl/log2.h>
+#include <repdl/rsqrt.h>
+#include <repdl/sin.h>
 
 #include "../../tests/common/splitmix64.h"
 #include "../../tests/common/timer.h"
@@ -52,13 +62,12 @@ typedef uint16_t (*call_fn)(uint16_t);
     }                                                                                  \
     static BENCH_NOINLINE uint16_t call_##F##_##FMT(uint16_t h) { return repdl_##F##_##FMT(h); }
 #define BOTH(F) COMPOSITE(F, bf16) COMPOSITE(F, f16)
-BOTH(exp) BOTH(log) BOTH(tanh) BOTH(sqrt) BOTH(sigmoid)
-
-static void a32_exp(size_t n, const float *x, float *y) { repdl_exp_array_f32(n, x, y); }
-static void a32_log(size_t n, const float *x, float *y) { repdl_log_array_f32(n, x, y); }
-static void a32_tanh(size_t n, const float *x, float *y) { repdl_tanh_array_f32(n, x, y); }
-static void a32_sqrt(size_t n, const float *x, float *y) { repdl_sqrt_array_f32(n, x, y); }
-static void a32_sigmoid(size_t n, const float *x, float *y) { repdl_sigmoid_array_f32(n, x, y); }
+#define BENCH_HALF_FUNCS(X)                                                    \
+    X(exp) X(log) X(tanh) X(sqrt) X(sigmoid) X(exp2) X(log2) X(expm1) X(log1p) \
+    X(rsqrt) X(sin) X(cos) X(erf) X(silu) X(softplus) X(gelu) X(gelu_tanh)
+#define A32(F) static void a32_##F(size_t n, const float *x, float *y) { repdl_##F##_array_f32(n, x, y); }
+BENCH_HALF_FUNCS(BOTH)
+BENCH_HALF_FUNCS(A32)
 
 struct fn {
     const char *name, *inputs;
@@ -78,6 +87,30 @@ static const struct fn fns[] = {
      {call_sqrt_bf16, call_sqrt_f16}, {comp_sqrt_bf16, comp_sqrt_f16}, 0.0, 6e4},
     {"sigmoid", "uniform on [-20, 20]", {repdl_sigmoid_array_bf16, repdl_sigmoid_array_f16}, a32_sigmoid,
      {call_sigmoid_bf16, call_sigmoid_f16}, {comp_sigmoid_bf16, comp_sigmoid_f16}, -20.0, 20.0},
+    {"exp2", "uniform on [-24, 15] (finite f16 results)", {repdl_exp2_array_bf16, repdl_exp2_array_f16}, a32_exp2,
+     {call_exp2_bf16, call_exp2_f16}, {comp_exp2_bf16, comp_exp2_f16}, -24.0, 15.0},
+    {"log2", "log-uniform on [2^-14, 2^15]", {repdl_log2_array_bf16, repdl_log2_array_f16}, a32_log2,
+     {call_log2_bf16, call_log2_f16}, {comp_log2_bf16, comp_log2_f16}, 0x1p-14, 0x1p15},
+    {"expm1", "uniform on [-10, 10]", {repdl_expm1_array_bf16, repdl_expm1_array_f16}, a32_expm1,
+     {call_expm1_bf16, call_expm1_f16}, {comp_expm1_bf16, comp_expm1_f16}, -10.0, 10.0},
+    {"log1p", "uniform on [-0.5, 1000]", {repdl_log1p_array_bf16, repdl_log1p_array_f16}, a32_log1p,
+     {call_log1p_bf16, call_log1p_f16}, {comp_log1p_bf16, comp_log1p_f16}, -0.5, 1000.0},
+    {"rsqrt", "log-uniform on [2^-14, 2^15]", {repdl_rsqrt_array_bf16, repdl_rsqrt_array_f16}, a32_rsqrt,
+     {call_rsqrt_bf16, call_rsqrt_f16}, {comp_rsqrt_bf16, comp_rsqrt_f16}, 0x1p-14, 0x1p15},
+    {"sin", "uniform on [-100, 100]", {repdl_sin_array_bf16, repdl_sin_array_f16}, a32_sin,
+     {call_sin_bf16, call_sin_f16}, {comp_sin_bf16, comp_sin_f16}, -100.0, 100.0},
+    {"cos", "uniform on [-100, 100]", {repdl_cos_array_bf16, repdl_cos_array_f16}, a32_cos,
+     {call_cos_bf16, call_cos_f16}, {comp_cos_bf16, comp_cos_f16}, -100.0, 100.0},
+    {"erf", "uniform on [-5, 5]", {repdl_erf_array_bf16, repdl_erf_array_f16}, a32_erf,
+     {call_erf_bf16, call_erf_f16}, {comp_erf_bf16, comp_erf_f16}, -5.0, 5.0},
+    {"silu", "uniform on [-20, 20]", {repdl_silu_array_bf16, repdl_silu_array_f16}, a32_silu,
+     {call_silu_bf16, call_silu_f16}, {comp_silu_bf16, comp_silu_f16}, -20.0, 20.0},
+    {"softplus", "uniform on [-20, 20]", {repdl_softplus_array_bf16, repdl_softplus_array_f16}, a32_softplus,
+     {call_softplus_bf16, call_softplus_f16}, {comp_softplus_bf16, comp_softplus_f16}, -20.0, 20.0},
+    {"gelu", "uniform on [-10, 10]", {repdl_gelu_array_bf16, repdl_gelu_array_f16}, a32_gelu,
+     {call_gelu_bf16, call_gelu_f16}, {comp_gelu_bf16, comp_gelu_f16}, -10.0, 10.0},
+    {"gelu_tanh", "uniform on [-10, 10]", {repdl_gelu_tanh_array_bf16, repdl_gelu_tanh_array_f16}, a32_gelu_tanh,
+     {call_gelu_tanh_bf16, call_gelu_tanh_f16}, {comp_gelu_tanh_bf16, comp_gelu_tanh_f16}, -10.0, 10.0},
 };
 #define NFN ((int)(sizeof fns / sizeof fns[0]))
 static const char *const fmt_name[2] = {"bf16", "f16"};

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Instructions per call (callgrind's Ir) of expf, logf, tanhf, sqrtf:
+# Instructions per call (callgrind's Ir) of repdl's binary32 functions:
 # glibc vs repdl vs LLVM libc.  Instruction counts do not depend on the
 # machine's load, so they are repeatable where timings on a shared machine
 # are not (they are not time: they ignore latency, ports and vector width).
@@ -44,7 +44,7 @@ for b in "${bins[@]}"; do
     flags=$("$bin" --flags)
     echo "callgrind: Ir per call over $calls calls, inputs as in the timed benchmark; $b (repdl at $flags)"
     printf '%-6s %9s %9s %9s %9s %9s %12s %12s\n' func glibc repdl llvm inlined array repdl/glibc llvm/glibc
-    for f in expf logf tanhf sqrtf; do
+    for f in expf logf tanhf sqrtf exp2f log2f expm1f log1pf rsqrtf sinf cosf erff; do
         g=$(ir "$bin" $f glibc); r=$(ir "$bin" $f repdl); l=$(ir "$bin" $f llvm)
         i=$(ir "$bin" $f inline); a=$(ir "$bin" $f array)
         rr=$(awk -v a="$r" -v b="$g" 'BEGIN { printf "%.2fx", a / b }')
