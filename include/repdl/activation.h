@@ -809,12 +809,6 @@ REPDL_FN uint32_t repdl__gelu_h(uint32_t h, int fmt)
     if (REPDL_LIKELY(repdl__geluf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__act_h_special(h, x, fmt);
 }
-REPDL_FN uint32_t repdl__gelu_h_lane(uint32_t h, int fmt, uint32_t *fail)
-{
-    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
-    double y = repdl__geluf_core(repdl__act_h_arg(ux, 0x40ad7081u, 0xc165b275u));
-    return repdl__act_h_pick(h, ux, y, fmt, 0x40ad7081u, 0xc165b275u, fail);
-}
 
 /* gelu_tanh: y's domain 2^-60 <= |x|, -0x1.58aaf4p+3 < x < 0x1.43eda8p+2 */
 REPDL_FN uint32_t repdl__gelu_tanh_h(uint32_t h, int fmt)
@@ -842,18 +836,6 @@ REPDL_FN uint32_t repdl__softplus_h(uint32_t h, int fmt)
     if ((ux & 0x7fffffffu) > 0x7f800000u) return REPDL__H_NAN(fmt);
     return ux < 0x80000000u ? h : 0u;
 }
-REPDL_FN uint32_t repdl__softplus_h_lane(uint32_t h, int fmt, uint32_t *fail)
-{
-    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
-    uint32_t same = (uint32_t)((ux >= 0x41800000u) & (ux <= 0x7f800000u));
-    uint32_t zero = (uint32_t)((ux > 0xc2cff1b4u) & (ux <= 0xff800000u));
-    uint32_t nan = (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u);
-    uint32_t sp = same | zero | nan;
-    double y = repdl__softplusf_core(repdl__asfloat(ux & (sp ? 0u : 0xffffffffu)));
-    uint32_t r = repdl__d_to_h(y, fmt);
-    *fail = 0;
-    return (r & (sp - 1u)) | (h & (0u - same)) | (REPDL__H_NAN(fmt) & (0u - nan));
-}
 
 /* silu(x) correctly rounded to bfloat16. */
 REPDL_API uint16_t repdl_silu_bf16(uint16_t x) { return (uint16_t)repdl__silu_h(x, REPDL__BF16); }
@@ -877,12 +859,12 @@ REPDL_API uint16_t repdl_softplus_f16(uint16_t x) { return (uint16_t)repdl__soft
 /* out[i] = repdl_softplus_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_softplus_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__softplus_h_lane, repdl__softplus_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__softplus_h);
 }
 /* out[i] = repdl_softplus_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_softplus_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__softplus_h_lane, repdl__softplus_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__softplus_h);
 }
 
 /* gelu(x) (erf form) correctly rounded to bfloat16. */
@@ -892,12 +874,12 @@ REPDL_API uint16_t repdl_gelu_f16(uint16_t x) { return (uint16_t)repdl__gelu_h(x
 /* out[i] = repdl_gelu_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_gelu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_h_lane, repdl__gelu_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_h);
 }
 /* out[i] = repdl_gelu_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_gelu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__gelu_h_lane, repdl__gelu_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__gelu_h);
 }
 
 /* gelu_tanh(x) correctly rounded to bfloat16. */

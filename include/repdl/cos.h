@@ -20,7 +20,7 @@
    few other inputs are listed, with their correctly rounded results, in
    detail/cosf_hard.inc (reference/hardcases.c).  |cos(x)| > 2^-30 for every
    binary32 x (|f*| >= 2^-29.85 where q is odd), so the result is always a
-   normal binary32.  The tail after y (fast test, slow path, array lane,
+   normal binary32.  The tail after y (fast test, slow path,
    16-bit forms) is detail/trigf.h's, shared with sin.h.
 
    Also: repdl_cos_array_f32(n, x, out), the same results for an array;
@@ -72,28 +72,19 @@ REPDL_API float repdl_cos_f32(float x)
     return repdl__cosf_slow(x, y);
 }
 
-/* One element of repdl_cos_array_f32's branch-free pass (detail/trigf.h). */
-REPDL_FN uint32_t repdl__cos_lane(uint32_t ux, uint32_t *fail)
-{
-    return repdl__trigf_lane(ux, 1u, REPDL__COSF_LO, REPDL__COSF_C, fail);
-}
-
 /* The array form: out[i] = repdl_cos_f32(x[i]) for 0 <= i < n, bit for bit
-   (detail/cr.h's skeleton).  out may be x itself (in place), otherwise the
-   two must not overlap; n = 0 accepts NULL pointers. */
+   (element by element: REPDL__SCALAR_ARRAY of detail/cr.h).  out may be x
+   itself (in place), otherwise the two must not overlap; n = 0 accepts
+   NULL pointers. */
 REPDL_API void repdl_cos_array_f32(size_t n, const float *x, float *out)
 {
-    REPDL__CR_ARRAY(n, x, out, repdl__cos_lane, repdl_cos_f32);
+    REPDL__SCALAR_ARRAY(n, x, out, repdl_cos_f32);
 }
 
 /* ---- bfloat16 and float16 (half.h's bit patterns) ----
    cos(x) rounded once, directly from y, to the 16-bit format of x, E =
    REPDL__COSF_ERR (detail/trigf.h; the margin proof: tests/half/test_half_fn.c). */
 REPDL_FN uint32_t repdl__cos_h(uint32_t h, int fmt) { return repdl__trigf_h(h, fmt, 1u); }
-REPDL_FN uint32_t repdl__cos_h_lane(uint32_t h, int fmt, uint32_t *fail)
-{
-    return repdl__trigf_h_lane(h, fmt, 1u, fail);
-}
 
 /* cos(x) correctly rounded to bfloat16. */
 REPDL_API uint16_t repdl_cos_bf16(uint16_t x) { return (uint16_t)repdl__cos_h(x, REPDL__BF16); }
@@ -102,12 +93,12 @@ REPDL_API uint16_t repdl_cos_f16(uint16_t x) { return (uint16_t)repdl__cos_h(x, 
 /* out[i] = repdl_cos_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_cos_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__cos_h_lane, repdl__cos_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__cos_h);
 }
 /* out[i] = repdl_cos_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_cos_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__cos_h_lane, repdl__cos_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__cos_h);
 }
 
 REPDL_END_CODE

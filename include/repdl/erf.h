@@ -133,33 +133,12 @@ REPDL_API float repdl_erf_f32(float x)
     }
 }
 
-/* One element of repdl_erf_array_f32's branch-free pass (detail/cr.h's
-   skeleton): NaN and saturation answered by selects; flagged for
-   repdl_erf_f32: subnormal x (the integer test needs a normal result) and
-   the rare failures of the rounding test. */
-REPDL_FN uint32_t repdl__erf_lane(uint32_t ux, uint32_t *fail)
-{
-    uint32_t ax = ux & 0x7fffffffu;
-    int sat = (ax >= 0x407ad445u) & (ax <= 0x7f800000u);          /* +-1 */
-    int nan = ax > 0x7f800000u;
-    int sp = sat | nan;
-    /* specials run the approximation on a harmless argument, |x| with its
-       exponent field cleared (< 2^-126) */
-    double r = repdl__erff_core(repdl__asfloat(ax & (sp ? 0x007fffffu : 0xffffffffu)));
-    double y = repdl__asdouble(repdl__asuint64(r) | ((uint64_t)(ux >> 31) << 63));
-    uint32_t res = repdl__asuint(repdl__d2f(y));
-    uint32_t spm = 0u - (uint32_t)sp;
-    *fail = (uint32_t)(!sp & !((ax >= 0x00800000u) & repdl__round_ok_normal(y, 4u)));
-    return (res & ~spm) | (((ux & 0x80000000u) | 0x3f800000u) & (0u - (uint32_t)sat)) |
-           (REPDL_NAN_BITS & (0u - (uint32_t)nan));
-}
-
-/* out[i] = repdl_erf_f32(x[i]), 0 <= i < n, bit for bit (detail/cr.h's
-   skeleton); out == x (in place) is fine, any other overlap is not; n = 0
-   accepts NULL. */
+/* out[i] = repdl_erf_f32(x[i]), 0 <= i < n, bit for bit (element by
+   element, REPDL__SCALAR_ARRAY of detail/cr.h); out == x (in place) is
+   fine, any other overlap is not; n = 0 accepts NULL. */
 REPDL_API void repdl_erf_array_f32(size_t n, const float *x, float *out)
 {
-    REPDL__CR_ARRAY(n, x, out, repdl__erf_lane, repdl_erf_f32);
+    REPDL__SCALAR_ARRAY(n, x, out, repdl_erf_f32);
 }
 
 /* ---- bfloat16 and float16 (half.h's bit patterns) ----
@@ -183,23 +162,6 @@ REPDL_FN uint32_t repdl__erf_h(uint32_t h, int fmt)
     return repdl__f32_to_h(repdl_erf_f32(x), fmt);
 }
 
-/* One element of the 16-bit array forms' branch-free pass (half_math.h's
-   skeleton): +-1 and NaN by selects (y is then computed on |x| with its
-   exponent field cleared, harmless), nothing flagged. */
-REPDL_FN uint32_t repdl__erf_h_lane(uint32_t h, int fmt, uint32_t *fail)
-{
-    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt)), ax = ux & 0x7fffffffu;
-    uint32_t sat = (uint32_t)((ax >= 0x407ad445u) & (ax <= 0x7f800000u));
-    uint32_t nan = (uint32_t)(ax > 0x7f800000u);
-    uint32_t sp = sat | nan;
-    double r = repdl__erff_core(repdl__asfloat(ax & (sp ? 0x007fffffu : 0xffffffffu)));
-    double y = repdl__asdouble(repdl__asuint64(r) | ((uint64_t)(ux >> 31) << 63));
-    uint32_t res = repdl__d_to_h(y, fmt);
-    *fail = 0;
-    return (res & (sp - 1u)) | ((((ux >> 16) & 0x8000u) | REPDL__H_ONE(fmt)) & (0u - sat)) |
-           (REPDL__H_NAN(fmt) & (0u - nan));
-}
-
 /* erf(x) correctly rounded to bfloat16. */
 REPDL_API uint16_t repdl_erf_bf16(uint16_t x) { return (uint16_t)repdl__erf_h(x, REPDL__BF16); }
 /* erf(x) correctly rounded to float16. */
@@ -207,12 +169,12 @@ REPDL_API uint16_t repdl_erf_f16(uint16_t x) { return (uint16_t)repdl__erf_h(x, 
 /* out[i] = repdl_erf_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_erf_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__erf_h_lane, repdl__erf_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__erf_h);
 }
 /* out[i] = repdl_erf_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_erf_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__erf_h_lane, repdl__erf_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__erf_h);
 }
 
 REPDL_END_CODE

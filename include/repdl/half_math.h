@@ -225,6 +225,16 @@ REPDL_FN uint32_t repdl__sigmoid_h_lane(uint32_t h, int fmt, uint32_t *fail)
         }                                                                             \
     } while (0)
 
+/* The 16-bit array form of a function whose lane is slower than its
+   scalar code (as REPDL__SCALAR_ARRAY of detail/cr.h: sin, cos, erf,
+   log1p, rsqrt, softplus, gelu): out[i] = SCALAR(x[i], fmt), element by
+   element (out may be x; n == 0 accepts NULL). */
+#define REPDL__H_SCALAR_ARRAY(n, x, out, fmt, SCALAR)                                  \
+    do {                                                                              \
+        size_t i_;                                                                    \
+        for (i_ = 0; i_ < (n); i_++) (out)[i_] = (uint16_t)SCALAR((x)[i_], (fmt));    \
+    } while (0)
+
 /* sqrt's array form: the square roots of a chunk in one pass
    (config.h's repdl__fsqrt_n: SSE/AVX on x86 hosts), then the
    conversions. */

@@ -133,32 +133,13 @@ REPDL_API float repdl_log1p_f32(float x)
     }
 }
 
-/* One element of repdl_log1p_array_f32's branch-free pass (detail/cr.h's
-   skeleton): both approximations run on every element (the larger one on
-   a harmless argument, 1, where x is small or special), one is selected;
-   tiny inputs are answered by a select; flagged: x <= -1, +inf, NaN, and
-   the rare failures of the integer rounding test. */
-REPDL_FN uint32_t repdl__log1p_lane(uint32_t ux, uint32_t *fail)
-{
-    uint32_t ax = ux & 0x7fffffffu;
-    int tiny = ax < 0x33000000u;
-    int sp = (ux >= 0xbf800000u) | ((ux >= 0x7f800000u) & (ux < 0x80000000u));
-    int small = ax <= 0x3b800000u;
-    double ys = repdl__log1pf_small(repdl__f2d(repdl__asfloat(ux)));
-    double yl = repdl__log1pf_large(repdl__asfloat((small | sp) ? 0x3f800000u : ux));
-    double y = small ? ys : yl;
-    uint32_t r = repdl__asuint(repdl__d2f(y));
-    uint32_t tm = 0u - (uint32_t)tiny;
-    *fail = (uint32_t)(sp | (!tiny & !repdl__round_ok_normal(y, REPDL__LOG1PF_TOL)));
-    return (r & ~tm) | (ux & tm);
-}
-
-/* out[k] = repdl_log1p_f32(x[k]) for k < n, bit for bit (detail/cr.h's
-   skeleton).  out may be x itself (in place) but must not overlap it
-   otherwise; n = 0 (x, out may then be NULL) does nothing. */
+/* out[k] = repdl_log1p_f32(x[k]) for k < n, bit for bit (element by
+   element, REPDL__SCALAR_ARRAY of detail/cr.h).  out may be x itself (in
+   place) but must not overlap it otherwise; n = 0 (x, out may then be
+   NULL) does nothing. */
 REPDL_API void repdl_log1p_array_f32(size_t n, const float *x, float *out)
 {
-    REPDL__CR_ARRAY(n, x, out, repdl__log1p_lane, repdl_log1p_f32);
+    REPDL__SCALAR_ARRAY(n, x, out, repdl_log1p_f32);
 }
 
 /* ---- bfloat16 and float16 (half.h bit patterns) ----
@@ -177,22 +158,6 @@ REPDL_FN uint32_t repdl__log1p_h(uint32_t h, int fmt)
     return repdl__f32_to_h(repdl_log1p_f32(x), fmt);
 }
 
-/* One element of the 16-bit array forms' branch-free pass (half_math.h's
-   skeleton): the binary32 lane's y, tiny inputs by a select; flagged:
-   x <= -1, +inf, NaN. */
-REPDL_FN uint32_t repdl__log1p_h_lane(uint32_t h, int fmt, uint32_t *fail)
-{
-    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt)), ax = ux & 0x7fffffffu;
-    uint32_t tiny = (uint32_t)(ax < 0x33000000u);
-    uint32_t sp = (uint32_t)((ux >= 0xbf800000u) | ((ux >= 0x7f800000u) & (ux < 0x80000000u)));
-    int small = ax <= 0x3b800000u;
-    double ys = repdl__log1pf_small(repdl__f2d(repdl__asfloat(ux)));
-    double yl = repdl__log1pf_large(repdl__asfloat((small | (int)sp) ? 0x3f800000u : ux));
-    uint32_t r = repdl__d_to_h(small ? ys : yl, fmt);
-    *fail = sp;
-    return (r & (tiny - 1u)) | (h & (0u - tiny));
-}
-
 /* log(1 + x) correctly rounded to bfloat16. */
 REPDL_API uint16_t repdl_log1p_bf16(uint16_t x) { return (uint16_t)repdl__log1p_h(x, REPDL__BF16); }
 /* log(1 + x) correctly rounded to float16. */
@@ -200,12 +165,12 @@ REPDL_API uint16_t repdl_log1p_f16(uint16_t x) { return (uint16_t)repdl__log1p_h
 /* out[i] = repdl_log1p_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_log1p_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__log1p_h_lane, repdl__log1p_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__log1p_h);
 }
 /* out[i] = repdl_log1p_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_log1p_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__log1p_h_lane, repdl__log1p_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__log1p_h);
 }
 
 REPDL_END_CODE

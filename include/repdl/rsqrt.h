@@ -91,28 +91,13 @@ REPDL_API float repdl_rsqrt_f32(float x)
     return repdl__rsqrtf_slow(x, y);
 }
 
-/* One element of repdl_rsqrt_array_f32's branch-free pass (detail/cr.h's
-   skeleton): y on every element; +-0 and +inf give their exact results
-   through the arithmetic itself, NaN and x < 0 the canonical NaN by a
-   select; flagged for repdl_rsqrt_f32: the rare failures of the rounding
-   test. */
-REPDL_FN uint32_t repdl__rsqrt_lane(uint32_t ux, uint32_t *fail)
-{
-    int nan = (ux > 0x80000000u) | ((ux & 0x7fffffffu) > 0x7f800000u);
-    int fin = (ux - 1u) < 0x7f7fffffu;                         /* 0 < x < +inf */
-    double y = repdl__rsqrtf_core(repdl__asfloat(ux));
-    uint32_t r = repdl__asuint(repdl__d2f(y));
-    uint32_t nm = 0u - (uint32_t)nan;
-    *fail = (uint32_t)(fin & !repdl__round_ok_normal(y, 4u));
-    return (r & ~nm) | (REPDL_NAN_BITS & nm);
-}
-
 /* The array form: out[i] = repdl_rsqrt_f32(x[i]) for 0 <= i < n, bit for
-   bit (detail/cr.h's skeleton).  out may be x itself (in place), otherwise
-   the two must not overlap; n = 0 accepts NULL pointers. */
+   bit (element by element: REPDL__SCALAR_ARRAY of detail/cr.h).  out may
+   be x itself (in place), otherwise the two must not overlap; n = 0
+   accepts NULL pointers. */
 REPDL_API void repdl_rsqrt_array_f32(size_t n, const float *x, float *out)
 {
-    REPDL__CR_ARRAY(n, x, out, repdl__rsqrt_lane, repdl_rsqrt_f32);
+    REPDL__SCALAR_ARRAY(n, x, out, repdl_rsqrt_f32);
 }
 
 /* ---- bfloat16 and float16 (half.h's bit patterns) ----
@@ -132,22 +117,6 @@ REPDL_FN uint32_t repdl__rsqrt_h(uint32_t h, int fmt)
     if (REPDL_LIKELY(repdl__rsqrtf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__f32_to_h(repdl_rsqrt_f32(x), fmt);
 }
-/* One element of the 16-bit array forms: +-0, +inf: the binary32 results
-   (+-inf, +0) by selects; x < 0, NaN: NaN; otherwise y rounded (a 16-bit
-   x > 0 has 1/sqrt(x) in [2^-64, 2^66.5]: finite in both formats). */
-REPDL_FN uint32_t repdl__rsqrt_h_lane(uint32_t h, int fmt, uint32_t *fail)
-{
-    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
-    uint32_t nan = (uint32_t)((ux > 0x80000000u) | ((ux & 0x7fffffffu) > 0x7f800000u));
-    uint32_t zero = (uint32_t)((ux & 0x7fffffffu) == 0u), pinf = (uint32_t)(ux == 0x7f800000u);
-    uint32_t sp = nan | zero | pinf;
-    /* specials: 1/sqrt(1) instead, finite */
-    double y = repdl__rsqrtf_core(repdl__asfloat(sp ? 0x3f800000u : ux));
-    uint32_t r = repdl__d_to_h(y, fmt);
-    *fail = 0;
-    return (r & (sp - 1u)) | ((REPDL__H_INF(fmt) | ((ux >> 16) & 0x8000u)) & (0u - zero)) |
-           (REPDL__H_NAN(fmt) & (0u - nan));
-}
 
 /* rsqrt(x) correctly rounded to bfloat16. */
 REPDL_API uint16_t repdl_rsqrt_bf16(uint16_t x) { return (uint16_t)repdl__rsqrt_h(x, REPDL__BF16); }
@@ -156,12 +125,12 @@ REPDL_API uint16_t repdl_rsqrt_f16(uint16_t x) { return (uint16_t)repdl__rsqrt_h
 /* out[i] = repdl_rsqrt_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_rsqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__rsqrt_h_lane, repdl__rsqrt_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__rsqrt_h);
 }
 /* out[i] = repdl_rsqrt_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_rsqrt_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__rsqrt_h_lane, repdl__rsqrt_h);
+    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__rsqrt_h);
 }
 
 REPDL_END_CODE

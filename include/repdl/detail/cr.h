@@ -109,6 +109,17 @@ REPDL_FN const float *repdl__chunk_in(const float *x, size_t n, size_t i0, float
         }                                                                             \
     } while (0)
 
+/* The array form of a function whose branch-free lane is slower than its
+   scalar code in every measured build (erf, sin, cos, log1p, rsqrt: the
+   compilers if-convert the lane's rare paths into work on every element;
+   docs/bench-math.md): out[i] = SCALAR(x[i]), i < n, element by element,
+   so out may be x (in place); n == 0 accepts NULL pointers. */
+#define REPDL__SCALAR_ARRAY(n, x, out, SCALAR)                                         \
+    do {                                                                              \
+        size_t i_;                                                                    \
+        for (i_ = 0; i_ < (n); i_++) (out)[i_] = SCALAR((x)[i_]);                     \
+    } while (0)
+
 /* A table of hard cases: {input bits, correctly rounded result bits},
    sorted by input bits. */
 typedef struct repdl__hardcase { uint32_t x, r; } repdl__hardcase;

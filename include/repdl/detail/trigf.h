@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* repdl/detail/trigf.h: what repdl_sin_f32 (sin.h) and repdl_cos_f32
    (cos.h) share after the reduction: y, the fast rounding test, the slow
-   path, the array lane and the 16-bit forms.
+   path and the 16-bit forms.
 
    cos(x) = sin(x + pi/2): with x = (q + f) pi/2 (mod 2 pi) (trig_reduce.h),
    sin(x) is repdl__trig_eval(q, f) and cos(x) repdl__trig_eval(q + 1, f).
@@ -56,22 +56,6 @@ REPDL_FN float repdl__trigf_slow(float x, double y, double err, const repdl__har
     return repdl__hard_lookup(tab, n, x, y);
 }
 
-/* One element of the array forms' branch-free pass (detail/cr.h's
-   skeleton): y on every element (garbage for inf and NaN, which a select
-   answers); flagged for the scalar function: the fast path's failures
-   (|x| below lo, the rare failures of the rounding test). */
-REPDL_FN uint32_t repdl__trigf_lane(uint32_t ux, uint32_t o, uint32_t lo, uint32_t c,
-                                    uint32_t *fail)
-{
-    uint32_t ax = ux & 0x7fffffffu;
-    int sp = ax >= 0x7f800000u;
-    double y = repdl__trigf_core(repdl__asfloat(ux), o);
-    uint32_t r = repdl__asuint(repdl__d2f(y));
-    uint32_t spm = 0u - (uint32_t)sp;
-    *fail = (uint32_t)(!sp & !repdl__trigf_fast_ok(ax, y, lo, c));
-    return (r & ~spm) | (REPDL_NAN_BITS & spm);
-}
-
 /* ---- bfloat16 and float16 (half.h's bit patterns) ----
    sin(x + o pi/2) rounded once, directly from y, to the 16-bit format of x
    (repdl__d_to_h): no binary32 rounding in between.  Why one rounding of y
@@ -87,17 +71,6 @@ REPDL_FN uint32_t repdl__trigf_h(uint32_t h, int fmt, uint32_t o)
     double y;
     if (REPDL_LIKELY(repdl__trigf_y(x, o, &y))) return repdl__d_to_h_1(y, fmt);
     return REPDL__H_NAN(fmt);
-}
-/* One element of the 16-bit array forms: inf, NaN: NaN by a select (y is
-   computed on 0 instead); otherwise y rounded. */
-REPDL_FN uint32_t repdl__trigf_h_lane(uint32_t h, int fmt, uint32_t o, uint32_t *fail)
-{
-    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
-    uint32_t sp = (uint32_t)((ux & 0x7fffffffu) >= 0x7f800000u);
-    double y = repdl__trigf_core(repdl__asfloat(ux & (sp ? 0u : 0xffffffffu)), o);
-    uint32_t r = repdl__d_to_h(y, fmt);
-    *fail = 0;
-    return (r & (sp - 1u)) | (REPDL__H_NAN(fmt) & (0u - sp));
 }
 
 REPDL_END_CODE
