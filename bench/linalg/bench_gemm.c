@@ -147,9 +147,10 @@ int main(int argc, char **argv)
        call (Debian's build: 2^28 cycles, tens of milliseconds) waiting for
        more work; timed next, repdl's created thread finds the second core
        taken and runs after its caller, at 1 thread's speed (measured:
-       0.40-0.58x instead of 0.82-1.00x; docs/bench-scaling.md).  OpenBLAS
-       reads OPENBLAS_THREAD_TIMEOUT when it loads, before main: so unless
-       it is set, set it to 4 (park at once) and run this program again. */
+       0.35-0.56x OpenBLAS instead of 0.85-1.05x; docs/bench-scaling.md).
+       OpenBLAS reads OPENBLAS_THREAD_TIMEOUT when it loads, before main:
+       so unless it is set, set it to 4 (park at once) and run this
+       program again. */
     if (!getenv("OPENBLAS_THREAD_TIMEOUT")) {
         setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
         execv("/proc/self/exe", argv);
