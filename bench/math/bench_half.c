@@ -76,41 +76,28 @@ struct fn {
     call_fn c16[2], comp[2];
     double lo, hi; /* inputs: uniform on [lo, hi], or log-uniform when lo > 0 */
 };
+/* One row: F's name, its inputs, the pointers all named after F. */
+#define ROW(F, INPUTS, LO, HI)                                                          \
+    { #F, INPUTS, {repdl_##F##_array_bf16, repdl_##F##_array_f16}, a32_##F,              \
+      {call_##F##_bf16, call_##F##_f16}, {comp_##F##_bf16, comp_##F##_f16}, LO, HI }
 static const struct fn fns[] = {
-    {"exp", "uniform on [-16, 11] (finite f16 results)", {repdl_exp_array_bf16, repdl_exp_array_f16}, a32_exp,
-     {call_exp_bf16, call_exp_f16}, {comp_exp_bf16, comp_exp_f16}, -16.0, 11.0},
-    {"log", "log-uniform on [2^-14, 2^15]", {repdl_log_array_bf16, repdl_log_array_f16}, a32_log,
-     {call_log_bf16, call_log_f16}, {comp_log_bf16, comp_log_f16}, 0x1p-14, 0x1p15},
-    {"tanh", "uniform on [-10, 10]", {repdl_tanh_array_bf16, repdl_tanh_array_f16}, a32_tanh,
-     {call_tanh_bf16, call_tanh_f16}, {comp_tanh_bf16, comp_tanh_f16}, -10.0, 10.0},
-    {"sqrt", "uniform on [0, 6e4]", {repdl_sqrt_array_bf16, repdl_sqrt_array_f16}, a32_sqrt,
-     {call_sqrt_bf16, call_sqrt_f16}, {comp_sqrt_bf16, comp_sqrt_f16}, 0.0, 6e4},
-    {"sigmoid", "uniform on [-20, 20]", {repdl_sigmoid_array_bf16, repdl_sigmoid_array_f16}, a32_sigmoid,
-     {call_sigmoid_bf16, call_sigmoid_f16}, {comp_sigmoid_bf16, comp_sigmoid_f16}, -20.0, 20.0},
-    {"exp2", "uniform on [-24, 15] (finite f16 results)", {repdl_exp2_array_bf16, repdl_exp2_array_f16}, a32_exp2,
-     {call_exp2_bf16, call_exp2_f16}, {comp_exp2_bf16, comp_exp2_f16}, -24.0, 15.0},
-    {"log2", "log-uniform on [2^-14, 2^15]", {repdl_log2_array_bf16, repdl_log2_array_f16}, a32_log2,
-     {call_log2_bf16, call_log2_f16}, {comp_log2_bf16, comp_log2_f16}, 0x1p-14, 0x1p15},
-    {"expm1", "uniform on [-10, 10]", {repdl_expm1_array_bf16, repdl_expm1_array_f16}, a32_expm1,
-     {call_expm1_bf16, call_expm1_f16}, {comp_expm1_bf16, comp_expm1_f16}, -10.0, 10.0},
-    {"log1p", "uniform on [-0.5, 1000]", {repdl_log1p_array_bf16, repdl_log1p_array_f16}, a32_log1p,
-     {call_log1p_bf16, call_log1p_f16}, {comp_log1p_bf16, comp_log1p_f16}, -0.5, 1000.0},
-    {"rsqrt", "log-uniform on [2^-14, 2^15]", {repdl_rsqrt_array_bf16, repdl_rsqrt_array_f16}, a32_rsqrt,
-     {call_rsqrt_bf16, call_rsqrt_f16}, {comp_rsqrt_bf16, comp_rsqrt_f16}, 0x1p-14, 0x1p15},
-    {"sin", "uniform on [-100, 100]", {repdl_sin_array_bf16, repdl_sin_array_f16}, a32_sin,
-     {call_sin_bf16, call_sin_f16}, {comp_sin_bf16, comp_sin_f16}, -100.0, 100.0},
-    {"cos", "uniform on [-100, 100]", {repdl_cos_array_bf16, repdl_cos_array_f16}, a32_cos,
-     {call_cos_bf16, call_cos_f16}, {comp_cos_bf16, comp_cos_f16}, -100.0, 100.0},
-    {"erf", "uniform on [-5, 5]", {repdl_erf_array_bf16, repdl_erf_array_f16}, a32_erf,
-     {call_erf_bf16, call_erf_f16}, {comp_erf_bf16, comp_erf_f16}, -5.0, 5.0},
-    {"silu", "uniform on [-20, 20]", {repdl_silu_array_bf16, repdl_silu_array_f16}, a32_silu,
-     {call_silu_bf16, call_silu_f16}, {comp_silu_bf16, comp_silu_f16}, -20.0, 20.0},
-    {"softplus", "uniform on [-20, 20]", {repdl_softplus_array_bf16, repdl_softplus_array_f16}, a32_softplus,
-     {call_softplus_bf16, call_softplus_f16}, {comp_softplus_bf16, comp_softplus_f16}, -20.0, 20.0},
-    {"gelu", "uniform on [-10, 10]", {repdl_gelu_array_bf16, repdl_gelu_array_f16}, a32_gelu,
-     {call_gelu_bf16, call_gelu_f16}, {comp_gelu_bf16, comp_gelu_f16}, -10.0, 10.0},
-    {"gelu_tanh", "uniform on [-10, 10]", {repdl_gelu_tanh_array_bf16, repdl_gelu_tanh_array_f16}, a32_gelu_tanh,
-     {call_gelu_tanh_bf16, call_gelu_tanh_f16}, {comp_gelu_tanh_bf16, comp_gelu_tanh_f16}, -10.0, 10.0},
+    ROW(exp, "uniform on [-16, 11] (finite f16 results)", -16.0, 11.0),
+    ROW(log, "log-uniform on [2^-14, 2^15]", 0x1p-14, 0x1p15),
+    ROW(tanh, "uniform on [-10, 10]", -10.0, 10.0),
+    ROW(sqrt, "uniform on [0, 6e4]", 0.0, 6e4),
+    ROW(sigmoid, "uniform on [-20, 20]", -20.0, 20.0),
+    ROW(exp2, "uniform on [-24, 15] (finite f16 results)", -24.0, 15.0),
+    ROW(log2, "log-uniform on [2^-14, 2^15]", 0x1p-14, 0x1p15),
+    ROW(expm1, "uniform on [-10, 10]", -10.0, 10.0),
+    ROW(log1p, "uniform on [-0.5, 1000]", -0.5, 1000.0),
+    ROW(rsqrt, "log-uniform on [2^-14, 2^15]", 0x1p-14, 0x1p15),
+    ROW(sin, "uniform on [-100, 100]", -100.0, 100.0),
+    ROW(cos, "uniform on [-100, 100]", -100.0, 100.0),
+    ROW(erf, "uniform on [-5, 5]", -5.0, 5.0),
+    ROW(silu, "uniform on [-20, 20]", -20.0, 20.0),
+    ROW(softplus, "uniform on [-20, 20]", -20.0, 20.0),
+    ROW(gelu, "uniform on [-10, 10]", -10.0, 10.0),
+    ROW(gelu_tanh, "uniform on [-10, 10]", -10.0, 10.0),
 };
 #define NFN ((int)(sizeof fns / sizeof fns[0]))
 static const char *const fmt_name[2] = {"bf16", "f16"};
