@@ -237,30 +237,44 @@ REPDL_FN_NOINLINE float repdl__erff_accurate(float x)
     }
 }
 
+/* The fast path's domain: 2^-126 <= |x| < 0x1.f5a88ap+1 (ax = |x|'s
+   bits), where erf(x) rounds to a normal binary32 (|erf(x)| > 1.128
+   2^-126). */
+REPDL_FN int repdl__erff_fast_in(uint32_t ax)
+{
+    return ax - 0x00800000u < 0x407ad445u - 0x00800000u;
+}
+
+/* The fast path's y ~ erf(x) for x in its domain (ax = |x|'s bits), and in
+   *c its piece's rounding-test constant. */
+REPDL_FN double repdl__erff_fast_y(float x, uint32_t ax, uint32_t *c)
+{
+    int32_t k = (int32_t)(ax >> 19) - 0x7cf;              /* 1 at |x| = 1/4 */
+    uint32_t j = k > 0 ? (uint32_t)k : 0u;
+    const double *p = repdl__erff_fast_coeffs(j);
+    double xd = repdl__f2d(x);
+    /* x^2 is exact (48 bits), and so is x^2 - d_j (a multiple of 2^-50
+       below 1/2 in magnitude, d_j one of 2^-13): fused or not */
+    double v = repdl__dsub(repdl__dmul(xd, xd), p[6]);
+    double v2 = repdl__dmul(v, v), v4 = repdl__dmul(v2, v2);
+    /* Estrin: (c0 + c1 v) + (c2 + c3 v) v^2 + (c4 + c5 v) v^4, each
+       operation rounded once (so bounded by reference/gen/erff.py) */
+    double p01 = repdl__dadd(p[0], repdl__dmul(p[1], v));
+    double p23 = repdl__dadd(p[2], repdl__dmul(p[3], v));
+    double p45 = repdl__dadd(p[4], repdl__dmul(p[5], v));
+    *c = repdl__erff_fast_c(j);
+    return repdl__dmul(xd, repdl__dadd(repdl__dadd(p01, repdl__dmul(p23, v2)),
+                                       repdl__dmul(p45, v4)));
+}
+
 /* erf(x) correctly rounded to binary32 (round to nearest even). */
 REPDL_API float repdl_erf_f32(float x)
 {
     uint32_t ax = repdl__asuint(x) & 0x7fffffffu;
-    if (REPDL_LIKELY(ax - 0x00800000u < 0x407ad445u - 0x00800000u)) {
-        /* the fast path: 2^-126 <= |x| < 0x1.f5a88ap+1, where erf(x) rounds
-           to a normal binary32 (|erf(x)| > 1.128 2^-126) */
-        int32_t k = (int32_t)(ax >> 19) - 0x7cf;          /* 1 at |x| = 1/4 */
-        uint32_t j = k > 0 ? (uint32_t)k : 0u;
-        const double *c = repdl__erff_fast_coeffs(j);
-        double xd = repdl__f2d(x);
-        /* x^2 is exact (48 bits), and so is x^2 - d_j (a multiple of 2^-50
-           below 1/2 in magnitude, d_j one of 2^-13): fused or not */
-        double v = repdl__dsub(repdl__dmul(xd, xd), c[6]);
-        double v2 = repdl__dmul(v, v), v4 = repdl__dmul(v2, v2);
-        /* Estrin: (c0 + c1 v) + (c2 + c3 v) v^2 + (c4 + c5 v) v^4, each
-           operation rounded once (so bounded by reference/gen/erff.py) */
-        double p01 = repdl__dadd(c[0], repdl__dmul(c[1], v));
-        double p23 = repdl__dadd(c[2], repdl__dmul(c[3], v));
-        double p45 = repdl__dadd(c[4], repdl__dmul(c[5], v));
-        double y = repdl__dmul(xd, repdl__dadd(repdl__dadd(p01, repdl__dmul(p23, v2)),
-                                               repdl__dmul(p45, v4)));
-        if (REPDL_LIKELY(repdl__round_ok_normal(y, repdl__erff_fast_c(j))))
-            return repdl__d2f(y);
+    if (REPDL_LIKELY(repdl__erff_fast_in(ax))) {
+        uint32_t c;
+        double y = repdl__erff_fast_y(x, ax, &c);
+        if (REPDL_LIKELY(repdl__round_ok_normal(y, c))) return repdl__d2f(y);
     }
     return repdl__erff_accurate(x);
 }
@@ -274,23 +288,41 @@ REPDL_API void repdl_erf_array_f32(size_t n, const float *x, float *out)
 }
 
 /* ---- bfloat16 and float16 (half.h's bit patterns) ----
-   erf(x) rounded once, directly from y of repdl__erff_y, to the 16-bit
+   erf(x) rounded once, directly from y of repdl__erff_y16 (the fast
+   path's y in its domain, the accurate path's elsewhere), to the 16-bit
    format of x (repdl__d_to_h): no binary32 rounding in between (which
    would be a double rounding: wrong on the inputs tests/half/test_half_fn.c
    counts).  Why one rounding of y is correct in every build: the test
    checks with MPFR, for all 2^16 inputs of each format, that erf(x) lies
-   farther than E = REPDL__ERFF_ERR (the bound of y on every path, fused or
-   not) from every rounding boundary of the format (the subnormal ones
-   included: erf(x) ~ 1.13 x is subnormal for subnormal x), or is exact and
-   equal to y, sign included (erf(+-0) = +-0: y = +-0 P0(0)).  Outside
+   farther than E = REPDL__ERFF_Y16_ERR (the larger bound of the two paths'
+   y, fused or not) from every rounding boundary of the format (the
+   subnormal ones included: erf(x) ~ 1.13 x is subnormal for subnormal x),
+   or is exact and equal to y, sign included (erf(+-0) = +-0: y = +-0 P0(0)
+   on the accurate path).  Outside
    repdl__erff_y's domain: NaN -> the format's NaN; |x| >= 0x1.f5a88ap+1,
    +-inf included: 1 - |erf(x)| < 2^-25, far below half an ulp of 1 in
    either format (2^-9, 2^-12): +-1, as repdl_erf_f32, converted exactly. */
+/* The bound of repdl__erff_y16's y: the fast path's 2^-33.8 (the larger),
+   rounded up. */
+#define REPDL__ERFF_Y16_ERR 1.1641532182693481e-10 /* 0x1p-33 */
+
+/* 1 with *y ~ erf(x) (|*y / erf(x) - 1| < REPDL__ERFF_Y16_ERR) where
+   repdl__erff_y answers; 0 where it does not. */
+REPDL_FN int repdl__erff_y16(float x, double *y)
+{
+    uint32_t ax = repdl__asuint(x) & 0x7fffffffu, c;
+    if (REPDL_LIKELY(repdl__erff_fast_in(ax))) {
+        *y = repdl__erff_fast_y(x, ax, &c);
+        return 1;
+    }
+    return repdl__erff_y(x, y);
+}
+
 REPDL_FN uint32_t repdl__erf_h(uint32_t h, int fmt)
 {
     float x = repdl__h_to_f32(h, fmt);
     double y;
-    if (REPDL_LIKELY(repdl__erff_y(x, &y))) return repdl__d_to_h_1(y, fmt);
+    if (REPDL_LIKELY(repdl__erff_y16(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__f32_to_h(repdl_erf_f32(x), fmt);
 }
 
