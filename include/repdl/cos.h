@@ -63,13 +63,24 @@ REPDL_FN_NOINLINE float repdl__cosf_slow(float x, double y)
     return repdl__trigf_slow(x, y, REPDL__COSF_ERR, tab, (int)(sizeof tab / sizeof tab[0]));
 }
 
-/* cos(x) correctly rounded to binary32 (round to nearest even). */
-REPDL_API float repdl_cos_f32(float x)
+/* The accurate path of repdl_cos_f32 (its only path before 2026-11-27):
+   every x the fast path does not answer. */
+REPDL_FN_NOINLINE float repdl__cosf_accurate(float x)
 {
     double y = repdl__trigf_core(x, 1u);
     if (REPDL_LIKELY(repdl__trigf_fast_ok(repdl__asuint(x) & 0x7fffffffu, y, REPDL__COSF_LO, REPDL__COSF_C)))
         return repdl__d2f(y);
     return repdl__cosf_slow(x, y);
+}
+
+/* cos(x) correctly rounded to binary32 (round to nearest even). */
+REPDL_API float repdl_cos_f32(float x)
+{
+    if (REPDL_LIKELY(repdl__trigf_fast_in(repdl__asuint(x) & 0x7fffffffu, REPDL__COSF_LO))) {
+        double y = repdl__trigf_fast_y(x, 1u);
+        if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__TRIGF_FAST_C))) return repdl__d2f(y);
+    }
+    return repdl__cosf_accurate(x);
 }
 
 /* The array form: out[i] = repdl_cos_f32(x[i]) for 0 <= i < n, bit for bit
@@ -83,8 +94,8 @@ REPDL_API void repdl_cos_array_f32(size_t n, const float *x, float *out)
 
 /* ---- bfloat16 and float16 (half.h's bit patterns) ----
    cos(x) rounded once, directly from y, to the 16-bit format of x, E =
-   REPDL__COSF_ERR (detail/trigf.h; the margin proof: tests/half/test_half_fn.c). */
-REPDL_FN uint32_t repdl__cos_h(uint32_t h, int fmt) { return repdl__trigf_h(h, fmt, 1u); }
+   REPDL__TRIGF_FAST_ERR (detail/trigf.h; the margin proof: tests/half/test_half_fn.c). */
+REPDL_FN uint32_t repdl__cos_h(uint32_t h, int fmt) { return repdl__trigf_h(h, fmt, 1u, REPDL__COSF_LO); }
 
 /* cos(x) correctly rounded to bfloat16. */
 REPDL_API uint16_t repdl_cos_bf16(uint16_t x) { return (uint16_t)repdl__cos_h(x, REPDL__BF16); }

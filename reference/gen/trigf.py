@@ -5,6 +5,7 @@ repdl_cos_f32 (include/repdl/sin.h, cos.h, detail/trig_reduce.h).
 
     /usr/bin/python3 reference/gen/trigf.py            # print everything
     /usr/bin/python3 reference/gen/trigf.py --check    # also check the headers hold it
+                                                       # (trig_reduce.h, trigf.h, sin.h, cos.h)
 
 Needs mpmath (python3-mpmath) and sollya (reference/gen/trigf.sollya gives
 the polynomials and their approximation errors).
@@ -30,7 +31,14 @@ What it derives (mpmath at 600 bits, then rounded once):
       - the polynomials' relative errors (Sollya's supnorm);
       - the evaluation of f S(f^2) and C(f^2);
     plus 2^-53 for repdl__round_ok's own products (E), and the c of
-    repdl__round_ok_normal that the bound without it allows.
+    repdl__round_ok_normal that the bound without it allows;
+  * the fast path (detail/trigf.h, repdl__trigf_fast_y, |x| < 2^28): the
+    table sin(k pi/64), k = 0..127, the scaled constants 32 C, 32 C1, 32 C2,
+    32 C3, and a bound of |y / sin(x) - 1| (cos: the same with K + 32) over
+    the three cases of the table's two entries (0 and +-1, +-1 and 0, both
+    other), from the error of r, the polynomials' (Sollya) and their
+    evaluation (Bound), the table's roundings and the final sum; and the c
+    of repdl__round_ok_normal it allows (REPDL__TRIGF_FAST_C).
 """
 import os
 import re
@@ -153,6 +161,104 @@ def bounds(verbose=True):
     return worst, E, cmin, c, C
 
 
+def fast_table():
+    """sin(k pi/64) rounded to double, k = 0..127 (0, +-1 exact)"""
+    T = [float(mp.sin(k * mp.pi / 64)) for k in range(128)]
+    T[0] = T[64] = 0.0
+    assert T[32] == 1.0 and T[96] == -1.0
+    return T
+
+
+def fast_bounds(verbose=True):
+    """the fast path's bound: y = T[K] pc(r) + T[K+32] r ps(r), K + r = x 64/pi,
+    for |x| < 2^28"""
+    out = subprocess.run(['sollya', os.path.join(HERE, 'trigf.sollya')], check=True,
+                         capture_output=True, text=True).stdout
+    c = {}
+    for m in re.finditer(r'^(f[sc]\d) = (\S+)$', out, re.M):
+        c[m.group(1)] = hexf(m.group(2))
+    efs = mp.mpf(2) ** mp.mpf(re.search(r'^fast sin relative error < 2\^(\S+)$', out, re.M).group(1))
+    efc = mp.mpf(2) ** mp.mpf(re.search(r'^fast cos relative error < 2\^(\S+)$', out, re.M).group(1))
+    C1, C2, C3, _ = cody_waite(False)
+    C = mp.mpf(float(TWOOPI))
+    D, D1, D2, D3 = 32 * C, 32 * C1, 32 * C2, 32 * C3      # exact scalings
+    d32 = abs(32 * (TWOOPI - C1 - C2 - C3))
+    X = mp.mpf(2) ** 28
+    # K = the integer nearest RN(x D) (+ the shifter; fused or not):
+    # |x 64/pi - K| <= 1/2 + X |D - 64/pi| + half an ulp of x D (< 2^33)
+    R = mp.mpf(1) / 2 + X * abs(D - 32 * TWOOPI) + mp.mpf(2) ** (33 - 53)
+    Rp = mp.mpf(1) / 2 + mp.mpf(2) ** -17                   # the polynomials' interval
+    assert R <= Rp
+    # r* = x 64/pi - K = a + b + x D3 + x 32 d with a = x D1 - K and b = x D2
+    # exact; r = RN(RN(a + b) + RN(x D3)) (a fused x D3 + s skips one
+    # rounding).  Its absolute error for |x| <= Xm and |r*| <= rho:
+    def rerr(Xm, rho):
+        xd3 = Xm * abs(D3)
+        ab = rho + xd3 + Xm * d32                          # |a + b|
+        e1 = U * ab
+        e2 = U * xd3
+        sc = rho + Xm * d32 + e1 + e2                       # |s + c|
+        return e1 + e2 + U * sc + Xm * d32
+    # case A, T[K] = 0 and T[K+32] = +-1 (K = 0 mod 64): y = +-r ps(r) exactly
+    # as computed; needs r relative: K = 0 (|x| < pi/128: every term scales
+    # with |x|, |r*| = |x| 64/pi) or |x| >= 1/2 (|r*| = 32 |f*| >= 32 FMIN)
+    rel_r0 = rerr(1, 64 / mp.pi) / (64 / mp.pi)
+    rel_r1 = rerr(X, 32 * FMIN) / (32 * FMIN)
+    rel_r = max(rel_r0, rel_r1)
+    dabs = rerr(X, Rp)                                     # every case: |r - r*|
+    fs = [c['fs0'], c['fs1'], c['fs2']]
+    fc = [mp.mpf(1), c['fc1'], c['fc2']]
+    NS = 64
+    ev_s = ev_c = mp.mpf(0)
+    for i in range(NS):
+        lo, hi = Rp * i / NS, Rp * (i + 1) / NS
+        Rb = Bound(lo, hi)
+        Z = Rb.sq()
+        p = Bound.const(fs[0]).add(Z.mul(Bound.const(fs[1]).add(Z.mul(Bound.const(fs[2])))))
+        ev_s = max(ev_s, (1 + p.err / min(p.lo, p.hi)) * (1 + U) - 1)    # and r p
+        q = Bound.const(1).add(Z.mul(Bound.const(fc[1]).add(Z.mul(Bound.const(fc[2])))))
+        ev_c = max(ev_c, q.err / min(q.lo, q.hi))
+    # relative errors of the computed sin(pi/64 r), cos(pi/64 r) against the
+    # exact functions of the computed r
+    es = (1 + efs) * (1 + ev_s) - 1
+    ec = (1 + efc) * (1 + ev_c) - 1
+    th = mp.pi / 64 * Rp
+    totA = (1 + rel_r) * (1 + es) - 1                      # u cot u <= 1
+    # case B, T[K] = +-1, T[K+32] = 0: y = +-pc(r); r's error moves cos by
+    # <= sin(th) pi/64 dabs, relative to cos(th)
+    totB = (1 + ec) * (1 + mp.sin(th) * mp.pi / 64 * dabs / mp.cos(th)) - 1
+    # case C, both entries nonzero: y = RN(RN(T1 pc) + RN(T2 sp)), T1, T2
+    # the table's roundings of sK = sin(K pi/64), cK = cos(K pi/64)
+    totC = mp.mpf(0)
+    for K in range(128):
+        if K % 32 == 0:
+            continue
+        sK, cK = abs(mp.sin(K * mp.pi / 64)), abs(mp.cos(K * mp.pi / 64))
+        ymin = min(abs(mp.sin(mp.pi / 64 * (K - Rp))), abs(mp.sin(mp.pi / 64 * (K + Rp))))
+        t1 = sK * mp.cos(0) * ((1 + U) * (1 + ec) * (1 + U) - 1)
+        t2 = cK * mp.sin(th) * ((1 + U) * (1 + es) * (1 + U) - 1)
+        tr = (cK + sK * mp.sin(th)) * mp.pi / 64 * dabs    # r's error, both terms
+        ymag = sK + cK * mp.sin(th)
+        e = (t1 + t2 + tr) * (1 + U) / ymin + U * (ymag + t1 + t2 + tr) / ymin
+        totC = max(totC, e)
+    worst = max(totA, totB, totC)
+    need = worst * (1 + mp.mpf(2) ** -50) / U + 1             # c - 1 >= E 2^53 (detail/cr.h)
+    cfast = 1
+    while cfast < need:
+        cfast *= 2
+    if verbose:
+        print("fast path: |x 64/pi - K| <= 1/2 + 2^%.2f; r: relative 2^%.3f (K = 0 mod 64), absolute 2^%.3f"
+              % (log2(R - mp.mpf(1) / 2), log2(rel_r), log2(dabs)))
+        print("  polynomials: sin 2^%.2f, cos 2^%.2f; evaluation: sin %.3f 2^-53, cos %.3f 2^-53"
+              % (log2(efs), log2(efc), ev_s / U, ev_c / U))
+        print("  |y / f - 1| < 2^%.3f (T = 0, +-1), 2^%.3f (T = +-1, 0), 2^%.3f (others)"
+              % (log2(totA), log2(totB), log2(totC)))
+        print("  fast y error < 2^%.3f; repdl__round_ok_normal needs c >= %.1f: REPDL__TRIGF_FAST_C = %d"
+              % (log2(worst), need, cfast))
+        print("  32 C = %r, 32 C1 = %r, 32 C2 = %r, 32 C3 = %r" % (float(D), float(D1), float(D2), float(D3)))
+    return worst, cfast, c, (D, D1, D2, D3)
+
+
 def main():
     check = '--check' in sys.argv
     W = words()
@@ -160,6 +266,11 @@ def main():
     for k, w in enumerate(W):
         print("  0x%016xu" % w)
     worst, E, cmin, c, C = bounds()
+    fworst, cfast, fc, Ds = fast_bounds()
+    print("sin(k pi/64), k = 0..127:")
+    T = fast_table()
+    for i in range(0, 128, 4):
+        print("        %s," % ', '.join(repr(t) for t in T[i:i + 4]))
     if not check:
         return 0
     ok = True
@@ -187,7 +298,29 @@ def main():
         if not m or int(m.group(1)) < cmin:
             print("REPDL__%sF_C is below %d" % (name.upper(), cmin))
             ok = False
-    print("check of trig_reduce.h, sin.h, cos.h:", "ok" if ok else "FAILED")
+    # the fast path: its coefficients, scaled constants, table and c in trigf.h
+    tf = open(os.path.join(ROOT, 'include', 'repdl', 'detail', 'trigf.h')).read()
+    tcode = re.sub(r'/\*.*?\*/', '', tf, flags=re.S)
+    tvals = [float(v) for v in re.findall(r'(?<![\w.])-?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])', tcode)]
+    for k, v in list(fc.items()) + list(zip(('32 C', '32 C1', '32 C2', '32 C3'), Ds)):
+        if float(v) not in tvals:
+            print("trigf.h lacks %s = %r" % (k, float(v)))
+            ok = False
+    T = fast_table()
+    i = tcode.index('T[128] = {')
+    tab = [float(v) for v in re.findall(r'-?\d+\.\d*(?:e-?\d+)?', tcode[i:tcode.index('}', i)])]
+    if tab != T:
+        print("trigf.h's table of sin(k pi/64) differs")
+        ok = False
+    m = re.search(r'#define REPDL__TRIGF_FAST_C (\d+)u', tf)
+    if not m or int(m.group(1)) < cfast:
+        print("REPDL__TRIGF_FAST_C is below %d" % cfast)
+        ok = False
+    m = re.search(r'#define REPDL__TRIGF_FAST_ERR (\S+)', tf)
+    if not m or not fworst < mp.mpf(float(m.group(1))):
+        print("REPDL__TRIGF_FAST_ERR is below the bound")
+        ok = False
+    print("check of trig_reduce.h, trigf.h, sin.h, cos.h:", "ok" if ok else "FAILED")
     return 0 if ok else 1
 
 
