@@ -18,8 +18,10 @@
      x is converted to binary32 (exact).  exp, log, tanh, sigmoid: the
      binary32 function's approximation y ~ F(x), a double with
      |y / F(x) - 1| < E (repdl__expf_y and REPDL__EXPF_ERR = 2^-51,
-     repdl__logf_y, repdl__tanhf_y, repdl__sigmoidf_y and 2^-50), is
-     rounded directly to the 16-bit format (half.h's repdl__d_to_h).
+     repdl__logf_y, repdl__sigmoidf_y and 2^-50; tanh's calls:
+     repdl__tanhf_y16, the fast path's y on 2^-8 <= |x| < 16, and
+     REPDL__TANHF_Y16_ERR = 2^-38), is rounded directly to the 16-bit
+     format (half.h's repdl__d_to_h).
      Outside the approximation's domain (NaN, infinities, saturation,
      tiny |x|) the binary32 function's result is exact or is far from every
      16-bit rounding boundary, and its conversion is the answer.
@@ -94,7 +96,7 @@ REPDL_FN uint32_t repdl__log_h(uint32_t h, int fmt)
     return repdl__f32_to_h(repdl_log_f32(x), fmt);
 }
 
-/* tanh: outside repdl__tanhf_y, repdl_tanh_f32 gives NaN, +-1 (tanh(x)
+/* tanh: outside repdl__tanhf_y16 (repdl__tanhf_y's domain), repdl_tanh_f32 gives NaN, +-1 (tanh(x)
    within 2^-25 of +-1: so in 16 bits too) or x itself (|x| < 2^-12,
    tanh(x) = x (1 - x^2/3 + ...) rounds to x in binary32 and, the spacing
    being wider, in 16 bits), all exact. */
@@ -102,7 +104,7 @@ REPDL_FN uint32_t repdl__tanh_h(uint32_t h, int fmt)
 {
     float x = repdl__h_to_f32(h, fmt);
     double y;
-    if (REPDL_LIKELY(repdl__tanhf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
+    if (REPDL_LIKELY(repdl__tanhf_y16(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__f32_to_h(repdl_tanh_f32(x), fmt);
 }
 

@@ -170,6 +170,23 @@ REPDL_FN_NOINLINE float repdl__tanhf_slow(float x)
     }
 }
 
+/* The bound of repdl__tanhf_y16's y: the fast path's 2^-38.41 (the
+   larger), rounded up. */
+#define REPDL__TANHF_Y16_ERR 3.637978807091713e-12 /* 0x1p-38 */
+
+/* The y that the 16-bit calls round (half_math.h): repdl__tanhf_fast's on
+   its domain 2^-8 <= |x| < 16, repdl__tanhf_y's elsewhere; 1 with *y,
+   |*y / tanh(x) - 1| < REPDL__TANHF_Y16_ERR, or 0 where repdl__tanhf_y
+   gives 0. */
+REPDL_FN int repdl__tanhf_y16(float x, double *y)
+{
+    if (REPDL_LIKELY(repdl__asuint(x) * 2u - 0x77000000u < 0x83000000u - 0x77000000u)) {
+        *y = repdl__tanhf_fast(x);
+        return 1;
+    }
+    return repdl__tanhf_y(x, y);
+}
+
 /* tanh(x) correctly rounded to binary32 (round to nearest even). */
 REPDL_API float repdl_tanh_f32(float x)
 {
