@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """reference/gen/erff.py: the table and the error bound of include/repdl/erf.h.
 
-    /usr/bin/python3 reference/gen/erff.py      (runs sollya reference/gen/erff.sollya)
+    /usr/bin/python3 reference/gen/erff.py          (runs sollya on erff.sollya, erff_fast.sollya)
+    /usr/bin/python3 reference/gen/erff.py --check  (also checks that erf.h holds it all)
 
 Needs sollya and mpmath.  Prints:
   * the coefficient table of erf.h (decimal, shortest round trip of the
@@ -22,9 +23,11 @@ Needs sollya and mpmath.  Prints:
     rational arithmetic, plus Sollya's supnorm; each piece's bound gives
     its constant c of the rounding test repdl__round_ok_normal.
 """
+import os
 import re
 import struct
 import subprocess
+import sys
 from fractions import Fraction as Fr
 
 import mpmath as mp
@@ -163,6 +166,7 @@ for j, d, _, _, cs in fast:
     assert float(d) == d
     print('    {%s},' % ', '.join(repr(c) for c in cs + [float(d), 0.0]))
 consts = []
+tots = []
 for j, d, h, ea, cs in fast:
     # y = x P_j(v), v = x^2 - d exact (x^2: 48 bits; x^2 - d: a multiple of
     # 2^-50 below 2 in magnitude, d a multiple of 2^-13), relative to
@@ -181,8 +185,39 @@ for j, d, h, ea, cs in fast:
     while c < need:
         c *= 2
     consts.append(c)
+    tots.append(tot)
     print('fast piece %2d: evaluation %.3f 2^-53, approximation 2^%.2f, total 2^%.2f, c = %d'
           % (j, float(e_eval) * 2 ** 53, ea, mp.log(tot, 2), c))
 assert max(consts) < 2 ** 28
 print('/* the test constants c_j of repdl__round_ok_normal, j = 0 .. 64 */')
 print('    ' + ', '.join('%du' % c for c in consts))
+print('fast path: largest bound 2^%.3f (the 16-bit forms\' E, REPDL__ERFF_Y16_ERR, must exceed it)'
+      % mp.log(max(tots), 2))
+
+# ---- --check: erf.h holds exactly these tables and constants ----
+if '--check' in sys.argv:
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                            'include', 'repdl', 'erf.h')).read()
+
+    def table(name):
+        i = src.index(name)
+        body = re.sub(r'/\*.*?\*/', '', src[src.index('{', i) + 1:src.index('};', i)], flags=re.S)
+        return [float(v) for v in re.findall(r'-?\d+\.\d*(?:e-?\d+)?|-?\d+e-?\d+', body)]
+
+    ok = True
+    if table('static const double C[15][12]') != [c for p in pieces for c in p]:
+        print('erf.h: the accurate table differs')
+        ok = False
+    if table('static const double T[65][8]') != [v for _, d, _, _, cs in fast for v in cs + [float(d), 0.0]]:
+        print('erf.h: the fast table differs')
+        ok = False
+    i = src.index('static const uint32_t C[65]')
+    if [int(v) for v in re.findall(r'(\d+)u\b', src[src.index('{', i):src.index('};', i)])] != consts:
+        print("erf.h: the fast path's test constants differ")
+        ok = False
+    m = re.search(r'#define REPDL__ERFF_Y16_ERR (\S+)', src)
+    if not m or not max(tots) < float(m.group(1)):
+        print('erf.h: REPDL__ERFF_Y16_ERR is below the fast bound')
+        ok = False
+    print('check of erf.h:', 'ok' if ok else 'FAILED')
+    sys.exit(0 if ok else 1)
