@@ -3,14 +3,19 @@
    test and compares them with the committed ones (hashes.txt, derived from
    the MPFR oracle and the reference definitions by derive.sh).
 
-     golden [--hashes FILE] [--stride S | --full] [--threads N] [--only NAME]
-            [--no-tables] [--no-reductions]
+     golden [--hashes FILE] [--stride S | --full] [--stride-more S2]
+            [--threads N] [--only NAME] [--sets LIST] [--no-tables]
+            [--no-reductions] [--print]
 
    S is a power of two from 1 to 65536 (default 256: 2^24 inputs per
-   function); --full is --stride 1 (all 2^32 inputs).  Each correctly
-   rounded function F is run two ways on the same inputs: the scalar
-   repdl_F inlined in a plain loop (which the compiler may vectorize), and
-   the array API repdl_F_array; the hash is of the scalar outputs, and
+   function); --full is --stride 1 (all 2^32 inputs).  S applies to the
+   base tables (expf, logf, tanhf, sqrtf); the other binary32 functions
+   are sampled at --stride-more S2 (default 4096: 2^20 inputs), and the
+   16-bit functions (bf16 and f16) on all 2^16 inputs; --sets chooses among
+   base, more, half and red (golden_core.h).  Each correctly rounded
+   function F is run two ways on the same inputs: the scalar repdl_F
+   inlined in a plain loop (which the compiler may vectorize), and the
+   array API repdl_F_array; the hash is of the scalar outputs, and
    `F_array/...` reports the array form's agreement with them.
    Prints one line per hash, "name hash  ok", "name hash  DIFFERS
    (golden ...)" or "name hash  NO-GOLDEN", then "golden: N agree, N differ,
@@ -76,6 +81,60 @@ GOLDEN_MAPS(tanh)
 #ifdef GOLDEN_HAVE_SQRTF
 GOLDEN_MAPS(sqrt)
 #endif
+
+/* The other binary32 functions and the 16-bit forms of all of them, which
+   <repdl/repdl.h> declares (exp2.h ... cos.h, activation.h, sigmoid.h,
+   half_math.h). */
+GOLDEN_MAPS(exp2)
+GOLDEN_MAPS(log2)
+GOLDEN_MAPS(expm1)
+GOLDEN_MAPS(log1p)
+GOLDEN_MAPS(rsqrt)
+GOLDEN_MAPS(sin)
+GOLDEN_MAPS(cos)
+GOLDEN_MAPS(erf)
+GOLDEN_MAPS(sigmoid)
+GOLDEN_MAPS(silu)
+GOLDEN_MAPS(softplus)
+GOLDEN_MAPS(gelu)
+GOLDEN_MAPS(gelu_tanh)
+
+/* 16-bit: map16_F_T, the scalar repdl_F_T in a loop, and arr16_F_T, the
+   array form repdl_F_array_T, T = bf16 or f16. */
+#define GOLDEN_SCALAR16_T(F, T)                                               \
+    static void map16_##F##_##T(uint16_t *o, const uint16_t *x, size_t n)     \
+    { size_t i; for (i = 0; i < n; i++) o[i] = repdl_##F##_##T(x[i]); }
+#ifdef GOLDEN_NO_ARRAY
+#define GOLDEN_MAP16_T(F, T) GOLDEN_SCALAR16_T(F, T)
+#define GOLDEN_ARRAY16(F, T) NULL
+#else
+#define GOLDEN_MAP16_T(F, T)                                                  \
+    GOLDEN_SCALAR16_T(F, T)                                                   \
+    static void arr16_##F##_##T(uint16_t *o, const uint16_t *x, size_t n)     \
+    { repdl_##F##_array_##T(n, x, o); }
+#define GOLDEN_ARRAY16(F, T) arr16_##F##_##T
+#endif
+#define GOLDEN_MAPS16(F) GOLDEN_MAP16_T(F, bf16) GOLDEN_MAP16_T(F, f16)
+GOLDEN_MAPS16(exp)
+GOLDEN_MAPS16(log)
+GOLDEN_MAPS16(tanh)
+GOLDEN_MAPS16(sqrt)
+GOLDEN_MAPS16(exp2)
+GOLDEN_MAPS16(log2)
+GOLDEN_MAPS16(expm1)
+GOLDEN_MAPS16(log1p)
+GOLDEN_MAPS16(rsqrt)
+GOLDEN_MAPS16(sin)
+GOLDEN_MAPS16(cos)
+GOLDEN_MAPS16(erf)
+GOLDEN_MAPS16(sigmoid)
+GOLDEN_MAPS16(silu)
+GOLDEN_MAPS16(softplus)
+GOLDEN_MAPS16(gelu)
+GOLDEN_MAPS16(gelu_tanh)
+#define GOLDEN_OP16(F)                                                        \
+    GOLDEN_OP_MAP16(#F "_bf16", map16_##F##_bf16, GOLDEN_ARRAY16(F, bf16)),   \
+    GOLDEN_OP_MAP16(#F "_f16", map16_##F##_f16, GOLDEN_ARRAY16(F, f16))
 
 #ifdef GOLDEN_HAVE_REDUCE
 /* Reductions: the public API behind golden_red / golden_batch (the strides
@@ -149,6 +208,24 @@ static const golden_op ops[] = {
 #ifdef GOLDEN_HAVE_SQRTF
     GOLDEN_OP_MAP("sqrtf", map_sqrt, GOLDEN_ARRAY(sqrt)),
 #endif
+    GOLDEN_OP_MAP_MORE("exp2f", map_exp2, GOLDEN_ARRAY(exp2)),
+    GOLDEN_OP_MAP_MORE("log2f", map_log2, GOLDEN_ARRAY(log2)),
+    GOLDEN_OP_MAP_MORE("expm1f", map_expm1, GOLDEN_ARRAY(expm1)),
+    GOLDEN_OP_MAP_MORE("log1pf", map_log1p, GOLDEN_ARRAY(log1p)),
+    GOLDEN_OP_MAP_MORE("rsqrtf", map_rsqrt, GOLDEN_ARRAY(rsqrt)),
+    GOLDEN_OP_MAP_MORE("sinf", map_sin, GOLDEN_ARRAY(sin)),
+    GOLDEN_OP_MAP_MORE("cosf", map_cos, GOLDEN_ARRAY(cos)),
+    GOLDEN_OP_MAP_MORE("erff", map_erf, GOLDEN_ARRAY(erf)),
+    GOLDEN_OP_MAP_MORE("sigmoidf", map_sigmoid, GOLDEN_ARRAY(sigmoid)),
+    GOLDEN_OP_MAP_MORE("siluf", map_silu, GOLDEN_ARRAY(silu)),
+    GOLDEN_OP_MAP_MORE("softplusf", map_softplus, GOLDEN_ARRAY(softplus)),
+    GOLDEN_OP_MAP_MORE("geluf", map_gelu, GOLDEN_ARRAY(gelu)),
+    GOLDEN_OP_MAP_MORE("gelu_tanhf", map_gelu_tanh, GOLDEN_ARRAY(gelu_tanh)),
+    GOLDEN_OP16(exp), GOLDEN_OP16(log), GOLDEN_OP16(tanh), GOLDEN_OP16(sqrt),
+    GOLDEN_OP16(exp2), GOLDEN_OP16(log2), GOLDEN_OP16(expm1), GOLDEN_OP16(log1p),
+    GOLDEN_OP16(rsqrt), GOLDEN_OP16(sin), GOLDEN_OP16(cos), GOLDEN_OP16(erf),
+    GOLDEN_OP16(sigmoid), GOLDEN_OP16(silu), GOLDEN_OP16(softplus), GOLDEN_OP16(gelu),
+    GOLDEN_OP16(gelu_tanh),
 #ifdef GOLDEN_HAVE_REDUCE
     GOLDEN_REDUCE_OPS
 #endif

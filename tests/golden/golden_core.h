@@ -14,6 +14,9 @@
      bytes; cut into chunks of 2^16 outputs (256 KiB); the hash is
      SHA-256(D_0 || D_1 || ... ), D_j = SHA-256(chunk j).  (The chunks let
      threads share a 2^32 table.)
+   - 16-bit table F_bf16/all, F_f16/all: outputs of F for the 2^16 input
+     patterns 0x0000 ... 0xffff, in that order, each as its 2 little-endian
+     bytes; the hash is SHA-256 of the 131072 bytes;
    - reduction R/kind: for each length n of golden_lengths, in order, R over
      the window of n elements of the kind's data (golden_window), result as
      4 (float) or 8 (index) little-endian bytes; hash = SHA-256 of all
@@ -39,6 +42,8 @@
 
 /* out[i] = F(in[i]) for i < n */
 typedef void (*golden_map)(float *out, const float *in, size_t n);
+/* the same on 16-bit patterns (bfloat16 or float16, repdl/half.h) */
+typedef void (*golden_map16)(uint16_t *out, const uint16_t *in, size_t n);
 /* A reduction of x (and y) with strides incx, incy (in elements, the
    pointers at element 0), writing its result to *out: a float, or a
    size_t for the index ops (GOLDEN_IDX). */
@@ -181,6 +186,43 @@ static int golden_table(golden_map f, golden_map g, unsigned log2s, int threads,
     return 0;
 }
 
+/* ---- 16-bit tables ---- */
+
+/* Digest of a 16-bit function's table: all 2^16 input patterns in order,
+   each output as 2 little-endian bytes.  When g is not NULL it runs on the
+   same inputs and *gdiff counts the outputs whose bits differ from f's (the
+   first one is printed to stderr). */
+static void golden_table16(golden_map16 f, golden_map16 g, unsigned char digest[32],
+                           uint64_t *gdiff)
+{
+    uint16_t in[GOLDEN_BLOCK], out[GOLDEN_BLOCK], out2[GOLDEN_BLOCK];
+    unsigned char bytes[2 * GOLDEN_BLOCK];
+    golden_sha256 s;
+    uint32_t base;
+    size_t i;
+    *gdiff = 0;
+    golden_sha256_init(&s);
+    for (base = 0; base < 0x10000u; base += GOLDEN_BLOCK) {
+        for (i = 0; i < GOLDEN_BLOCK; i++) in[i] = (uint16_t)(base + i);
+        f(out, in, GOLDEN_BLOCK);
+        for (i = 0; i < GOLDEN_BLOCK; i++) {
+            bytes[2 * i] = (unsigned char)out[i];
+            bytes[2 * i + 1] = (unsigned char)(out[i] >> 8);
+        }
+        golden_sha256_update(&s, bytes, sizeof bytes);
+        if (!g) continue;
+        g(out2, in, GOLDEN_BLOCK);
+        for (i = 0; i < GOLDEN_BLOCK; i++)
+            if (out[i] != out2[i]) {
+                if (*gdiff == 0)
+                    fprintf(stderr, "  second form differs, first in=0x%04x: 0x%04x vs 0x%04x\n",
+                            (unsigned)in[i], (unsigned)out[i], (unsigned)out2[i]);
+                ++*gdiff;
+            }
+    }
+    golden_sha256_final(&s, digest);
+}
+
 /* ---- Reductions ---- */
 
 /* The data: for each kind, arrays A and B of GOLDEN_DATALEN floats (B from
@@ -283,28 +325,44 @@ static int golden_rows(const golden_data *d, int kind, golden_batch batch, int r
     return 0;
 }
 
-/* An operation of the golden set, as a program provides it: a table (map,
-   and optionally map2, a second form that must give the same bits), a
+/* The sets of hashes, chosen on the command line (--sets):
+     base  binary32 tables of expf, logf, tanhf, sqrtf, at stride S (--stride)
+     more  binary32 tables of the other correctly rounded functions, at
+           stride S2 (--stride-more, default 4096)
+     half  16-bit tables, all 2^16 inputs, bf16 and f16
+     red   reductions and batched rows */
+enum { GOLDEN_SET_BASE, GOLDEN_SET_MORE, GOLDEN_SET_HALF, GOLDEN_SET_RED, GOLDEN_NSETS };
+static const char *const golden_set_name[GOLDEN_NSETS] = {"base", "more", "half", "red"};
+
+/* An operation of the golden set, as a program provides it: a binary32
+   table (map, and optionally map2, a second form that must give the same
+   bits), a 16-bit table (map16 and optionally map16b, likewise), a
    reduction (red, with strides incx, incy: 1 for contiguous ops) or a
    batched op (batch). */
 typedef struct golden_op {
-    const char *name;      /* "expf", "sum_f32", "sum_rows_f32" */
+    const char *name;      /* "expf", "exp_bf16", "sum_f32", "sum_rows_f32" */
     golden_map map, map2;
     golden_red red;
     golden_batch batch;
     int ret;               /* GOLDEN_F32 or GOLDEN_IDX */
     ptrdiff_t incx, incy;
+    golden_map16 map16, map16b;
+    int set;               /* GOLDEN_SET_* */
 } golden_op;
 
-#define GOLDEN_OP_MAP(name, f, g) {name, f, g, NULL, NULL, GOLDEN_F32, 1, 1}
-#define GOLDEN_OP_RED(name, r, ret) {name, NULL, NULL, r, NULL, ret, 1, 1}
-#define GOLDEN_OP_STRIDED(name, r, incx, incy) {name, NULL, NULL, r, NULL, GOLDEN_F32, incx, incy}
-#define GOLDEN_OP_ROWS(name, b, ret) {name, NULL, NULL, NULL, b, ret, 1, 1}
-#define GOLDEN_OP_END {NULL, NULL, NULL, NULL, NULL, GOLDEN_F32, 1, 1}
+#define GOLDEN_OP_MAP(name, f, g) {name, f, g, NULL, NULL, GOLDEN_F32, 1, 1, NULL, NULL, GOLDEN_SET_BASE}
+#define GOLDEN_OP_MAP_MORE(name, f, g) {name, f, g, NULL, NULL, GOLDEN_F32, 1, 1, NULL, NULL, GOLDEN_SET_MORE}
+#define GOLDEN_OP_MAP16(name, f, g) {name, NULL, NULL, NULL, NULL, GOLDEN_F32, 1, 1, f, g, GOLDEN_SET_HALF}
+#define GOLDEN_OP_RED(name, r, ret) {name, NULL, NULL, r, NULL, ret, 1, 1, NULL, NULL, GOLDEN_SET_RED}
+#define GOLDEN_OP_STRIDED(name, r, incx, incy) \
+    {name, NULL, NULL, r, NULL, GOLDEN_F32, incx, incy, NULL, NULL, GOLDEN_SET_RED}
+#define GOLDEN_OP_ROWS(name, b, ret) {name, NULL, NULL, NULL, b, ret, 1, 1, NULL, NULL, GOLDEN_SET_RED}
+#define GOLDEN_OP_END {NULL, NULL, NULL, NULL, NULL, GOLDEN_F32, 1, 1, NULL, NULL, GOLDEN_SET_RED}
 
 /* ---- Names ---- */
 
-/* Table name at stride 2^log2s: "expf/s256", or "expf/full" for 2^0. */
+/* Table name at stride 2^log2s: "expf/s256", or "expf/full" for 2^0; a
+   16-bit table is "exp_bf16/all". */
 static void golden_table_name(char *buf, size_t size, const char *f, unsigned log2s)
 {
     if (log2s == 0) snprintf(buf, size, "%s/full", f);

@@ -36,36 +36,61 @@ static int golden_load(const char *path, golden_expect *e, int max)
     return n;
 }
 
-/* 1 when `name` (from hashes.txt) belongs to this run: a table at the
-   run's stride, or a reduction, and allowed by the filters. */
-static int golden_wanted(const char *name, unsigned log2s, int tables, int reductions,
-                         const char *only)
+/* The set a hash name belongs to: that of the op of its program with this
+   name before the '/'; a name the program does not know is a base table
+   (suffix /sS or /full), a 16-bit table (/all) or a reduction. */
+static int golden_set_of(const char *name, const golden_op *ops)
+{
+    const char *slash = strrchr(name, '/');
+    const golden_op *op;
+    size_t k = slash ? (size_t)(slash - name) : strlen(name);
+    for (op = ops; op->name; op++)
+        if (strlen(op->name) == k && strncmp(op->name, name, k) == 0) return op->set;
+    if (!slash) return GOLDEN_SET_RED;
+    if (strcmp(slash, "/all") == 0) return GOLDEN_SET_HALF;
+    if (strcmp(slash, "/full") == 0 || (slash[1] == 's' && slash[2] >= '0' && slash[2] <= '9'))
+        return GOLDEN_SET_BASE;
+    return GOLDEN_SET_RED;
+}
+
+/* The table suffix of an op of set `set` in this run: "/s256", "/full" or
+   "/all" (reductions: ""). */
+static void golden_suffix(char *buf, size_t size, int set, unsigned log2s, unsigned log2s_more)
+{
+    unsigned l = set == GOLDEN_SET_MORE ? log2s_more : log2s;
+    if (set == GOLDEN_SET_HALF) snprintf(buf, size, "/all");
+    else if (set == GOLDEN_SET_RED) buf[0] = 0;
+    else if (l == 0) snprintf(buf, size, "/full");
+    else snprintf(buf, size, "/s%lu", 1ul << l);
+}
+
+/* 1 when `name` (from hashes.txt) belongs to this run: its set is chosen,
+   a table is at the run's stride for its set, and the filter allows it. */
+static int golden_wanted(const char *name, const golden_op *ops, unsigned log2s,
+                         unsigned log2s_more, const int *sets, const char *only)
 {
     const char *slash = strrchr(name, '/');
     char suffix[32];
-    int is_table;
-    if (!slash) return 0;
-    is_table = strcmp(slash, "/full") == 0 ||
-               (slash[1] == 's' && slash[2] >= '0' && slash[2] <= '9');
+    int set = golden_set_of(name, ops);
+    if (!slash || !sets[set]) return 0;
     if (only) {
         size_t k = strlen(only);
         if (strncmp(name, only, k) != 0 || (name[k] != '/' && name[k] != 0)) return 0;
     }
-    if (is_table) {
-        if (!tables) return 0;
-        if (log2s == 0) strcpy(suffix, "/full");
-        else snprintf(suffix, sizeof suffix, "/s%lu", 1ul << log2s);
-        return strcmp(slash, suffix) == 0;
-    }
-    return reductions;
+    if (set == GOLDEN_SET_RED) return 1;
+    golden_suffix(suffix, sizeof suffix, set, log2s, log2s_more);
+    return strcmp(slash, suffix) == 0;
 }
 
 static int golden_usage(void)
 {
     fprintf(stderr,
-            "usage: golden [--hashes FILE] [--stride S | --full] [--threads N] [--only NAME]\n"
-            "              [--no-tables] [--no-reductions] [--print]\n"
-            "  S: power of two, 1..65536 (default 256); --full: S = 1\n");
+            "usage: golden [--hashes FILE] [--stride S | --full] [--stride-more S2] [--threads N]\n"
+            "              [--only NAME] [--sets LIST] [--no-tables] [--no-reductions] [--print]\n"
+            "  S: stride of the base tables, power of two, 1..65536 (default 256); --full: S = 1\n"
+            "  S2: stride of the other binary32 tables (default 4096)\n"
+            "  LIST: comma-separated sets among base, more, half, red (default all)\n"
+            "  --no-tables: no base, more, half; --no-reductions: no red\n");
     return 2;
 }
 
@@ -102,25 +127,42 @@ static void golden_report(const char *name, const unsigned char d[32], double se
 static int golden_main(int argc, char **argv, const golden_op *ops, int print_only)
 {
     const char *hashes = "tests/golden/hashes.txt", *only = NULL;
-    unsigned log2s = 8;
-    int threads = 1, tables = 1, reductions = 1, a, ne = 0, agree = 0, differ = 0, missing = 0;
+    unsigned log2s = 8, log2s_more = 12;
+    int threads = 1, sets[GOLDEN_NSETS], a, ne = 0, agree = 0, differ = 0, missing = 0;
     int nogolden = 0;
     const golden_op *op;
     static golden_expect e[GOLDEN_MAX_HASHES];
     golden_data data;
     int have_data = 0;
 
+    for (a = 0; a < GOLDEN_NSETS; a++) sets[a] = 1;
     for (a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--hashes") == 0 && a + 1 < argc) hashes = argv[++a];
-        else if (strcmp(argv[a], "--stride") == 0 && a + 1 < argc) {
+        else if ((strcmp(argv[a], "--stride") == 0 || strcmp(argv[a], "--stride-more") == 0) &&
+                 a + 1 < argc) {
+            unsigned *l = strcmp(argv[a], "--stride") == 0 ? &log2s : &log2s_more;
             unsigned long s = strtoul(argv[++a], NULL, 0);
-            for (log2s = 0; log2s <= 16 && (1ul << log2s) != s; log2s++) {}
-            if (log2s > 16) return golden_usage();
+            for (*l = 0; *l <= 16 && (1ul << *l) != s; ++*l) {}
+            if (*l > 16) return golden_usage();
         } else if (strcmp(argv[a], "--full") == 0) log2s = 0;
         else if (strcmp(argv[a], "--threads") == 0 && a + 1 < argc) threads = atoi(argv[++a]);
         else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) only = argv[++a];
-        else if (strcmp(argv[a], "--no-tables") == 0) tables = 0;
-        else if (strcmp(argv[a], "--no-reductions") == 0) reductions = 0;
+        else if (strcmp(argv[a], "--sets") == 0 && a + 1 < argc) {
+            const char *p = argv[++a];
+            int k;
+            for (k = 0; k < GOLDEN_NSETS; k++) sets[k] = 0;
+            while (*p) {
+                size_t w = strcspn(p, ",");
+                for (k = 0; k < GOLDEN_NSETS; k++)
+                    if (strlen(golden_set_name[k]) == w && strncmp(p, golden_set_name[k], w) == 0) break;
+                if (k == GOLDEN_NSETS) return golden_usage();
+                sets[k] = 1;
+                p += w;
+                if (*p == ',') p++;
+            }
+        } else if (strcmp(argv[a], "--no-tables") == 0)
+            sets[GOLDEN_SET_BASE] = sets[GOLDEN_SET_MORE] = sets[GOLDEN_SET_HALF] = 0;
+        else if (strcmp(argv[a], "--no-reductions") == 0) sets[GOLDEN_SET_RED] = 0;
         else if (strcmp(argv[a], "--print") == 0) print_only = 1;
         else return golden_usage();
     }
@@ -149,19 +191,14 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
         double t0 = timer_now(TIMER_WALL);
         int k;
         if (only && strcmp(only, op->name) != 0) continue;
-        if (op->map) {
+        if (!sets[op->set]) continue;
+        if (op->map16) {
             uint64_t gdiff = 0;
-            if (!tables) continue;
-            golden_table_name(name, sizeof name, op->name, log2s);
-            if (golden_table(op->map, op->map2, log2s, threads, d, &gdiff) != 0) {
-                printf("golden: out of memory\n");
-                return 1;
-            }
+            snprintf(name, sizeof name, "%s/all", op->name);
+            golden_table16(op->map16, op->map16b, d, &gdiff);
             golden_report(name, d, timer_now(TIMER_WALL) - t0, print_only, e, ne, &agree, &differ, &nogolden);
-            if (op->map2 && !print_only) {
-                char aname[64];
-                snprintf(aname, sizeof aname, "%s_array", op->name);
-                golden_table_name(name, sizeof name, aname, log2s);
+            if (op->map16b && !print_only) {
+                snprintf(name, sizeof name, "%s_array/all", op->name);
                 if (gdiff == 0) {
                     printf("%-28s same bits as %s  ok\n", name, op->name);
                     agree++;
@@ -173,7 +210,30 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
             }
             continue;
         }
-        if (!reductions) continue;
+        if (op->map) {
+            uint64_t gdiff = 0;
+            unsigned l = op->set == GOLDEN_SET_MORE ? log2s_more : log2s;
+            golden_table_name(name, sizeof name, op->name, l);
+            if (golden_table(op->map, op->map2, l, threads, d, &gdiff) != 0) {
+                printf("golden: out of memory\n");
+                return 1;
+            }
+            golden_report(name, d, timer_now(TIMER_WALL) - t0, print_only, e, ne, &agree, &differ, &nogolden);
+            if (op->map2 && !print_only) {
+                char aname[64];
+                snprintf(aname, sizeof aname, "%s_array", op->name);
+                golden_table_name(name, sizeof name, aname, l);
+                if (gdiff == 0) {
+                    printf("%-28s same bits as %s  ok\n", name, op->name);
+                    agree++;
+                } else {
+                    printf("%-28s DIFFERS from %s on %llu inputs\n", name, op->name,
+                           (unsigned long long)gdiff);
+                    differ++;
+                }
+            }
+            continue;
+        }
         if (!have_data) {
             if (golden_data_make(&data) != 0) {
                 printf("golden: out of memory\n");
@@ -199,7 +259,7 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
     if (print_only) return 0;
 
     for (a = 0; a < ne; a++)
-        if (!e[a].seen && golden_wanted(e[a].name, log2s, tables, reductions, only)) {
+        if (!e[a].seen && golden_wanted(e[a].name, ops, log2s, log2s_more, sets, only)) {
             printf("%-28s %s  MISSING (not built here)\n", e[a].name, e[a].hex);
             missing++;
         }
