@@ -100,14 +100,18 @@ def words():
     return [int(mp.floor(TWOOPI * mp.mpf(2) ** (64 * k - 1))) % (1 << 64) for k in range(5)]
 
 
-def sollya():
+def sollya(prefix=''):
+    """the coefficients named prefix + s0.. and prefix + c1.. of
+    trigf.sollya and the two relative errors it prints for them ('': the
+    accurate path's polynomials, 'f': the fast path's)"""
     out = subprocess.run(['sollya', os.path.join(HERE, 'trigf.sollya')], check=True,
                          capture_output=True, text=True).stdout
     c = {}
-    for m in re.finditer(r'^([sc]\d) = (\S+)$', out, re.M):
+    for m in re.finditer(r'^(%s[sc]\d) = (\S+)$' % prefix, out, re.M):
         c[m.group(1)] = hexf(m.group(2))
-    es = mp.mpf(2) ** mp.mpf(re.search(r'^sin relative error < 2\^(\S+)$', out, re.M).group(1))
-    ec = mp.mpf(2) ** mp.mpf(re.search(r'^cos relative error < 2\^(\S+)$', out, re.M).group(1))
+    lead = 'fast ' if prefix else ''
+    es = mp.mpf(2) ** mp.mpf(re.search(r'^%ssin relative error < 2\^(\S+)$' % lead, out, re.M).group(1))
+    ec = mp.mpf(2) ** mp.mpf(re.search(r'^%scos relative error < 2\^(\S+)$' % lead, out, re.M).group(1))
     return c, es, ec
 
 
@@ -172,13 +176,7 @@ def fast_table():
 def fast_bounds(verbose=True):
     """the fast path's bound: y = T[K] pc(r) + T[K+32] r ps(r), K + r = x 64/pi,
     for |x| < 2^28"""
-    out = subprocess.run(['sollya', os.path.join(HERE, 'trigf.sollya')], check=True,
-                         capture_output=True, text=True).stdout
-    c = {}
-    for m in re.finditer(r'^(f[sc]\d) = (\S+)$', out, re.M):
-        c[m.group(1)] = hexf(m.group(2))
-    efs = mp.mpf(2) ** mp.mpf(re.search(r'^fast sin relative error < 2\^(\S+)$', out, re.M).group(1))
-    efc = mp.mpf(2) ** mp.mpf(re.search(r'^fast cos relative error < 2\^(\S+)$', out, re.M).group(1))
+    c, efs, efc = sollya('f')
     C1, C2, C3, _ = cody_waite(False)
     C = mp.mpf(float(TWOOPI))
     D, D1, D2, D3 = 32 * C, 32 * C1, 32 * C2, 32 * C3      # exact scalings

@@ -124,6 +124,20 @@ static void golden_report(const char *name, const unsigned char d[32], double se
     fflush(stdout);
 }
 
+/* The line of an array form checked against its scalar form: gdiff
+   elements differ. */
+static void golden_report_array(const char *name, const char *scalar, uint64_t gdiff, int *agree,
+                                int *differ)
+{
+    if (gdiff == 0) {
+        printf("%-28s same bits as %s  ok\n", name, scalar);
+        (*agree)++;
+    } else {
+        printf("%-28s DIFFERS from %s on %llu inputs\n", name, scalar, (unsigned long long)gdiff);
+        (*differ)++;
+    }
+}
+
 static int golden_main(int argc, char **argv, const golden_op *ops, int print_only)
 {
     const char *hashes = "tests/golden/hashes.txt", *only = NULL;
@@ -199,14 +213,7 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
             golden_report(name, d, timer_now(TIMER_WALL) - t0, print_only, e, ne, &agree, &differ, &nogolden);
             if (op->map16b && !print_only) {
                 snprintf(name, sizeof name, "%s_array/all", op->name);
-                if (gdiff == 0) {
-                    printf("%-28s same bits as %s  ok\n", name, op->name);
-                    agree++;
-                } else {
-                    printf("%-28s DIFFERS from %s on %llu inputs\n", name, op->name,
-                           (unsigned long long)gdiff);
-                    differ++;
-                }
+                golden_report_array(name, op->name, gdiff, &agree, &differ);
             }
             continue;
         }
@@ -223,14 +230,7 @@ static int golden_main(int argc, char **argv, const golden_op *ops, int print_on
                 char aname[64];
                 snprintf(aname, sizeof aname, "%s_array", op->name);
                 golden_table_name(name, sizeof name, aname, l);
-                if (gdiff == 0) {
-                    printf("%-28s same bits as %s  ok\n", name, op->name);
-                    agree++;
-                } else {
-                    printf("%-28s DIFFERS from %s on %llu inputs\n", name, op->name,
-                           (unsigned long long)gdiff);
-                    differ++;
-                }
+                golden_report_array(name, op->name, gdiff, &agree, &differ);
             }
             continue;
         }
