@@ -18,12 +18,13 @@
      v = x^2 - d_j is exact, P_j is evaluated by Estrin's scheme (a shorter
      chain of dependent operations than Horner's) and y = x P_j(v) carries
      the sign of x.  Per piece, |y / erf(x) - 1| < 2^-48.0 (|x| < 1/4),
-     2^-48.7 (1/4 <= |x| < 2), 2^-33.8 (2 <= |x| < 4), fused or not
-     (reference/gen/erff.py), and repdl__round_ok_normal with the piece's
-     constant c_j proves y's rounding on all but about c_j 2^-28 of the
-     piece's inputs: 2^-25 to 2^-22 below 2, 2^-8 in [2, 2.25).  The
-     others take the accurate path below, unchanged.  The exhaustive proof
-     checks both paths on all 2^32 inputs.
+     2^-48.7 (1/4 <= |x| < 1), 2^-39.8 (1 <= |x| < 2), 2^-33.8
+     (2 <= |x| < 4), fused or not (reference/gen/erff.py), and
+     repdl__round_ok_normal with the piece's constant c_j proves y's
+     rounding on all but about c_j 2^-28 of the piece's inputs: 2^-25 to
+     2^-22 below 1, 2^-17 to 2^-14 in [1, 2), 2^-12 to 2^-8 in [2, 4).
+     The others take the accurate path below, unchanged.  The exhaustive
+     proof checks both paths on all 2^32 inputs.
 
    Accurate path (every x the fast path does not answer), in double, on
    a = |x| (the sign is put back exactly at the end):
