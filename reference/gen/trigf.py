@@ -115,6 +115,32 @@ def sollya(prefix=''):
     return c, es, ec
 
 
+def horner_z(c, Z):
+    """c[0] + z (c[1] + z (... + z c[n])) as computed, Horner in z (a Bound)"""
+    p = Bound.const(c[-1])
+    for k in range(len(c) - 2, -1, -1):
+        p = Bound.const(c[k]).add(Z.mul(p))
+    return p
+
+
+def eval_bounds(s, cc, R, NS):
+    """the largest relative evaluation errors of f S(f^2) (the product by f
+    included) and of C(f^2) (cc[0] = 1), each Horner in z = RN(f^2), over NS
+    sub-intervals of 0 <= f <= R; and the least values of S and C there"""
+    ev_s = ev_c = mp.mpf(0)
+    smin = cmin = mp.inf
+    for i in range(NS):
+        Z = Bound(R * i / NS, R * (i + 1) / NS).sq()
+        p = horner_z(s, Z)
+        pmin = min(p.lo, p.hi)
+        ev_s = max(ev_s, (1 + p.err / pmin) * (1 + U) - 1)
+        y = horner_z(cc, Z)
+        ymin = min(y.lo, y.hi)
+        ev_c = max(ev_c, y.err / ymin)
+        smin, cmin = min(smin, pmin), min(cmin, ymin)
+    return ev_s, ev_c, smin, cmin
+
+
 def bounds(verbose=True):
     c, es, ec = sollya()
     C = mp.mpf(float(TWOOPI))
@@ -125,28 +151,9 @@ def bounds(verbose=True):
     dF = max(dF_small, dF_large, dF_cw)
     s = [c['s%d' % i] for i in range(7)]
     cc = [mp.mpf(1)] + [c['c%d' % i] for i in range(1, 8)]
-    NS = 256
-    ev_s = ev_c = mp.mpf(0)
-    for i in range(NS):
-        lo, hi = A * i / NS, A * (i + 1) / NS
-        F = Bound(lo, hi)
-        Z = F.sq()
-        # sin: p = s0 + z (s1 + z (... + z s6)), y = f p
-        p = Bound.const(s[5]).add(Z.mul(Bound.const(s[6])))
-        for k in (4, 3, 2, 1, 0):
-            p = Bound.const(s[k]).add(Z.mul(p))
-        pmin = min(p.lo, p.hi)
-        assert pmin > 1
-        rel_p = p.err / pmin
-        ev_s = max(ev_s, (1 + rel_p) * (1 + U) - 1)          # and the product f p
-        # cos: p = c6 + z c7, ..., y = 1 + z p
-        p = Bound.const(cc[6]).add(Z.mul(Bound.const(cc[7])))
-        for k in (5, 4, 3, 2, 1):
-            p = Bound.const(cc[k]).add(Z.mul(p))
-        y = Bound.const(1).add(Z.mul(p))
-        ymin = min(y.lo, y.hi)
-        assert ymin > mp.mpf('0.7')
-        ev_c = max(ev_c, y.err / ymin)
+    # sin: y = f (s0 + z (s1 + ... + z s6)); cos: y = 1 + z (c1 + ... + z c7)
+    ev_s, ev_c, smin, cmin = eval_bounds(s, cc, A, 256)
+    assert smin > 1 and cmin > mp.mpf('0.7')
     tot_s = (1 + ev_s) * (1 + es) * (1 + dF) - 1
     tot_c = (1 + ev_c) * (1 + ec) * (1 + mp.pi / 4 * dF) - 1
     worst = max(tot_s, tot_c)
@@ -206,16 +213,8 @@ def fast_bounds(verbose=True):
     dabs = rerr(X, Rp)                                     # every case: |r - r*|
     fs = [c['fs0'], c['fs1'], c['fs2']]
     fc = [mp.mpf(1), c['fc1'], c['fc2']]
-    NS = 64
-    ev_s = ev_c = mp.mpf(0)
-    for i in range(NS):
-        lo, hi = Rp * i / NS, Rp * (i + 1) / NS
-        Rb = Bound(lo, hi)
-        Z = Rb.sq()
-        p = Bound.const(fs[0]).add(Z.mul(Bound.const(fs[1]).add(Z.mul(Bound.const(fs[2])))))
-        ev_s = max(ev_s, (1 + p.err / min(p.lo, p.hi)) * (1 + U) - 1)    # and r p
-        q = Bound.const(1).add(Z.mul(Bound.const(fc[1]).add(Z.mul(Bound.const(fc[2])))))
-        ev_c = max(ev_c, q.err / min(q.lo, q.hi))
+    # y = r (fs0 + z (fs1 + z fs2)) and 1 + z (fc1 + z fc2), z = RN(r^2)
+    ev_s, ev_c, _, _ = eval_bounds(fs, fc, Rp, 64)
     # relative errors of the computed sin(pi/64 r), cos(pi/64 r) against the
     # exact functions of the computed r
     es = (1 + efs) * (1 + ev_s) - 1
