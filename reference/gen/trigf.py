@@ -256,6 +256,14 @@ def fast_bounds(verbose=True):
     return worst, cfast, c, (D, D1, D2, D3)
 
 
+def header_numbers(src):
+    """a header's text without comments, and the set of the decimal numbers
+    in it (signed, as written)"""
+    code = re.sub(r'/\*.*?\*/', '', src, flags=re.S)
+    return code, set(float(v) for v in re.findall(
+        r'(?<![\w.])-?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])', code))
+
+
 def main():
     check = '--check' in sys.argv
     W = words()
@@ -272,8 +280,7 @@ def main():
         return 0
     ok = True
     red = open(os.path.join(ROOT, 'include', 'repdl', 'detail', 'trig_reduce.h')).read()
-    code = re.sub(r'/\*.*?\*/', '', red, flags=re.S)
-    vals = set(float(v) for v in re.findall(r'(?<![\w.])-?(\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])', code))
+    code, vals = header_numbers(red)
     for w in W:
         if "0x%016xu" % w not in red:
             print("trig_reduce.h lacks the word 0x%016xu" % w)
@@ -297,8 +304,7 @@ def main():
             ok = False
     # the fast path: its coefficients, scaled constants, table and c in trigf.h
     tf = open(os.path.join(ROOT, 'include', 'repdl', 'detail', 'trigf.h')).read()
-    tcode = re.sub(r'/\*.*?\*/', '', tf, flags=re.S)
-    tvals = [float(v) for v in re.findall(r'(?<![\w.])-?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])', tcode)]
+    tcode, tvals = header_numbers(tf)
     for k, v in list(fc.items()) + list(zip(('32 C', '32 C1', '32 C2', '32 C3'), Ds)):
         if float(v) not in tvals:
             print("trigf.h lacks %s = %r" % (k, float(v)))
