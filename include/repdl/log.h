@@ -9,7 +9,7 @@
    contracted and uncontracted builds (docs/functions/logf.md).
 
    Algorithm, in double:
-     x = 2^e m,  m in [OFF, 2 OFF), OFF = 0x1.668p-1 (about 0.7012)
+     x = 2^e m,  m in [OFF, 2 OFF), OFF = 0x1.67p-1 (0.701171875)
      log(x) = e ln2 + (-log c_i) + log1p(r),   r = m c_i - 1, |r| <= 2^-8
      y = ((e LN2 + T_i) + r) + r^2 q(r):       |y / log(x) - 1| < 2^-50.39
    i is the top 7 bits of m's mantissa (counted from OFF), c_i a binary32
@@ -43,11 +43,12 @@ REPDL_BEGIN_CODE
    eps/(1 - eps) <= E - u(1 + E) (reference/gen/logf.py checks it). */
 #define REPDL__LOGF_ERR 8.881784197001252e-16 /* 0x1p-50 */
 
-/* y ~ log(x), |y / log(x) - 1| < 2^-50.39, for the bits u of a positive
-   normal binary32 x, or for u = bits(x 2^23) - (23 << 23) when x is
-   subnormal (that is, u - 0x3f338000 holds e in its top 9 bits as a two's
-   complement number and m's mantissa in its low 23 bits). */
-REPDL_FN double repdl__logf_core(uint32_t u)
+/* y ~ e ln2 + log(m) for m in interval i (m in [OFF, 2 OFF), i its top 7
+   bits counted from OFF, as below).  When m is a binary32, m c_i - 1 is
+   exact and |y / log(2^e m) - 1| < 2^-50.39; log1p.h also calls it with m
+   a binary64, where m c_i rounds (reference/gen/log1pf.py bounds that
+   use). */
+REPDL_FN double repdl__log_eval(size_t i, int e, double m)
 {
     /* {c_i, T_i = RN(-log c_i)}: c_i = RN32(2/(lo_i + hi_i)) on interval i,
        c_76 = 1.  |T_i + log c_i| <= 2^-54 |T_i|.  From reference/gen/logf.py. */
@@ -181,17 +182,10 @@ REPDL_FN double repdl__logf_core(uint32_t u)
         0.7191011309623718, 0.3297532761279197, /* 126: m in [1.386719, 1.394531] */
         0.7150838375091553, 0.33535548790443, /* 127: m in [1.394531, 1.402344] */
     };
-    uint32_t t = u - 0x3f338000u;                 /* bits(OFF) */
-    size_t i = (t >> 16) & 127u;                  /* size_t: what gcc's gathers take */
-    /* e in [-149, 128]: the top 9 bits of t, signed.  C99 leaves the
-       conversion to int32_t of t >= 2^31 and the right shift of a negative
-       number to the compiler; gcc, clang, nvcc and MSVC wrap and shift
-       arithmetically (the exhaustive tests check the builds). */
-    int e = (int32_t)t >> 23;
-    double m = repdl__f2d(repdl__asfloat(u - (t & 0xff800000u))); /* in [OFF, 2 OFF), exact */
     double c = tab[2 * i], T = tab[2 * i + 1];
-    /* m c has at most 48 significant bits and lies in [1/2, 2]: the product
-       and the subtraction are both exact (so is a fused m*c - 1). */
+    /* m binary32: m c has at most 48 significant bits and lies in [1/2, 2]:
+       the product and the subtraction are both exact (so is a fused
+       m*c - 1). */
     double r = repdl__dsub(repdl__dmul(m, c), 1.0);
     /* log1p(r) ~ r + r^2 q(r): degree-6, Sollya, [-2^-8, 2^-8],
        rel. error < 2^-54.8 (reference/gen/logf.sollya).
@@ -213,6 +207,23 @@ REPDL_FN double repdl__logf_core(uint32_t u)
        interval, against |log x|: < 6.10 u (reference/gen/logf.py). */
     double s = repdl__dadd(repdl__dmul((double)e, 0.6931471805599453), T);
     return repdl__dadd(repdl__dadd(s, r), p2);
+}
+
+/* y ~ log(x), |y / log(x) - 1| < 2^-50.39, for the bits u of a positive
+   normal binary32 x, or for u = bits(x 2^23) - (23 << 23) when x is
+   subnormal (that is, u - 0x3f338000 holds e in its top 9 bits as a two's
+   complement number and m's mantissa in its low 23 bits). */
+REPDL_FN double repdl__logf_core(uint32_t u)
+{
+    uint32_t t = u - 0x3f338000u;                 /* bits(OFF) */
+    size_t i = (t >> 16) & 127u;                  /* size_t: what gcc's gathers take */
+    /* e in [-149, 128]: the top 9 bits of t, signed.  C99 leaves the
+       conversion to int32_t of t >= 2^31 and the right shift of a negative
+       number to the compiler; gcc, clang, nvcc and MSVC wrap and shift
+       arithmetically (the exhaustive tests check the builds). */
+    int e = (int32_t)t >> 23;
+    double m = repdl__f2d(repdl__asfloat(u - (t & 0xff800000u))); /* in [OFF, 2 OFF), exact */
+    return repdl__log_eval(i, e, m);
 }
 
 /* The rounding test of repdl_log_f32: detail/cr.h's repdl__round_ok_normal

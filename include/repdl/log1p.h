@@ -106,6 +106,34 @@ REPDL_FN int repdl__log1pf_y(float x, double *y)
     return 1;
 }
 
+/* c of repdl__round_ok_normal for repdl__log1pf_fast's y: its relative
+   error is below 2^-43.99 = 516.3 2^-53 < (c - 1) 2^-53 / (1 + 2^-50)
+   (reference/gen/log1pf.py).  The test fails for about 2c / 2^29 = 2^-18
+   of the inputs. */
+#define REPDL__LOG1PF_FAST_C 0x400u /* 2^10 */
+
+/* y ~ log1p(x) for 2^-25 <= |x|, -1 < x < +inf (no special-case test; on
+   other inputs it returns a meaningless value and does nothing undefined),
+   the fast path: log.h's evaluation on z = 1 + x in binary64, z = 2^e m
+   read from z's own bits.  z is exact for |x| < 2^53 (above, it rounds by
+   < 2^-53 z).  On log.h's center interval at e = 0 (z in [0.998, 1.0039))
+   c = 1, so r = z - 1 = x exactly and y is the small path's; elsewhere
+   m c rounds by <= 2^-53 (|m c - 1| <= 2^-8), against |log1p(x)| > 2^-9.
+   |y / log1p(x) - 1| < 2^-43.99, fused or not (reference/gen/log1pf.py). */
+REPDL_FN double repdl__log1pf_fast(float x)
+{
+    double z = repdl__dadd(1.0, repdl__f2d(x));
+    uint64_t u = repdl__asuint64(z);
+    uint64_t t = u - 0x3fe6700000000000u;      /* bits of OFF = 0x1.67p-1 (log.h) */
+    /* as log.h's repdl__logf_core, on binary64 bits: i = the top 7 bits of
+       m's mantissa counted from OFF, e the top 12 bits of t, signed (the
+       conversion and shift as there: the exhaustive tests check them) */
+    size_t i = (size_t)((t >> 45) & 127u);
+    int e = (int)((int64_t)t >> 52);
+    double m = repdl__asdouble(u - (t & 0xfff0000000000000u));   /* in [OFF, 2 OFF) */
+    return repdl__log_eval(i, e, m);
+}
+
 /* The exact results of the special inputs of repdl__log1pf_y. */
 REPDL_FN float repdl__log1pf_special(float x)
 {
@@ -116,8 +144,9 @@ REPDL_FN float repdl__log1pf_special(float x)
     return repdl__nanf();                             /* x < -1, -inf, NaN */
 }
 
-/* log(1 + x) correctly rounded to binary32 (round to nearest even). */
-REPDL_API float repdl_log1p_f32(float x)
+/* repdl_log1p_f32 off its fast path: the special inputs and the fast
+   rounding test's failures (the former path, unchanged). */
+REPDL_FN_NOINLINE float repdl__log1pf_slow(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__log1pf_y(x, &y))) return repdl__log1pf_special(x);
@@ -131,6 +160,22 @@ REPDL_API float repdl_log1p_f32(float x)
         };
         return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
     }
+}
+
+/* log(1 + x) correctly rounded to binary32 (round to nearest even). */
+REPDL_API float repdl_log1p_f32(float x)
+{
+    /* The fast path runs on every input (harmlessly on the special ones),
+       so that one branch tests both its domain, 2^-25 <= |x| with
+       -1 < x < +inf (0x33000000 = 2^-25, 0x7f800000 = +inf, 0xbf800000 =
+       -1), and its rounding test; every result there is a normal
+       binary32 (|log1p(x)| in [2^-25.1, 89)). */
+    uint32_t ux = repdl__asuint(x);
+    double y = repdl__log1pf_fast(x);
+    if (REPDL_LIKELY(((ux - 0x33000000u < 0x4c800000u) | (ux - 0xb3000000u < 0x0c800000u)) &
+                     repdl__round_ok_normal(y, REPDL__LOG1PF_FAST_C)))
+        return repdl__d2f(y);
+    return repdl__log1pf_slow(x);
 }
 
 /* out[k] = repdl_log1p_f32(x[k]) for k < n, bit for bit (element by

@@ -10,7 +10,7 @@ Run from the repository root (needs mpmath, and sollya on PATH):
 
 What it does:
  1. Builds the 128-entry table {c_i, T_i} of log.h.  x = 2^e m with
-    m in [OFF, 2 OFF), OFF = 0x1.668p-1 (float bits 0x3f338000); the index i is
+    m in [OFF, 2 OFF), OFF = 0x1.67p-1 (float bits 0x3f338000); the index i is
     the top 7 bits of (bits(m) - 0x3f338000), so interval i holds the floats
     whose bits are in [0x3f338000 + i 2^16, 0x3f338000 + (i+1) 2^16).  1.0 lies
     in the middle of interval 76, whose c is exactly 1 (and T exactly 0), so
@@ -140,9 +140,15 @@ def p2_error(coef, R):
     return add(mul(r2, q0), mul(r4, u1))
 
 
-def analyse(rows, coef, eps_approx, ln2, ln2err):
-    """Largest bound on |y~ / log(x) - 1|, y~ = RN(RN(s~ + r) + P2~),
-    s~ = RN(RN(e*LN2) + T) (each RN absent when fused)."""
+def analyse(rows, coef, eps_approx, ln2, ln2err, erange=range(-149, 129), dr=0.0,
+            center=True):
+    """Largest bound on |y~ / log(x) - 1|, y~ = RN(RN(s~ + r~) + P2~),
+    s~ = RN(RN(e*LN2) + T) (each RN absent when fused), for the exponents
+    e in erange.  r~ = r exactly (dr = 0: m a binary32), or, for log1pf.py's
+    binary64 m, |r~ - r| <= dr, which moves log1p(r) by <= dr / (1 - R);
+    r~ then stays within the interval's end values of r (m c rounds
+    monotonically and the ends' products are exact).  center=False leaves
+    out the center interval at e = 0 (log1pf.py bounds it itself)."""
     worst = (0.0, None)
 
     def note(rel, where):
@@ -153,7 +159,7 @@ def analyse(rows, coef, eps_approx, ln2, ln2err):
     # Center interval, e = 0: s~ = +0 and s~ + r = r exactly, so
     # y~ = RN(r + P2~).  Pieces geometric in |r|, from the smallest |r|
     # (2^-24: x = 1 - 2^-24) to 2^-8.
-    for sign in (1, -1):
+    for sign in (1, -1) if center else ():
         a = 2.0 ** -24
         while a < 2.0 ** -8:
             b = min(a * (1 + 2.0 ** -8), 2.0 ** -8)
@@ -167,7 +173,7 @@ def analyse(rows, coef, eps_approx, ln2, ln2err):
 
     for row in rows:
         c, t, terr = row['c'], row['T'], row['terr']
-        for e in range(-149, 129):
+        for e in erange:
             if e == 0 and row['i'] == CENTER:
                 continue
             npieces = 256 if abs(e) <= 2 else 4
@@ -176,8 +182,9 @@ def analyse(rows, coef, eps_approx, ln2, ln2err):
                 a = mlo + (mhi - mlo) * k / npieces
                 b = mlo + (mhi - mlo) * (k + 1) / npieces
                 ra, rb = a * c - 1, b * c - 1
-                R = max(abs(ra), abs(rb)) * UP + 2.0 ** -80
-                L1 = max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP
+                R = max(abs(ra), abs(rb)) * UP + 2.0 ** -80 + dr
+                L1 = max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP + 2 * dr
+                dlog = dr / (1 - R) * UP                # |log1p(r~) - log1p(r)|
                 vp2, dp2 = p2_error(coef, R)
                 la = e * ln2 + math.log(a)
                 lb = e * ln2 + math.log(b)
@@ -197,7 +204,7 @@ def analyse(rows, coef, eps_approx, ln2, ln2err):
                 # so its magnitude is below lmax + |log1p(r) - r| <= lmax + vp2(1 + 2^-40).
                 vsr = lmax + vp2 * UP + eps_approx * L1
                 dsr = (ds + U * (vsr + ds)) * UP
-                d = dsr + dp2 + eps_approx * L1       # |s~r + P2~ - log x|
+                d = dsr + dp2 + eps_approx * L1 + dlog   # |s~r + P2~ - log x|
                 dy = (d + U * (lmax + d)) * UP       # y = s~r + P2~, one rounding
                 note(dy / lmin * UP, (row['i'], e, a))
     return worst
@@ -249,8 +256,11 @@ def main():
         sys.exit(1)
     if '--check' in sys.argv:
         src = open('include/repdl/log.h').read()
-        missing = [r for r in rows if (hx(r['c']) + ', ' + hx(r['T'])) not in src]
-        missing += [t for t in coef_txt if t not in src]
+        # the header writes each constant as its shortest exact decimal
+        # (reference/gen/hexfloat_to_decimal.py): repr of the double
+        missing = ['%d: %r, %r' % (r['i'], r['c'], r['T']) for r in rows
+                   if (repr(r['c']) + ', ' + repr(r['T'])) not in src]
+        missing += [t for t in coef_txt if repr(float.fromhex(t)) not in src]
         if missing:
             print('log.h does not match:', missing[:4])
             sys.exit(1)
