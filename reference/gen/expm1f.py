@@ -133,6 +133,59 @@ def bound(xlo, verbose=True):
     return worst, coeffs
 
 
+FAST_MID = 0x3d800000     # 1/16: below, the polynomial; above, exp.h's fast path
+FAST_XMAX = 0x42ae0000    # 87: repdl__expf_fast's domain
+FAST_C = 0x2000           # REPDL__EXPM1F_FAST_C
+
+
+def fast_bound(verbose=True):
+    """Bound of repdl__expm1f_fast, the path tried first on 2^-25 <= |x| <= 87:
+      |x| >= 1/16:  y = RN(E - 1), E = repdl__expf_fast(x), |E / e^x - 1| < eta
+                    (expf.py); |y - expm1(x)| <= eta e^x + u |E - 1|, and
+                    e^x / |e^x - 1| <= 1 / (1 - e^(-1/16)) on both sides;
+      |x| < 1/16:   y = x + x2 p, x2 = x x, p = (g2 + g3 x) + x2 ((g4 + g5 x)
+                    + x2 g6) (expm1f_fast.sollya, |p~/expm1 - 1| <= ea), each
+                    operation charged a rounding (so fused or not), on pieces
+                    geometric in |x| from 2^-25, relative to min |expm1(x)|."""
+    mp.mp.prec = 300
+    eta, _ = expf.expf_fast_bound(verbose=False)
+    F = 1 / (1 - mp.exp(-mp.mpf(1) / 16))
+    big = eta * F + U * (1 + eta * F)
+    coeffs, ea, _ = expf.sollya_poly('expm1f_fast.sollya', ['g%d' % i for i in range(2, 7)])
+    g = [Bound.const(hexf(coeffs['g%d' % i])) for i in range(2, 7)]
+    mp.mp.prec = 128
+    small, where = mp.mpf(0), None
+    top = mp.mpf(bfloat(FAST_MID))
+    for sg in (1, -1):
+        a = mp.mpf(2) ** -25
+        while a < top:
+            b = min(a * (1 + mp.mpf(2) ** -6), top)
+            lo, hi = (a, b) if sg > 0 else (-b, -a)
+            x = Bound(lo, hi)
+            x2 = x.sq()
+            q0 = g[0].add(x.mul(g[1]))
+            q2 = g[2].add(x.mul(g[3])).add(x2.mul(g[4]))
+            y = x.add(x2.mul(q0.add(x2.mul(q2))))
+            fmin = min(abs(mp.expm1(lo)), abs(mp.expm1(hi)))
+            fmax = max(abs(mp.expm1(lo)), abs(mp.expm1(hi)))
+            rel = (y.err + ea * fmax) / fmin
+            if rel > small:
+                small, where = rel, float(lo)
+            a = b
+    mp.mp.prec = 300
+    worst = max(big, small)
+    c = int(mp.ceil(worst * (1 + mp.mpf(2) ** -50) / U)) + 1
+    if verbose:
+        print("expm1f fast: |x| >= 1/16: eta = 2^%.3f (expf.py), |y / expm1(x) - 1| < 2^%.3f = %.1f 2^-53"
+              % (log2(eta), log2(big), big / U))
+        print("expm1f fast: |x| < 1/16: polynomial error < 2^%.2f (expm1f_fast.sollya), "
+              "|y / expm1(x) - 1| < 2^%.3f = %.1f 2^-53 (worst near x = %r)"
+              % (log2(ea), log2(small), small / U, where))
+        print("expm1f fast: repdl__round_ok_normal needs c >= %d; c = 0x%x fails with probability about 2^%.1f"
+              % (c, FAST_C, log2(mp.mpf(2 * FAST_C + 1) / 2 ** 29)))
+    return worst, c, coeffs
+
+
 def main():
     check = '--check' in sys.argv
     ovf, xlo = thresholds()
@@ -142,7 +195,8 @@ def main():
     E = worst / (1 - worst) + U * 1.0000001
     c = int(mp.ceil(worst * (1 + mp.mpf(2) ** -50) / U)) + 1
     print("E >= %.3f 2^-53; repdl__round_ok_normal needs c >= %d" % (E / U, c))
-    ok = True
+    fworst, fc, fcoeffs = fast_bound()
+    ok = fc <= FAST_C
     if check:
         src = open(os.path.join(ROOT, 'include', 'repdl', 'expm1.h')).read()
         code = re.sub(r'/\*.*?\*/', '', src, flags=re.S)
@@ -160,7 +214,17 @@ def main():
         if ch < c:
             print("REPDL__EXPM1F_TOL is below %d" % c)
             ok = False
-        for n in ['0x%08xu' % ovf, '0x%08xu' % xlo, '0x33000000u']:
+        for i in range(2, 7):
+            v = float.fromhex(fcoeffs['g%d' % i])
+            if v not in vals:
+                print("expm1.h lacks g%d = %r" % (i, v))
+                ok = False
+        fh = int(re.search(r'#define REPDL__EXPM1F_FAST_C (0x[0-9a-f]+)u', src).group(1), 16)
+        if fh != FAST_C:
+            print("REPDL__EXPM1F_FAST_C is not 0x%x" % FAST_C)
+            ok = False
+        for n in ['0x%08xu' % ovf, '0x%08xu' % xlo, '0x33000000u', '0x%08xu' % FAST_MID,
+                  '0x%08xu' % (FAST_XMAX - 0x33000000)]:
             if n not in code:
                 print("expm1.h lacks", n)
                 ok = False
