@@ -43,15 +43,11 @@ REPDL_BEGIN_CODE
    eps/(1 - eps) <= E - u(1 + E) (reference/gen/logf.py checks it). */
 #define REPDL__LOGF_ERR 8.881784197001252e-16 /* 0x1p-50 */
 
-/* y ~ e ln2 + log(m) for m in interval i (m in [OFF, 2 OFF), i its top 7
-   bits counted from OFF, as below).  When m is a binary32, m c_i - 1 is
-   exact and |y / log(2^e m) - 1| < 2^-50.39; log1p.h also calls it with m
-   a binary64, where m c_i rounds (reference/gen/log1pf.py bounds that
-   use). */
-REPDL_FN double repdl__log_eval(size_t i, int e, double m)
+/* The table {c_i, T_i = RN(-log c_i)}: c_i = RN32(2/(lo_i + hi_i)) on
+   interval i, c_76 = 1.  |T_i + log c_i| <= 2^-54 |T_i|.  From
+   reference/gen/logf.py. */
+REPDL_FN const double *repdl__log_tab(void)
 {
-    /* {c_i, T_i = RN(-log c_i)}: c_i = RN32(2/(lo_i + hi_i)) on interval i,
-       c_76 = 1.  |T_i + log c_i| <= 2^-54 |T_i|.  From reference/gen/logf.py. */
     static const double tab[256] = {
         1.4222222566604614, -0.35222061780373876, /*   0: m in [0.701172, 0.705078] */
         1.4143646955490112, -0.34668045186362284, /*   1: m in [0.705078, 0.708984] */
@@ -182,6 +178,17 @@ REPDL_FN double repdl__log_eval(size_t i, int e, double m)
         0.7191011309623718, 0.3297532761279197, /* 126: m in [1.386719, 1.394531] */
         0.7150838375091553, 0.33535548790443, /* 127: m in [1.394531, 1.402344] */
     };
+    return tab;
+}
+
+/* y ~ e ln2 + log(m) for m in interval i (m in [OFF, 2 OFF), i its top 7
+   bits counted from OFF, as below).  When m is a binary32, m c_i - 1 is
+   exact and |y / log(2^e m) - 1| < 2^-50.39; log1p.h also calls it with m
+   a binary64, where m c_i rounds (reference/gen/log1pf.py bounds that
+   use). */
+REPDL_FN double repdl__log_eval(size_t i, int e, double m)
+{
+    const double *tab = repdl__log_tab();
     double c = tab[2 * i], T = tab[2 * i + 1];
     /* m binary32: m c has at most 48 significant bits and lies in [1/2, 2]:
        the product and the subtraction are both exact (so is a fused
@@ -209,21 +216,76 @@ REPDL_FN double repdl__log_eval(size_t i, int e, double m)
     return repdl__dadd(repdl__dadd(s, r), p2);
 }
 
+/* m in [OFF, 2 OFF) (exact), its interval *i and the exponent *e with
+   x = 2^e m, for the bits u of a positive normal binary32 x (or the
+   shifted bits of a subnormal, as below). */
+REPDL_FN double repdl__logf_split(uint32_t u, size_t *i, int *e)
+{
+    uint32_t t = u - 0x3f338000u;                 /* bits(OFF) */
+    *i = (t >> 16) & 127u;                        /* size_t: what gcc's gathers take */
+    /* e in [-149, 128]: the top 9 bits of t, signed.  C99 leaves the
+       conversion to int32_t of t >= 2^31 and the right shift of a negative
+       number to the compiler; gcc, clang, nvcc and MSVC wrap and shift
+       arithmetically (the exhaustive tests check the builds). */
+    *e = (int32_t)t >> 23;
+    return repdl__f2d(repdl__asfloat(u - (t & 0xff800000u)));
+}
+
 /* y ~ log(x), |y / log(x) - 1| < 2^-50.39, for the bits u of a positive
    normal binary32 x, or for u = bits(x 2^23) - (23 << 23) when x is
    subnormal (that is, u - 0x3f338000 holds e in its top 9 bits as a two's
    complement number and m's mantissa in its low 23 bits). */
 REPDL_FN double repdl__logf_core(uint32_t u)
 {
-    uint32_t t = u - 0x3f338000u;                 /* bits(OFF) */
-    size_t i = (t >> 16) & 127u;                  /* size_t: what gcc's gathers take */
-    /* e in [-149, 128]: the top 9 bits of t, signed.  C99 leaves the
-       conversion to int32_t of t >= 2^31 and the right shift of a negative
-       number to the compiler; gcc, clang, nvcc and MSVC wrap and shift
-       arithmetically (the exhaustive tests check the builds). */
-    int e = (int32_t)t >> 23;
-    double m = repdl__f2d(repdl__asfloat(u - (t & 0xff800000u))); /* in [OFF, 2 OFF), exact */
+    size_t i;
+    int e;
+    double m = repdl__logf_split(u, &i, &e);
     return repdl__log_eval(i, e, m);
+}
+
+/* The fast paths of log, log2 (log2.h) and log1p (log1p.h), on table tab
+   ({c_i, T_i}, T_i = RN(-log_b c_i)) and the polynomial
+   r (c1 + c2 r + c3 r^2 + c4 r^3) ~ log_b(1 + r) (reference/gen/
+   log_fast.sollya: degree 4, relative error < 2^-36.86 for log, 2^-37.32
+   for log2): y = (e K + T_i) + r t, K = RN(log_b 2).  Every operation
+   rounds once (or is fused); the bounds, per interval, exponent and piece:
+   reference/gen/logf.py's analyse_fast. */
+REPDL_FN double repdl__log_fast_eval(const double *tab, size_t i, int e, double m, double K,
+                                     double c1, double c2, double c3, double c4)
+{
+    double c = tab[2 * i], T = tab[2 * i + 1];
+    double r = repdl__dsub(repdl__dmul(m, c), 1.0);  /* exact for binary32 m (above) */
+    double r2 = repdl__dmul(r, r);
+    double t = repdl__dadd(repdl__dadd(c1, repdl__dmul(c2, r)),
+                           repdl__dmul(r2, repdl__dadd(c3, repdl__dmul(c4, r))));
+    double s = repdl__dadd(repdl__dmul((double)e, K), T);   /* e = 0: s = T */
+    return repdl__dadd(s, repdl__dmul(r, t));
+}
+
+/* repdl__log_fast_eval for the natural logarithm: log.h's table, K = LN2,
+   a1 = 1 exactly, a2..a4 (log_fast.sollya).  Also log1p.h's fast path. */
+REPDL_FN double repdl__log_fast_ln(size_t i, int e, double m)
+{
+    return repdl__log_fast_eval(repdl__log_tab(), i, e, m, 0.6931471805599453,
+                                1.0, -0.49999999999357847, 0.333335861516791, -0.2500027021982777);
+}
+
+/* c of repdl__round_ok_normal for repdl__logf_fast's y: its relative error
+   is below 2^-36.85 = 72500 2^-53 < (c - 1) 2^-53 / (1 + 2^-50)
+   (reference/gen/logf.py).  The test fails for about 2c / 2^29 = 2^-11 of
+   the inputs. */
+#define REPDL__LOGF_FAST_C 0x20000u /* 2^17 */
+
+/* y ~ log(x) for the bits u of a positive normal binary32 x (on other
+   bits a meaningless value, nothing undefined), the fast path:
+   |y / log(x) - 1| < 2^-36.85, fused or not (reference/gen/logf.py).
+   x = 1 gives y = +0 exactly (e = 0, T_76 = 0, r = 0). */
+REPDL_FN double repdl__logf_fast(uint32_t u)
+{
+    size_t i;
+    int e;
+    double m = repdl__logf_split(u, &i, &e);
+    return repdl__log_fast_ln(i, e, m);
 }
 
 /* The rounding test of repdl_log_f32: detail/cr.h's repdl__round_ok_normal
@@ -263,8 +325,9 @@ REPDL_FN float repdl__logf_special(float x)
     return repdl__nanf();                                   /* x < 0, NaN */
 }
 
-/* Correctly rounded log(x) (see the top of this file). */
-REPDL_API float repdl_log_f32(float x)
+/* repdl_log_f32 off its fast path: x <= 0, subnormal, +inf, NaN and the
+   fast rounding test's failures (the former path, unchanged). */
+REPDL_FN_NOINLINE float repdl__logf_slow(float x)
 {
     double y;
     if (REPDL_UNLIKELY(!repdl__logf_y(x, &y))) return repdl__logf_special(x);
@@ -279,6 +342,18 @@ REPDL_API float repdl_log_f32(float x)
         };
         return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
     }
+}
+
+/* Correctly rounded log(x) (see the top of this file). */
+REPDL_API float repdl_log_f32(float x)
+{
+    /* the fast path on every input; one branch tests its domain (x a
+       positive normal binary32) and its rounding test */
+    uint32_t u = repdl__asuint(x);
+    double y = repdl__logf_fast(u);
+    if (REPDL_LIKELY((u - 0x00800000u < 0x7f000000u) & repdl__round_ok_normal(y, REPDL__LOGF_FAST_C)))
+        return repdl__d2f(y);
+    return repdl__logf_slow(x);
 }
 
 /* One element of repdl_log_array_f32's branch-free pass (detail/cr.h's

@@ -107,19 +107,20 @@ REPDL_FN int repdl__log1pf_y(float x, double *y)
 }
 
 /* c of repdl__round_ok_normal for repdl__log1pf_fast's y: its relative
-   error is below 2^-43.99 = 516.3 2^-53 < (c - 1) 2^-53 / (1 + 2^-50)
-   (reference/gen/log1pf.py).  The test fails for about 2c / 2^29 = 2^-18
+   error is below 2^-36.85 = 72876 2^-53 < (c - 1) 2^-53 / (1 + 2^-50)
+   (reference/gen/log1pf.py).  The test fails for about 2c / 2^29 = 2^-11
    of the inputs. */
-#define REPDL__LOG1PF_FAST_C 0x400u /* 2^10 */
+#define REPDL__LOG1PF_FAST_C 0x20000u /* 2^17 */
 
 /* y ~ log1p(x) for 2^-25 <= |x|, -1 < x < +inf (no special-case test; on
    other inputs it returns a meaningless value and does nothing undefined),
-   the fast path: log.h's evaluation on z = 1 + x in binary64, z = 2^e m
-   read from z's own bits.  z is exact for |x| < 2^53 (above, it rounds by
-   < 2^-53 z).  On log.h's center interval at e = 0 (z in [0.998, 1.0039))
-   c = 1, so r = z - 1 = x exactly and y is the small path's; elsewhere
-   m c rounds by <= 2^-53 (|m c - 1| <= 2^-8), against |log1p(x)| > 2^-9.
-   |y / log1p(x) - 1| < 2^-43.99, fused or not (reference/gen/log1pf.py). */
+   the fast path: log.h's fast evaluation (repdl__log_fast_eval, logf's
+   polynomial) on z = 1 + x in binary64, z = 2^e m read from z's own bits.
+   z is exact for |x| < 2^53 (above, it rounds by < 2^-53 z).  On log.h's
+   center interval at e = 0 (z in [0.998, 1.0039)) c = 1, so r = z - 1 = x
+   exactly, however small; elsewhere m c rounds by <= 2^-53
+   (|m c - 1| <= 2^-8), against |log1p(x)| > 2^-9.
+   |y / log1p(x) - 1| < 2^-36.85, fused or not (reference/gen/log1pf.py). */
 REPDL_FN double repdl__log1pf_fast(float x)
 {
     double z = repdl__dadd(1.0, repdl__f2d(x));
@@ -131,7 +132,7 @@ REPDL_FN double repdl__log1pf_fast(float x)
     size_t i = (size_t)((t >> 45) & 127u);
     int e = (int)((int64_t)t >> 52);
     double m = repdl__asdouble(u - (t & 0xfff0000000000000u));   /* in [OFF, 2 OFF) */
-    return repdl__log_eval(i, e, m);
+    return repdl__log_fast_ln(i, e, m);
 }
 
 /* The exact results of the special inputs of repdl__log1pf_y. */

@@ -26,8 +26,8 @@ Then REPDL__LOG1PF_ERR = E must satisfy eps / (1 - eps) <= E - u (1 + E)
 (cr.h) and REPDL__LOG1PF_TOL = c: eps (1 + 2^-50) < (c - 1) u.
 
 The fast path tried first (repdl__log1pf_fast, fast_bound below) is log.h's
-evaluation on z = 1 + x in binary64, bounded by logf.py's analyse with the
-rounding of m c counted; its constant REPDL__LOG1PF_FAST_C the same way.
+fast evaluation on z = 1 + x in binary64, bounded by logf.py's analyse_fast
+with the rounding of m c counted; its constant REPDL__LOG1PF_FAST_C the same way.
 """
 import math
 import os
@@ -82,25 +82,26 @@ def large_bound(eps_e):
     return dy / lmin * UP + dz, dcorr
 
 
-def fast_bound(rows, coef, eps_approx, ln2, ln2err, es):
+def fast_bound(rows, ln2, ln2err):
     """Bound of repdl__log1pf_fast: z = 1 + x in binary64 (exact for
     2^-25 <= |x| < 2^53, rounded by < 2^-53 z above), y = log.h's
-    repdl__log_eval on z's own exponent e, interval i and binary64 m.
-    Center interval at e = 0 (z in [0.998, 1.0039)): c = 1, m = z, r = x
-    exactly, the small path's evaluation: es.  Elsewhere m c rounds:
-    |r~ - r| <= u (m c in [1 - 2^-8, 1 + 2^-8]; less when fused), and m
-    reaches up to the next interval's first float; z >= 2^-24 keeps
-    e >= -25."""
+    repdl__log_fast_eval (logf's fast polynomial) on z's own exponent e,
+    interval i and binary64 m.  Center interval at e = 0 (z in
+    [0.998, 1.0039)): c = 1, m = z, r = x exactly, |x| >= 2^-25.
+    Elsewhere m c rounds: |r~ - r| <= u (m c in [1 - 2^-8, 1 + 2^-8]; less
+    when fused), and m reaches up to the next interval's first float;
+    z >= 2^-24 keeps e >= -25."""
     from fractions import Fraction as F
     rows2 = []
     for r in rows:
         top = logf.f32(logf.OFF + ((r['i'] + 1) << logf.SH))    # open upper end
         assert abs(F(top) * F(r['c']) - 1) <= F(1, 256), r['i']
         rows2.append(dict(r, mhi=top))
-    ef, where = logf.analyse(rows2, coef, eps_approx, ln2, ln2err,
-                             erange=range(-25, 129), dr=U, center=False)
+    fcoef, _, ferr = logf.fast_poly()
+    ef, where = logf.analyse_fast(rows2, 'T', fcoef['a'], ferr['a'], ln2, ln2err, 1.0,
+                                  range(-25, 129), dr=U, rmin=2.0 ** -25)
     dz = 2.0 ** -53 / 36 * UP                       # x >= 2^53, as in large_bound
-    return max(es, ef + dz), where
+    return ef + dz, where
 
 
 def main():
@@ -118,7 +119,7 @@ def main():
           % (math.log2(dcorr), math.log2(el), el / U))
     eps = max(es, el)
     ok = True
-    ef, wf = fast_bound(rows, coef, eps_approx, ln2, ln2err, es)
+    ef, wf = fast_bound(rows, ln2, ln2err)
     print('fast path: |y / log1p(x) - 1| < 2^%.3f = %.1f u (worst at %s)' % (math.log2(ef), ef / U, wf))
     src = open(os.path.join(os.path.dirname(os.path.dirname(HERE)), 'include', 'repdl', 'log1p.h')).read()
     E = float(re.search(r'#define REPDL__LOG1PF_ERR (\S+)', src).group(1))

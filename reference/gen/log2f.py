@@ -43,6 +43,21 @@ def bound():
     return eps_e, where, inv, dinv, eps
 
 
+def fast():
+    """The fast path (log2.h's repdl__log2f_fast): log.h's c_i with
+    T2_i = RN(-log2 c_i), y = RN(RN(e + T2) + RN(r t~)), t~ from
+    log_fast.sollya's b1..b4, bounded by logf.py's analyse_fast."""
+    rows = logf.table()
+    for r in rows:
+        tex = -mpmath.log(mpmath.mpf(r['c']), 2)
+        r['T2'] = float(tex)
+        r['T2err'] = float(abs(mpmath.mpf(r['T2']) - tex)) * logf.UP
+    fcoef, _, ferr = logf.fast_poly()
+    fw, where = logf.analyse_fast(rows, 'T2', fcoef['b'], ferr['b'], 1.0, 0.0, math.log(2),
+                                  range(-126, 129))
+    return rows, fcoef['b'], ferr['b'], fw, where, logf.fast_tol(fw)
+
+
 def main():
     eps_e, where, inv, dinv, eps = bound()
     print('log(x):  |y_e / log(x) - 1| < 2^%.3f = %.3f u (logf.py, worst at %s)'
@@ -62,8 +77,27 @@ def main():
     print('c = %d: needs eps (1 + 2^-50) = %.3f u < (c - 1) u: %s'
           % (c, eps * (1 + 2.0 ** -50) / U, 'ok' if eps * (1 + 2.0 ** -50) < (c - 1) * U else 'FAILS'))
     ok &= eps * (1 + 2.0 ** -50) < (c - 1) * U
+    rows, fb, ferr, fw, fwhere, fc = fast()
+    print('fast path: b1..b4 (log_fast.sollya, relative error < 2^%.2f) = %s'
+          % (math.log2(ferr), ', '.join(repr(v) for v in fb)))
+    print('fast path: |y / log2(x) - 1| < 2^%.3f = %.1f u (worst at %s): c = 0x%x' % (math.log2(fw), fw / U, fwhere, fc))
+    if '--table' in sys.argv:
+        for r in rows:
+            print('        %r, %r, /* %3d */' % (r['c'], r['T2'], r['i']))
     if '--check' in sys.argv:
         code = re.sub(r'/\*.*?\*/', '', src, flags=re.S)
+        for r in rows:
+            if '%r, %r,' % (r['c'], r['T2']) not in code:
+                print('log2.h lacks the table row', r['i'])
+                ok = False
+        for v in fb:
+            if repr(v) not in code:
+                print('log2.h lacks the fast coefficient', repr(v))
+                ok = False
+        hc = int(re.search(r'#define REPDL__LOG2F_FAST_C (0x[0-9a-f]+)u', src).group(1), 16)
+        if hc != fc:
+            print('log2.h: REPDL__LOG2F_FAST_C is not 0x%x' % fc)
+            ok = False
         if repr(inv) not in code:
             print('log2.h lacks INVLN2 =', repr(inv))
             ok = False

@@ -83,7 +83,7 @@ def table():
         tex = -mpmath.log(mpmath.mpf(c))
         t = float(tex)  # mpmath rounds to nearest
         terr = float(abs(mpmath.mpf(t) - tex))
-        rows.append(dict(i=i, mlo=mlo, mhi=mhi, c=c, T=t, terr=terr,
+        rows.append(dict(i=i, mlo=mlo, mhi=mhi, c=c, T=t, terr=terr, Terr=terr,
                          rlo=float(rlo), rhi=float(rhi)))
     return rows
 
@@ -210,6 +210,95 @@ def analyse(rows, coef, eps_approx, ln2, ln2err, erange=range(-149, 129), dr=0.0
     return worst
 
 
+# ---- the fast paths (log.h, log2.h, log1p.h) -----------------------------
+def fast_poly():
+    """log_fast.sollya: {'a': [a1..a4], 'b': [b1..b4]} (doubles), their hex
+    texts, and the rigorous relative errors {'a': ..., 'b': ...}."""
+    out = subprocess.run(['sollya', 'reference/gen/log_fast.sollya'],
+                         capture_output=True, text=True, check=True).stdout
+    txt = dict(re.findall(r'^([ab]\d) = (\S+)$', out, re.M))
+    coef = {k: [float.fromhex(txt['%s%d' % (k, j)]) for j in range(1, 5)] for k in 'ab'}
+    err = {'a': 2.0 ** float(re.search(r'^log relative error < 2\^(\S+)$', out, re.M).group(1)) * UP,
+           'b': 2.0 ** float(re.search(r'^log2 relative error < 2\^(\S+)$', out, re.M).group(1)) * UP}
+    return coef, txt, err
+
+
+def fast_p(coef, R):
+    """(V, D) of p = r t, t = (c1 + c2 r) + r2 (c3 + c4 r), r2 = r r, for
+    |r| <= R, r exact: as log.h's repdl__log_fast_eval evaluates it."""
+    c1, c2, c3, c4 = (const(c) for c in coef)
+    r = (R, 0.0)
+    r2 = mul(r, r)
+    t = add(add(c1, mul(c2, r)), mul(r2, add(c3, mul(c4, r))))
+    return mul(r, t)
+
+
+def analyse_fast(rows, tkey, coef, eps, K, Kerr, lnb, erange, dr=0.0, rmin=2.0 ** -24):
+    """Largest bound on |y~ / log_b(x) - 1| (lnb = ln b: 1 for log, ln 2 for
+    log2) for y~ = RN(s~ + RN(r~ t~)), s~ = RN(RN(e K) + T) (T = row[tkey],
+    K = LN2 for log, 1 for log2 (e K exact), |K - ln2/lnb| <= Kerr), each
+    operation charged one rounding (so fused or not), for e in erange.
+    Center interval at e = 0: s~ = +0, y~ = RN(r t~) with r = x - 1 exact,
+    |r| from rmin.  Elsewhere, as analyse: r~ within dr of r (0 when m is
+    a binary32)."""
+    worst = (0.0, None)
+
+    def note(rel, where):
+        nonlocal worst
+        if rel > worst[0]:
+            worst = (rel, where)
+
+    for sign in (1, -1):
+        a = rmin
+        while a < 2.0 ** -8:
+            b = min(a * (1 + 2.0 ** -8), 2.0 ** -8)
+            _, dp = fast_p(coef, b)
+            lmin = abs(math.log1p(sign * a)) / lnb * DN
+            lmax = abs(math.log1p(sign * b)) / lnb * UP
+            note((dp + eps * lmax) / lmin * UP, ('center', sign, a))
+            a = b
+    for row in rows:
+        c, t, terr = row['c'], row[tkey], row[tkey + 'err']
+        for e in erange:
+            if e == 0 and row['i'] == CENTER:
+                continue
+            npieces = 64 if abs(e) <= 2 else 2
+            mlo, mhi = row['mlo'], row['mhi']
+            for k in range(npieces):
+                a = mlo + (mhi - mlo) * k / npieces
+                b = mlo + (mhi - mlo) * (k + 1) / npieces
+                ra, rb = a * c - 1, b * c - 1
+                R = max(abs(ra), abs(rb)) * UP + 2.0 ** -80 + dr
+                L1 = (max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP + 2 * dr) / lnb * UP
+                dlog = dr / (1 - R) / lnb * UP
+                vp, dp = fast_p(coef, R)
+                la = (e * math.log(2) + math.log(a)) / lnb
+                lb = (e * math.log(2) + math.log(b)) / lnb
+                assert la * lb > 0, (row['i'], e)
+                lmin = min(abs(la), abs(lb)) * DN - 2.0 ** -60
+                lmax = max(abs(la), abs(lb)) * UP + 2.0 ** -60
+                assert lmin > 0
+                if e == 0:
+                    ds = terr                        # s = 0 K + T = T
+                else:
+                    vm = abs(e) * K * UP
+                    dm = abs(e) * Kerr + (U * vm if K != 1.0 else 0.0)
+                    vs = (abs(e) * math.log(2) / lnb + abs(math.log(c)) / lnb) * UP + 2.0 ** -60
+                    ds = (dm + terr + U * (vs + dm + terr)) * UP
+                d = ds + dp + eps * L1 + dlog       # |s~ + p~ - log_b x|
+                dy = (d + U * (lmax + d)) * UP      # the final sum rounds
+                note(dy / lmin * UP, (row['i'], e, a))
+    return worst
+
+
+def fast_tol(eps):
+    """smallest power of two c with eps (1 + 2^-50) < (c - 1) u (cr.h)"""
+    c = 2
+    while not eps * (1 + 2.0 ** -50) < (c - 1) * U:
+        c *= 2
+    return c
+
+
 def hx(v):
     """C hex-float literal of a double, without trailing zeros."""
     if v == 0:
@@ -254,8 +343,27 @@ def main():
              'ok' if need <= room else 'FAILS'))
     if need > room:
         sys.exit(1)
+    fcoef, ftxt, ferr = fast_poly()
+    assert fcoef['a'][0] == 1.0
+    fw, fwhere = analyse_fast(rows, 'T', fcoef['a'], ferr['a'], ln2, ln2err, 1.0,
+                              range(-126, 129))
+    fc = fast_tol(fw)
+    print('/* fast path: polynomial a1..a4 (log_fast.sollya, relative error < 2^%.2f): */'
+          % math.log2(ferr['a']))
+    for k in range(4):
+        print('/*   a%d = %r */' % (k + 1, fcoef['a'][k]))
+    print('/* fast path: relative error of y < 2^%.3f = %.1f u (worst at %s): c = 0x%x */'
+          % (math.log2(fw), fw / U, fwhere, fc))
     if '--check' in sys.argv:
         src = open('include/repdl/log.h').read()
+        hc = int(re.search(r'#define REPDL__LOGF_FAST_C (0x[0-9a-f]+)u', src).group(1), 16)
+        if hc != fc:
+            print('log.h: REPDL__LOGF_FAST_C is not 0x%x' % fc)
+            sys.exit(1)
+        missing = [repr(v) for v in fcoef['a'][1:] if repr(v) not in src]
+        if missing:
+            print('log.h lacks the fast coefficients', missing)
+            sys.exit(1)
         # the header writes each constant as its shortest exact decimal
         # (reference/gen/hexfloat_to_decimal.py): repr of the double
         missing = ['%d: %r, %r' % (r['i'], r['c'], r['T']) for r in rows
