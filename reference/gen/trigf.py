@@ -224,8 +224,13 @@ def fast_bounds(verbose=True):
     # case B, T[K] = +-1, T[K+32] = 0: y = +-pc(r); r's error moves cos by
     # <= sin(th) pi/64 dabs, relative to cos(th)
     totB = (1 + ec) * (1 + mp.sin(th) * mp.pi / 64 * dabs / mp.cos(th)) - 1
-    # case C, both entries nonzero: y = RN(RN(T1 pc) + RN(T2 sp)), T1, T2
-    # the table's roundings of sK = sin(K pi/64), cK = cos(K pi/64)
+    # case C, both entries nonzero: y = RN(RN(T1 pc) + RN(RN(T2 r) ps)), T1,
+    # T2 the table's roundings of sK = sin(K pi/64), cK = cos(K pi/64).  The
+    # second term has the table's rounding, RN(T2 r), the product by ps and
+    # ps's own error: (1 + U)(1 + U)(1 + U)(1 + ps's) (1 + efs), which is
+    # (1 + U)(1 + es)(1 + U) with es = (1 + efs)(1 + ev_s) - 1, ev_s counting
+    # ps's error and one product (eval_bounds).  Case A: T2 = +-1 makes
+    # RN(T2 r) = +-r exact, y = +-RN(r ps) as there.
     totC = mp.mpf(0)
     for K in range(128):
         if K % 32 == 0:

@@ -114,8 +114,11 @@ REPDL_FN double repdl__trigf_fast_y(float x, uint32_t o)
     double ps = repdl__dadd(0.049087385212340455,
                             repdl__dmul(r2, repdl__dadd(-1.9713259806836193e-05,
                                                         repdl__dmul(r2, 2.3749743529011593e-09))));
+    /* y = T[K'] pc + (T[K'+32] r) ps: T r runs beside ps (a shorter
+       chain than T (r ps)), with the same roundings counted: the table's,
+       two products and ps's own (reference/gen/trigf.py) */
     return repdl__dadd(repdl__dmul(repdl__trigf_tab64(kk & 127u), pc),
-                       repdl__dmul(repdl__trigf_tab64((kk + 32u) & 127u), repdl__dmul(r, ps)));
+                       repdl__dmul(repdl__dmul(repdl__trigf_tab64((kk + 32u) & 127u), r), ps));
 }
 
 /* y ~ sin(x + o pi/2) for finite x (garbage, harmlessly, for inf and NaN) */
