@@ -203,18 +203,37 @@ REPDL_API void repdl_expm1_array_f32(size_t n, const float *x, float *out)
 }
 
 /* ---- bfloat16 and float16 (half.h bit patterns) ----
-   y of repdl__expm1f_y rounded once to the 16-bit format (half.h's
+   The calls round y of repdl__expm1f_y16 (the fast path's on its domain),
+   the array lanes repdl__expm1f_core's, once to the 16-bit format (half.h's
    repdl__d_to_h_1): tests/half/test_half_fn.c proves, for each of the
    2^16 inputs of each format, that e^x - 1 lies farther than
-   REPDL__EXPM1F_ERR from every rounding boundary of the format.  Outside
-   repdl__expm1f_y's domain repdl_expm1_f32's result is exact in 16 bits
-   too: x itself for |x| < 2^-25 (e^x - 1 is within 2^-26 |x| of x, and the
-   16-bit half-gaps are wider than binary32's), -1, +inf, NaN. */
+   REPDL__EXPM1F_Y16_ERR (the larger bound) from every rounding boundary of
+   the format.  Outside repdl__expm1f_y's domain repdl_expm1_f32's result
+   is exact in 16 bits too: x itself for |x| < 2^-25 (e^x - 1 is within
+   2^-26 |x| of x, and the 16-bit half-gaps are wider than binary32's),
+   -1, +inf, NaN. */
+
+/* The bound of repdl__expm1f_y16's y: the fast path's 2^-40.64 (the
+   larger), rounded up. */
+#define REPDL__EXPM1F_Y16_ERR 9.094947017729282e-13 /* 0x1p-40 */
+
+/* 1 with *y ~ e^x - 1, |*y / expm1(x) - 1| < REPDL__EXPM1F_Y16_ERR:
+   repdl__expm1f_fast's y on 2^-25 <= |x| <= 87, repdl__expm1f_y's
+   elsewhere (0 where that gives 0). */
+REPDL_FN int repdl__expm1f_y16(float x, double *y)
+{
+    if (REPDL_LIKELY((repdl__asuint(x) & 0x7fffffffu) - 0x33000000u <= 0x0fae0000u)) {
+        *y = repdl__expm1f_fast(x);
+        return 1;
+    }
+    return repdl__expm1f_y(x, y);
+}
+
 REPDL_FN uint32_t repdl__expm1_h(uint32_t h, int fmt)
 {
     float x = repdl__h_to_f32(h, fmt);
     double y;
-    if (REPDL_LIKELY(repdl__expm1f_y(x, &y))) return repdl__d_to_h_1(y, fmt);
+    if (REPDL_LIKELY(repdl__expm1f_y16(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__f32_to_h(repdl_expm1_f32(x), fmt);
 }
 

@@ -229,7 +229,7 @@ REPDL_FN uint32_t repdl__sigmoid_h_lane(uint32_t h, int fmt, uint32_t *fail)
 
 /* The 16-bit array form of a function whose lane is slower than its
    scalar code (as REPDL__SCALAR_ARRAY of detail/cr.h: sin, cos, erf,
-   log1p, rsqrt, softplus, gelu): out[i] = SCALAR(x[i], fmt), element by
+   rsqrt, softplus, gelu): out[i] = SCALAR(x[i], fmt), element by
    element (out may be x; n == 0 accepts NULL). */
 #define REPDL__H_SCALAR_ARRAY(n, x, out, fmt, SCALAR)                                  \
     do {                                                                              \

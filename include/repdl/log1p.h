@@ -189,19 +189,51 @@ REPDL_API void repdl_log1p_array_f32(size_t n, const float *x, float *out)
 }
 
 /* ---- bfloat16 and float16 (half.h bit patterns) ----
-   y of repdl__log1pf_y rounded once to the 16-bit format (half.h's
-   repdl__d_to_h_1): tests/half/test_half_fn.c proves, for each of the
-   2^16 inputs of each format, that log(1 + x) lies farther than
-   REPDL__LOG1PF_ERR from every rounding boundary of the format.  Outside
-   repdl__log1pf_y's domain repdl_log1p_f32's result is exact in 16 bits
-   too: x itself for |x| < 2^-25 (log(1 + x) is within 2^-26 |x| of x, and
-   the 16-bit half-gaps are wider), -inf, +inf, NaN. */
+   y of repdl__log1pf_y16 (the fast path's) rounded once to the 16-bit
+   format (half.h's repdl__d_to_h_1): tests/half/test_half_fn.c proves, for
+   each of the 2^16 inputs of each format, that log(1 + x) lies farther
+   than REPDL__LOG1PF_Y16_ERR from every rounding boundary of the format.
+   Outside that domain repdl_log1p_f32's result is exact in 16 bits too:
+   x itself for |x| < 2^-25 (log(1 + x) is within 2^-26 |x| of x, and the
+   16-bit half-gaps are wider), -inf, +inf, NaN. */
+
+/* The bound of repdl__log1pf_y16's y: the fast path's 2^-36.85, rounded
+   up. */
+#define REPDL__LOG1PF_Y16_ERR 1.4551915228366852e-11 /* 0x1p-36 */
+
+/* 1 with *y ~ log1p(x), |*y / log1p(x) - 1| < REPDL__LOG1PF_Y16_ERR, on
+   repdl__log1pf_fast's domain (2^-25 <= |x|, -1 < x < +inf, which is
+   repdl__log1pf_y's); 0 elsewhere. */
+REPDL_FN int repdl__log1pf_y16(float x, double *y)
+{
+    uint32_t ux = repdl__asuint(x);
+    if (REPDL_LIKELY((ux - 0x33000000u < 0x4c800000u) | (ux - 0xb3000000u < 0x0c800000u))) {
+        *y = repdl__log1pf_fast(x);
+        return 1;
+    }
+    return 0;
+}
+
 REPDL_FN uint32_t repdl__log1p_h(uint32_t h, int fmt)
 {
     float x = repdl__h_to_f32(h, fmt);
     double y;
-    if (REPDL_LIKELY(repdl__log1pf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
+    if (REPDL_LIKELY(repdl__log1pf_y16(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__f32_to_h(repdl_log1p_f32(x), fmt);
+}
+
+/* One element of the 16-bit array forms' branch-free pass (half_math.h's
+   skeleton): repdl__log1pf_fast's y (no branch inside), rounded by
+   half.h's repdl__d_to_h (f16 results below 2^-14 are subnormal); flagged
+   for repdl__log1p_h: x outside that domain (|x| < 2^-25, x <= -1, +inf,
+   NaN), whose y is meaningless. */
+REPDL_FN uint32_t repdl__log1p_h_lane(uint32_t h, int fmt, uint32_t *fail)
+{
+    uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
+    uint32_t ok = (uint32_t)((ux - 0x33000000u < 0x4c800000u) | (ux - 0xb3000000u < 0x0c800000u));
+    double y = repdl__log1pf_fast(repdl__asfloat(ux));
+    *fail = !ok;
+    return repdl__d_to_h(y, fmt);
 }
 
 /* log(1 + x) correctly rounded to bfloat16. */
@@ -211,12 +243,12 @@ REPDL_API uint16_t repdl_log1p_f16(uint16_t x) { return (uint16_t)repdl__log1p_h
 /* out[i] = repdl_log1p_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_log1p_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__log1p_h);
+    REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__log1p_h_lane, repdl__log1p_h);
 }
 /* out[i] = repdl_log1p_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_log1p_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__log1p_h);
+    REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__log1p_h_lane, repdl__log1p_h);
 }
 
 REPDL_END_CODE

@@ -134,11 +134,15 @@ enum hx_fn { HX_EXP2, HX_LOG2, HX_EXPM1, HX_LOG1P, HX_RSQRT, HX_SIN, HX_COS,
 /* erf's 16-bit forms round the y of repdl__erff_y16 (the fast path's where
    it applies), bounded by REPDL__ERFF_Y16_ERR; */
 static int y_erf(float x, double *y) { return repdl__erff_y16(x, y); }
-/* so do sin's and cos's (detail/trigf.h), bounded by REPDL__TRIGF_FAST_ERR */
+/* so do sin's and cos's (detail/trigf.h), bounded by REPDL__TRIGF_FAST_ERR,
+   log1p's (REPDL__LOG1PF_Y16_ERR) and expm1's calls (REPDL__EXPM1F_Y16_ERR,
+   the larger of the call's and the array lane's bounds) */
+static int y_log1p(float x, double *y) { return repdl__log1pf_y16(x, y); }
+static int y_expm1(float x, double *y) { return repdl__expm1f_y16(x, y); }
 static int y_sin(float x, double *y) { return repdl__trigf_y16(x, 0u, REPDL__SINF_LO, y); }
 static int y_cos(float x, double *y) { return repdl__trigf_y16(x, 1u, REPDL__COSF_LO, y); }
 #define HX_F32(F) static float f32_##F(float x) { return repdl_##F##_f32(x); }
-HX_Y(exp2) HX_Y(log2) HX_Y(expm1) HX_Y(log1p) HX_Y(rsqrt)
+HX_Y(exp2) HX_Y(log2) HX_Y(rsqrt)
 HX_Y(silu) HX_Y(softplus) HX_Y(gelu) HX_Y(gelu_tanh)
 HX_F32(exp2) HX_F32(log2) HX_F32(expm1) HX_F32(log1p) HX_F32(rsqrt) HX_F32(sin) HX_F32(cos)
 HX_F32(erf) HX_F32(silu) HX_F32(softplus) HX_F32(gelu) HX_F32(gelu_tanh)
@@ -164,8 +168,8 @@ typedef struct fn16 {
 static const fn16 fns[] = {
     HX_ROW(exp2, "explog", HX_EXP2, REPDL__EXP2F_ERR, HX_EXACT_ANY, HX_DR_EXP2_BF16, HX_DR_EXP2_F16),
     HX_ROW(log2, "explog", HX_LOG2, REPDL__LOG2F_ERR, HX_EXACT_ZERO, HX_DR_LOG2_BF16, HX_DR_LOG2_F16),
-    HX_ROW(expm1, "explog", HX_EXPM1, REPDL__EXPM1F_ERR, HX_EXACT_ZERO, HX_DR_EXPM1_BF16, HX_DR_EXPM1_F16),
-    HX_ROW(log1p, "explog", HX_LOG1P, REPDL__LOG1PF_ERR, HX_EXACT_ZERO, HX_DR_LOG1P_BF16, HX_DR_LOG1P_F16),
+    HX_ROW(expm1, "explog", HX_EXPM1, REPDL__EXPM1F_Y16_ERR, HX_EXACT_ZERO, HX_DR_EXPM1_BF16, HX_DR_EXPM1_F16),
+    HX_ROW(log1p, "explog", HX_LOG1P, REPDL__LOG1PF_Y16_ERR, HX_EXACT_ZERO, HX_DR_LOG1P_BF16, HX_DR_LOG1P_F16),
     HX_ROW(rsqrt, "trig", HX_RSQRT, REPDL__RSQRTF_ERR, HX_EXACT_ANY, HX_DR_RSQRT_BF16, HX_DR_RSQRT_F16),
     HX_ROW(sin, "trig", HX_SIN, REPDL__TRIGF_FAST_ERR, HX_EXACT_ANY, HX_DR_SIN_BF16, HX_DR_SIN_F16),
     HX_ROW(cos, "trig", HX_COS, REPDL__TRIGF_FAST_ERR, HX_EXACT_ANY, HX_DR_COS_BF16, HX_DR_COS_F16),
