@@ -140,6 +140,26 @@ def p2_error(coef, R):
     return add(mul(r2, q0), mul(r4, u1))
 
 
+def pieces(rows, erange, nnear, nfar, dr):
+    """Every piece of the analyses: (row, e, a, b, ra, rb, R) for each
+    interval (row) but the center one at e = 0, each e in erange, and m in
+    [a, b], the interval cut in nnear pieces for |e| <= 2 and nfar
+    otherwise; r from ra = a c - 1 to rb = b c - 1, |r| <= R (dr added for
+    a binary64 m, whose m c rounds)."""
+    for row in rows:
+        c = row['c']
+        for e in erange:
+            if e == 0 and row['i'] == CENTER:
+                continue
+            npieces = nnear if abs(e) <= 2 else nfar
+            mlo, mhi = row['mlo'], row['mhi']
+            for k in range(npieces):
+                a = mlo + (mhi - mlo) * k / npieces
+                b = mlo + (mhi - mlo) * (k + 1) / npieces
+                ra, rb = a * c - 1, b * c - 1
+                yield row, e, a, b, ra, rb, max(abs(ra), abs(rb)) * UP + 2.0 ** -80 + dr
+
+
 def analyse(rows, coef, eps_approx, ln2, ln2err, erange=range(-149, 129), dr=0.0,
             center=True):
     """Largest bound on |y~ / log(x) - 1|, y~ = RN(RN(s~ + r~) + P2~),
@@ -171,42 +191,32 @@ def analyse(rows, coef, eps_approx, ln2, ln2err, erange=range(-149, 129), dr=0.0
             note(dy / lmin * UP, ('center', sign, a))
             a = b
 
-    for row in rows:
+    for row, e, a, b, ra, rb, R in pieces(rows, erange, 256, 4, dr):
         c, t, terr = row['c'], row['T'], row['terr']
-        for e in erange:
-            if e == 0 and row['i'] == CENTER:
-                continue
-            npieces = 256 if abs(e) <= 2 else 4
-            mlo, mhi = row['mlo'], row['mhi']
-            for k in range(npieces):
-                a = mlo + (mhi - mlo) * k / npieces
-                b = mlo + (mhi - mlo) * (k + 1) / npieces
-                ra, rb = a * c - 1, b * c - 1
-                R = max(abs(ra), abs(rb)) * UP + 2.0 ** -80 + dr
-                L1 = max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP + 2 * dr
-                dlog = dr / (1 - R) * UP                # |log1p(r~) - log1p(r)|
-                vp2, dp2 = p2_error(coef, R)
-                la = e * ln2 + math.log(a)
-                lb = e * ln2 + math.log(b)
-                assert la * lb > 0, (row['i'], e)     # log x keeps its sign
-                lmin = min(abs(la), abs(lb)) * DN - 2.0 ** -60
-                lmax = max(abs(la), abs(lb)) * UP + 2.0 ** -60
-                assert lmin > 0
-                if e == 0:
-                    # s = 0*LN2 + T = T exactly (also when fused)
-                    ds = terr
-                else:
-                    vm = abs(e) * ln2 * UP
-                    dm = abs(e) * ln2err + U * vm    # e*LN2: LN2's error, one rounding
-                    vs = abs(e * ln2 - math.log(c)) * UP + 2.0 ** -60
-                    ds = (dm + terr + U * (vs + dm + terr)) * UP
-                # s + r: exact value e ln2 - log c + r = log x - (log1p(r) - r),
-                # so its magnitude is below lmax + |log1p(r) - r| <= lmax + vp2(1 + 2^-40).
-                vsr = lmax + vp2 * UP + eps_approx * L1
-                dsr = (ds + U * (vsr + ds)) * UP
-                d = dsr + dp2 + eps_approx * L1 + dlog   # |s~r + P2~ - log x|
-                dy = (d + U * (lmax + d)) * UP       # y = s~r + P2~, one rounding
-                note(dy / lmin * UP, (row['i'], e, a))
+        L1 = max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP + 2 * dr
+        dlog = dr / (1 - R) * UP                # |log1p(r~) - log1p(r)|
+        vp2, dp2 = p2_error(coef, R)
+        la = e * ln2 + math.log(a)
+        lb = e * ln2 + math.log(b)
+        assert la * lb > 0, (row['i'], e)     # log x keeps its sign
+        lmin = min(abs(la), abs(lb)) * DN - 2.0 ** -60
+        lmax = max(abs(la), abs(lb)) * UP + 2.0 ** -60
+        assert lmin > 0
+        if e == 0:
+            # s = 0*LN2 + T = T exactly (also when fused)
+            ds = terr
+        else:
+            vm = abs(e) * ln2 * UP
+            dm = abs(e) * ln2err + U * vm    # e*LN2: LN2's error, one rounding
+            vs = abs(e * ln2 - math.log(c)) * UP + 2.0 ** -60
+            ds = (dm + terr + U * (vs + dm + terr)) * UP
+        # s + r: exact value e ln2 - log c + r = log x - (log1p(r) - r),
+        # so its magnitude is below lmax + |log1p(r) - r| <= lmax + vp2(1 + 2^-40).
+        vsr = lmax + vp2 * UP + eps_approx * L1
+        dsr = (ds + U * (vsr + ds)) * UP
+        d = dsr + dp2 + eps_approx * L1 + dlog   # |s~r + P2~ - log x|
+        dy = (d + U * (lmax + d)) * UP       # y = s~r + P2~, one rounding
+        note(dy / lmin * UP, (row['i'], e, a))
     return worst
 
 
@@ -257,37 +267,27 @@ def analyse_fast(rows, tkey, coef, eps, K, Kerr, lnb, erange, dr=0.0, rmin=2.0 *
             lmax = abs(math.log1p(sign * b)) / lnb * UP
             note((dp + eps * lmax) / lmin * UP, ('center', sign, a))
             a = b
-    for row in rows:
+    for row, e, a, b, ra, rb, R in pieces(rows, erange, 64, 2, dr):
         c, t, terr = row['c'], row[tkey], row[tkey + 'err']
-        for e in erange:
-            if e == 0 and row['i'] == CENTER:
-                continue
-            npieces = 64 if abs(e) <= 2 else 2
-            mlo, mhi = row['mlo'], row['mhi']
-            for k in range(npieces):
-                a = mlo + (mhi - mlo) * k / npieces
-                b = mlo + (mhi - mlo) * (k + 1) / npieces
-                ra, rb = a * c - 1, b * c - 1
-                R = max(abs(ra), abs(rb)) * UP + 2.0 ** -80 + dr
-                L1 = (max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP + 2 * dr) / lnb * UP
-                dlog = dr / (1 - R) / lnb * UP
-                vp, dp = fast_p(coef, R)
-                la = (e * math.log(2) + math.log(a)) / lnb
-                lb = (e * math.log(2) + math.log(b)) / lnb
-                assert la * lb > 0, (row['i'], e)
-                lmin = min(abs(la), abs(lb)) * DN - 2.0 ** -60
-                lmax = max(abs(la), abs(lb)) * UP + 2.0 ** -60
-                assert lmin > 0
-                if e == 0:
-                    ds = terr                        # s = 0 K + T = T
-                else:
-                    vm = abs(e) * K * UP
-                    dm = abs(e) * Kerr + (U * vm if K != 1.0 else 0.0)
-                    vs = (abs(e) * math.log(2) / lnb + abs(math.log(c)) / lnb) * UP + 2.0 ** -60
-                    ds = (dm + terr + U * (vs + dm + terr)) * UP
-                d = ds + dp + eps * L1 + dlog       # |s~ + p~ - log_b x|
-                dy = (d + U * (lmax + d)) * UP      # the final sum rounds
-                note(dy / lmin * UP, (row['i'], e, a))
+        L1 = (max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP + 2 * dr) / lnb * UP
+        dlog = dr / (1 - R) / lnb * UP
+        vp, dp = fast_p(coef, R)
+        la = (e * math.log(2) + math.log(a)) / lnb
+        lb = (e * math.log(2) + math.log(b)) / lnb
+        assert la * lb > 0, (row['i'], e)
+        lmin = min(abs(la), abs(lb)) * DN - 2.0 ** -60
+        lmax = max(abs(la), abs(lb)) * UP + 2.0 ** -60
+        assert lmin > 0
+        if e == 0:
+            ds = terr                        # s = 0 K + T = T
+        else:
+            vm = abs(e) * K * UP
+            dm = abs(e) * Kerr + (U * vm if K != 1.0 else 0.0)
+            vs = (abs(e) * math.log(2) / lnb + abs(math.log(c)) / lnb) * UP + 2.0 ** -60
+            ds = (dm + terr + U * (vs + dm + terr)) * UP
+        d = ds + dp + eps * L1 + dlog       # |s~ + p~ - log_b x|
+        dy = (d + U * (lmax + d)) * UP      # the final sum rounds
+        note(dy / lmin * UP, (row['i'], e, a))
     return worst
 
 
