@@ -23,9 +23,17 @@
    rounding correct; the few other inputs are listed, with their correctly
    rounded results, in detail/logf_hard.inc.
 
+   Fast path (repdl__logf_fast, since 2026-11-27), tried first on every
+   positive normal x: the same reduction and table, a degree-4 polynomial
+   (reference/gen/log_fast.sollya), y = (e LN2 + T_i) + r t(r),
+   |y / log(x) - 1| < 2^-36.85 (reference/gen/logf.py's analyse_fast),
+   under a rounding test with c = 2^17; where it fails (about 2^-11 of the
+   inputs) the algorithm above decides.  log2.h and log1p.h share its
+   evaluation (repdl__log_fast_eval).
+
    Table and error bound: reference/gen/logf.py (which checks this file's
-   table and coefficients with --check); polynomial:
-   reference/gen/logf.sollya.
+   table and coefficients with --check); polynomials:
+   reference/gen/logf.sollya, reference/gen/log_fast.sollya.
 
    Also: repdl_log_array_f32(n, x, out), the same results for an array, in a
    form that compilers vectorize. */

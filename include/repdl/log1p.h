@@ -8,6 +8,13 @@
    0x7fc00000.  No result is subnormal or overflows.  Proven by comparing
    all 2^32 inputs with MPFR (docs/functions/log1pf.md).
 
+   Fast path (repdl__log1pf_fast, since 2026-11-27), tried first: log.h's
+   fast evaluation (degree 4) on z = 1 + x in binary64, read as 2^e m from
+   z's own bits: no division and no branch between small and large |x|;
+   |y / log1p(x) - 1| < 2^-36.85 (reference/gen/log1pf.py), under a
+   rounding test with c = 2^17.  Where that test fails (about 2^-11 of the
+   inputs), the former algorithm below decides.
+
    Algorithm, in double, on two ranges, both with log.h's constants:
      |x| <= 2^-8:  log1p(x) ~ x + x^2 q(x), log.h's degree-6 polynomial
                    (reference/gen/logf.sollya, relative error < 2^-54.8)
@@ -112,6 +119,14 @@ REPDL_FN int repdl__log1pf_y(float x, double *y)
    of the inputs. */
 #define REPDL__LOG1PF_FAST_C 0x20000u /* 2^17 */
 
+/* 1 for the fast path's domain, 2^-25 <= |x| with -1 < x < +inf, of the
+   bits ux of x (0x33000000 = 2^-25, 0x7f800000 = +inf, 0xbf800000 = -1):
+   repdl__log1pf_y's domain too. */
+REPDL_FN uint32_t repdl__log1pf_fast_in(uint32_t ux)
+{
+    return (uint32_t)((ux - 0x33000000u < 0x4c800000u) | (ux - 0xb3000000u < 0x0c800000u));
+}
+
 /* y ~ log1p(x) for 2^-25 <= |x|, -1 < x < +inf (no special-case test; on
    other inputs it returns a meaningless value and does nothing undefined),
    the fast path: log.h's fast evaluation (repdl__log_fast_eval, logf's
@@ -167,13 +182,11 @@ REPDL_FN_NOINLINE float repdl__log1pf_slow(float x)
 REPDL_API float repdl_log1p_f32(float x)
 {
     /* The fast path runs on every input (harmlessly on the special ones),
-       so that one branch tests both its domain, 2^-25 <= |x| with
-       -1 < x < +inf (0x33000000 = 2^-25, 0x7f800000 = +inf, 0xbf800000 =
-       -1), and its rounding test; every result there is a normal
-       binary32 (|log1p(x)| in [2^-25.1, 89)). */
-    uint32_t ux = repdl__asuint(x);
+       so that one branch tests both its domain and its rounding test;
+       every result there is a normal binary32 (|log1p(x)| in
+       [2^-25.1, 89)). */
     double y = repdl__log1pf_fast(x);
-    if (REPDL_LIKELY(((ux - 0x33000000u < 0x4c800000u) | (ux - 0xb3000000u < 0x0c800000u)) &
+    if (REPDL_LIKELY(repdl__log1pf_fast_in(repdl__asuint(x)) &
                      repdl__round_ok_normal(y, REPDL__LOG1PF_FAST_C)))
         return repdl__d2f(y);
     return repdl__log1pf_slow(x);
@@ -206,8 +219,7 @@ REPDL_API void repdl_log1p_array_f32(size_t n, const float *x, float *out)
    repdl__log1pf_y's); 0 elsewhere. */
 REPDL_FN int repdl__log1pf_y16(float x, double *y)
 {
-    uint32_t ux = repdl__asuint(x);
-    if (REPDL_LIKELY((ux - 0x33000000u < 0x4c800000u) | (ux - 0xb3000000u < 0x0c800000u))) {
+    if (REPDL_LIKELY(repdl__log1pf_fast_in(repdl__asuint(x)))) {
         *y = repdl__log1pf_fast(x);
         return 1;
     }
@@ -230,9 +242,8 @@ REPDL_FN uint32_t repdl__log1p_h(uint32_t h, int fmt)
 REPDL_FN uint32_t repdl__log1p_h_lane(uint32_t h, int fmt, uint32_t *fail)
 {
     uint32_t ux = repdl__asuint(repdl__h_to_f32(h, fmt));
-    uint32_t ok = (uint32_t)((ux - 0x33000000u < 0x4c800000u) | (ux - 0xb3000000u < 0x0c800000u));
     double y = repdl__log1pf_fast(repdl__asfloat(ux));
-    *fail = !ok;
+    *fail = !repdl__log1pf_fast_in(ux);
     return repdl__d_to_h(y, fmt);
 }
 

@@ -8,6 +8,13 @@
    result is subnormal or overflows.  Proven by comparing all 2^32 inputs
    with MPFR (docs/functions/log2f.md).
 
+   Fast path (repdl__log2f_fast, since 2026-11-27), tried first on every
+   positive normal x: log.h's fast evaluation with 1/ln2 folded into a table
+   of its own, {c_i, RN(-log2 c_i)}, and into the degree-4 polynomial
+   (reference/gen/log_fast.sollya); |y / log2(x) - 1| < 2^-37.31
+   (reference/gen/log2f.py), under a rounding test with c = 2^16; where it
+   fails (about 2^-12 of the inputs) the algorithm below decides.
+
    Algorithm, in double: log.h's approximation of the natural logarithm,
    scaled:
      log2(x) = log(x) / ln2,   y = RN(y_e INVLN2),  INVLN2 = RN(1/ln2)
