@@ -45,21 +45,9 @@ UP, DN = logf.UP, logf.DN
 
 
 def small_bound(coef, eps_approx):
-    worst = (0.0, None)
-    for sign in (1, -1):
-        a = 2.0 ** -25
-        while a < 2.0 ** -8:
-            b = min(a * (1 + 2.0 ** -8), 2.0 ** -8)
-            _, dp2 = logf.p2_error(coef, b)
-            lmin = abs(math.log1p(sign * a)) * DN
-            lmax = abs(math.log1p(sign * b)) * UP
-            d = dp2 + eps_approx * lmax             # |r + P2~ - log1p(r)|
-            dy = (d + U * (lmax + d)) * UP
-            rel = dy / lmin * UP
-            if rel > worst[0]:
-                worst = (rel, sign * a)
-            a = b
-    return worst
+    # log.h's center-interval evaluation on r = x, from |x| = 2^-25
+    rel, sign, a = logf.center_bound(coef, eps_approx, 2.0 ** -25)
+    return rel, sign * a
 
 
 def large_bound(eps_e):

@@ -160,27 +160,14 @@ def pieces(rows, erange, nnear, nfar, dr):
                 yield row, e, a, b, ra, rb, max(abs(ra), abs(rb)) * UP + 2.0 ** -80 + dr
 
 
-def analyse(rows, coef, eps_approx, ln2, ln2err, erange=range(-149, 129), dr=0.0,
-            center=True):
-    """Largest bound on |y~ / log(x) - 1|, y~ = RN(RN(s~ + r~) + P2~),
-    s~ = RN(RN(e*LN2) + T) (each RN absent when fused), for the exponents
-    e in erange.  r~ = r exactly (dr = 0: m a binary32), or, for log1pf.py's
-    binary64 m, |r~ - r| <= dr, which moves log1p(r) by <= dr / (1 - R);
-    r~ then stays within the interval's end values of r (m c rounds
-    monotonically and the ends' products are exact).  center=False leaves
-    out the center interval at e = 0 (log1pf.py bounds it itself)."""
-    worst = (0.0, None)
-
-    def note(rel, where):
-        nonlocal worst
-        if rel > worst[0]:
-            worst = (rel, where)
-
-    # Center interval, e = 0: s~ = +0 and s~ + r = r exactly, so
-    # y~ = RN(r + P2~).  Pieces geometric in |r|, from the smallest |r|
-    # (2^-24: x = 1 - 2^-24) to 2^-8.
-    for sign in (1, -1) if center else ():
-        a = 2.0 ** -24
+def center_bound(coef, eps_approx, rmin):
+    """Largest bound on |y~ / log1p(r) - 1| for y~ = RN(r + P2~), r exact
+    (log.h's center interval at e = 0, where s~ = +0 and s~ + r = r; and
+    log1p.h's small path), over pieces geometric in |r| from rmin to 2^-8;
+    returns (bound, sign, a) of the worst piece [a, b] (sign * r)."""
+    worst = (0.0, None, None)
+    for sign in (1, -1):
+        a = rmin
         while a < 2.0 ** -8:
             b = min(a * (1 + 2.0 ** -8), 2.0 ** -8)
             _, dp2 = p2_error(coef, b)
@@ -188,13 +175,28 @@ def analyse(rows, coef, eps_approx, ln2, ln2err, erange=range(-149, 129), dr=0.0
             lmax = abs(math.log1p(sign * b)) * UP
             d = dp2 + eps_approx * lmax             # |r + P2~ - log1p(r)|
             dy = (d + U * (lmax + d)) * UP
-            note(dy / lmin * UP, ('center', sign, a))
+            rel = dy / lmin * UP
+            if rel > worst[0]:
+                worst = (rel, sign, a)
             a = b
+    return worst
 
-    for row, e, a, b, ra, rb, R in pieces(rows, erange, 256, 4, dr):
+
+def analyse(rows, coef, eps_approx, ln2, ln2err):
+    """Largest bound on |y~ / log(x) - 1|, y~ = RN(RN(s~ + r) + P2~),
+    s~ = RN(RN(e*LN2) + T) (each RN absent when fused)."""
+    # Center interval, e = 0: from the smallest |r| (2^-24: x = 1 - 2^-24)
+    rel, sign, a = center_bound(coef, eps_approx, 2.0 ** -24)
+    worst = (rel, ('center', sign, a))
+
+    def note(rel, where):
+        nonlocal worst
+        if rel > worst[0]:
+            worst = (rel, where)
+
+    for row, e, a, b, ra, rb, R in pieces(rows, range(-149, 129), 256, 4, 0.0):
         c, t, terr = row['c'], row['T'], row['terr']
-        L1 = max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP + 2 * dr
-        dlog = dr / (1 - R) * UP                # |log1p(r~) - log1p(r)|
+        L1 = max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP
         vp2, dp2 = p2_error(coef, R)
         la = e * ln2 + math.log(a)
         lb = e * ln2 + math.log(b)
@@ -214,7 +216,7 @@ def analyse(rows, coef, eps_approx, ln2, ln2err, erange=range(-149, 129), dr=0.0
         # so its magnitude is below lmax + |log1p(r) - r| <= lmax + vp2(1 + 2^-40).
         vsr = lmax + vp2 * UP + eps_approx * L1
         dsr = (ds + U * (vsr + ds)) * UP
-        d = dsr + dp2 + eps_approx * L1 + dlog   # |s~r + P2~ - log x|
+        d = dsr + dp2 + eps_approx * L1       # |s~r + P2~ - log x|
         dy = (d + U * (lmax + d)) * UP       # y = s~r + P2~, one rounding
         note(dy / lmin * UP, (row['i'], e, a))
     return worst
