@@ -189,41 +189,6 @@ REPDL_FN const double *repdl__log_tab(void)
     return tab;
 }
 
-/* y ~ e ln2 + log(m) for m in interval i (m in [OFF, 2 OFF), i its top 7
-   bits counted from OFF, as below).  When m is a binary32, m c_i - 1 is
-   exact and |y / log(2^e m) - 1| < 2^-50.39; log1p.h also calls it with m
-   a binary64, where m c_i rounds (reference/gen/log1pf.py bounds that
-   use). */
-REPDL_FN double repdl__log_eval(size_t i, int e, double m)
-{
-    const double *tab = repdl__log_tab();
-    double c = tab[2 * i], T = tab[2 * i + 1];
-    /* m binary32: m c has at most 48 significant bits and lies in [1/2, 2]:
-       the product and the subtraction are both exact (so is a fused
-       m*c - 1). */
-    double r = repdl__dsub(repdl__dmul(m, c), 1.0);
-    /* log1p(r) ~ r + r^2 q(r): degree-6, Sollya, [-2^-8, 2^-8],
-       rel. error < 2^-54.8 (reference/gen/logf.sollya).
-       P2 = r^2 q(r) = r^2 (a2 + a3 r) + r^4 ((a4 + a5 r) + a6 r^2), split
-       for a short dependency chain.  |P2| < 2^-17 and |P2| < 2^-8.9 |r|, so
-       its roundings (each <= u = 2^-53 relative, fewer when fused) stay
-       below 2^-60 |r|. */
-    double r2 = repdl__dmul(r, r);
-    double q0 = repdl__dadd(-0.5, repdl__dmul(0.33333333332293896, r));
-    double q1 = repdl__dadd(-0.24999999998917236, repdl__dmul(0.20000272481552006, r));
-    double r4 = repdl__dmul(r2, r2);
-    double u1 = repdl__dadd(q1, repdl__dmul(r2, -0.16666918713320467));
-    double p2 = repdl__dadd(repdl__dmul(r2, q0), repdl__dmul(r4, u1));
-    /* s = e LN2 + T, LN2 = RN(ln 2) (|LN2 - ln 2| < 2^-55.2 ln 2): e LN2
-       rounds (<= u |e LN2|, not at all when fused), the sum rounds
-       (<= u |s|); e = 0: s = T exactly.  s + r rounds (<= u |s + r|;
-       exact on interval 76 with e = 0, where s = +0), and so does the
-       final sum (<= u |y|).  Summed over every e and every piece of every
-       interval, against |log x|: < 6.10 u (reference/gen/logf.py). */
-    double s = repdl__dadd(repdl__dmul((double)e, 0.6931471805599453), T);
-    return repdl__dadd(repdl__dadd(s, r), p2);
-}
-
 /* m in [OFF, 2 OFF) (exact), its interval *i and the exponent *e with
    x = 2^e m, for the bits u of a positive normal binary32 x (or the
    shifted bits of a subnormal, as below). */
@@ -247,8 +212,32 @@ REPDL_FN double repdl__logf_core(uint32_t u)
 {
     size_t i;
     int e;
-    double m = repdl__logf_split(u, &i, &e);
-    return repdl__log_eval(i, e, m);
+    double m = repdl__logf_split(u, &i, &e);                     /* exact */
+    const double *tab = repdl__log_tab();
+    double c = tab[2 * i], T = tab[2 * i + 1];
+    /* m c has at most 48 significant bits and lies in [1/2, 2]: the product
+       and the subtraction are both exact (so is a fused m*c - 1). */
+    double r = repdl__dsub(repdl__dmul(m, c), 1.0);
+    /* log1p(r) ~ r + r^2 q(r): degree-6, Sollya, [-2^-8, 2^-8],
+       rel. error < 2^-54.8 (reference/gen/logf.sollya).
+       P2 = r^2 q(r) = r^2 (a2 + a3 r) + r^4 ((a4 + a5 r) + a6 r^2), split
+       for a short dependency chain.  |P2| < 2^-17 and |P2| < 2^-8.9 |r|, so
+       its roundings (each <= u = 2^-53 relative, fewer when fused) stay
+       below 2^-60 |r|. */
+    double r2 = repdl__dmul(r, r);
+    double q0 = repdl__dadd(-0.5, repdl__dmul(0.33333333332293896, r));
+    double q1 = repdl__dadd(-0.24999999998917236, repdl__dmul(0.20000272481552006, r));
+    double r4 = repdl__dmul(r2, r2);
+    double u1 = repdl__dadd(q1, repdl__dmul(r2, -0.16666918713320467));
+    double p2 = repdl__dadd(repdl__dmul(r2, q0), repdl__dmul(r4, u1));
+    /* s = e LN2 + T, LN2 = RN(ln 2) (|LN2 - ln 2| < 2^-55.2 ln 2): e LN2
+       rounds (<= u |e LN2|, not at all when fused), the sum rounds
+       (<= u |s|); e = 0: s = T exactly.  s + r rounds (<= u |s + r|;
+       exact on interval 76 with e = 0, where s = +0), and so does the
+       final sum (<= u |y|).  Summed over every e and every piece of every
+       interval, against |log x|: < 6.10 u (reference/gen/logf.py). */
+    double s = repdl__dadd(repdl__dmul((double)e, 0.6931471805599453), T);
+    return repdl__dadd(repdl__dadd(s, r), p2);
 }
 
 /* The fast paths of log, log2 (log2.h) and log1p (log1p.h), on table tab
