@@ -83,7 +83,7 @@ def table():
         tex = -mpmath.log(mpmath.mpf(c))
         t = float(tex)  # mpmath rounds to nearest
         terr = float(abs(mpmath.mpf(t) - tex))
-        rows.append(dict(i=i, mlo=mlo, mhi=mhi, c=c, T=t, terr=terr, Terr=terr,
+        rows.append(dict(i=i, mlo=mlo, mhi=mhi, c=c, T=t, Terr=terr,
                          rlo=float(rlo), rhi=float(rhi)))
     return rows
 
@@ -195,7 +195,7 @@ def analyse(rows, coef, eps_approx, ln2, ln2err):
             worst = (rel, where)
 
     for row, e, a, b, ra, rb, R in pieces(rows, range(-149, 129), 256, 4, 0.0):
-        c, t, terr = row['c'], row['T'], row['terr']
+        c, t, terr = row['c'], row['T'], row['Terr']
         L1 = max(abs(math.log1p(ra)), abs(math.log1p(rb))) * UP
         vp2, dp2 = p2_error(coef, R)
         la = e * ln2 + math.log(a)
