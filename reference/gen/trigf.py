@@ -32,13 +32,16 @@ What it derives (mpmath at 600 bits, then rounded once):
       - the evaluation of f S(f^2) and C(f^2);
     plus 2^-53 for repdl__round_ok's own products (E), and the c of
     repdl__round_ok_normal that the bound without it allows;
-  * the fast path (detail/trigf.h, repdl__trigf_fast_y, |x| < 2^28): the
-    table sin(k pi/64), k = 0..127, the scaled constants 32 C, 32 C1, 32 C2,
-    32 C3, and a bound of |y / sin(x) - 1| (cos: the same with K + 32) over
-    the three cases of the table's two entries (0 and +-1, +-1 and 0, both
-    other), from the error of r, the polynomials' (Sollya) and their
-    evaluation (Bound), the table's roundings and the final sum; and the c
-    of repdl__round_ok_normal it allows (REPDL__TRIGF_FAST_C).
+  * the fast path (detail/trigf.h, repdl__trigf_fast_y, |x| < XS = 2^17):
+    the table sin(k pi/64), k = 0..127, the scaled constants 32 C, 32 C1
+    and D2 = RN(32 (2/pi) - 32 C1) of its two-term reduction, and a bound of
+    |y / sin(x) - 1| (cos: the same with K + 32) over the three cases of
+    the table's two entries (0 and +-1, +-1 and 0, both other), from the
+    error of r (relative where the result is r's sine: there it divides the
+    reduction's error, proportional to x, by each binade's least |f*|,
+    BINMIN), the polynomials' (Sollya) and their evaluation (Bound), the
+    table's roundings and the final sum; and the c of repdl__round_ok_normal
+    it allows (REPDL__TRIGF_FAST_C).
 """
 import os
 import re
@@ -60,6 +63,16 @@ FMIN = mp.mpf(float.fromhex('0x1.1a92ac7p-30')) - mp.mpf(2) ** -75
 # absolute error of the integer reduction before its rounding (quadrants):
 # the bits of 2/pi beyond the window (< m 2^-126 < 2^-102), u's rounding
 # (<= 2^-107) and the dropped tl & 0xfff (< 2^-116)
+# the least |f*| of each binade 2^e <= x < 2^(e+1), e = -1 .. 16, as
+# `trigf_minred --binades 17` prints them (each within 2^-76; decreased by
+# 2^-75 below: lower bounds)
+BINMIN = ['0x1.45f306dc9c883p-2', '0x1.de12cb3c4p-26', '0x1.de12cb3c6p-25', '0x1.04d88c86p-27',
+          '0x1.04d88c86p-26', '0x1.04d88c86p-25', '0x1.04d88c86p-24', '0x1.04d88c86p-23',
+          '0x1.6e3bed4ap-29', '0x1.6e3bed4bp-28', '0x1.6e3bed4bp-27', '0x1.6e3bed4b4p-26',
+          '0x1.3baf6391ap-25', '0x1.3baf6391ap-24', '0x1.3baf6391ap-23', '0x1.3baf6391ap-22',
+          '0x1.62d3a8fp-27', '0x1.62d3a8fp-26']
+# the fast path's domain: |x| < XS (detail/trigf.h, repdl__trigf_fast_in)
+XS_LOG2 = 17
 RED_ABS = mp.mpf(2) ** -102 + mp.mpf(2) ** -107 + mp.mpf(2) ** -116
 A = mp.mpf(1) / 2 + mp.mpf(2) ** -40
 
@@ -182,33 +195,36 @@ def fast_table():
 
 def fast_bounds(verbose=True):
     """the fast path's bound: y = T[K] pc(r) + T[K+32] r ps(r), K + r = x 64/pi,
-    for |x| < 2^28"""
+    for |x| < XS"""
     c, efs, efc = sollya('f')
-    C1, C2, C3, _ = cody_waite(False)
+    C1 = cody_waite(False)[0]
     C = mp.mpf(float(TWOOPI))
-    D, D1, D2, D3 = 32 * C, 32 * C1, 32 * C2, 32 * C3      # exact scalings
-    d32 = abs(32 * (TWOOPI - C1 - C2 - C3))
-    X = mp.mpf(2) ** 28
+    D, D1 = 32 * C, 32 * C1                                # exact scalings
+    D2 = mp.mpf(float(32 * TWOOPI - D1))
+    d32 = abs(32 * TWOOPI - D1 - D2)
+    assert len(BINMIN) == XS_LOG2 + 1
+    X = mp.mpf(2) ** XS_LOG2
     # K = the integer nearest RN(x D) (+ the shifter; fused or not):
-    # |x 64/pi - K| <= 1/2 + X |D - 64/pi| + half an ulp of x D (< 2^33)
-    R = mp.mpf(1) / 2 + X * abs(D - 32 * TWOOPI) + mp.mpf(2) ** (33 - 53)
+    # |x 64/pi - K| <= 1/2 + X |D - 64/pi| + half an ulp of x D
+    R = mp.mpf(1) / 2 + X * abs(D - 32 * TWOOPI) + mp.mpf(2) ** (mp.ceil(log2(X * D)) - 54)
     Rp = mp.mpf(1) / 2 + mp.mpf(2) ** -17                   # the polynomials' interval
     assert R <= Rp
-    # r* = x 64/pi - K = a + b + x D3 + x 32 d with a = x D1 - K and b = x D2
-    # exact; r = RN(RN(a + b) + RN(x D3)) (a fused x D3 + s skips one
-    # rounding).  Its absolute error for |x| <= Xm and |r*| <= rho:
+    # r* = x 64/pi - K = a + x D2 + x 32 d with a = x D1 - K exact (x D1
+    # has 24 + 28 bits; |a| < 2, a multiple of ulp(x) 2^-23 of it); r =
+    # RN(a + RN(x D2)) (a fused x D2 + a skips one rounding).  Its absolute
+    # error for |x| <= Xm and |r*| <= rho:
     def rerr(Xm, rho):
-        xd3 = Xm * abs(D3)
-        ab = rho + xd3 + Xm * d32                          # |a + b|
-        e1 = U * ab
-        e2 = U * xd3
-        sc = rho + Xm * d32 + e1 + e2                       # |s + c|
-        return e1 + e2 + U * sc + Xm * d32
-    # case A, T[K] = 0 and T[K+32] = +-1 (K = 0 mod 64): y = +-r ps(r) exactly
-    # as computed; needs r relative: K = 0 (|x| < pi/128: every term scales
-    # with |x|, |r*| = |x| 64/pi) or |x| >= 1/2 (|r*| = 32 |f*| >= 32 FMIN)
+        e1 = U * Xm * abs(D2)                              # RN(x D2)
+        s = rho + e1 + Xm * d32                            # |a + RN(x D2)|
+        return e1 + U * s + Xm * d32
+    # case A, T[K] = 0 and T[K+32] = +-1 (K = 0 mod 32): y = +-r ps(r) exactly
+    # as computed; needs r relative: K = 0 (|x| < 1/2: every term scales
+    # with |x|, |r*| = |x| 64/pi) or |x| >= 1/2 in binade e (|r*| = 32 |f*|
+    # >= 32 BINMIN[e], the error grows with x: its largest x, 2^(e+1))
     rel_r0 = rerr(1, 64 / mp.pi) / (64 / mp.pi)
-    rel_r1 = rerr(X, 32 * FMIN) / (32 * FMIN)
+    rel_r1 = max(rerr(mp.mpf(2) ** (e + 1), 32 * (mp.mpf(float.fromhex(b)) - mp.mpf(2) ** -75))
+                 / (32 * (mp.mpf(float.fromhex(b)) - mp.mpf(2) ** -75))
+                 for e, b in zip(range(-1, XS_LOG2), BINMIN))
     rel_r = max(rel_r0, rel_r1)
     dabs = rerr(X, Rp)                                     # every case: |r - r*|
     fs = [c['fs0'], c['fs1'], c['fs2']]
@@ -257,8 +273,9 @@ def fast_bounds(verbose=True):
               % (log2(totA), log2(totB), log2(totC)))
         print("  fast y error < 2^%.3f; repdl__round_ok_normal needs c >= %.1f: REPDL__TRIGF_FAST_C = %d"
               % (log2(worst), need, cfast))
-        print("  32 C = %r, 32 C1 = %r, 32 C2 = %r, 32 C3 = %r" % (float(D), float(D1), float(D2), float(D3)))
-    return worst, cfast, c, (D, D1, D2, D3)
+        print("  |x| < 2^%d; 32 C = %r, 32 C1 = %r, D2 = RN(32 (2/pi) - 32 C1) = %r, |32 (2/pi) - 32 C1 - D2| = 2^%.2f"
+              % (XS_LOG2, float(D), float(D1), float(D2), log2(d32)))
+    return worst, cfast, c, (D, D1, D2)
 
 
 def header_numbers(src):
@@ -310,10 +327,13 @@ def main():
     # the fast path: its coefficients, scaled constants, table and c in trigf.h
     tf = open(os.path.join(ROOT, 'include', 'repdl', 'detail', 'trigf.h')).read()
     tcode, tvals = header_numbers(tf)
-    for k, v in list(fc.items()) + list(zip(('32 C', '32 C1', '32 C2', '32 C3'), Ds)):
+    for k, v in list(fc.items()) + list(zip(('32 C', '32 C1', 'D2'), Ds)):
         if float(v) not in tvals:
             print("trigf.h lacks %s = %r" % (k, float(v)))
             ok = False
+    if not re.search(r'return ax - lo < 0x%08xu - lo;' % ((127 + XS_LOG2) << 23), tcode):
+        print("trigf.h's fast path is not |x| < 2^%d" % XS_LOG2)
+        ok = False
     T = fast_table()
     i = tcode.index('T[128] = {')
     tab = [float(v) for v in re.findall(r'-?\d+\.\d*(?:e-?\d+)?', tcode[i:tcode.index('}', i)])]

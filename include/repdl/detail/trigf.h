@@ -14,21 +14,25 @@
    cos: never, |cos(x)| > 2^-30, lo = 0).
 
    Both functions first try a fast path (repdl__trigf_fast_y) for
-   lo <= |x| < 2^28: x = (K + r) pi/64 (mod 2 pi) by the same Cody-Waite
-   reduction as trig_reduce.h's, with its constants times 32 and without
-   its compensated sum (which only the exact f of the accurate path needs),
-   |r| <= 1/2 + 2^-19.56; then with K' = K + 32 o and T[k] = RN(sin(k pi/64)),
+   lo <= |x| < 2^17: x = (K + r) pi/64 (mod 2 pi) by a two-term Cody-Waite
+   reduction, r = RN(x 32 C1 - K + RN(x D2)) (32 C1 the 28-bit C1 of
+   trig_reduce.h times 32, D2 = RN(32 (2/pi) - 32 C1)), |r| <= 1/2 + 2^-31;
+   its error grows with x (2^-61.6 at 2^17), so its domain ends at 2^17,
+   the largest rotary angle of a 128K context; then with K' = K + 32 o and
+   T[k] = RN(sin(k pi/64)),
      y = T[K' mod 128] cos(pi/64 r) + T[(K' + 32) mod 128] sin(pi/64 r),
    the two short polynomials of reference/gen/trigf.sollya (degree 4 and 5
-   in r, about 2^-46 and 2^-49).  |y / f(x) - 1| < 2^-45.07 fused or not
+   in r, about 2^-46 and 2^-49).  |y / f(x) - 1| < 2^-41.05 fused or not
    (reference/gen/trigf.py: the error of r, relative where T[K'] = 0 and
-   the result is r's sine; the polynomials and their evaluation; the
-   table's roundings and the final sum, where both entries are nonzero,
-   relative to |f(x)| >= sin(pi/128)), so repdl__round_ok_normal with
-   c = 256 proves the rounding on all but about 2^-20 of the inputs.  The
-   others, and |x| >= 2^28, take the accurate path (the functions' only
-   path before 2026-11-27, unchanged); the exhaustive proof checks both on
-   all 2^32 inputs. */
+   the result is r's sine, divided by each binade's least |r| (reference/
+   gen/trigf_minred.c --binades 17; worst in 2^15 <= |x| < 2^17, 2^-45.08
+   below 2^15); the polynomials and their evaluation; the table's
+   roundings and the final sum, where both entries are nonzero, relative to
+   |f(x)| >= sin(pi/128)), so repdl__round_ok_normal with c = 4096 proves
+   the rounding on all but about 2^-16 of the inputs.  The others, and
+   |x| >= 2^17, take the accurate path (the functions' only path before
+   2026-11-27, unchanged); the exhaustive proof checks both on all 2^32
+   inputs. */
 #ifndef REPDL_DETAIL_TRIGF_H
 #define REPDL_DETAIL_TRIGF_H
 
@@ -39,16 +43,16 @@
 #include "../half_math.h"
 REPDL_BEGIN_CODE
 
-/* The fast path's rounding-test constant: c - 1 >= 2^-45.07 2^53 (1 +
+/* The fast path's rounding-test constant: c - 1 >= 2^-41.05 2^53 (1 +
    2^-50) (reference/gen/trigf.py). */
-#define REPDL__TRIGF_FAST_C 256u
-/* The fast path's bound (for the 16-bit forms), 2^-45.07 rounded up. */
-#define REPDL__TRIGF_FAST_ERR 2.842170943040401e-14 /* 0x1p-45 */
+#define REPDL__TRIGF_FAST_C 4096u
+/* The fast path's bound (for the 16-bit forms), 2^-41.05 rounded up. */
+#define REPDL__TRIGF_FAST_ERR 4.547473508864641e-13 /* 0x1p-41 */
 
-/* 1 for the fast path's domain: lo <= ax < 2^28 (ax = |x|'s bits). */
+/* 1 for the fast path's domain: lo <= ax < 2^17 (ax = |x|'s bits). */
 REPDL_FN int repdl__trigf_fast_in(uint32_t ax, uint32_t lo)
 {
-    return ax - lo < 0x4d800000u - lo;
+    return ax - lo < 0x48000000u - lo;
 }
 
 /* T[k] = sin(k pi/64) rounded to double, k = 0..127 (T[0] = T[64] = 0,
@@ -92,7 +96,7 @@ REPDL_FN double repdl__trigf_tab64(uint32_t k)
     return T[k];
 }
 
-/* The fast path's y ~ sin(x + o pi/2), for |x| < 2^28 (detail above). */
+/* The fast path's y ~ sin(x + o pi/2), for |x| < 2^17 (detail above). */
 REPDL_FN double repdl__trigf_fast_y(float x, uint32_t o)
 {
     double xd = repdl__f2d(x);
@@ -100,12 +104,10 @@ REPDL_FN double repdl__trigf_fast_y(float x, uint32_t o)
     double t = repdl__dadd(repdl__dmul(xd, 20.371832715762604 /* 32 RN(2/pi) */),
                            6755399441055744.0 /* 1.5 2^52 */);
     double k = repdl__dsub(t, 6755399441055744.0);
-    /* a = x 32 C1 - K and b = x 32 C2 exact (as in trig_reduce.h);
-       r = RN(RN(a + b) + RN(x 32 C3)) */
+    /* a = x 32 C1 - K exact (24 + 28 bits, |a| < 2); r = RN(a + RN(x D2)),
+       within 2^-78.6 |x| + 2^-53 |r| of x 64/pi - K */
     double a = repdl__dsub(repdl__dmul(xd, 20.371832728385925 /* 32 C1 */), k);
-    double b = repdl__dmul(xd, -1.26233223318728e-08 /* 32 C2 */);
-    double r = repdl__dadd(repdl__dadd(a, b),
-                           repdl__dmul(xd, 1.7321171107250857e-17 /* 32 C3 */));
+    double r = repdl__dadd(a, repdl__dmul(xd, -1.2623322314551629e-08 /* D2 */));
     uint32_t kk = (uint32_t)repdl__asuint64(t) + 32u * o;
     double r2 = repdl__dmul(r, r);
     /* cos(pi/64 r) ~ 1 + r^2 (fc1 + fc2 r^2), sin(pi/64 r) ~ r (fs0 + r^2 (fs1 + fs2 r^2)) */
@@ -163,7 +165,7 @@ REPDL_FN float repdl__trigf_slow(float x, double y, double err, const repdl__har
    than E = REPDL__TRIGF_FAST_ERR (the bound of repdl__trigf_y16's y on
    every path) from every rounding boundary of the format, or is exact and
    equal to y (the margin proof of half_math.h). */
-/* The y the 16-bit forms round: the fast path's for lo <= |x| < 2^28 (lo
+/* The y the 16-bit forms round: the fast path's for lo <= |x| < 2^17 (lo
    as the binary32 function's), the accurate path's for other finite x; 1
    with *y, or 0 for inf and NaN.  Its bound is the larger,
    REPDL__TRIGF_FAST_ERR. */
