@@ -743,9 +743,11 @@ REPDL_API void repdl_gelu_tanh_array_f32(size_t n, const float *x, float *y)
                                 ulp towards +inf (repdl__act_tiny_d) rounds
                                 as F(x); +-0 -> +-0.
    Array forms: out may be x (in place), no other overlap; n = 0 accepts
-   NULL.  A branch-free pass (half_math.h's skeleton) answers the
-   specials by selects and flags only 0 < |x| < 2^-60 for the scalar
-   form. */
+   NULL.  silu, gelu_tanh: a branch-free pass (half_math.h's skeleton)
+   answers the specials by selects and flags only 0 < |x| < 2^-60 for the
+   scalar form.  gelu: the scalar form per element after a vectorized
+   conversion of each chunk (REPDL__H_CONV_ARRAY: its y's pieces and exp
+   made a branch-free lane 3x slower). */
 
 /* The 16-bit result of silu, gelu or gelu_tanh outside their y's domain
    (above): h is x's pattern. */
@@ -802,12 +804,15 @@ REPDL_FN uint32_t repdl__silu_h_lane(uint32_t h, int fmt, uint32_t *fail)
 
 /* gelu (erf form): y's domain 2^-60 <= |x|, -0x1.cb64eap+3 < x <
    0x1.5ae102p+2 */
-REPDL_FN uint32_t repdl__gelu_h(uint32_t h, int fmt)
+REPDL_FN uint32_t repdl__gelu_hx(uint32_t h, float x, int fmt)   /* x = h as binary32 */
 {
-    float x = repdl__h_to_f32(h, fmt);
     double y;
     if (REPDL_LIKELY(repdl__geluf_y(x, &y))) return repdl__d_to_h_1(y, fmt);
     return repdl__act_h_special(h, x, fmt);
+}
+REPDL_FN uint32_t repdl__gelu_h(uint32_t h, int fmt)
+{
+    return repdl__gelu_hx(h, repdl__h_to_f32(h, fmt), fmt);
 }
 
 /* gelu_tanh: y's domain 2^-60 <= |x|, -0x1.58aaf4p+3 < x < 0x1.43eda8p+2 */
@@ -874,12 +879,12 @@ REPDL_API uint16_t repdl_gelu_f16(uint16_t x) { return (uint16_t)repdl__gelu_h(x
 /* out[i] = repdl_gelu_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_gelu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_h);
+    REPDL__H_CONV_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_hx);
 }
 /* out[i] = repdl_gelu_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
 REPDL_API void repdl_gelu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
-    REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__gelu_h);
+    REPDL__H_CONV_ARRAY(n, x, out, REPDL__F16, repdl__gelu_hx);
 }
 
 /* gelu_tanh(x) correctly rounded to bfloat16. */

@@ -229,12 +229,35 @@ REPDL_FN uint32_t repdl__sigmoid_h_lane(uint32_t h, int fmt, uint32_t *fail)
 
 /* The 16-bit array form of a function whose lane is slower than its
    scalar code (as REPDL__SCALAR_ARRAY of detail/cr.h: sin, cos, erf,
-   rsqrt, softplus, gelu): out[i] = SCALAR(x[i], fmt), element by
+   rsqrt, softplus; gelu: REPDL__H_CONV_ARRAY below): out[i] = SCALAR(x[i], fmt), element by
    element (out may be x; n == 0 accepts NULL). */
 #define REPDL__H_SCALAR_ARRAY(n, x, out, fmt, SCALAR)                                  \
     do {                                                                              \
         size_t i_;                                                                    \
         for (i_ = 0; i_ < (n); i_++) (out)[i_] = (uint16_t)SCALAR((x)[i_], (fmt));    \
+    } while (0)
+
+/* As REPDL__H_SCALAR_ARRAY, with the inputs of a chunk converted to
+   binary32 first, in a loop of the whole chunk that compilers vectorize
+   (float16's conversion is a dozen operations): out[i] = SCALAR(x[i],
+   xf[i], fmt) with xf[i] = repdl__h_to_f32(x[i], fmt), the same bits
+   (out may be x: each element is read before its result is written; n == 0
+   accepts NULL). */
+#define REPDL__H_CONV_ARRAY(n, x, out, fmt, SCALAR)                                    \
+    do {                                                                              \
+        size_t i0_, i_;                                                               \
+        for (i0_ = 0; i0_ < (n); i0_ += REPDL__ARRAY_CHUNK) {                         \
+            size_t m_ = (n) - i0_ < REPDL__ARRAY_CHUNK ? (n) - i0_ : REPDL__ARRAY_CHUNK; \
+            uint16_t xb_[REPDL__ARRAY_CHUNK];                                         \
+            float xf_[REPDL__ARRAY_CHUNK];                                            \
+            memcpy(xb_, (x) + i0_, m_ * sizeof xb_[0]);                               \
+            if (m_ < REPDL__ARRAY_CHUNK)                                              \
+                memset(xb_ + m_, 0, (REPDL__ARRAY_CHUNK - m_) * sizeof xb_[0]);       \
+            for (i_ = 0; i_ < REPDL__ARRAY_CHUNK; i_++)                               \
+                xf_[i_] = repdl__h_to_f32(xb_[i_], (fmt));                            \
+            for (i_ = 0; i_ < m_; i_++)                                               \
+                (out)[i0_ + i_] = (uint16_t)SCALAR(xb_[i_], xf_[i_], (fmt));          \
+        }                                                                             \
     } while (0)
 
 /* sqrt's array form: the square roots of a chunk in one pass
