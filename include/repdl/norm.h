@@ -652,9 +652,16 @@ REPDL_FN void repdl__bn_apply(const float *x, size_t n, size_t c, size_t hw, siz
                               float *y)
 {
     size_t i, k, q;
+    /* row i starts at (i c + ch) hw: stepped to it, never past the last
+       row (gcc's constant propagation, given (i c + ch) hw, saw an
+       overflow for n it could not rule out, -Waggressive-loop-optimizations) */
+    const float *xr = x + ch * hw;
+    float *yr = y + ch * hw;
     for (i = 0; i < n; i++) {
-        const float *xr = x + (i * c + ch) * hw;
-        float *yr = y + (i * c + ch) * hw;
+        if (i) {
+            xr += c * hw;
+            yr += c * hw;
+        }
         for (k = 0; k < hw; k += REPDL__NORM_CHUNK) {
             float xh[REPDL__NORM_CHUNK], gb[REPDL__NORM_CHUNK], bb[REPDL__NORM_CHUNK];
             size_t len = hw - k < REPDL__NORM_CHUNK ? hw - k : REPDL__NORM_CHUNK;
