@@ -170,6 +170,14 @@ REPDL_FN_NOINLINE float repdl__tanhf_slow(float x)
     }
 }
 
+/* 1 for the fast path's domain, 2^-8 <= |x| < 16 (ux = x's bits: ux 2
+   drops the sign; 0x77000000 and 0x83000000 are 2^-8's and 16's bits
+   times 2). */
+REPDL_FN int repdl__tanhf_fast_in(uint32_t ux)
+{
+    return ux * 2u - 0x77000000u < 0x83000000u - 0x77000000u;
+}
+
 /* The bound of repdl__tanhf_y16's y: the fast path's 2^-38.41 (the
    larger), rounded up. */
 #define REPDL__TANHF_Y16_ERR 3.637978807091713e-12 /* 0x1p-38 */
@@ -180,7 +188,7 @@ REPDL_FN_NOINLINE float repdl__tanhf_slow(float x)
    gives 0. */
 REPDL_FN int repdl__tanhf_y16(float x, double *y)
 {
-    if (REPDL_LIKELY(repdl__asuint(x) * 2u - 0x77000000u < 0x83000000u - 0x77000000u)) {
+    if (REPDL_LIKELY(repdl__tanhf_fast_in(repdl__asuint(x)))) {
         *y = repdl__tanhf_fast(x);
         return 1;
     }
@@ -190,7 +198,7 @@ REPDL_FN int repdl__tanhf_y16(float x, double *y)
 /* tanh(x) correctly rounded to binary32 (round to nearest even). */
 REPDL_API float repdl_tanh_f32(float x)
 {
-    if (REPDL_LIKELY(repdl__asuint(x) * 2u - 0x77000000u < 0x83000000u - 0x77000000u)) {
+    if (REPDL_LIKELY(repdl__tanhf_fast_in(repdl__asuint(x)))) {
         double y = repdl__tanhf_fast(x);
         if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__TANHF_FAST_C))) return repdl__d2f(y);
     }
@@ -205,7 +213,7 @@ REPDL_API float repdl_tanh_f32(float x)
 REPDL_FN uint32_t repdl__tanh_lane(uint32_t ux, uint32_t *fail)
 {
     uint32_t ax = ux & 0x7fffffffu;
-    int fast = ux * 2u - 0x77000000u < 0x83000000u - 0x77000000u;   /* as repdl_tanh_f32 */
+    int fast = repdl__tanhf_fast_in(ux);
     int tiny = ax < 0x39800000u;                                    /* x */
     int sat = (ax >= 0x41800000u) & (ax <= 0x7f800000u);            /* +-1 */
     int nan = ax > 0x7f800000u;
