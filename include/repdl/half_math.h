@@ -203,6 +203,17 @@ REPDL_FN uint32_t repdl__sigmoid_h_lane(uint32_t h, int fmt, uint32_t *fail)
            (REPDL__H_HALF(fmt) & (0u - tiny)) | (REPDL__H_NAN(fmt) & (0u - nan));
 }
 
+/* The chunk at i0 of the n 16-bit elements x, copied to buf and padded
+   with zeros to REPDL__ARRAY_CHUNK elements (a fixed count for the loops
+   over it; the copy lets out be x); returns the number of real elements. */
+REPDL_FN size_t repdl__h_chunk_in(const uint16_t *x, size_t n, size_t i0, uint16_t *buf)
+{
+    size_t m = n - i0 < REPDL__ARRAY_CHUNK ? n - i0 : REPDL__ARRAY_CHUNK;
+    memcpy(buf, x + i0, m * sizeof buf[0]);
+    if (m < REPDL__ARRAY_CHUNK) memset(buf + m, 0, (REPDL__ARRAY_CHUNK - m) * sizeof buf[0]);
+    return m;
+}
+
 /* The array skeleton (detail/cr.h's, for 16-bit elements): per chunk the
    input is copied (so out may be x), LANE runs over the whole chunk,
    SCALAR redoes the flagged real elements, and the chunk is written. */
@@ -210,12 +221,9 @@ REPDL_FN uint32_t repdl__sigmoid_h_lane(uint32_t h, int fmt, uint32_t *fail)
     do {                                                                              \
         size_t i0_, i_;                                                               \
         for (i0_ = 0; i0_ < (n); i0_ += REPDL__ARRAY_CHUNK) {                         \
-            size_t m_ = (n) - i0_ < REPDL__ARRAY_CHUNK ? (n) - i0_ : REPDL__ARRAY_CHUNK; \
             uint16_t xb_[REPDL__ARRAY_CHUNK], res_[REPDL__ARRAY_CHUNK];               \
             uint32_t bad_[REPDL__ARRAY_CHUNK], any_ = 0;                              \
-            memcpy(xb_, (x) + i0_, m_ * sizeof xb_[0]);                               \
-            if (m_ < REPDL__ARRAY_CHUNK)                                              \
-                memset(xb_ + m_, 0, (REPDL__ARRAY_CHUNK - m_) * sizeof xb_[0]);       \
+            size_t m_ = repdl__h_chunk_in((x), (n), i0_, xb_);                        \
             for (i_ = 0; i_ < REPDL__ARRAY_CHUNK; i_++) {                             \
                 res_[i_] = (uint16_t)LANE(xb_[i_], (fmt), &bad_[i_]);                 \
                 any_ |= bad_[i_];                                                     \
@@ -247,12 +255,9 @@ REPDL_FN uint32_t repdl__sigmoid_h_lane(uint32_t h, int fmt, uint32_t *fail)
     do {                                                                              \
         size_t i0_, i_;                                                               \
         for (i0_ = 0; i0_ < (n); i0_ += REPDL__ARRAY_CHUNK) {                         \
-            size_t m_ = (n) - i0_ < REPDL__ARRAY_CHUNK ? (n) - i0_ : REPDL__ARRAY_CHUNK; \
             uint16_t xb_[REPDL__ARRAY_CHUNK];                                         \
             float xf_[REPDL__ARRAY_CHUNK];                                            \
-            memcpy(xb_, (x) + i0_, m_ * sizeof xb_[0]);                               \
-            if (m_ < REPDL__ARRAY_CHUNK)                                              \
-                memset(xb_ + m_, 0, (REPDL__ARRAY_CHUNK - m_) * sizeof xb_[0]);       \
+            size_t m_ = repdl__h_chunk_in((x), (n), i0_, xb_);                        \
             for (i_ = 0; i_ < REPDL__ARRAY_CHUNK; i_++)                               \
                 xf_[i_] = repdl__h_to_f32(xb_[i_], (fmt));                            \
             for (i_ = 0; i_ < m_; i_++)                                               \
