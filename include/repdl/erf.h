@@ -63,6 +63,10 @@ REPDL_BEGIN_CODE
    rounded up. */
 #define REPDL__ERFF_ERR 4.440892098500626e-16 /* 0x1p-51 */
 
+/* The bits of 0x1.f5a88ap+1, the least |x| whose erf(x) rounds to +-1
+   (reference/gen/erff.py): the end of both paths' domains. */
+#define REPDL__ERFF_SAT 0x407ad445u
+
 /* The 15 polynomials (coefficients of degree 0 to 11; piece 0 in a^2,
    multiplied by a afterwards).  From reference/gen/erff.py. */
 REPDL_FN const double *repdl__erff_coeffs(uint32_t i)
@@ -209,7 +213,7 @@ REPDL_FN int repdl__erff_y(float x, double *y)
 {
     uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
     double r;
-    if (REPDL_UNLIKELY(ax >= 0x407ad445u)) return 0;
+    if (REPDL_UNLIKELY(ax >= REPDL__ERFF_SAT)) return 0;
     r = repdl__erff_core(repdl__asfloat(ax));
     *y = repdl__asdouble(repdl__asuint64(r) | ((uint64_t)(ux >> 31) << 63));   /* odd, exact */
     return 1;
@@ -243,7 +247,7 @@ REPDL_FN_NOINLINE float repdl__erff_accurate(float x)
    2^-126). */
 REPDL_FN int repdl__erff_fast_in(uint32_t ax)
 {
-    return ax - 0x00800000u < 0x407ad445u - 0x00800000u;
+    return ax - 0x00800000u < REPDL__ERFF_SAT - 0x00800000u;
 }
 
 /* The fast path's y ~ erf(x) for x in its domain (ax = |x|'s bits), and in
@@ -280,7 +284,7 @@ REPDL_API float repdl_erf_f32(float x)
     /* 0x1.f5a88ap+1 <= |x| <= inf: +-1 (as repdl__erff_accurate), without
        its call: a fifth of the inputs of erf's own benchmark, where the
        call cost more than the branch */
-    if (ax - 0x407ad445u <= 0x7f800000u - 0x407ad445u)
+    if (ax - REPDL__ERFF_SAT <= 0x7f800000u - REPDL__ERFF_SAT)
         return repdl__asfloat((ux & 0x80000000u) | 0x3f800000u);
     return repdl__erff_accurate(x);
 }

@@ -9,7 +9,7 @@ Needs sollya and mpmath.  Prints:
   * the coefficient table of erf.h (decimal, shortest round trip of the
     binary64 coefficients Sollya chose, each asserted);
   * the saturation threshold: the least binary32 x with erfc(x) < 2^-25
-    (from there on erf(x) rounds to 1);
+    (from there on erf(x) rounds to 1; --check: erf.h's REPDL__ERFF_SAT);
   * per piece, a rigorous bound of the evaluation's rounding error
     (Horner in binary64, u = 2^-53 per operation; a contracted a*b + c
     drops one of the roundings counted, so the bound holds fused or not),
@@ -63,6 +63,7 @@ while hi - lo > 1:
         lo = mid
 print('saturation: erf(x) rounds to 1 for x >= %s (0x%08x); erfc there = 2^%.3f, below it 2^%.3f'
       % (float.hex(f32(hi)), hi, float(mp.log(mp.erfc(f32(hi)), 2)), float(mp.log(mp.erfc(f32(lo)), 2))))
+SAT = hi                                              # its bits, for --check
 
 u = Fr(1, 2 ** 53)
 
@@ -214,6 +215,10 @@ if '--check' in sys.argv:
     i = src.index('static const uint32_t C[65]')
     if [int(v) for v in re.findall(r'(\d+)u\b', src[src.index('{', i):src.index('};', i)])] != consts:
         print("erf.h: the fast path's test constants differ")
+        ok = False
+    m = re.search(r'#define REPDL__ERFF_SAT (0x[0-9a-f]+)u', src)
+    if not m or int(m.group(1), 16) != SAT:
+        print('erf.h: REPDL__ERFF_SAT is not the saturation threshold 0x%08x' % SAT)
         ok = False
     m = re.search(r'#define REPDL__ERFF_Y16_ERR (\S+)', src)
     if not m or not max(tots) < float(m.group(1)):
