@@ -222,9 +222,8 @@ def fast_bounds(verbose=True):
     # with |x|, |r*| = |x| 64/pi) or |x| >= 1/2 in binade e (|r*| = 32 |f*|
     # >= 32 BINMIN[e], the error grows with x: its largest x, 2^(e+1))
     rel_r0 = rerr(1, 64 / mp.pi) / (64 / mp.pi)
-    rel_r1 = max(rerr(mp.mpf(2) ** (e + 1), 32 * (mp.mpf(float.fromhex(b)) - mp.mpf(2) ** -75))
-                 / (32 * (mp.mpf(float.fromhex(b)) - mp.mpf(2) ** -75))
-                 for e, b in zip(range(-1, XS_LOG2), BINMIN))
+    rmin = [32 * (mp.mpf(float.fromhex(b)) - mp.mpf(2) ** -75) for b in BINMIN]   # e = -1 ..
+    rel_r1 = max(rerr(mp.mpf(2) ** (e + 1), rm) / rm for e, rm in zip(range(-1, XS_LOG2), rmin))
     rel_r = max(rel_r0, rel_r1)
     dabs = rerr(X, Rp)                                     # every case: |r - r*|
     fs = [c['fs0'], c['fs1'], c['fs2']]
