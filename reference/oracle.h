@@ -234,6 +234,29 @@ static inline uint32_t repdl_oracle_screened(enum repdl_ref_id id, float x, uint
        2^-51. */
     if (id == REPDL_REF_SILUF && x >= 17.5f) return ux;
     if (id == REPDL_REF_SILUF && x <= -110.0f) return 0x80000000u;
+    /* silu, gelu and gelu_tanh of 0 < |x| < 2^-75: f(x) = x/2 + delta with
+         silu       delta = x tanh(x/2) / 2         (x sigma(x), sigma = (1 + tanh(x/2))/2)
+         gelu       delta = x erf(x/sqrt2) / 2      (x Phi(x))
+         gelu_tanh  delta = x tanh(w) / 2,  w = sqrt(2/pi) (x + 0.044715 x^3),
+       each factor beside x having x's sign and at most |x| in magnitude
+       (|tanh t| <= |t|, |erf t| <= 2|t|/sqrt(pi), |w| < 0.8 |x|), so
+         0 < delta <= x^2 / 2 < 2^-151.
+       x/2 is a binary32 or, where it is subnormal and x's last bit is set,
+       exactly the midpoint of two neighbours; binary32 spacing is >= 2^-149
+       everywhere.  So f rounds to x/2 when x/2 is a binary32, and to the
+       upper neighbour when x/2 is a midpoint (f lies above it by less than
+       half the spacing).  The double screen below cannot see this (delta
+       is below half an ulp of x/2 in double, d = x/2 exactly); MPFR needed
+       about 2^24 high-precision calls per function for these midpoints,
+       40 to 50 s of each exhaustive run.  exhaustive --mode agree checks
+       this rule against MPFR (docs/math.md, "The oracle"). */
+    if ((id == REPDL_REF_SILUF || id == REPDL_REF_GELUF || id == REPDL_REF_GELU_TANHF) &&
+        (ux & 0x7fffffffu) != 0u && (ux & 0x7fffffffu) < 0x1a000000u) {
+        double h = (double)x * 0.5;     /* exact */
+        float r = (float)h;             /* x/2, or a neighbour of the midpoint x/2 */
+        if ((double)r < h) r = nextafterf(r, INFINITY);
+        return repdl__asuint(r);
+    }
     if (id == REPDL_REF_SOFTPLUSF && x >= 16.0f) return ux;
     if (id == REPDL_REF_SOFTPLUSF && x <= -104.0f) return 0x00000000u;
     /* gelu and gelu_tanh: the thresholds of repdl_ref_geluf and
