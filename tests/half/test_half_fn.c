@@ -102,30 +102,7 @@
 #define HX_DR_GELU_TANH_BF16 128 /* as silu */
 #define HX_DR_GELU_TANH_F16 5   /* 0x0001 0x157c 0x35a7 0x957c 0xb5a7 */
 
-static long n_checked, n_fail;
-
-static void fail_line(const char *what, uint32_t in, uint32_t got, uint32_t want)
-{
-    n_fail++;
-    if (n_fail <= 40)
-        printf("FAIL %s in=0x%08x got=0x%08x want=0x%08x\n", what, (unsigned)in, (unsigned)got,
-               (unsigned)want);
-}
-static void check(const char *what, uint32_t in, uint32_t got, uint32_t want)
-{
-    n_checked++;
-    if (got != want) fail_line(what, in, got, want);
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-typedef uint16_t (*fn16_scalar)(uint16_t);
-typedef void (*fn16_array)(size_t, const uint16_t *, uint16_t *);
+#include "half_check.h"
 
 enum hx_fn { HX_EXP2, HX_LOG2, HX_EXPM1, HX_LOG1P, HX_RSQRT, HX_SIN, HX_COS,
              HX_ERF, HX_SILU, HX_SOFTPLUS, HX_GELU, HX_GELU_TANH };
@@ -183,54 +160,13 @@ static const fn16 fns[] = {
 };
 #define NFN ((int)(sizeof fns / sizeof fns[0]))
 
-static const repdl_hr_fmt *const fmts[2] = {&repdl_hr_bf16, &repdl_hr_f16};
-
-static float h_to_float(int k, uint32_t h) { return (float)repdl_hr_decode(fmts[k], h); }
-static uint16_t f32_to_h(int k, float x) { return k == 0 ? repdl_f32_to_bf16(x) : repdl_f32_to_f16(x); }
-
-static void check_array_all(const fn16 *F, int k)
-{
-    static uint16_t in[65536], out[65536];
-    char what[64];
-    uint32_t i;
-    snprintf(what, sizeof what, "%s_array_%s", F->name, fmts[k]->name);
-    for (i = 0; i < 65536; i++) in[i] = (uint16_t)i;
-    F->array[k](65536, in, out);
-    for (i = 0; i < 65536; i++) check(what, i, out[i], F->scalar[k]((uint16_t)i));
-    F->array[k](65536, in, in);                          /* in place */
-    snprintf(what, sizeof what, "%s_array_%s in place", F->name, fmts[k]->name);
-    for (i = 0; i < 65536; i++) check(what, i, in[i], out[i]);
-}
-
-static void check_array_shapes(const fn16 *F, int k)
-{
-    uint16_t buf[4 * 512], *in = buf, *out = buf + 512, *ref = buf + 1024;
-    char what[64];
-    size_t n, off, i;
-    snprintf(what, sizeof what, "%s_array_%s shapes", F->name, fmts[k]->name);
-    for (n = 0; n <= 300; n++)
-        for (off = 0; off < 4; off++) {
-            uint16_t *o = out + off, *x = in + (3 - off);
-            for (i = 0; i < n; i++) x[i] = (uint16_t)((n * 7919u + i * 40503u) & 0xffffu);
-            for (i = 0; i < n; i++) ref[i] = F->scalar[k](x[i]);
-            F->array[k](n, x, o);
-            for (i = 0; i < n; i++) check(what, x[i], o[i], ref[i]);
-            F->array[k](n, x, x);
-            for (i = 0; i < n; i++) check(what, (uint32_t)i, x[i], ref[i]);
-        }
-    F->array[k](0, NULL, NULL);                         /* n = 0: no access */
-}
-
 static int test_array(const char *group)
 {
-    int f, k, nf = 0;
+    int f, nf = 0;
     for (f = 0; f < NFN; f++)
         if (strcmp(fns[f].group, group) == 0) {
             nf++;
-            for (k = 0; k < 2; k++) {
-                check_array_all(&fns[f], k);
-                check_array_shapes(&fns[f], k);
-            }
+            check_array_forms(fns[f].name, fns[f].scalar, fns[f].array);
         }
     if (nf == 0) {
         printf("FAIL: no function in group %s\n", group);
@@ -341,46 +277,6 @@ static uint32_t hx_mpfr_fn(const repdl_hr_fmt *f, enum hx_fn id, float x)
     return r;
 }
 
-/* as test_half.c: the distance, relative to |v|, from |v| to the nearest
-   rounding boundary of format f, want = v's correct rounding */
-static double margin_of(const repdl_hr_fmt *f, mpfr_srcptr v, uint32_t want)
-{
-    uint32_t a = want & (repdl_hr_sign(f) - 1u), inf = repdl_hr_inf(f);
-    double best = 1.0;
-    mpfr_t av, d;
-    int side;
-    mpfr_inits2(256, av, d, (mpfr_ptr)0);
-    mpfr_abs(av, v, MPFR_RNDN);
-    for (side = 0; side < 2; side++) {
-        double mid, r;
-        if (side == 0 && a == 0) continue;
-        if (side == 1 && a >= inf) continue;
-        mid = side == 0 ? (repdl_hr_mag(f, a - 1) + repdl_hr_mag(f, a)) / 2
-                        : (repdl_hr_mag(f, a) + repdl_hr_mag(f, a + 1)) / 2;  /* exact */
-        mpfr_sub_d(d, av, mid, MPFR_RNDN);
-        mpfr_abs(d, d, MPFR_RNDN);
-        mpfr_div(d, d, av, MPFR_RNDN);
-        r = mpfr_get_d(d, MPFR_RNDD);
-        if (r < best) best = r;
-    }
-    mpfr_clears(av, d, (mpfr_ptr)0);
-    return best;
-}
-
-static double rel_err(double y, mpfr_srcptr v)
-{
-    mpfr_t d;
-    double r;
-    mpfr_init2(d, 256);
-    mpfr_set_d(d, y, MPFR_RNDN);
-    mpfr_sub(d, d, v, MPFR_RNDN);
-    mpfr_div(d, d, v, MPFR_RNDN);
-    mpfr_abs(d, d, MPFR_RNDN);
-    r = mpfr_get_d(d, MPFR_RNDU);
-    mpfr_clear(d);
-    return r;
-}
-
 #define HX_SLACK 0x1p-200
 
 static int test_func(const fn16 *F)
@@ -447,7 +343,7 @@ static int test_func(const fn16 *F)
                    n_dr, F->dr_expected[k]);
             n_fail++;
         }
-        check_array_all(F, k);
+        check_array_all(F->name, F->scalar[k], F->array[k], k);
         printf("%s: all 65536 inputs == MPFR; %ld rounded from y (%ld exact), %ld special path; "
                "smallest margin 2^%.2f at in=0x%04x (E = 2^%.2f); max |y/F - 1| = 2^%.2f",
                what, n_y, n_exact, n_special, log2(min_margin), (unsigned)min_in, log2(F->err),
