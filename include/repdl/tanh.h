@@ -150,12 +150,17 @@ REPDL_FN int repdl__tanhf_y(float x, double *y)
 
 /* repdl_tanh_f32 off its fast path (|x| < 2^-8, |x| >= 16, NaN, and the
    fast rounding test's failures): the accurate path, its rounding tests
-   and table, and the special inputs. */
-REPDL_FN_NOINLINE float repdl__tanhf_slow(float x)
+   and table, and the special inputs.  It takes x's bits, not x: then x's
+   register is free once the fast path has converted it, and gcc -O2
+   converts in place instead of zeroing another register first (one
+   instruction fewer, 0.965x instead of 1.03x LLVM libc's time per call in
+   a standalone loop, 2026-11-28). */
+REPDL_FN_NOINLINE float repdl__tanhf_slow(uint32_t ux)
 {
+    float x = repdl__asfloat(ux);
     double y;
     if (REPDL_UNLIKELY(!repdl__tanhf_y(x, &y))) {
-        uint32_t ux = repdl__asuint(x), ax = ux & 0x7fffffffu;
+        uint32_t ax = ux & 0x7fffffffu;
         if (ax > 0x7f800000u) return repdl__nanf();
         if (ax < 0x39800000u) return x;                              /* tanh(x) rounds to x, +-0 included */
         return repdl__asfloat((ux & 0x80000000u) | 0x3f800000u);      /* +-1 */
@@ -198,11 +203,12 @@ REPDL_FN int repdl__tanhf_y16(float x, double *y)
 /* tanh(x) correctly rounded to binary32 (round to nearest even). */
 REPDL_API float repdl_tanh_f32(float x)
 {
-    if (REPDL_LIKELY(repdl__tanhf_fast_in(repdl__asuint(x)))) {
+    uint32_t ux = repdl__asuint(x);
+    if (REPDL_LIKELY(repdl__tanhf_fast_in(ux))) {
         double y = repdl__tanhf_fast(x);
         if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__TANHF_FAST_C))) return repdl__d2f(y);
     }
-    return repdl__tanhf_slow(x);
+    return repdl__tanhf_slow(ux);
 }
 
 /* One element of repdl_tanh_array_f32's branch-free pass (detail/cr.h's
