@@ -94,8 +94,7 @@ def main():
     ok = True
     if check:
         src = open(os.path.join(ROOT, 'include', 'repdl', 'exp2.h')).read()
-        code = re.sub(r'/\*.*?\*/', '', src, flags=re.S)
-        vals = set(float(v) for v in re.findall(r'(?<![\w.])(\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])', code))
+        code, vals = expf.header_numbers(src)
         for i in range(1, 5):
             v = float.fromhex(coeffs['e%d' % i])
             if v not in vals:

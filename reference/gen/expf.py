@@ -134,6 +134,18 @@ def hexf(s):
     return mp.mpf(float.fromhex(s))
 
 
+def header_numbers(src, signed=False):
+    """a header's code without its comments, and the set of the decimal
+    floating constants written in it (with their minus sign where signed);
+    the headers write their constants in decimal (C++14 has no hexadecimal
+    floating constants, reference/gen/hexfloat_to_decimal.py), so the
+    --check modes compare values"""
+    code = re.sub(r'/\*.*?\*/', '', src, flags=re.S)
+    num = r'(?:\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)'
+    pat = r'(?<![\w.])' + ('-?' if signed else '') + num + r'(?![\w.])'
+    return code, set(float(v) for v in re.findall(pat, code))
+
+
 NB = 8                                         # table of N = 2^NB entries
 N = 1 << NB
 CBITS = 53 - 16                                # C_HI's bits: k C_HI exact for |k| < 2^16
@@ -318,10 +330,7 @@ def main():
     ok = True
     if check:
         src = open(os.path.join(ROOT, 'include', 'repdl', 'exp.h')).read()
-        # the floating constants are decimal in the header (C++14 has no
-        # hexadecimal ones, reference/gen/hexfloat_to_decimal.py): compare values
-        vals = set(float(v) for v in re.findall(r'(?<![\w.])(\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])',
-                                                 re.sub(r'/\*.*?\*/', '', src, flags=re.S)))
+        vals = header_numbers(src)[1]
         needles = tlines + ["0x%08xu" % ovf, "0x%08xu" % unf]
         for n in needles:
             n = n.strip()

@@ -199,8 +199,7 @@ def main():
     ok = fc <= FAST_C
     if check:
         src = open(os.path.join(ROOT, 'include', 'repdl', 'expm1.h')).read()
-        code = re.sub(r'/\*.*?\*/', '', src, flags=re.S)
-        vals = set(float(v) for v in re.findall(r'(?<![\w.])(\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])', code))
+        code, vals = expf.header_numbers(src)
         for i in range(2, 6):
             v = float.fromhex(coeffs['d%d' % i])
             if v not in vals:

@@ -248,13 +248,6 @@ def tanhf_fast_bound(verbose=True):
               % (c, E.log2(c), FAST_C, E.log2(mp.mpf(2 * FAST_C + 1) / 2 ** 29)))
     return worst_fast, coeffs
 
-def c_doubles(src):
-    """the values of the floating constants in the code of a header"""
-    code = re.sub(r'/\*.*?\*/', '', src, flags=re.S)
-    lits = re.findall(r'(?<![\w.])(\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])', code)
-    return set(float(v) for v in lits)
-
-
 def main():
     check = '--check' in sys.argv
     t12 = tiny_threshold()
@@ -269,7 +262,7 @@ def main():
     ok = True
     if check:
         src = open(os.path.join(E.ROOT, 'include', 'repdl', 'tanh.h')).read()
-        vals = c_doubles(src)
+        vals = E.header_numbers(src)[1]
         need = [float.fromhex(coeffs['d%d' % i]) for i in range(2, 6)]
         need += [float.fromhex(fcoeffs['f%d' % i]) for i in range(1, 4)]
         need += [E.d(-512 / mp.log(2)), 6755399441055744.0]

@@ -53,7 +53,7 @@ import mpmath as mp
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from expf import Bound, U, log2, hexf  # noqa: E402  (the project's own error-analysis class)
+from expf import Bound, U, log2, hexf, header_numbers  # noqa: E402  (the project's own error-analysis class)
 
 mp.mp.prec = 600
 TWOOPI = 2 / mp.pi
@@ -277,14 +277,6 @@ def fast_bounds(verbose=True):
     return worst, cfast, c, (D, D1, D2)
 
 
-def header_numbers(src):
-    """a header's text without comments, and the set of the decimal numbers
-    in it (signed, as written)"""
-    code = re.sub(r'/\*.*?\*/', '', src, flags=re.S)
-    return code, set(float(v) for v in re.findall(
-        r'(?<![\w.])-?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])', code))
-
-
 def main():
     check = '--check' in sys.argv
     W = words()
@@ -301,7 +293,7 @@ def main():
         return 0
     ok = True
     red = open(os.path.join(ROOT, 'include', 'repdl', 'detail', 'trig_reduce.h')).read()
-    code, vals = header_numbers(red)
+    code, vals = header_numbers(red, signed=True)
     for w in W:
         if "0x%016xu" % w not in red:
             print("trig_reduce.h lacks the word 0x%016xu" % w)
@@ -325,7 +317,7 @@ def main():
             ok = False
     # the fast path: its coefficients, scaled constants, table and c in trigf.h
     tf = open(os.path.join(ROOT, 'include', 'repdl', 'detail', 'trigf.h')).read()
-    tcode, tvals = header_numbers(tf)
+    tcode, tvals = header_numbers(tf, signed=True)
     for k, v in list(fc.items()) + list(zip(('32 C', '32 C1', 'D2'), Ds)):
         if float(v) not in tvals:
             print("trigf.h lacks %s = %r" % (k, float(v)))
