@@ -31,18 +31,7 @@
 
 #define SKIP 77
 
-static const repdl_ref_fn *fn;
-static long n_checked, n_fail;
-
-static void check(const char *what, uint32_t x, uint32_t got, uint32_t want)
-{
-    n_checked++;
-    if (got != want) {
-        n_fail++;
-        if (n_fail <= 50)
-            printf("%s in=0x%08x got=0x%08x want=0x%08x\n", what, (unsigned)x, (unsigned)got, (unsigned)want);
-    }
-}
+#include "math_check.h"
 
 /* A growable list of inputs. */
 typedef struct { uint32_t *v; size_t n, cap; } list;

@@ -30,35 +30,7 @@
 
 #define SKIP 77
 
-static const repdl_ref_fn *fn;
-static long n_checked, n_fail;
-
-static void check(const char *what, uint32_t x, uint32_t got, uint32_t want)
-{
-    n_checked++;
-    if (got != want) {
-        n_fail++;
-        if (n_fail <= 50)
-            printf("%s in=0x%08x got=0x%08x want=0x%08x\n", what, (unsigned)x, (unsigned)got, (unsigned)want);
-    }
-}
-
-/* scalar and array forms on x against want */
-static void check_both(uint32_t x, uint32_t want)
-{
-    float in = repdl__asfloat(x), out;
-    char aname[32];
-    check(fn->name, x, repdl__asuint(fn->scalar(in)), want);
-    fn->array(&out, &in, 1);
-    snprintf(aname, sizeof aname, "%s_array", fn->name);
-    check(aname, x, repdl__asuint(out), want);
-}
-
-/* the bits of 2^k, -149 <= k <= 127, built from the format's definition */
-static uint32_t pow2_bits(int k)
-{
-    return k >= -126 ? (uint32_t)(k + 127) << 23 : 1u << (k + 149);
-}
+#include "math_check.h"
 
 /* the bits of the integer k as a binary32 (|k| < 2^24: exact) */
 static uint32_t int_bits(int k)
@@ -163,7 +135,7 @@ static const repdl__hardcase tab_log1pf[] = {
 static int test_table(void)
 {
     const repdl__hardcase *t = NULL;
-    size_t n = 0, i;
+    size_t n = 0;
 #define PICK(ID, T) if (fn->id == ID) { t = T; n = sizeof T / sizeof T[0]; }
 #ifdef REPDL_REF_HAVE_EXP2F
     PICK(REPDL_REF_EXP2F, tab_exp2f)
@@ -178,22 +150,7 @@ static int test_table(void)
     PICK(REPDL_REF_LOG1PF, tab_log1pf)
 #endif
 #undef PICK
-    if (!t || n < 1 || t[n - 1].x != 0xffffffffu) { printf("table %s: no table or no sentinel\n", fn->name); return 1; }
-    for (i = 0; i + 1 < n; i++) {
-        if (i > 0 && !(t[i - 1].x < t[i].x)) { printf("table %s: not sorted at %zu\n", fn->name, i); n_fail++; }
-        check_both(t[i].x, t[i].r);
-#ifdef REPDL_TEST_HAVE_MPFR
-        check("table-vs-mpfr", t[i].x, t[i].r, repdl_oracle_mpfr(fn->id, repdl__asfloat(t[i].x)));
-#endif
-    }
-    printf("table %s: %zu entries%s, %ld checks, %ld mismatches\n", fn->name, n - 1,
-#ifdef REPDL_TEST_HAVE_MPFR
-           " (results re-derived with MPFR)",
-#else
-           " (MPFR absent: results not re-derived)",
-#endif
-           n_checked, n_fail);
-    return n_fail ? 1 : 0;
+    return check_hard_table(t, n);
 }
 
 int main(int argc, char **argv)

@@ -52,35 +52,7 @@
 
 #define SKIP 77
 
-static const repdl_ref_fn *fn;
-static long n_checked, n_fail;
-
-static void check(const char *what, uint32_t x, uint32_t got, uint32_t want)
-{
-    n_checked++;
-    if (got != want) {
-        n_fail++;
-        if (n_fail <= 50)
-            printf("%s in=0x%08x got=0x%08x want=0x%08x\n", what, (unsigned)x, (unsigned)got, (unsigned)want);
-    }
-}
-
-/* scalar and array forms on x against want */
-static void check_both(uint32_t x, uint32_t want)
-{
-    float in = repdl__asfloat(x), out;
-    char aname[32];
-    check(fn->name, x, repdl__asuint(fn->scalar(in)), want);
-    fn->array(&out, &in, 1);
-    snprintf(aname, sizeof aname, "%s_array", fn->name);
-    check(aname, x, repdl__asuint(out), want);
-}
-
-/* the bits of 2^k, -149 <= k <= 127, from the format's definition */
-static uint32_t pow2_bits(int k)
-{
-    return k >= -126 ? (uint32_t)(k + 127) << 23 : 1u << (k + 149);
-}
+#include "math_check.h"
 
 /* x and -x for x = lo, lo + 251, ... <= hi and for hi (positive bit
    patterns): x itself (odd: sin) or even_want (cos) */
@@ -141,26 +113,11 @@ static const repdl__hardcase tab_cosf[] = {
 static int test_table(void)
 {
     const repdl__hardcase *t = NULL;
-    size_t n = 0, i;
+    size_t n = 0;
     if (strcmp(fn->name, "rsqrtf") == 0) { t = tab_rsqrtf; n = sizeof tab_rsqrtf / sizeof tab_rsqrtf[0]; }
     if (strcmp(fn->name, "sinf") == 0) { t = tab_sinf; n = sizeof tab_sinf / sizeof tab_sinf[0]; }
     if (strcmp(fn->name, "cosf") == 0) { t = tab_cosf; n = sizeof tab_cosf / sizeof tab_cosf[0]; }
-    if (!t || n < 1 || t[n - 1].x != 0xffffffffu) { printf("table %s: no table or no sentinel\n", fn->name); return 1; }
-    for (i = 0; i + 1 < n; i++) {
-        if (i > 0 && !(t[i - 1].x < t[i].x)) { printf("table %s: not sorted at %zu\n", fn->name, i); n_fail++; }
-        check_both(t[i].x, t[i].r);
-#ifdef REPDL_TEST_HAVE_MPFR
-        check("table-vs-mpfr", t[i].x, t[i].r, repdl_oracle_mpfr(fn->id, repdl__asfloat(t[i].x)));
-#endif
-    }
-    printf("table %s: %zu entries%s, %ld checks, %ld mismatches\n", fn->name, n - 1,
-#ifdef REPDL_TEST_HAVE_MPFR
-           " (re-derived with MPFR)",
-#else
-           " (MPFR absent: not re-derived)",
-#endif
-           n_checked, n_fail);
-    return n_fail ? 1 : 0;
+    return check_hard_table(t, n);
 }
 
 static uint64_t dbits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
