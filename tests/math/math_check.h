@@ -10,7 +10,6 @@
 #define REPDL_TESTS_MATH_CHECK_H
 
 #include <stdio.h>
-#include <string.h>
 
 static const repdl_ref_fn *fn;
 static long n_checked, n_fail;
