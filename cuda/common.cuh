@@ -35,7 +35,7 @@ int current_device(device_facts *f);
    across synchronizations, so that a call does not pay for a fresh device
    allocation each time (about 70 us on an H100 with the default pool,
    which returns everything at each synchronization:
-   docs/results/gpu-h100-2026-11-24); above that it returns memory to the
+   results/gpu-h100-2026-11-24); above that it returns memory to the
    device as the default pool does.  Where the device has no memory pools,
    plain cudaMallocAsync.  bytes == 0 gives *p = NULL and cudaSuccess. */
 constexpr size_t WORKSPACE_KEEP = (size_t)64 << 20;

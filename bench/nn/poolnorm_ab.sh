@@ -3,7 +3,7 @@
 # bench/nn/poolnorm_ab.sh: max_pool2d and layer-norm backward before and
 # after a change, on one machine in one session (docs/nn-act-pool.md,
 # docs/nn-softmax-norm.md; the run of 2026-11-25:
-# docs/results/poolnorm-2026-11-25.txt).
+# results/poolnorm-2026-11-25.txt).
 #
 #   bench/nn/poolnorm_ab.sh BASE [RUNS]
 #

@@ -4,8 +4,8 @@
 
 A citation is a promise: every repository path that a comment or a
 document names (include/..., cuda/..., reference/..., tests/..., bench/...,
-docs/..., examples/..., scripts/..., src/..., cmake/..., and the relative
-targets of Markdown links) must exist in the tree.  Lists each broken one
+docs/..., examples/..., scripts/..., src/..., cmake/..., results/..., and the
+relative targets of Markdown links) must exist in the tree.  Lists each broken one
 with its file and line; exits 1 if there is any.  Placeholders (<name>,
 *, ..., $VAR, {a,b}) and build outputs (build*/) are not citations.
 """
@@ -17,7 +17,7 @@ if not files:  # not a git checkout: walk the tree
     files = [os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root)
              if '/.git' not in d and '/build' not in d for f in fs]
 exts = ('.h', '.c', '.cu', '.cuh', '.cpp', '.inc', '.md', '.sh', '.py', '.build', '.txt', '.in', '.sollya')
-PATH = re.compile(r'(?<![\w./$-])((?:include|cuda|reference|tests|bench|docs|examples|scripts|src|cmake)/[A-Za-z0-9_./+-]*[A-Za-z0-9_/])')
+PATH = re.compile(r'(?<![\w./$-])((?:include|cuda|reference|tests|bench|docs|examples|scripts|src|cmake|results)/[A-Za-z0-9_./+-]*[A-Za-z0-9_/])')
 LINK = re.compile(r'\]\(([^)#\s]+)(?:#[^)]*)?\)')
 bad = []
 checked = 0

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tests/cuda/run_all.sh: every GPU test, the GPU training runs, the
 # compute-sanitizer runs and the GPU benchmarks, on a machine with a GPU
-# (docs/cuda.md, "Runs on a GPU"; the raw outputs are kept in docs/results/).
+# (docs/cuda.md, "Runs on a GPU"; the raw outputs are kept in results/).
 #
 #   run_all.sh [--bin DIR] [--out DIR] [--data DIR] PHASE...
 #
