@@ -20,7 +20,8 @@
      - `stream` is a cudaStream_t passed as void *, so that this header needs
        no CUDA header and C code can include it; NULL is the legacy default
        stream.  (cudaStream_t is a pointer type: pass it as it is.)
-     - The return value is a repdl_status.  Nothing is printed.  A
+     - The return type is int; its value is a repdl_status code (below).
+       Nothing is printed.  A
        launcher that fails has launched nothing that writes to the outputs,
        except when the failure is reported by CUDA after a launch
        (REPDL_ERR_CUDA): then the outputs are unspecified.
@@ -42,9 +43,11 @@
 extern "C" {
 #endif
 
-/* Every launcher returns a repdl_status (include/repdl/config.h,
-   docs/api.md): REPDL_OK; REPDL_ERR_INVALID for a bad argument (a NULL
-   pointer where data must be read or written, an output partially
+/* Every launcher is declared int (so that C and C++ tables of launchers,
+   int (*)(...), hold them without a cast) and returns one of the values of
+   repdl_status (include/repdl/config.h, docs/api.md): REPDL_OK;
+   REPDL_ERR_INVALID for a bad argument (a NULL pointer where data must be
+   read or written, an output partially
    overlapping an input, a launch configuration out of range, an unknown
    reduction); REPDL_ERR_OVERFLOW for a size whose element or byte count
    overflows size_t (the host's code for the same sizes); REPDL_ERR_NOMEM
