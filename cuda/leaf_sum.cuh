@@ -5,15 +5,16 @@
    row in memory, or a function v(i) of the index) and get the value of
    reduce.h's tree; the order of the additions is decided here alone.
 
-   The numeric steps are reduce.h's own (REPDL__TREE16,
-   repdl__sum_column_f32, repdl__sum_fold16_f32, repdl__tree_*); this file
-   decides only which thread adds what:
+   The numeric steps are the host's own, from include/repdl/detail/accum.h
+   (REPDL__TREE16, repdl__sum_column_f32, repdl__sum_fold16_f32,
+   repdl__tree_*), reached through reduce.h; this file decides only which
+   thread adds what:
      thread  thread_leaf, thread_sum: a leaf by one thread, lane by lane
              (vertical tree, then the halving fold of the 64 lanes);
      warp    a leaf by 32 threads: thread t computes the vertical trees of
              lanes t and t + 32 and adds them (the fold's step h = 32),
              then a shuffle gives the step h = 16 (a'[t] + a'[t + 16], which
-             is reduce.h's b[t] = (a0 + a2) + (a1 + a3) for t < 16); the 16
+             is detail/accum.h's b[v] = (a0 + a2) + (a1 + a3), v < 16); the 16
              values are gathered and folded by repdl__sum_fold16_f32.  The
              leaf comes from shared memory (warp_leaf_columns, terms staged
              by warp_leaf_staged, padding -0.0 as the host writes it) or

@@ -4,9 +4,10 @@
    repdl_sum_f32 / repdl_dot_f32 on the host for any grid and block size.
 
    The leaves, the walks over runs of leaves and the block's pairwise
-   loop are cuda/leaf_sum.cuh's (reduce.h's own building blocks, run on
-   the device); what is written here is the device-level schedule (see
-   reduce_plan.cuh for the split into warps, blocks and grid):
+   loop are cuda/leaf_sum.cuh's (the host's building blocks of
+   include/repdl/detail/accum.h, run on the device); what is written here
+   is the device-level schedule (see reduce_plan.cuh for the split into
+   warps, blocks and grid):
      a run of leaves, by one warp: warp_walk (full leaves in registers).
      a chunk, by one block: its warps' values into a repdl__tree.
      a row's chunks: each block stores its value; the last block to arrive
