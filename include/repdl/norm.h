@@ -64,7 +64,11 @@
    Edge cases: a NaN or infinite value in a row (channel) makes its mean or
    variance NaN, hence every output of that row NaN (canonical 0x7fc00000);
    n == 0 (cols == 0, or n * hw == 0): nothing is read, mean and rstd
-   outputs are NaN (0/0), y and dx are empty; rows == 0: nothing.
+   outputs are NaN (0/0), y and dx are empty; rows == 0: the forward
+   writes nothing, the backward writes no dx and sets dgamma[j] and
+   dbeta[j] (those not NULL) to -0.0, the empty batch-order sum, for every
+   j < cols (batch norm with N == 0 likewise: dgamma[ch], dbeta[ch] = -0.0,
+   no dx).
    Rows (channels) are computed alone: y, dx of layer / RMS norm are batch
    invariant; dgamma, dbeta and batch norm's statistics depend on the batch
    by the definition above only (not on how it is computed).  Outputs must not
@@ -679,7 +683,7 @@ REPDL_FN void repdl__bn_apply(const float *x, size_t n, size_t c, size_t hw, siz
      save_mean[ch] = mean, save_rstd[ch] = rstd            (NULL: not saved)
      running_mean = RN(RN(momentum * mean) + RN(RN(1 - momentum) * running_mean))
      running_var  = RN(RN(momentum * uvar) + RN(RN(1 - momentum) * running_var))
-   with uvar = RN(S(RN(d_i^2)) / (N - 1)), the unbiased variance (PyTorch's
+   with uvar = RN(B(RN(d_i^2)) / (N - 1)), the unbiased variance (PyTorch's
    update; NULL running buffers: not updated).  N == 1: uvar is NaN (0/0;
    PyTorch refuses such a batch), so running_var becomes NaN.  N == 0:
    save_mean, save_rstd NaN, running statistics unchanged.  y may be x. */

@@ -68,6 +68,29 @@ int main(void)
     fails += repdl_max_rows_f32(3, 0, NULL, 0, out) != REPDL_OK;
     fails += bits(repdl_sum_f32(0, NULL)) != 0x80000000u; /* the empty sum is -0 */
     fails += bits(repdl_dot_f32(0, NULL, NULL)) != 0x80000000u;
+    { /* no sample: the norms' dgamma / dbeta are the empty batch-order sum,
+         -0, for each column (channel); dx and the forward write nothing */
+        float dg[4], db[4], dx[4];
+        int j;
+        memset(dg, 0x7f, sizeof dg); memset(db, 0x7f, sizeof db); memset(dx, 0x7f, sizeof dx);
+        fails += repdl_layer_norm_backward_f32(0, 3, NULL, NULL, NULL, NULL, NULL, dx, dg, db) != REPDL_OK;
+        for (j = 0; j < 3; j++) fails += bits(dg[j]) != 0x80000000u || bits(db[j]) != 0x80000000u;
+        fails += bits(dg[3]) != 0x7f7f7f7fu || bits(db[3]) != 0x7f7f7f7fu || bits(dx[0]) != 0x7f7f7f7fu;
+        memset(dg, 0x7f, sizeof dg);
+        fails += repdl_rms_norm_backward_f32(0, 3, NULL, NULL, NULL, NULL, dx, dg) != REPDL_OK;
+        for (j = 0; j < 3; j++) fails += bits(dg[j]) != 0x80000000u;
+        fails += bits(dg[3]) != 0x7f7f7f7fu || bits(dx[0]) != 0x7f7f7f7fu;
+        memset(dg, 0x7f, sizeof dg); memset(db, 0x7f, sizeof db);
+        fails += repdl_batch_norm_backward_f32(0, 2, 3, NULL, NULL, NULL, NULL, NULL, dx, dg, db) != REPDL_OK;
+        for (j = 0; j < 2; j++) fails += bits(dg[j]) != 0x80000000u || bits(db[j]) != 0x80000000u;
+        fails += bits(dg[2]) != 0x7f7f7f7fu || bits(dx[0]) != 0x7f7f7f7fu;
+        memset(dg, 0x7f, sizeof dg); memset(db, 0x7f, sizeof db);
+        fails += repdl_batch_norm_backward_f32(2, 2, 0, NULL, NULL, NULL, NULL, NULL, dx, dg, db) != REPDL_OK;
+        for (j = 0; j < 2; j++) fails += bits(dg[j]) != 0x80000000u || bits(db[j]) != 0x80000000u;
+        memset(dg, 0x7f, sizeof dg);
+        fails += repdl_layer_norm_forward_f32(0, 3, 1e-5f, NULL, NULL, NULL, NULL, dg, db) != REPDL_OK;
+        fails += bits(dg[0]) != 0x7f7f7f7fu;
+    }
     repdl_exp_array_f32(0, NULL, NULL);
     repdl_sigmoid_array_f32(0, NULL, NULL);
     repdl_gelu_tanh_array_f32(0, NULL, NULL);
