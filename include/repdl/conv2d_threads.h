@@ -30,7 +30,10 @@
    REPDL_CONV_THREADS_MIN multiply-adds runs on the caller's thread, and a
    part whose thread cannot be created is computed by the caller (same
    bits).  Return value: that of the serial function (0, -1 bad argument,
-   -2 out of memory: the outputs are then unspecified). */
+   -3 REPDL_ERR_NOMEM out of memory).  On REPDL_ERR_NOMEM the parts of y
+   (dx, dw, db) whose thread had its memory may already hold their final
+   values and the others are not written; which ones is not specified (a
+   call that runs on one thread is the serial call: nothing written). */
 #ifndef REPDL_CONV2D_THREADS_H
 #define REPDL_CONV2D_THREADS_H
 
