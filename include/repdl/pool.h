@@ -5,8 +5,8 @@
 
    Shape: x is [n][c][h][w], y is [n][c][oh][ow] with
      oh = (h + 2 pad_h - kh) / stride_h + 1   (0 if h + 2 pad_h < kh),
-     ow likewise; kh, kw, stride_h, stride_w must be >= 1 (a zero gives
-     oh = ow = 0: nothing is computed).
+     ow likewise; kh, kw, stride_h, stride_w must be >= 1: a zero is
+     REPDL_ERR_INVALID (repdl_pool2d_out_h and _w give 0 for it).
    The window of output (p, q) covers the input rows
      hh = p stride_h - pad_h + r, 0 <= r < kh,  and columns
      ww = q stride_w - pad_w + s, 0 <= s < kw;
@@ -20,8 +20,12 @@
      +0 and -0 compare equal: the first of them in window order wins, with
      its sign.  argmax (size_t, may be NULL) receives hh * w + ww of the
      winner: a flat index into the (n, c) plane.  A window with no in-bounds
-     tap (only when pad >= kernel) gives y = -inf and argmax =
-     REPDL_NO_INDEX (SIZE_MAX, as the argmax of an empty array).
+     tap gives y = -inf and argmax = REPDL_NO_INDEX (SIZE_MAX, as the
+     argmax of an empty array).  Such windows exist exactly when
+     pad_h >= kh or pad_w >= kw (some windows lie wholly in the padding),
+     or when h = 0 or w = 0 while oh, ow > 0 all the same (the padding
+     alone: h + 2 pad_h >= kh and w + 2 pad_w >= kw): then every window
+     is empty.
    max_pool2d_backward: dx[i] = fadd chain, starting from -0, over the
      output positions (p, q) ascending (row-major) of the same plane whose
      argmax is i, of dy[p][q].  Positions no output selected get -0.
@@ -41,8 +45,16 @@
      g(p, q).  Inputs no window covers get -0.
    Every NaN output is canonical (0x7fc00000).
 
-   Outputs must not overlap inputs.  Sizes are size_t; any count may be 0
-   (then nothing is read or written, NULL is fine).  The backward passes
+   Outputs must not overlap inputs.  Sizes are size_t.  Each array may
+   be NULL exactly when its extent is 0 elements: x and dx n c h w, y, dy
+   and argmax n c oh ow (argmax of the forward pass may always be NULL:
+   no argmax is written); a NULL array with a nonzero extent is
+   REPDL_ERR_INVALID.  An empty extent is not read or written, the others
+   are written in full: h = 0 or w = 0 with oh, ow > 0 writes the empty
+   windows' outputs (above), and a backward pass with oh = 0 or ow = 0
+   writes dx = -0 (no output covers any input).  Statuses
+   (repdl__pool2d_check, then the pointers) come before anything is
+   written: a call that returns an error has written nothing.  The backward passes
    are gathers (each input element sums its outputs in ascending order),
    which is the same as scattering over the outputs in ascending order and
    is what the CUDA kernels do too (cuda/nn_act_pool.cu): one REPDL_FN per
@@ -101,16 +113,37 @@ REPDL_FN repdl_status repdl__pool2d_dims(const repdl_pool2d_shape *s, size_t *oh
     *ohw = *oh * *ow;
     return REPDL_OK;
 }
+/* oh and ow of the header comment; 0 for a NULL shape. */
 REPDL_API size_t repdl_pool2d_out_h(const repdl_pool2d_shape *s)
 {
-    return repdl__pool_out(s->h, s->kh, s->stride_h, s->pad_h);
+    return s ? repdl__pool_out(s->h, s->kh, s->stride_h, s->pad_h) : 0;
 }
 REPDL_API size_t repdl_pool2d_out_w(const repdl_pool2d_shape *s)
 {
-    return repdl__pool_out(s->w, s->kw, s->stride_w, s->pad_w);
+    return s ? repdl__pool_out(s->w, s->kw, s->stride_w, s->pad_w) : 0;
 }
 
-/* In-bounds part of output p's window along one axis: taps r in [*r0, *r1). */
+/* REPDL_ERR_INVALID when an array of nonzero extent is NULL: in (extent
+   planes * nin) and out (planes * nout); REPDL_OK otherwise. */
+REPDL_FN repdl_status repdl__pool2d_ptrs(size_t planes, size_t nin, const void *in, size_t nout,
+                                         const void *out)
+{
+    if (planes == 0) return REPDL_OK;
+    if ((nin && !in) || (nout && !out)) return REPDL_ERR_INVALID;
+    return REPDL_OK;
+}
+
+/* The first output along an axis whose window starts in bounds: the least
+   q with q st >= pad, ceil(pad / st) (pad + st - 1 would wrap for a stride
+   near SIZE_MAX). */
+REPDL_FN size_t repdl__pool_first_interior(size_t pad, size_t st)
+{
+    return pad / st + (pad % st != 0);
+}
+
+/* In-bounds part of output p's window along one axis: taps r in [*r0, *r1).
+   p < the output count, so p st + k <= h + 2 pad fits (repdl__pool2d_check);
+   no other sum is formed. */
 REPDL_FN void repdl__pool_span(size_t p, size_t k, size_t st, size_t pad, size_t h,
                                size_t *r0, size_t *r1)
 {
@@ -118,19 +151,22 @@ REPDL_FN void repdl__pool_span(size_t p, size_t k, size_t st, size_t pad, size_t
     size_t base = p * st;                       /* hh + pad */
     size_t lo = base < pad ? pad - base : 0;    /* first r with hh >= 0 */
     size_t hi = k;                              /* first r with hh >= h */
-    if (base + k > h + pad) hi = base + k > h + pad + k ? 0 : h + pad - base;
+    if (base >= h + pad) hi = 0;
+    else if (h + pad - base < k) hi = h + pad - base;
     if (hi < lo) hi = lo;
     *r0 = lo;
     *r1 = hi;
 }
 
 /* Output positions whose window holds input row hh: [*p0, *p1), i.e.
-   p st - pad <= hh <= p st - pad + k - 1 and p < out. */
+   p st - pad <= hh <= p st - pad + k - 1 and p < out.  hh < h, so
+   a + 1 = hh + pad + 1 <= h + 2 pad fits; the ceiling division forms no
+   sum with st (a stride near SIZE_MAX). */
 REPDL_FN void repdl__pool_cover(size_t hh, size_t k, size_t st, size_t pad, size_t out,
                                 size_t *p0, size_t *p1)
 {
     size_t a = hh + pad;                         /* p st <= a, p st >= a - k + 1 */
-    size_t lo = a + 1 <= k ? 0 : (a + 1 - k + st - 1) / st;
+    size_t lo = a + 1 <= k ? 0 : repdl__pool_first_interior(a + 1 - k, st);
     size_t hi = a / st + 1;
     if (hi > out) hi = out;
     if (lo > hi) lo = hi;
@@ -182,20 +218,6 @@ REPDL_FN float repdl__maxpool_fwd_elem(const repdl_pool2d_shape *sp, const float
     }
     *arg = bi;
     return best;
-}
-
-/* 1 when flat index i (of an h x w plane) is an in-bounds tap of output
-   (p, q)'s window. */
-REPDL_FN int repdl__pool_in_window(const repdl_pool2d_shape *s, size_t i, size_t p, size_t q)
-{
-    size_t hh, ww, r0, r1, c0, c1;
-    if (i >= s->h * s->w) return 0; /* REPDL_NO_INDEX included */
-    hh = (size_t)i / s->w;
-    ww = (size_t)i % s->w;
-    repdl__pool_span(p, s->kh, s->stride_h, s->pad_h, s->h, &r0, &r1);
-    repdl__pool_span(q, s->kw, s->stride_w, s->pad_w, s->w, &c0, &c1);
-    return hh + s->pad_h >= p * s->stride_h + r0 && hh + s->pad_h < p * s->stride_h + r1 &&
-           ww + s->pad_w >= q * s->stride_w + c0 && ww + s->pad_w < q * s->stride_w + c1;
 }
 
 /* One input element (hh, ww) of max_pool2d_backward, planes argmax/dy
@@ -431,10 +453,11 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
     size_t r0, r1, q, qa, qb, a, sw = s.stride_w;
     repdl__pool_span(p, s.kh, s.stride_h, s.pad_h, s.h, &r0, &r1);
     /* interior q: q stride_w >= pad_w and q stride_w - pad_w + kw <= w */
-    qa = (s.pad_w + sw - 1) / sw;
+    qa = repdl__pool_first_interior(s.pad_w, sw);
     qb = s.w + s.pad_w >= s.kw ? (s.w + s.pad_w - s.kw) / sw + 1 : 0;
     if (qb > ow) qb = ow;
-    if (qa > qb || qb - qa < 16 || r0 == r1 || (uint64_t)s.kh * s.w >= 0xffffffffu)
+    if (qa > qb || qb - qa < 16 || r0 == r1 || s.kh >= 0xffffffffu || s.w >= 0xffffffffu ||
+        (uint64_t)s.kh * s.w >= 0xffffffffu)
         qa = qb = 0;  /* no blocks (tap offsets are 32-bit) */
     for (q = 0; q < qa; q++) {
         y[q] = repdl__maxpool_fwd_elem(&s, x, p, q, &a);
@@ -454,9 +477,11 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
 REPDL_API repdl_status repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const float *x, float *y,
                                            size_t *argmax)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, planes, hw, ohw, plane, p;
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
+    if ((st = repdl__pool2d_ptrs(planes, hw, x, ohw, y)) != REPDL_OK) return st;
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
             repdl__maxpool_fwd_row(s, x + plane * hw, p, ow, y + plane * ohw + p * ow,
@@ -635,7 +660,7 @@ REPDL_FN void repdl__maxpool_bwd_plane(const repdl_pool2d_shape *sp, const size_
     size_t hw = s.h * s.w, i, p, q, sw = s.stride_w;
     int disjoint = s.kh <= s.stride_h && s.kw <= sw;
     int rows = disjoint && s.kw == sw;
-    int lanes32 = s.h < 0xffffffffu && s.kh < 0xffffffffu &&
+    int lanes32 = s.h < 0xffffffffu && s.kh < 0xffffffffu && s.w < 0xffffffffu &&
                   (uint64_t)(s.h + s.kh) * s.w < 0xffffffffu;
     int tiled = rows && lanes32 && ow >= 16 && s.kh == s.stride_h && s.pad_h == 0 &&
                 s.pad_w == 0 && s.h % s.kh == 0 && s.w % s.kw == 0;
@@ -649,7 +674,7 @@ REPDL_FN void repdl__maxpool_bwd_plane(const repdl_pool2d_shape *sp, const size_
         nr = r1 - r0;
         first = (p * s.stride_h - s.pad_h + r0) * s.w - s.pad_w;  /* modulo 2^64 */
         /* interior q as in the forward pass */
-        qa = (s.pad_w + sw - 1) / sw;
+        qa = repdl__pool_first_interior(s.pad_w, sw);
         qb = s.w + s.pad_w >= s.kw ? (s.w + s.pad_w - s.kw) / sw + 1 : 0;
         if (qb > ow) qb = ow;
         if (qa > qb || qb - qa < 16 || nr == 0 || !lanes32) qa = qb = 0;
@@ -700,9 +725,13 @@ REPDL_FN void repdl__maxpool_bwd_plane(const repdl_pool2d_shape *sp, const size_
 REPDL_API repdl_status repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const size_t *argmax,
                                             const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, planes, hw, ohw, plane;
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
+    if ((st = repdl__pool2d_ptrs(planes, ohw, argmax, hw, dx)) != REPDL_OK ||
+        (st = repdl__pool2d_ptrs(planes, ohw, dy, 0, NULL)) != REPDL_OK)
+        return st;
     for (plane = 0; plane < planes; plane++)
         repdl__maxpool_bwd_plane(s, argmax + plane * ohw, dy + plane * ohw, oh, ow, dx + plane * hw);
     return REPDL_OK;
@@ -720,7 +749,7 @@ REPDL_FN void repdl__avgpool_fwd_row(const repdl_pool2d_shape *sp, int count_inc
     size_t r0, r1, r, c, q, qa, qb, q0, hb, i;
     float d;
     repdl__pool_span(p, s.kh, s.stride_h, s.pad_h, s.h, &r0, &r1);
-    qa = (s.pad_w + s.stride_w - 1) / s.stride_w;
+    qa = repdl__pool_first_interior(s.pad_w, s.stride_w);
     qb = s.w + s.pad_w >= s.kw ? (s.w + s.pad_w - s.kw) / s.stride_w + 1 : 0;
     if (qb > ow) qb = ow;
     if (qa > qb || r0 == r1) qa = qb = 0;
@@ -746,9 +775,11 @@ REPDL_FN void repdl__avgpool_fwd_row(const repdl_pool2d_shape *sp, int count_inc
 REPDL_API repdl_status repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                            const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, planes, hw, ohw, plane, p;
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
+    if ((st = repdl__pool2d_ptrs(planes, hw, x, ohw, y)) != REPDL_OK) return st;
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
             repdl__avgpool_fwd_row(s, count_include_pad, x + plane * hw, p, ow,
@@ -759,9 +790,11 @@ REPDL_API repdl_status repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s,
 REPDL_API repdl_status repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                             const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, planes, hw, ohw, plane, hh, ww;
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
+    if ((st = repdl__pool2d_ptrs(planes, ohw, dy, hw, dx)) != REPDL_OK) return st;
     for (plane = 0; plane < planes; plane++)
         for (hh = 0; hh < s->h; hh++)
             for (ww = 0; ww < s->w; ww++)

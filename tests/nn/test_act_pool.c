@@ -305,6 +305,170 @@ static void pool_case(const ref_pool_shape *rsh, int kind, int corrupt)
     free(x); free(y); free(yr); free(dy); free(dx); free(dxr); free(a); free(ar); free(as);
 }
 
+/* ---- Guarded calls: every buffer sits between guard cells ----
+   Inputs are flanked by POOL_GUARD cells of 1e30 (a read of one changes
+   a max or a sum), outputs by the canary 0x7fa5a5a5 (a write is seen),
+   so a read or write outside the declared extents fails the bit
+   comparison with the reference even without AddressSanitizer. */
+#define POOL_GUARD 8
+#define POOL_CANARY 0x7fa5a5a5u
+static float *guarded(size_t n, int output)
+{
+    float *b = (float *)malloc((n + 2 * POOL_GUARD) * sizeof(float));
+    size_t i;
+    for (i = 0; i < n + 2 * POOL_GUARD; i++) b[i] = output ? asfloat(POOL_CANARY) : 1e30f;
+    return b + POOL_GUARD;
+}
+/* 1 when the guard cells of an output of n elements are intact. */
+static int guards_ok(const float *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < POOL_GUARD; i++)
+        if (asuint(b[-1 - (long)i]) != POOL_CANARY || asuint(b[n + i]) != POOL_CANARY) return 0;
+    return 1;
+}
+static void unguard(float *b) { free(b - POOL_GUARD); }
+
+/* The four pooling functions on a shape whose sizes fit in a few
+   elements but whose strides and paddings may be near SIZE_MAX, against
+   the reference, bit for bit, with guarded buffers. */
+static void pool_guarded_case(const ref_pool_shape *rsh)
+{
+    repdl_pool2d_shape s;
+    size_t oh, ow, nx, ny, i, *a;
+    float *x, *y, *yr, *dy, *dx, *dxr;
+    int64_t *ar;
+    int incl;
+    char what[160];
+    s.n = rsh->n; s.c = rsh->c; s.h = rsh->h; s.w = rsh->w; s.kh = rsh->kh; s.kw = rsh->kw;
+    s.stride_h = rsh->sh; s.stride_w = rsh->sw; s.pad_h = rsh->ph; s.pad_w = rsh->pw;
+    ref_pool_out(rsh, &oh, &ow);
+    if (check_failed(repdl_pool2d_out_h(&s) == oh && repdl_pool2d_out_w(&s) == ow))
+        report("guarded pool out size", 0, 0, (uint32_t)repdl_pool2d_out_h(&s), (uint32_t)oh);
+    nx = s.n * s.c * s.h * s.w;
+    ny = s.n * s.c * oh * ow;
+    snprintf(what, sizeof what, "h=%zu w=%zu k=%zux%zu stride=%#zx,%#zx pad=%#zx,%#zx", s.h, s.w,
+             s.kh, s.kw, s.stride_h, s.stride_w, s.pad_h, s.pad_w);
+    x = guarded(nx, 0); dy = guarded(ny, 0);
+    y = guarded(ny, 1); yr = guarded(ny, 1); dx = guarded(nx, 1); dxr = guarded(nx, 1);
+    a = (size_t *)malloc((ny + 1) * sizeof(size_t));
+    ar = (int64_t *)malloc((ny + 1) * sizeof(int64_t));
+    for (i = 0; i < nx; i++) x[i] = pool_value(3);
+    for (i = 0; i < ny; i++) dy[i] = pool_value(3);
+    if (check_failed(repdl_max_pool2d_forward_f32(&s, x, y, a) == REPDL_OK)) printf("FAIL %s: max fwd status\n", what);
+    ref_maxpool_fwd(rsh, x, yr, ar);
+    for (i = 0; i < ny; i++)
+        if (asuint(y[i]) != asuint(yr[i]) || a[i] != (ar[i] < 0 ? REPDL_NO_INDEX : (size_t)ar[i])) break;
+    if (check_failed(i == ny && guards_ok(y, ny)))
+        printf("FAIL guarded max_pool2d_forward %s\n", what);
+    for (i = 0; i < ny; i++) a[i] = ar[i] < 0 ? REPDL_NO_INDEX : (size_t)ar[i];
+    if (check_failed(repdl_max_pool2d_backward_f32(&s, a, dy, dx) == REPDL_OK)) printf("FAIL %s: max bwd status\n", what);
+    ref_maxpool_bwd(rsh, ar, dy, dxr);
+    if (check_failed(check_first_diff(dx, dxr, nx) < 0 && guards_ok(dx, nx)))
+        printf("FAIL guarded max_pool2d_backward %s\n", what);
+    for (incl = 0; incl < 2; incl++) {
+        if (check_failed(repdl_avg_pool2d_forward_f32(&s, incl, x, y) == REPDL_OK)) printf("FAIL %s: avg fwd status\n", what);
+        ref_avgpool_fwd(rsh, incl, x, yr);
+        if (check_failed(check_first_diff(y, yr, ny) < 0 && guards_ok(y, ny)))
+            printf("FAIL guarded avg_pool2d_forward incl=%d %s\n", incl, what);
+        if (check_failed(repdl_avg_pool2d_backward_f32(&s, incl, dy, dx) == REPDL_OK)) printf("FAIL %s: avg bwd status\n", what);
+        ref_avgpool_bwd(rsh, incl, dy, dxr);
+        if (check_failed(check_first_diff(dx, dxr, nx) < 0 && guards_ok(dx, nx)))
+            printf("FAIL guarded avg_pool2d_backward incl=%d %s\n", incl, what);
+    }
+    unguard(x); unguard(dy); unguard(y); unguard(yr); unguard(dx); unguard(dxr);
+    free(a); free(ar);
+}
+
+/* Strides near SIZE_MAX (where pad + stride - 1 wraps: the first interior
+   output is ceil(pad / stride), a window read wholly from the padding
+   would be read before x), on each axis,
+   with paddings 0 to 3 and kernels 1 to 4 over 1 to 5 input cells; also
+   h = 0 and w = 0 with padding (every window empty). */
+static void pool_huge_stride_tests(void)
+{
+    static const size_t strides[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX / 2, (size_t)1 << 40, 7};
+    size_t si, pad, k, len, axis;
+    for (axis = 0; axis < 2; axis++)
+        for (si = 0; si < sizeof strides / sizeof strides[0]; si++)
+            for (pad = 0; pad < 4; pad++)
+                for (k = 1; k <= 4; k++)
+                    for (len = 0; len <= 5; len++) {
+                        ref_pool_shape s = {1, 2, 3, 3, 2, 2, 1, 1, 1, 0};
+                        if (axis == 0) { s.h = len; s.kh = k; s.sh = strides[si]; s.ph = pad; }
+                        else { s.w = len; s.kw = k; s.sw = strides[si]; s.pw = pad; }
+                        pool_guarded_case(&s);
+                    }
+}
+
+/* NULL arrays (docs/api.md: REPDL_ERR_INVALID for a NULL where data is
+   required, nothing written; fine with an empty extent): each pointer of
+   each function, NULL with a nonzero extent and with an empty one. */
+static void pool_null_tests(void)
+{
+    float x[64], y[64], dy[64], dx[64];
+    size_t am[64], i;
+    int ok;
+    const repdl_pool2d_shape s = {1, 2, 4, 4, 2, 2, 2, 2, 0, 0};    /* 2 x 16 in, 2 x 4 out */
+    const repdl_pool2d_shape h0 = {1, 2, 0, 4, 2, 2, 2, 2, 1, 0};   /* no input, 2 x 1 x 2 out */
+    const repdl_pool2d_shape o0 = {1, 2, 4, 4, 9, 2, 2, 2, 0, 0};   /* 2 x 16 in, no output */
+#define POOL_FILL()                                                                    \
+    do {                                                                               \
+        for (i = 0; i < 64; i++) {                                                     \
+            x[i] = dy[i] = (float)i; y[i] = dx[i] = asfloat(POOL_CANARY); am[i] = 77;  \
+        }                                                                              \
+    } while (0)
+#define POOL_UNTOUCHED(arr) (asuint(arr[0]) == POOL_CANARY && asuint(arr[63]) == POOL_CANARY && \
+                             memcmp(arr, arr + 1, 63 * sizeof(float)) == 0)
+#define POOL_EXPECT(call, status, cond, what)                                          \
+    do {                                                                               \
+        POOL_FILL();                                                                   \
+        ok = (call) == (status);                                                       \
+        if (check_failed(ok && (cond))) printf("FAIL pool NULL: %s\n", what);          \
+    } while (0)
+    /* NULL with a nonzero extent: REPDL_ERR_INVALID, nothing written */
+    POOL_EXPECT(repdl_max_pool2d_forward_f32(&s, NULL, y, am), REPDL_ERR_INVALID,
+                POOL_UNTOUCHED(y) && am[0] == 77, "max fwd x");
+    POOL_EXPECT(repdl_max_pool2d_forward_f32(&s, x, NULL, am), REPDL_ERR_INVALID, am[0] == 77, "max fwd y");
+    POOL_EXPECT(repdl_max_pool2d_backward_f32(&s, NULL, dy, dx), REPDL_ERR_INVALID, POOL_UNTOUCHED(dx), "max bwd argmax");
+    POOL_EXPECT(repdl_max_pool2d_backward_f32(&s, am, NULL, dx), REPDL_ERR_INVALID, POOL_UNTOUCHED(dx), "max bwd dy");
+    POOL_EXPECT(repdl_max_pool2d_backward_f32(&s, am, dy, NULL), REPDL_ERR_INVALID, 1, "max bwd dx");
+    POOL_EXPECT(repdl_avg_pool2d_forward_f32(&s, 0, NULL, y), REPDL_ERR_INVALID, POOL_UNTOUCHED(y), "avg fwd x");
+    POOL_EXPECT(repdl_avg_pool2d_forward_f32(&s, 1, x, NULL), REPDL_ERR_INVALID, 1, "avg fwd y");
+    POOL_EXPECT(repdl_avg_pool2d_backward_f32(&s, 0, NULL, dx), REPDL_ERR_INVALID, POOL_UNTOUCHED(dx), "avg bwd dy");
+    POOL_EXPECT(repdl_avg_pool2d_backward_f32(&s, 1, dy, NULL), REPDL_ERR_INVALID, 1, "avg bwd dx");
+    /* argmax is optional in the forward pass */
+    POOL_EXPECT(repdl_max_pool2d_forward_f32(&s, x, y, NULL), REPDL_OK, asuint(y[0]) == asuint(5.0f) &&
+                asuint(y[7]) == asuint(31.0f) && asuint(y[8]) == POOL_CANARY, "max fwd argmax NULL");
+    /* NULL with an empty extent: the defined answer.  h = 0 with padding:
+       every window empty (max -inf / REPDL_NO_INDEX, avg -0); dx NULL has
+       nothing to receive */
+    POOL_EXPECT(repdl_max_pool2d_forward_f32(&h0, NULL, y, am), REPDL_OK,
+                asuint(y[0]) == 0xff800000u && asuint(y[3]) == 0xff800000u && asuint(y[4]) == POOL_CANARY &&
+                am[0] == REPDL_NO_INDEX && am[3] == REPDL_NO_INDEX && am[4] == 77, "max fwd x NULL, h = 0");
+    POOL_EXPECT(repdl_avg_pool2d_forward_f32(&h0, 1, NULL, y), REPDL_OK,
+                asuint(y[0]) == 0x80000000u && asuint(y[3]) == 0x80000000u && asuint(y[4]) == POOL_CANARY,
+                "avg fwd x NULL, h = 0");
+    POOL_EXPECT(repdl_max_pool2d_backward_f32(&h0, am, dy, NULL), REPDL_OK, 1, "max bwd dx NULL, h = 0");
+    POOL_EXPECT(repdl_avg_pool2d_backward_f32(&h0, 0, dy, NULL), REPDL_OK, 1, "avg bwd dx NULL, h = 0");
+    /* no output: y may be NULL; the backward passes read no argmax or dy
+       and write dx = -0 */
+    POOL_EXPECT(repdl_max_pool2d_forward_f32(&o0, x, NULL, NULL), REPDL_OK, 1, "max fwd y NULL, no output");
+    POOL_EXPECT(repdl_avg_pool2d_forward_f32(&o0, 0, x, NULL), REPDL_OK, 1, "avg fwd y NULL, no output");
+    POOL_EXPECT(repdl_max_pool2d_backward_f32(&o0, NULL, NULL, dx), REPDL_OK,
+                asuint(dx[0]) == 0x80000000u && asuint(dx[31]) == 0x80000000u && asuint(dx[32]) == POOL_CANARY,
+                "max bwd argmax, dy NULL, no output");
+    POOL_EXPECT(repdl_avg_pool2d_backward_f32(&o0, 1, NULL, dx), REPDL_OK,
+                asuint(dx[0]) == 0x80000000u && asuint(dx[31]) == 0x80000000u && asuint(dx[32]) == POOL_CANARY,
+                "avg bwd dy NULL, no output");
+    /* a NULL shape */
+    if (check_failed(repdl_pool2d_out_h(NULL) == 0 && repdl_pool2d_out_w(NULL) == 0))
+        printf("FAIL pool NULL: repdl_pool2d_out_h/w(NULL)\n");
+#undef POOL_FILL
+#undef POOL_UNTOUCHED
+#undef POOL_EXPECT
+}
+
 static void pool_tests(void)
 {
     int t;
@@ -361,6 +525,8 @@ static void pool_tests(void)
         repdl_avg_pool2d_forward_f32(&z, 1, NULL, NULL);
         repdl_avg_pool2d_backward_f32(&z, 0, NULL, NULL);
     }
+    pool_huge_stride_tests();
+    pool_null_tests();
     printf("pool: %ld checks\n", check_count);
 }
 
