@@ -366,9 +366,9 @@ REPDL_API repdl_status repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, con
     return repdl__conv2d_forward_part_f32(s, 0, s->oc, x, w, b, y);
 }
 
-/* The forward of today's releases up to 2026-11: im2col + the gemm core
-   for every shape (the anchor of bench/linalg/bench_conv.c; the same bits
-   as repdl_conv2d_forward_f32). */
+/* im2col + the gemm core for every shape: the same bits as
+   repdl_conv2d_forward_f32 by a second route (tests/linalg/test_conv.c
+   compares the two; bench/linalg/bench_conv.c's anchor). */
 REPDL_FN repdl_status repdl__conv2d_forward_im2col_f32(const repdl_conv2d_shape *s,
                                                       const float *x, const float *w,
                                                       const float *b, float *y)
