@@ -86,13 +86,15 @@ REPDL_API size_t repdl_units_block_size(size_t begin, size_t end, size_t U)
 }
 
 /* The canonical cut of [begin, end) into nodes: writes the first `max` of
-   them to list (which may be NULL when max is 0) and returns how many
-   there are (at most 2 * 63 + 1).  0 for an empty or invalid range. */
+   them to list and returns how many there are (at most 2 * 63 + 1).  0
+   for an empty or invalid range.  A NULL list receives nothing (as
+   max = 0). */
 REPDL_API size_t repdl_units_nodes(size_t U, size_t begin, size_t end, size_t max,
                                    repdl_units_node *list)
 {
     size_t n = 0, b = begin;
     if (U > REPDL_UNITS_MAX || begin > end || end > U) return 0;
+    if (!list) max = 0;
     while (b < end) {
         size_t c = repdl_units_block_size(b, end, U);
         if (n < max) {
@@ -148,14 +150,25 @@ REPDL_FN void repdl__units_state_next_node(repdl_units_state *s)
     s->tree.count = 0;
 }
 
-/* REPDL_OK, REPDL_ERR_INVALID (the range is not in [0, U], U too large,
-   nodes NULL with work to do), REPDL_ERR_NOMEM (also for a V * levels
-   that does not fit). */
+/* REPDL_ERR_OVERFLOW when the N V floats of the nodes (N nodes in the
+   cut of [u0, u1)) do not fit in size_t bytes; REPDL_OK otherwise. */
+REPDL_FN repdl_status repdl__units_nodes_extent(size_t U, size_t u0, size_t u1, size_t V)
+{
+    size_t t = repdl_units_nodes(U, u0, u1, 0, NULL);
+    return repdl__size_mul(&t, V) ? REPDL_ERR_OVERFLOW : REPDL_OK;
+}
+
+/* REPDL_OK, REPDL_ERR_INVALID (s NULL, the range is not in [0, U], U too
+   large, nodes NULL with work to do), REPDL_ERR_OVERFLOW (the nodes' N V
+   floats do not fit in size_t bytes), REPDL_ERR_NOMEM (also for a
+   V * levels that does not fit).  Checked in this order, before anything
+   is written to nodes. */
 REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t U,
                                                    size_t u0, size_t u1, size_t V,
                                                    float *nodes)
 {
     size_t b, maxcount = 0;
+    if (!s) return REPDL_ERR_INVALID;
     s->U = U; s->next = u0; s->end = u1; s->V = V;
     s->nodes = nodes;
     s->node_out = nodes;
@@ -164,6 +177,7 @@ REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t 
     s->status = REPDL_ERR_INVALID;
     if (U > REPDL_UNITS_MAX || u0 > u1 || u1 > U) return s->status;
     if (u0 < u1 && V > 0 && !nodes) return s->status;
+    if (repdl__units_nodes_extent(U, u0, u1, V) != REPDL_OK) return s->status = REPDL_ERR_OVERFLOW;
     for (b = u0; b < u1;) {
         size_t c = repdl_units_block_size(b, u1, U);
         if (c > maxcount) maxcount = c;
@@ -174,13 +188,17 @@ REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t 
     return s->status = REPDL_OK;
 }
 
-/* Pushes the vector of unit s->next.  REPDL_OK, or REPDL_ERR_INVALID when
-   every unit of the range is already in (or the state failed to init). */
+/* Pushes the vector of unit s->next (V floats, read during the call only).
+   REPDL_OK; REPDL_ERR_INVALID when s is NULL, when every unit of the range
+   is already in, or when x is NULL with V > 0 (the state is unchanged);
+   the state's own status when it failed to init. */
 REPDL_HOST_API repdl_status repdl_units_state_push(repdl_units_state *s, const float *x)
 {
-    size_t V = s->V;
+    size_t V;
+    if (!s) return REPDL_ERR_INVALID;
+    V = s->V;
     if (s->status != REPDL_OK) return s->status;
-    if (s->next >= s->end) return REPDL_ERR_INVALID;
+    if (s->next >= s->end || (V > 0 && !x)) return REPDL_ERR_INVALID;
     s->next++;
     if (V > 0) memcpy(repdl__vtree_dest(&s->tree, 0), x, V * sizeof(float));
     repdl__vtree_push(&s->tree, 0);
@@ -192,14 +210,19 @@ REPDL_HOST_API repdl_status repdl_units_state_push(repdl_units_state *s, const f
     return REPDL_OK;
 }
 
+/* Frees the state's tree; s NULL does nothing. */
 REPDL_HOST_API void repdl_units_state_free(repdl_units_state *s)
 {
-    repdl__vtree_free(&s->tree);
+    if (s) repdl__vtree_free(&s->tree);
 }
 
 /* The node vectors of [u0, u1) from the unit vectors: unit u at
    units + (u - u0) ldu (ldu >= V), node i of the cut at nodes + i V.
-   Status as repdl_units_state_init; nodes must not overlap units. */
+   nodes must not overlap units.  Statuses as repdl_units_state_init, and
+   with work to do (u0 < u1, V > 0): REPDL_ERR_INVALID for units NULL or
+   ldu < V, REPDL_ERR_OVERFLOW when the units' extent
+   (u1 - u0 - 1) ldu + V floats does not fit in size_t bytes; all checked
+   before anything is read or written. */
 REPDL_HOST_API repdl_status repdl_units_nodes_f32(size_t U, size_t u0, size_t u1, size_t V,
                                                   const float *units, size_t ldu,
                                                   float *nodes)
@@ -208,6 +231,10 @@ REPDL_HOST_API repdl_status repdl_units_nodes_f32(size_t U, size_t u0, size_t u1
     size_t u;
     repdl_status st;
     if (u0 < u1 && V > 0 && (!units || ldu < V)) return REPDL_ERR_INVALID;
+    if (U <= REPDL_UNITS_MAX && u0 < u1 && u1 <= U && V > 0) {
+        size_t span = u1 - u0 - 1;   /* the extent of units, as repdl__rows_arg */
+        if (repdl__size_mul(&span, ldu) || repdl__size_add(&span, V)) return REPDL_ERR_OVERFLOW;
+    }
     st = repdl_units_state_init(&s, U, u0, u1, V, nodes);
     if (st != REPDL_OK) return st;
     for (u = u0; u < u1; u++)
@@ -224,7 +251,9 @@ REPDL_HOST_API repdl_status repdl_units_nodes_f32(size_t U, size_t u0, size_t u1
    out[0..V) must not overlap the nodes.  The nodes are pushed in order,
    each at its level, into the vector buddy tree: out is bit for bit the
    single-range sum.  REPDL_OK; REPDL_ERR_INVALID (bounds that do not tile
-   [0, U), U too large, a NULL that would be read); REPDL_ERR_NOMEM. */
+   [0, U), U too large, a NULL that would be read); REPDL_ERR_OVERFLOW (V
+   floats of out, or a range's N V floats of nodes, not fitting in size_t
+   bytes); REPDL_ERR_NOMEM; in this order, before out is written. */
 REPDL_HOST_API repdl_status repdl_units_combine_f32(size_t U, size_t P, const size_t *bounds,
                                                     size_t V, const float *const *nodes,
                                                     float *out)
@@ -237,6 +266,11 @@ REPDL_HOST_API repdl_status repdl_units_combine_f32(size_t U, size_t P, const si
         if (bounds[p] > bounds[p + 1]) return REPDL_ERR_INVALID;
         if (bounds[p] < bounds[p + 1] && V > 0 && (!nodes || !nodes[p])) return REPDL_ERR_INVALID;
     }
+    p = 1;
+    if (repdl__size_mul(&p, V)) return REPDL_ERR_OVERFLOW;
+    for (p = 0; p < P; p++)
+        if (repdl__units_nodes_extent(U, bounds[p], bounds[p + 1], V) != REPDL_OK)
+            return REPDL_ERR_OVERFLOW;
     if (repdl__vtree_init(&t, V, U)) return REPDL_ERR_NOMEM;
     for (p = 0; p < P; p++) {
         size_t b = bounds[p], i = 0;

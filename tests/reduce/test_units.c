@@ -138,6 +138,56 @@ int main(void)
     check(repdl_units_nodes_f32(10, 3, 5, V, x, V, NULL) == REPDL_ERR_INVALID, "NULL nodes", 10, 3, 5);
     check(repdl_units_nodes_f32(10, 3, 5, V, x, V - 1, nodes) == REPDL_ERR_INVALID, "ldu < V", 10, 3, 5);
     check(repdl_units_nodes_f32(10, 4, 4, V, NULL, 0, NULL) == REPDL_OK, "empty range", 10, 4, 4);
+    /* extents that do not fit in size_t bytes: REPDL_ERR_OVERFLOW before
+       anything is read (the units' (u1 - u0 - 1) ldu + V floats, the
+       nodes' N V floats, out's V floats), nothing written */
+    {
+        const size_t lim = SIZE_MAX / sizeof(float);
+        float canary[2 * V];
+        size_t bounds3[3] = {0, 1, 3};   /* [1, 3) of 3: the nodes [1, 2) and [2, 3) */
+        const float *nn3[2];
+        repdl_units_state s;
+        memset(canary, 0x5a, sizeof canary);
+        memcpy(nodes, canary, sizeof canary);
+        nn3[0] = nn3[1] = x;
+        check(repdl_units_nodes_f32(4, 0, 4, 1, x, SIZE_MAX / 8, nodes) == REPDL_ERR_OVERFLOW &&
+              !memcmp(nodes, canary, sizeof canary), "units extent 3 ldu + 1 with ldu = 2^61", 4, 0, 4);
+        check(repdl_units_nodes_f32(4, 0, 4, V, x, (lim - V) / 3 + 1, nodes) == REPDL_ERR_OVERFLOW &&
+              !memcmp(nodes, canary, sizeof canary), "units extent one past the bound", 4, 0, 4);
+        check(repdl_units_nodes_f32(4, 1, 2, V, x, SIZE_MAX, nodes) == REPDL_OK,
+              "one unit: ldu is never applied", 4, 1, 2);
+        memcpy(nodes, canary, sizeof canary);
+        check(repdl_units_nodes_f32(4, 0, 4, lim / 3 + 1, x, lim / 3 + 1, nodes) == REPDL_ERR_OVERFLOW &&
+              !memcmp(nodes, canary, sizeof canary), "units extent: V huge", 4, 0, 4);
+        check(repdl_units_state_init(&s, 4, 0, 3, lim / 2 + 1, nodes) == REPDL_ERR_OVERFLOW &&
+              repdl_units_state_push(&s, x) == REPDL_ERR_OVERFLOW, "state: 2 nodes of V = 2^61 floats", 4, 0, 3);
+        repdl_units_state_free(&s);
+        check(repdl_units_combine_f32(0, 0, NULL, lim + 1, NULL, nodes) == REPDL_ERR_OVERFLOW &&
+              !memcmp(nodes, canary, sizeof canary), "combine: out of 2^62 floats", 0, 0, 0);
+        check(repdl_units_combine_f32(3, 2, bounds3, lim / 2 + 1, nn3, nodes) == REPDL_ERR_OVERFLOW &&
+              !memcmp(nodes, canary, sizeof canary), "combine: a range's 2 nodes of 2^61 floats", 3, 0, 3);
+    }
+    /* NULL state, NULL unit vector, NULL list */
+    {
+        repdl_units_state s;
+        repdl_units_node one[1];
+        check(repdl_units_state_init(NULL, 4, 0, 2, V, nodes) == REPDL_ERR_INVALID, "init NULL state", 4, 0, 2);
+        check(repdl_units_state_push(NULL, x) == REPDL_ERR_INVALID, "push NULL state", 4, 0, 2);
+        repdl_units_state_free(NULL);
+        check(repdl_units_state_init(&s, 4, 0, 2, V, nodes) == REPDL_OK &&
+              repdl_units_state_push(&s, NULL) == REPDL_ERR_INVALID &&
+              repdl_units_state_push(&s, x) == REPDL_OK && repdl_units_state_push(&s, NULL) == REPDL_ERR_INVALID &&
+              repdl_units_state_push(&s, x + V) == REPDL_OK, "push NULL x: refused, state unchanged", 4, 0, 2);
+        repdl_units_state_free(&s);
+        repdl_units_nodes_f32(4, 0, 2, V, x, V, nodes2);
+        check(memcmp(nodes, nodes2, V * sizeof(float)) == 0, "push NULL x: same node after", 4, 0, 2);
+        check(repdl_units_state_init(&s, 4, 0, 2, 0, NULL) == REPDL_OK && repdl_units_state_push(&s, NULL) == REPDL_OK,
+              "push NULL x with V = 0", 4, 0, 2);
+        repdl_units_state_free(&s);
+        check(repdl_units_nodes(11, 1, 10, 5, NULL) == 4, "nodes: NULL list counts, writes nothing", 11, 1, 10);
+        check(repdl_units_nodes(11, 1, 10, 1, one) == 4 && one[0].begin == 1 && one[0].count == 1,
+              "nodes: max 1", 11, 1, 10);
+    }
     check(!repdl_units_block_ok(2, 3, 10) && repdl_units_block_ok(8, 2, 10) &&
           repdl_units_block_ok(8, 3, 11) && !repdl_units_block_ok(8, 3, 12) &&
           repdl_units_block_ok(4, 3, 7) && !repdl_units_block_ok(2, 2, 3),
