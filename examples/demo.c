@@ -39,6 +39,17 @@ int main(void)
     golden_sha256 h;
     unsigned char digest[32];
     const uint32_t step = 256; /* 2^32 / 256 = 2^24 inputs */
+    volatile float one = 1.0f; /* known only at run time: the probe cannot be folded */
+    /* first: every number below assumes subnormals are kept */
+    if (!repdl_fpenv_ok(one)) {
+        fprintf(stderr, "demo: the floating-point environment flushes subnormals to zero "
+                "(FTZ/DAZ), which changes repdl's results, so nothing was computed.  The cause "
+                "is almost always -ffast-math: this program was linked with -ffast-math, -Ofast "
+                "or -funsafe-math-optimizations (gcc and clang then link crtfastmath.o, which "
+                "turns on FTZ/DAZ at start-up), or a shared library built with one of them is "
+                "loaded (LD_PRELOAD, a dependency).  Link without those flags.\n");
+        return 1;
+    }
     if (golden_sha256_selftest() != 0) { printf("SHA-256 self-test failed\n"); return 1; }
     golden_sha256_init(&h);
 

@@ -28,7 +28,15 @@
 
    Writing: to "<path>.tmp.XXXXXX" in the same directory, fsync, then
    rename() over <path>, so <path> is either the old file or the complete
-   new one; on any error the temporary file is removed. */
+   new one; on any error the temporary file is removed.  A process killed
+   between mkstemp and rename leaves its "<path>.tmp.XXXXXX" behind:
+   train_ckpt_prepare, called before training, removes every such file
+   (the name followed by ".tmp." and exactly 6 letters or digits), so one
+   <path> belongs to one running job.  It also refuses, before any work, a
+   <path> that is a directory or beside which no file can be created.
+
+   Reading checks the counts against each other: k steps in the epoch hold
+   at most k * batch correct predictions. */
 #ifndef TRAIN_CKPT_H
 #define TRAIN_CKPT_H
 
@@ -38,6 +46,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include "../tests/golden/sha256.h"
 
@@ -217,6 +227,80 @@ done:
     return rc;
 }
 
+/* 1 if name is base".tmp." and 6 characters of mkstemp's alphabet */
+static int train_ckpt_is_leftover(const char *name, const char *base)
+{
+    size_t nb = strlen(base), i;
+    if (strncmp(name, base, nb) != 0 || strncmp(name + nb, ".tmp.", 5) != 0) return 0;
+    name += nb + 5;
+    for (i = 0; i < 6; i++) {
+        char ch = name[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')))
+            return 0;
+    }
+    return name[6] == '\0';
+}
+
+/* Before training, for --save path: refuses a directory, removes the
+   temporary files of interrupted saves (a line on `note` for each, when
+   note is not NULL), and creates and removes one temporary file beside
+   path.  Returns 0, or -1 with a message in err. */
+static int train_ckpt_prepare(const char *path, FILE *note, char *err, size_t errlen)
+{
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t nd = slash ? (size_t)(slash - path) : 0;
+    char *dir = NULL, *tmp = NULL;
+    DIR *dp;
+    int fd, rc = -1;
+    if (!*base) {
+        snprintf(err, errlen, "%s: is a directory, not a file name", path);
+        return -1;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory, not a file name", path);
+        return -1;
+    }
+    dir = (char *)malloc(nd + 2);
+    tmp = (char *)malloc(strlen(path) + 16);
+    if (!dir || !tmp) { snprintf(err, errlen, "%s: out of memory", path); goto done; }
+    if (!slash) strcpy(dir, ".");
+    else if (nd == 0) strcpy(dir, "/");
+    else { memcpy(dir, path, nd); dir[nd] = '\0'; }
+    dp = opendir(dir);
+    if (dp) {
+        struct dirent *e;
+        while ((e = readdir(dp)) != NULL) {
+            char *full;
+            if (!train_ckpt_is_leftover(e->d_name, base)) continue;
+            full = (char *)malloc(strlen(dir) + strlen(e->d_name) + 2);
+            if (!full) break;
+            sprintf(full, "%s/%s", dir, e->d_name);
+            if (unlink(full) == 0 && note)
+                fprintf(note, "train_fmnist: --save: removed %s, left by an interrupted save\n",
+                        full);
+            free(full);
+        }
+        closedir(dp);
+    }
+    strcpy(tmp, path);
+    strcat(tmp, ".tmp.XXXXXX");
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
+                 strerror(errno));
+        goto done;
+    }
+    close(fd);
+    unlink(tmp);
+    rc = 0;
+done:
+    free(dir);
+    free(tmp);
+    return rc;
+}
+
 static void train_ckpt_free(train_ckpt *c)
 {
     free(c->epoch_losses);
@@ -328,6 +412,14 @@ static int train_ckpt_load(const char *path, const train_ckpt *want, train_ckpt 
     }
     if (n != need + 32) {
         snprintf(err, errlen, "%s: %zu bytes, expected %zu", path, n, need + 32);
+        goto fail;
+    }
+    /* epoch_steps <= 2^28 (above) and batch <= 2^32: the product fits */
+    if (c->batch == 0 || c->batch > ((uint64_t)1 << 32) ||
+        c->epoch_correct > c->epoch_steps * c->batch) {
+        snprintf(err, errlen, "%s: corrupt checkpoint (%llu correct predictions in %llu "
+                 "steps of batch %llu)", path, (unsigned long long)c->epoch_correct,
+                 (unsigned long long)c->epoch_steps, (unsigned long long)c->batch);
         goto fail;
     }
     if (c->model_id != want->model_id || c->ntensors != want->ntensors) {

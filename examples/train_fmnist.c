@@ -39,9 +39,11 @@
      test_logits_sha256      the logits [test images][10], row-major, test
                              images in file order
 
-   Exit status: 0 done; 1 other failure (out of memory, I/O); 2 bad usage;
-   3 --device cuda without CUDA (no GPU, or a build without CUDA);
-   4 bad data file; 5 bad checkpoint. */
+   Exit status: 0 done; 1 other failure (out of memory, I/O); 2 bad usage
+   (also: the ranks of an MPI job disagree on an argument); 3 --device cuda
+   without CUDA (no GPU, or a build without CUDA); 4 bad data file; 5 bad
+   checkpoint; 6 the floating-point environment flushes subnormals (checked
+   before anything else). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -87,6 +89,7 @@ int train_cuda_backend_init(train_backend *be, char *err, size_t errlen)
 #define EXIT_NO_CUDA 3
 #define EXIT_DATA 4
 #define EXIT_CKPT 5
+#define EXIT_FPENV 6
 
 /* ---- the model: LeNet-5 with ReLU and max pooling ----
    x [B][1][28][28]
@@ -199,18 +202,33 @@ static void usage(FILE *f)
         "                      default /usr/share/datasets/fashion-mnist)\n"
         "  --train-images F --train-labels F --test-images F --test-labels F\n"
         "                      explicit IDX paths (gzip or plain), e.g. the original MNIST\n"
-        "  --save CKPT         write a checkpoint when the run stops\n"
+        "                      (a data file is read after its header is checked, never\n"
+        "                      past the bytes the header announces, at most 4 GiB of\n"
+        "                      pixels; a gzip file is one member, nothing after it)\n"
+        "  --save CKPT         write a checkpoint when the run stops (checked before\n"
+        "                      training: CKPT is no directory and a file can be created\n"
+        "                      beside it; CKPT.tmp.XXXXXX left by a killed save are removed,\n"
+        "                      so give each running job its own CKPT)\n"
         "  --save-every K      with --save: also every K global steps (the file is\n"
         "                      replaced atomically: a crash leaves the last one whole)\n"
-        "  --stop-at K         stop after global step K (with --save: to resume later)\n"
+        "  --stop-at K         stop after global step K (with --save: to resume later;\n"
+        "                      not below the step of --resume)\n"
         "  --resume CKPT       continue from a checkpoint\n"
         "  --device cpu|cuda   where to compute (default cpu)\n"
         "  --quiet             print only the hashes and the test accuracy\n"
-        "exit status: 0 ok, 1 failure, 2 usage, 3 no CUDA, 4 bad data, 5 bad checkpoint\n"
+        "exit status: 0 ok, 1 failure, 2 usage, 3 no CUDA, 4 bad data, 5 bad checkpoint,\n"
+        "  6 the floating-point environment flushes subnormals (a -ffast-math link)\n"
         "MPI (a build with Open MPI, launched by mpirun): rank r of R trains the\n"
         "micro-batches [G r/R, G(r+1)/R) of each batch of G = ceil(B/16); every rank\n"
         "gets the same gradient (repdl_mpi_sum_nodes_f32), rank 0 prints and saves;\n"
-        "the hashes and checkpoints are those of one process, for any R and N\n");
+        "the hashes and checkpoints are those of one process, for any R and N.\n"
+        "Before training the ranks compare every option but --threads (which may\n"
+        "differ: the result does not depend on it), and the SHA-256 of the data and\n"
+        "--resume files' contents; if any differs, every rank stops with exit status 2\n"
+        "and rank 0 names the option and the ranks\n"
+        "testing aid: REPDL_TRAIN_DIE_AT=STEP[:RANK] in the environment makes rank RANK\n"
+        "(default 0) exit with status 86 right after global step STEP, as a crash\n"
+        "would (tests/train: the last --save-every checkpoint stays whole)\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -535,7 +553,7 @@ typedef struct dp_worker {
 } dp_worker;
 
 typedef struct dp {
-    int T, R, rank, spawn, mode; /* mode 0 a training step, 1 evaluation */
+    int T, R, rank, mode; /* mode 0 a training step, 1 evaluation */
     size_t B, G, V, u0, u1, nn;
     repdl_units_node node[2 * 64 + 2];
     dp_piece *piece;   /* [nn][T] */
@@ -623,13 +641,6 @@ static int dp_work(dp *d, dp_worker *w)
     return d->mode == 0 ? dp_train_work(d, w) : dp_eval_work(d, w);
 }
 
-static void *dp_thread_spawned(void *p)
-{
-    dp_worker *w = (dp_worker *)p;
-    w->rc = dp_work(w->d, w);
-    return NULL;
-}
-
 static void *dp_thread_pool(void *p)
 {
     dp_worker *w = (dp_worker *)p;
@@ -653,12 +664,7 @@ static int dp_run(dp *d, int mode)
 {
     int t, rc = 0;
     d->mode = mode;
-    if (d->T > 1 && d->spawn) {
-        for (t = 1; t < d->T; t++)
-            d->w[t].started = pthread_create(&d->w[t].th, NULL, dp_thread_spawned, &d->w[t]) == 0;
-        for (t = 1; t < d->T; t++) /* a worker whose thread did not start runs here */
-            if (!d->w[t].started) d->w[t].rc = dp_work(d, &d->w[t]);
-    } else if (d->T > 1) {
+    if (d->T > 1) {
         pthread_mutex_lock(&d->mu);
         d->pending = d->T - 1;
         d->gen++;
@@ -666,10 +672,7 @@ static int dp_run(dp *d, int mode)
         pthread_mutex_unlock(&d->mu);
     }
     d->w[0].rc = dp_work(d, &d->w[0]);
-    if (d->T > 1 && d->spawn) {
-        for (t = 1; t < d->T; t++)
-            if (d->w[t].started) pthread_join(d->w[t].th, NULL);
-    } else if (d->T > 1) {
+    if (d->T > 1) {
         pthread_mutex_lock(&d->mu);
         while (d->pending) pthread_cond_wait(&d->done, &d->mu);
         pthread_mutex_unlock(&d->mu);
@@ -688,9 +691,8 @@ static void dp_free(dp *d)
         d->quit = 1;
         pthread_cond_broadcast(&d->go);
         pthread_mutex_unlock(&d->mu);
-        if (!d->spawn)
-            for (t = 1; t < d->T; t++)
-                if (d->w[t].started) pthread_join(d->w[t].th, NULL);
+        for (t = 1; t < d->T; t++)
+            if (d->w[t].started) pthread_join(d->w[t].th, NULL);
         pthread_mutex_destroy(&d->mu);
         pthread_cond_destroy(&d->go);
         pthread_cond_destroy(&d->done);
@@ -718,14 +720,12 @@ static int dp_init(dp *d, const train_backend *be, const model *m, size_t B, int
 {
     size_t n, nr, i;
     int t;
-    const char *sp = getenv("REPDL_TRAIN_SPAWN"); /* hidden: per-step pthread_create */
     memset(d, 0, sizeof *d);
     d->be = be;
     d->m = m;
     d->T = T;
     d->R = R;
     d->rank = rank;
-    d->spawn = sp && *sp && strcmp(sp, "0") != 0;
     d->B = B;
     d->G = B / MB + (B % MB != 0);
     d->V = m->total;
@@ -777,12 +777,10 @@ static int dp_init(dp *d, const train_backend *be, const model *m, size_t B, int
             return -1;
         }
         d->have_sync = 1;
-        if (!d->spawn)
-            for (t = 1; t < T; t++) {
-                d->w[t].started =
-                    pthread_create(&d->w[t].th, NULL, dp_thread_pool, &d->w[t]) == 0;
-                if (!d->w[t].started) return -1;
-            }
+        for (t = 1; t < T; t++) {
+            d->w[t].started = pthread_create(&d->w[t].th, NULL, dp_thread_pool, &d->w[t]) == 0;
+            if (!d->w[t].started) return -1;
+        }
     }
     return 0;
 }
@@ -840,6 +838,9 @@ static void report_backend_error(const train_backend *be, const char *what)
 
 /* ---- processes: one, or the ranks of an MPI job ---- */
 static int g_mpi = 0, g_rank = 0, g_size = 1;
+/* set when every rank stops with the same status, knowing it (the ranks'
+   arguments disagree): main then ends MPI normally instead of MPI_Abort */
+static int g_all_stop = 0;
 
 /* The checkpoint of the run at `step` (--save), written by rank 0 only
 (every rank holds the same state); 0, or -1 with a message. */
@@ -968,6 +969,152 @@ static int dp_step(dp *d, const float *P, const train_idx_set *train, const uint
     return 0;
 }
 
+#ifdef TRAIN_HAVE_MPI
+/* ---- the ranks agree before training ----
+   Each rank describes every option that decides the result or the
+   sequence of collective calls (all of them but --threads: the bits and
+   the collectives are the same for any thread count) and the SHA-256 of
+   the data files' and the --resume file's contents (the paths may differ
+   between machines, the bytes may not), as a fixed record; MPI_Allgather
+   gives every rank every record, so every rank takes the same decision.
+   A field is the SHA-256 of its full text (compared) and the text's first
+   bytes (shown). */
+enum {
+    AG_SEED, AG_LR, AG_MOMENTUM, AG_EPOCHS, AG_STEPS, AG_STOP, AG_BATCH, AG_TEST_LIMIT,
+    AG_QUIET, AG_DEVICE, AG_SAVE, AG_SAVE_EVERY, AG_RESUME, AG_TRAIN_IMAGES,
+    AG_TRAIN_LABELS, AG_TEST_IMAGES, AG_TEST_LABELS, AG_N
+};
+static const char *const ag_names[AG_N] = {
+    "--seed", "--lr", "--momentum", "--epochs", "--steps", "--stop-at", "--batch",
+    "--test-limit", "--quiet", "--device", "--save", "--save-every",
+    "--resume (the checkpoint's contents)",
+    "--train-images (the file's contents; --data)", "--train-labels (the file's contents; --data)",
+    "--test-images (the file's contents; --data)", "--test-labels (the file's contents; --data)"};
+typedef struct ag_field {
+    unsigned char digest[32];
+    char text[40];
+} ag_field;
+
+static void ag_set(ag_field *f, const char *text)
+{
+    golden_sha256 h;
+    golden_sha256_init(&h);
+    golden_sha256_update(&h, text, strlen(text));
+    golden_sha256_final(&h, f->digest);
+    snprintf(f->text, sizeof f->text, "%s", text);
+}
+
+static void ag_u64(ag_field *f, int given, uint64_t v)
+{
+    char t[32];
+    if (given) snprintf(t, sizeof t, "%" PRIu64, v);
+    else snprintf(t, sizeof t, "none");
+    ag_set(f, t);
+}
+
+static void ag_f32(ag_field *f, float v)
+{
+    char t[48];
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    snprintf(t, sizeof t, "%.9g (bits 0x%08" PRIx32 ")", (double)v, u);
+    ag_set(f, t);
+}
+
+static void ag_digest(ag_field *f, const unsigned char d[32])
+{
+    char hex[65];
+    golden_sha256_hex(d, hex);
+    memcpy(f->digest, d, 32);
+    snprintf(f->text, sizeof f->text, "sha256 %.16s...", hex);
+}
+
+/* the SHA-256 of a whole file's bytes, or the reason it cannot be read */
+static void ag_file(ag_field *f, const char *path)
+{
+    unsigned char buf[65536], d[32];
+    golden_sha256 h;
+    size_t k;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        char t[96];
+        snprintf(t, sizeof t, "unreadable (%s)", strerror(errno));
+        ag_set(f, t);
+        return;
+    }
+    golden_sha256_init(&h);
+    while ((k = fread(buf, 1, sizeof buf, fp)) > 0) golden_sha256_update(&h, buf, k);
+    if (ferror(fp)) {
+        fclose(fp);
+        ag_set(f, "unreadable (read error)");
+        return;
+    }
+    fclose(fp);
+    golden_sha256_final(&h, d);
+    ag_digest(f, d);
+}
+
+/* 0 when every rank has the same record; otherwise -1 on every rank, rank
+   0 having named each differing option and the ranks that differ from it
+   on stderr.  A collective: every rank calls it once, before training. */
+static int ranks_agree(const options *o, const train_idx_set *train,
+                       const train_idx_set *test)
+{
+    ag_field mine[AG_N], *all;
+    int f, r, bad = 0;
+    memset(mine, 0, sizeof mine);
+    ag_u64(&mine[AG_SEED], 1, o->seed);
+    ag_f32(&mine[AG_LR], o->lr);
+    ag_f32(&mine[AG_MOMENTUM], o->momentum);
+    ag_u64(&mine[AG_EPOCHS], !o->have_steps, o->epochs); /* --steps overrides it */
+    ag_u64(&mine[AG_STEPS], o->have_steps, o->steps);
+    ag_u64(&mine[AG_STOP], o->have_stop, o->stop_at);
+    ag_u64(&mine[AG_BATCH], 1, o->batch);
+    ag_u64(&mine[AG_TEST_LIMIT], o->test_limit != 0, o->test_limit);
+    ag_set(&mine[AG_QUIET], o->quiet ? "given" : "none");
+    ag_set(&mine[AG_DEVICE], o->cuda ? "cuda" : "cpu");
+    ag_set(&mine[AG_SAVE], o->save ? o->save : "none");
+    ag_u64(&mine[AG_SAVE_EVERY], o->save_every != 0, o->save_every);
+    if (o->resume) ag_file(&mine[AG_RESUME], o->resume);
+    else ag_set(&mine[AG_RESUME], "none");
+    ag_digest(&mine[AG_TRAIN_IMAGES], train->image_sha256);
+    ag_digest(&mine[AG_TRAIN_LABELS], train->label_sha256);
+    ag_digest(&mine[AG_TEST_IMAGES], test->image_sha256);
+    ag_digest(&mine[AG_TEST_LABELS], test->label_sha256);
+    all = (ag_field *)malloc((size_t)g_size * sizeof mine);
+    if (!all) {
+        fprintf(stderr, "train_fmnist: out of memory\n");
+        return -2; /* this rank alone: MPI_Abort */
+    }
+    if (MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
+                      MPI_COMM_WORLD) != MPI_SUCCESS) {
+        free(all);
+        fprintf(stderr, "train_fmnist: MPI_Allgather failed\n");
+        return -2;
+    }
+    for (f = 0; f < AG_N; f++) {
+        int shown = 0;
+        for (r = 1; r < g_size; r++) {
+            const ag_field *a = &all[f], *b = &all[(size_t)r * AG_N + (size_t)f];
+            if (memcmp(a->digest, b->digest, 32) == 0) continue;
+            if (!bad && g_rank == 0)
+                fprintf(stderr, "train_fmnist: the ranks of this MPI job were started with "
+                        "different arguments or data (every rank needs the same; only "
+                        "--threads may differ); nothing was computed:\n");
+            bad = 1;
+            if (g_rank != 0) break;
+            if (!shown) fprintf(stderr, "  %s: rank 0 has %s", ag_names[f], a->text);
+            if (shown < 8) fprintf(stderr, ", rank %d has %s", r, b->text);
+            else if (shown == 8) fprintf(stderr, ", ...");
+            shown++;
+        }
+        if (shown) fprintf(stderr, "\n");
+    }
+    free(all);
+    return bad ? -1 : 0;
+}
+#endif
+
 static int train_main(int argc, char **argv)
 {
     options o;
@@ -1000,8 +1147,9 @@ static int train_main(int argc, char **argv)
         fprintf(stderr, "train_fmnist: SHA-256 self-test failed\n");
         return 1;
     }
-    {   /* hidden, for tests/train/mpi.sh: REPDL_TRAIN_DIE_AT=STEP[:RANK] makes
-           that rank exit at once after global step STEP, as a crash would */
+    {   /* the testing aid of --help (tests/train/mpi.sh, bad_input.sh):
+           REPDL_TRAIN_DIE_AT=STEP[:RANK] makes that rank exit at once after
+           global step STEP, as a crash would */
         const char *e = getenv("REPDL_TRAIN_DIE_AT");
         if (e && *e) {
             char *end;
@@ -1036,6 +1184,12 @@ static int train_main(int argc, char **argv)
        workers; otherwise the whole batch in one call of each operation */
     use_dp = !o.cuda && (o.threads > 1 || g_mpi);
 
+    /* ---- --save: writable, no leftovers (before any work) ---- */
+    if (o.save && g_rank == 0 && train_ckpt_prepare(o.save, stderr, err, sizeof err)) {
+        fprintf(stderr, "train_fmnist: --save: %s\n", err);
+        goto done;
+    }
+
     /* ---- data ---- */
     {
         const char *names[4] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
@@ -1054,13 +1208,27 @@ static int train_main(int argc, char **argv)
             if (!paths[k]) { fprintf(stderr, "train_fmnist: out of memory\n"); goto done; }
             if (given[k]) strcpy(paths[k], given[k]);
         }
-        if (train_idx_load(paths[0], paths[1], IMG, IMG, NCLASS, &train, err, sizeof err) ||
-            train_idx_load(paths[2], paths[3], IMG, IMG, NCLASS, &test, err, sizeof err)) {
+        /* the files' digests only for ranks_agree: SHA-256 of 55 MB costs
+           about 0.2 s */
+        if (train_idx_load(paths[0], paths[1], IMG, IMG, NCLASS, g_size > 1, &train, err,
+                           sizeof err) ||
+            train_idx_load(paths[2], paths[3], IMG, IMG, NCLASS, g_size > 1, &test, err,
+                           sizeof err)) {
             fprintf(stderr, "train_fmnist: %s\n", err);
             rc = EXIT_DATA;
             goto done;
         }
     }
+#ifdef TRAIN_HAVE_MPI
+    if (g_size > 1) {
+        int r = ranks_agree(&o, &train, &test);
+        if (r != 0) {
+            g_all_stop = r == -1;
+            rc = r == -1 ? EXIT_USAGE : 1;
+            goto done;
+        }
+    }
+#endif
     if (o.batch > train.count) {
         fprintf(stderr, "train_fmnist: --batch %" PRIu64 " exceeds the %zu training images\n",
                 o.batch, train.count);
@@ -1102,17 +1270,8 @@ static int train_main(int argc, char **argv)
     /* ---- weights: initial values from (seed), always recomputed ---- */
     model_init_weights(&m, o.seed, hP);
     hash_hex(hP, m.total, hex);
-    if (!o.quiet && say) {
-        printf("train_fmnist: LeNet-5, %zu training and %zu test images, batch %" PRIu64
-               ", %zu steps an epoch, seed %" PRIu64 ", lr %g, momentum %g, %s, %d thread%s",
-               train.count, ntest, o.batch, spe, o.seed, (double)o.lr, (double)o.momentum,
-               be.name, o.threads, o.threads == 1 ? "" : "s");
-        if (g_mpi) printf(" x %d MPI rank%s", g_size, g_size == 1 ? "" : "s");
-        printf("\n");
-    }
-    if (say) printf("init_weights_sha256 %s\n", hex);
-    fflush(stdout);
 
+    /* ---- the checkpoint (every check before anything is printed) ---- */
     if (o.resume) {
         train_ckpt want, c;
         memset(&want, 0, sizeof want);
@@ -1149,15 +1308,32 @@ static int train_main(int argc, char **argv)
         memcpy(hP, c.params, m.total * sizeof(float));
         memcpy(hM, c.mbuf, m.total * sizeof(float));
         train_ckpt_free(&c);
-        if (!o.quiet && say)
-            printf("resumed from %s at step %" PRIu64 "\n", o.resume, step);
         if (step > total_steps) {
             fprintf(stderr, "train_fmnist: --resume: the checkpoint is at step %" PRIu64
                     ", past the %" PRIu64 " steps of this run\n", step, total_steps);
             rc = EXIT_USAGE;
             goto done;
         }
+        if (o.have_stop && o.stop_at < step) {
+            fprintf(stderr, "train_fmnist: --stop-at %" PRIu64 " is below the step of the "
+                    "checkpoint %s (%" PRIu64 "): nothing to do\n", o.stop_at, o.resume, step);
+            rc = EXIT_USAGE;
+            goto done;
+        }
     }
+
+    if (!o.quiet && say) {
+        printf("train_fmnist: LeNet-5, %zu training and %zu test images, batch %" PRIu64
+               ", %zu steps an epoch, seed %" PRIu64 ", lr %g, momentum %g, %s, %d thread%s",
+               train.count, ntest, o.batch, spe, o.seed, (double)o.lr, (double)o.momentum,
+               be.name, o.threads, o.threads == 1 ? "" : "s");
+        if (g_mpi) printf(" x %d MPI rank%s", g_size, g_size == 1 ? "" : "s");
+        printf("\n");
+    }
+    if (say) printf("init_weights_sha256 %s\n", hex);
+    if (o.resume && !o.quiet && say)
+        printf("resumed from %s at step %" PRIu64 "\n", o.resume, step);
+    fflush(stdout);
 
     /* ---- backend buffers ---- */
     dP = (float *)be.alloc(be.ctx, m.total * sizeof(float));
@@ -1302,6 +1478,19 @@ done:
 int main(int argc, char **argv)
 {
     int rc;
+    /* before anything else (MPI, options, data): repdl's bits assume
+       subnormals are kept; `one` is 1.0f known only at run time */
+    if (!repdl_fpenv_ok(argc > 0 ? 1.0f : 0.0f)) {
+        fprintf(stderr,
+                "train_fmnist: the floating-point environment flushes subnormals to zero "
+                "(FTZ/DAZ), which changes repdl's results, so nothing was computed.  The "
+                "cause is almost always -ffast-math: this program was linked with -ffast-math, "
+                "-Ofast or -funsafe-math-optimizations (gcc and clang then link crtfastmath.o, "
+                "which turns on FTZ/DAZ at start-up), or a shared library built with one of "
+                "them is loaded (LD_PRELOAD, a dependency, a plugin).  Link without those "
+                "flags, or find the library with: LD_DEBUG=libs ./train_fmnist --help\n");
+        return EXIT_FPENV;
+    }
 #ifdef TRAIN_HAVE_MPI
     /* MPI only when launched by mpirun (Open MPI: OMPI_COMM_WORLD_SIZE;
        PMI launchers: PMI_SIZE): a plain run is one process, as without MPI */
@@ -1320,7 +1509,7 @@ int main(int argc, char **argv)
     if (g_mpi) {
         /* every rank finishes together, or the job ends: a rank that fails
            alone would leave the others waiting in a collective */
-        if (rc != 0) {
+        if (rc != 0 && !g_all_stop) {
             fflush(stdout);
             fflush(stderr);
             MPI_Abort(MPI_COMM_WORLD, rc);

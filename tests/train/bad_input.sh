@@ -11,7 +11,20 @@
 #
 # The small data sets (256 training, 64 test images of DATA_DIR) and their
 # corrupt copies are made in a temporary directory by python3 (only byte
-# manipulation: gzip, struct).
+# manipulation: gzip, zlib, struct).
+#
+# Memory: the loader reads a header first and never more than it announces.
+# The cases gzip-bomb (a 1 MB gzip member: a header claiming 60000 images
+# of 28x28, then 1 GiB of zeros), dev-zero (--train-images /dev/zero) and
+# the trailing-garbage cases run under a 1 GiB address-space limit
+# (RLIMIT_AS, which reading the file whole cannot fit: the old loader then
+# said "out of memory") and must peak below 200 MB resident (the payload
+# announced is 47 MB); in a sanitized build (ASan reserves terabytes of
+# address space) the limit is left off and only the peak is checked.
+# Before any work (nothing on stdout): an unwritable --save, a directory as
+# --save, --stop-at below the checkpoint's step, and the floating-point
+# environment (a -ffast-math shared library made here and LD_PRELOADed sets
+# flush-to-zero: exit status 6 and a message naming -ffast-math).
 set -uo pipefail
 exe=$1
 src=${2:-/usr/share/datasets/fashion-mnist}
@@ -66,19 +79,39 @@ write('truncated-header', {EL: (b'\0\0\x08\x01\0\0', False)})
 write('label-out-of-range', {TL: (lab(tl, 256)[:-1] + b'\x0a', True)})
 write('count-mismatch', {EL: (lab(el, 63), False)})
 write('no-images', {EI: (img(ei, 0), False), EL: (lab(el, 0), False)})
+# after the gzip member: garbage, or a second member
+write('gz-trailing-garbage', {}, raw={TI: (g + b'garbage\n', True)})
+write('gz-second-member', {}, raw={TI: (g + gz(b'\0' * 784), True)})
+# the bomb: one valid gzip member (right CRC and length) whose header claims
+# 60000 images of 28x28 (47 MB) followed by 1 GiB of zeros; raw deflate
+# blocks after a full flush do not depend on what came before, so one
+# compressed block of 1 MiB of zeros repeats
+import zlib
+c = zlib.compressobj(9, zlib.DEFLATED, -15)
+hdr = struct.pack('>IIII', 0x803, 60000, 28, 28)
+head = c.compress(hdr) + c.flush(zlib.Z_FULL_FLUSH)
+z = bytes(1 << 20)
+blk = c.compress(z) + c.flush(zlib.Z_FULL_FLUSH)
+n = 1024
+crc = zlib.crc32(hdr)
+for i in range(n): crc = zlib.crc32(z, crc)
+bomb = (b'\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff' + head + blk * n + c.flush() +
+        struct.pack('<II', crc, (16 + n * len(z)) & 0xffffffff))
+write('gz-bomb', {TL: (lab(tl, 60000), True)}, raw={TI: (bomb, True)})
 EOF
 
 # expect CASE STATUS REGEX cmd...: the exit status, the stderr message, no
-# hash on stdout
+# hash on stdout (kept in $dir/stdout)
 expect() {
   local name=$1 want=$2 re=$3 out err rc
   shift 3
   out=$("$@" 2>"$dir/stderr"); rc=$?
+  printf '%s' "$out" >"$dir/stdout"
   err=$(cat "$dir/stderr")
   if [ $rc -ne "$want" ]; then
     echo "FAIL $name: exit status $rc, expected $want; stderr: $err"; fail=$((fail + 1)); return
   fi
-  if ! grep -Eq "$re" <<<"$err"; then
+  if ! grep -Eq -- "$re" <<<"$err"; then
     echo "FAIL $name: stderr '$err' does not match /$re/"; fail=$((fail + 1)); return
   fi
   if [ "$want" -ne 0 ] && grep -q 'trained_weights_sha256\|test_logits_sha256' <<<"$out"; then
@@ -87,6 +120,43 @@ expect() {
   echo "ok   $name: exit $rc: $(head -1 <<<"$err")"; pass=$((pass + 1))
 }
 run() { "$exe" --batch 32 --quiet "$@"; }
+# expect_early: as expect, and the run stopped before any work (nothing on
+# stdout, not even init_weights_sha256)
+expect_early() {
+  local f0=$fail
+  expect "$@"
+  [ $fail -eq $f0 ] || return
+  if [ -s "$dir/stdout" ]; then
+    echo "FAIL $1: not refused up front: stdout: $(head -1 "$dir/stdout")"
+    fail=$((fail + 1)); pass=$((pass - 1))
+  fi
+}
+# bounded CASE STATUS REGEX cmd...: as expect, under a 1 GiB address-space
+# limit (none in a sanitized build), and the peak resident size below 200 MB
+cat >"$dir/bounded.py" <<'EOF'
+import resource, subprocess, sys
+limit = int(sys.argv[1])
+def pre():
+    if limit: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+with open(sys.argv[2], 'w') as o, open(sys.argv[3], 'w') as e:
+    r = subprocess.run(sys.argv[4:], stdout=o, stderr=e, preexec_fn=pre)
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+EOF
+asan=0
+grep -q __asan_init "$exe" && asan=1
+bounded() {
+  local name=$1 want=$2 re=$3 rc kb
+  shift 3
+  read -r rc kb < <(python3 "$dir/bounded.py" $((asan ? 0 : 1 << 30)) "$dir/stdout" "$dir/stderr" "$@")
+  if [ "$rc" -ne "$want" ] || ! grep -Eq -- "$re" "$dir/stderr" || grep -q sha256 "$dir/stdout"; then
+    echo "FAIL $name: exit status $rc (expected $want), stderr: $(head -1 "$dir/stderr") (expected /$re/)"
+    fail=$((fail + 1)); return
+  fi
+  if [ "$kb" -ge 204800 ]; then
+    echo "FAIL $name: peak resident size $kb kB, above 200 MB"; fail=$((fail + 1)); return
+  fi
+  echo "ok   $name: exit $rc, peak $((kb / 1024)) MB: $(head -1 "$dir/stderr")"; pass=$((pass + 1))
+}
 
 # ---- data ----
 expect good-data 0 '^$' run --data "$dir/ok" --steps 2
@@ -105,6 +175,15 @@ expect truncated-header 4 'truncated IDX header' run --data "$dir/truncated-head
 expect label-out-of-range 4 'label 10 of item 255 is out of range' run --data "$dir/label-out-of-range" --steps 2
 expect count-mismatch 4 '63 labels for 64 images' run --data "$dir/count-mismatch" --steps 2
 expect no-images 4 'holds no image' run --data "$dir/no-images" --steps 2
+bounded gz-bomb 4 'train-images-idx3-ubyte.gz: trailing bytes: the header announces 60000 images' \
+  "$exe" --batch 32 --quiet --data "$dir/gz-bomb" --steps 2
+bounded dev-zero 4 '/dev/zero: bad magic 0x00000000' "$exe" --batch 32 --quiet \
+  --train-images /dev/zero --train-labels "$dir/ok/train-labels-idx1-ubyte.gz" \
+  --test-images "$dir/ok/t10k-images-idx3-ubyte" --test-labels "$dir/ok/t10k-labels-idx1-ubyte" --steps 2
+bounded gz-trailing-garbage 4 'trailing garbage after the gzip member' \
+  "$exe" --batch 32 --quiet --data "$dir/gz-trailing-garbage" --steps 2
+bounded gz-second-member 4 'trailing garbage after the gzip member' \
+  "$exe" --batch 32 --quiet --data "$dir/gz-second-member" --steps 2
 expect explicit-paths 0 '^$' run --train-images "$dir/ok/train-images-idx3-ubyte.gz" \
   --train-labels "$dir/ok/train-labels-idx1-ubyte.gz" --test-images "$dir/ok/t10k-images-idx3-ubyte" \
   --test-labels "$dir/ok/t10k-labels-idx1-ubyte" --steps 2
@@ -174,6 +253,10 @@ m = bytearray(body); struct.pack_into('<I', m, 12, 7)   # another model id
 save('model.ckpt', m)
 m = bytearray(body); struct.pack_into('<Q', m, 20 + 8 * T + 8, 12)  # step 12 but 3 losses
 save('epochpos.ckpt', m)
+m = bytearray(body); struct.pack_into('<Q', m, off - 8, 3 * 32 + 1)  # 97 correct in 3 x 32
+save('correct.ckpt', m)
+m = bytearray(body); struct.pack_into('<Q', m, off - 8, 3 * 32)      # 96: the most there can be
+save('correct-max.ckpt', m)
 open(d + '/flipped.ckpt', 'wb').write(bytes(b[:par + 40]) + bytes([b[par + 40] ^ 0x10]) + bytes(b[par + 41:]))
 open(d + '/short.ckpt', 'wb').write(bytes(b[:100]))
 open(d + '/cut.ckpt', 'wb').write(bytes(b[:-41]))
@@ -231,11 +314,30 @@ expect ckpt-epoch-pos 5 'inconsistent epoch position' run $ok --steps 20 --resum
 expect ckpt-other-batch 5 'was written with seed 1, batch 32' "$exe" --quiet --batch 16 $ok --steps 20 --resume "$dir/c.ckpt"
 expect ckpt-other-seed 5 'was written with seed 1' run $ok --seed 2 --steps 20 --resume "$dir/c.ckpt"
 expect ckpt-past-end 2 'past the 10 steps' run $ok --steps 10 --resume "$dir/c.ckpt"
+expect ckpt-correct-range 5 'corrupt checkpoint \(97 correct predictions in 3 steps of batch 32\)' \
+  run $ok --steps 20 --resume "$dir/correct.ckpt"
+expect ckpt-correct-max 0 '^$' run $ok --steps 20 --resume "$dir/correct-max.ckpt"
+expect_early stop-below-ckpt 2 '--stop-at 5 is below the step of the checkpoint .*c\.ckpt \(11\)' \
+  run $ok --steps 20 --stop-at 5 --resume "$dir/c.ckpt" --save "$dir/c2.ckpt"
+[ -e "$dir/c2.ckpt" ] && { echo "FAIL stop-below-ckpt: wrote a checkpoint"; fail=$((fail + 1)); }
+expect stop-at-ckpt 0 '^$' run $ok --steps 20 --stop-at 11 --resume "$dir/c.ckpt"
 
-# ---- atomic save ----
-expect save-no-dir 1 'cannot create a temporary file' run $ok --steps 3 --save "$dir/nodir/x.ckpt"
+# ---- atomic save: checked before any work ----
+expect_early save-no-dir 1 'cannot create a temporary file' run $ok --steps 3 --save "$dir/nodir/x.ckpt"
 mkdir "$dir/isdir"
-expect save-onto-dir 1 'rename from .* failed' run $ok --steps 3 --save "$dir/isdir"
+expect_early save-onto-dir 1 'isdir: is a directory' run $ok --steps 3 --save "$dir/isdir"
+expect_early save-dir-slash 1 'is a directory' run $ok --steps 3 --save "$dir/ok/"
+# leftovers of killed saves (mkstemp's PATH.tmp. + 6 characters) are removed
+# before training; other names are not touched
+touch "$dir/lo.ckpt.tmp.Ab12Cd" "$dir/lo.ckpt.tmp.zzzzzz" "$dir/lo.ckpt.tmp.keep" \
+  "$dir/lo.ckpt.tmp.Ab12Cd7" "$dir/other.ckpt.tmp.Ab12Cd"
+expect save-leftovers-removed 0 'removed .*/lo\.ckpt\.tmp\.(Ab12Cd|zzzzzz), left by an interrupted save' \
+  run $ok --steps 3 --save "$dir/lo.ckpt"
+left=$(cd "$dir" && ls -d lo.ckpt* other.ckpt* | tr '\n' ' ')
+if [ "$left" = "lo.ckpt lo.ckpt.tmp.Ab12Cd7 lo.ckpt.tmp.keep other.ckpt.tmp.Ab12Cd " ]; then
+  echo "ok   save-leftovers-kept: $left"; pass=$((pass + 1))
+else echo "FAIL save-leftovers: left: $left"; fail=$((fail + 1)); fi
+rm -f "$dir/lo.ckpt"* "$dir/other.ckpt"*
 if ls "$dir" | grep -q '\.tmp\.'; then
   echo "FAIL save-leftovers: $(ls "$dir" | grep '\.tmp\.')"; fail=$((fail + 1))
 else echo "ok   save-leftovers: no temporary file left behind"; pass=$((pass + 1)); fi
@@ -245,6 +347,38 @@ if cmp -s "$dir/c.ckpt" "$dir/over.ckpt"; then
   echo "FAIL save-replace: the old checkpoint was not replaced"; fail=$((fail + 1))
 else
   expect save-replace 0 '^$' run $ok --steps 20 --resume "$dir/over.ckpt"
+fi
+
+# ---- the floating-point environment: a -ffast-math library loaded ----
+# gcc and clang link crtfastmath.o into a -ffast-math shared library; its
+# constructor sets FTZ/DAZ for the whole process.  The probe program checks
+# that the library really does (else the case cannot say anything: SKIP).
+cc=$(command -v cc || command -v gcc || command -v clang || true)
+if [ -z "$cc" ]; then echo "skip fpenv-ffast-math-preload: no C compiler"
+else
+  printf 'int repdl_test_fastmath_lib(void) { return 1; }\n' >"$dir/fm.c"
+  cat >"$dir/probe.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    volatile float tiny = 1e-38f * (float)argc, half = tiny * 0.0625f;
+    unsigned u; float h = half; memcpy(&u, &h, 4); (void)argv;
+    printf("%s\n", u == 0 ? "flushes" : "keeps");
+    return 0;
+}
+EOF
+  if "$cc" -shared -fPIC -O2 -ffast-math -o "$dir/libfm.so" "$dir/fm.c" &&
+     "$cc" -O0 -o "$dir/probe" "$dir/probe.c"; then
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+    if [ "$(LD_PRELOAD="$dir/libfm.so" "$dir/probe")" = flushes ] &&
+       [ "$("$dir/probe")" = keeps ]; then
+      expect_early fpenv-ffast-math-preload 6 'flushes subnormals to zero .*-ffast-math' \
+        env LD_PRELOAD="$dir/libfm.so" "$exe" --batch 32 --quiet $ok --steps 2
+      expect_early fpenv-ffast-math-help 6 'flushes subnormals' env LD_PRELOAD="$dir/libfm.so" "$exe" --help
+    else
+      echo "skip fpenv-ffast-math-preload: $cc's -ffast-math library does not set flush-to-zero here"
+    fi
+  else echo "FAIL fpenv: could not build the -ffast-math library"; fail=$((fail + 1)); fi
 fi
 
 # ---- device ----
