@@ -7,25 +7,22 @@
 # that a change in the machine's load hits both alike; checks that every
 # run prints the same hashes; prints the load (uptime) before and after.
 #
-#   bench_threads.sh EXE [--reps R] [--threads N] [--full] [--spawn]
+#   bench_threads.sh EXE [--reps R] [--threads N] [--full]
 #                        [-- extra train_fmnist args]
 #
 #   --reps R     runs of each configuration (default 5)
 #   --threads N  the threaded configuration (default 2)
 #   --full       also the 2-epoch run (--epochs 2; about 30-60 s a run)
-#   --spawn      also N threads started per step (REPDL_TRAIN_SPAWN=1)
-#                instead of the persistent pool
 # meson: ninja -C build bench-train-threads (the short run, 5 reps each).
 set -euo pipefail
 exe=$1
 shift
-reps=5 threads=2 full=0 spawn=0 extra=()
+reps=5 threads=2 full=0 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --reps) reps=$2; shift 2;;
     --threads) threads=$2; shift 2;;
     --full) full=1; shift;;
-    --spawn) spawn=1; shift;;
     --) shift; extra=("$@"); break;;
     *) echo "bench_threads: unknown argument $1"; exit 2;;
   esac
@@ -41,28 +38,19 @@ one() {
   echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(md5sum <<<"$out" | cut -c1-12)"
 }
 bench() { # name args...
-  local name=$1 i r ref="" t1=() tn=() ts=()
+  local name=$1 i r ref="" t1=() tn=()
   shift
   for ((i = 0; i < reps; i++)); do
     r=$(one "$exe" "$@" --threads 1); t1+=("${r% *}"); ref=${ref:-${r#* }}
     [ "${r#* }" = "$ref" ] || { echo "bench_threads: FAIL: hashes differ"; exit 1; }
     r=$(one "$exe" "$@" --threads "$threads"); tn+=("${r% *}")
     [ "${r#* }" = "$ref" ] || { echo "bench_threads: FAIL: --threads $threads hashes differ"; exit 1; }
-    if [ $spawn = 1 ]; then
-      r=$(REPDL_TRAIN_SPAWN=1 one "$exe" "$@" --threads "$threads"); ts+=("${r% *}")
-      [ "${r#* }" = "$ref" ] || { echo "bench_threads: FAIL: spawn hashes differ"; exit 1; }
-    fi
   done
-  local m1 mn ms
+  local m1 mn
   m1=$(printf '%s\n' "${t1[@]}" | median)
   mn=$(printf '%s\n' "${tn[@]}" | median)
   printf '%-6s threads 1: %7.2f s  threads %d (pool): %7.2f s  speed-up %.2fx' \
     "$name" "$m1" "$threads" "$mn" "$(awk -v a="$m1" -v b="$mn" 'BEGIN { print a / b }')"
-  if [ $spawn = 1 ]; then
-    ms=$(printf '%s\n' "${ts[@]}" | median)
-    printf '  threads %d (spawned per step): %7.2f s  %.2fx' "$threads" "$ms" \
-      "$(awk -v a="$m1" -v b="$ms" 'BEGIN { print a / b }')"
-  fi
   printf '   (medians of %d; runs 1: %s; %d: %s)\n' "$reps" "${t1[*]}" "$threads" "${tn[*]}"
 }
 echo "bench_threads: $exe, $(nproc) cores; load before: $(uptime | sed 's/.*load average/load average/')"
