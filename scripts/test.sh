@@ -28,6 +28,9 @@ if [ $# -eq 0 ] || [[ " $* " == *" matrix"* ]]; then bash scripts/deps-matrix.sh
 echo "test.sh: dependencies $((SECONDS - t0)) s"
 [ -d build ] || meson setup build || exit 1
 t0=$SECONDS
+# Every target: the tests and their compiler and flag variants, the
+# oracles, the benchmarks, the CUDA library and its PTX checks (the first
+# command, scripts/setup-and-demo.sh, builds only what its demos run).
 ninja -C build || exit 1
 echo "test.sh: build $((SECONDS - t0)) s"
 args=()
