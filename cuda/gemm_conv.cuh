@@ -86,23 +86,18 @@ REPDL_HD inline float conv_col2im_at(const conv_geom &g, const float *dcol, I e)
    docs/cuda-linalg.md): pushes parts[p V + e], p < np, the values of
    micro-batches count0 .. count0 + np - 1, into the element's buddy tree
    (repdl__tree, accum.h), whose pending nodes (the set bits of count0)
-   are slots[l V + e]; last: out[e] = the root, canonical NaN; otherwise
-   the pending nodes of count0 + np back into slots.  slots is not read
-   when count0 == 0 (nor written when last). */
+   are slots[l V + e] (repdl__tree_load / _store, the host's tree in its
+   device form); last: out[e] = the root, canonical NaN; otherwise the
+   pending nodes of count0 + np back into slots.  slots is not read when
+   count0 == 0 (nor written when last). */
 REPDL_HD inline void mb_tree_element(const float *parts, size_t np, size_t V, size_t count0,
                                      float *slots, float *out, int last, size_t e)
 {
     repdl__tree tr;
-    tr.count = count0;
-    for (unsigned l = 0; l < 64 && (count0 >> l) != 0; l++)
-        if ((count0 >> l) & 1) tr.node[l] = slots[l * V + e];
+    repdl__tree_load(&tr, count0, slots, V, e);
     for (size_t p = 0; p < np; p++) repdl__tree_push(&tr, 0, parts[p * V + e]);
-    if (last) {
-        out[e] = repdl__canon(repdl__tree_root(&tr));
-    } else {
-        for (unsigned l = 0; l < 64 && (tr.count >> l) != 0; l++)
-            if ((tr.count >> l) & 1) slots[l * V + e] = tr.node[l];
-    }
+    if (last) out[e] = repdl__canon(repdl__tree_root(&tr));
+    else repdl__tree_store(&tr, slots, V, e);
 }
 
 } // namespace repdl_cuda

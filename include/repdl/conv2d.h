@@ -36,14 +36,16 @@
    blocking or vector width.
 
    Return value: 0 done; -1 bad argument (s NULL, a stride, dilation or
-   kernel size of 0, a NULL array that would be read or written); -2 out of
-   memory (the direct forward: the padded image c (h + 2 ph) (w + 2 pw), the
-   packed filters and OC rows of the padded-width output; the im2col
-   scratch: forward CK x P floats, backward (CK + OC) x P
-   floats per image of a batch of images (REPDL_CONV_BATCH_FLOATS), and
-   for n > REPDL_MICROBATCH the tree's pending dw and db vectors, malloc;
-   the outputs are then unspecified).  Outputs are overwritten, never
-   accumulated; dx, dw, db may be NULL (skipped).  Outputs must not overlap
+   kernel size of 0, a NULL array that would be read or written); -3
+   (REPDL_ERR_NOMEM) out of memory (the direct forward: the padded image
+   c (h + 2 ph) (w + 2 pw), the packed filters and OC rows of the
+   padded-width output; the im2col scratch: forward CK x P floats,
+   backward (CK + OC) x P floats per image of a batch of images
+   (REPDL_CONV_BATCH_FLOATS), and for n > REPDL_MICROBATCH the tree's
+   pending dw and db vectors, malloc; all taken before the first output is
+   written, so that out of memory writes nothing: the out-of-memory rule
+   of the batch order, docs/canonical-order.md).  Outputs are overwritten,
+   never accumulated; dx, dw, db may be NULL (skipped).  Outputs must not overlap
    inputs.  Every NaN output is 0x7fc00000. */
 #ifndef REPDL_CONV2D_H
 #define REPDL_CONV2D_H
@@ -217,7 +219,7 @@ REPDL_FN float *repdl__conv_alloc(size_t n)
 {
     if (n == 0) n = 1;
     if (n > (size_t)-1 / sizeof(float)) return NULL;
-    return (float *)malloc((n ? n : 1) * sizeof(float)); /* malloc(0) may be NULL */
+    return (float *)REPDL__ALLOC(n * sizeof(float));
 }
 
 /* ---- Forward ----
@@ -282,7 +284,7 @@ REPDL_FN repdl_status repdl__conv2d_forward_part_f32(const repdl_conv2d_shape *s
         size_t ci, r, q, p, o, k, i0, j0, c0, i;
         float *xp = repdl__conv_alloc(nxp), *wp = repdl__conv_alloc(Mp * CK);
         float *yb = repdl__conv_alloc(Mp * Lr);
-        size_t *off = (size_t *)malloc(CK * sizeof(size_t));
+        size_t *off = (size_t *)REPDL__ALLOC(CK * sizeof(size_t));
         float init[REPDL__GEMM_MR * REPDL__GEMM_NRMAX];
         repdl__gemm_tile t;
         if (!xp || !wp || !yb || !off) {
@@ -494,10 +496,11 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
                                                 const float *w, const float *dy, float *dx,
                                                 float *dw, float *db)
 {
-    size_t oh, ow, P, CK, OC, in_sz, nb = 1, i0, b, o, i;
-    int do_dw, do_dx, zero_dw, zero_dx, isa = 0;
+    size_t oh, ow, P, CK, OC, in_sz, nb = 1, i0, b, o, i, G;
+    int do_dw, do_dx, zero_dw, zero_dx, isa = 0, ok = 1;
     size_t nr = 1;
     float *colb = NULL, *dyb = NULL, *wp = NULL, *dybp = NULL;
+    repdl__vtree tw, tb; /* the trees over micro-batches of dw and db */
     repdl_status st = repdl__conv2d_check(s);
     if (st != REPDL_OK) return st;
     oh = repdl_conv2d_out_h(s);
@@ -512,7 +515,8 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
     do_dw = dw && OC && CK;
     do_dx = dx && in_sz && s->n;
     /* outputs that are empty products: -0, written only once the workspace
-       of the others is allocated (a REPDL_ERR_NOMEM writes nothing) */
+       and the trees of the others are allocated (a REPDL_ERR_NOMEM writes
+       nothing) */
     zero_dw = do_dw && (s->n == 0 || P == 0);
     zero_dx = do_dx && (P == 0 || CK == 0 || OC == 0);
     if (zero_dw) do_dw = 0;
@@ -532,25 +536,30 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
             wp = repdl__conv_alloc((CK + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR * OC);
             dybp = repdl__conv_alloc((P * nb + nr - 1) / nr * nr * OC);
         }
-        if (!colb || !dyb || (do_dx && (!wp || !dybp))) {
-            free(colb);
-            free(dyb);
-            free(wp);
-            free(dybp);
-            return REPDL_ERR_NOMEM;
-        }
+        ok = colb && dyb && (!do_dx || (wp && dybp));
+    }
+    G = repdl__mb_count(s->n);
+    if (repdl__vtree_init(&tb, db && OC && G > 1 ? OC : 0, G)) ok = 0;
+    if (repdl__vtree_init(&tw, do_dw && G > 1 ? OC * CK : 0, G)) ok = 0;
+    if (!ok) {
+        free(colb);
+        free(dyb);
+        free(wp);
+        free(dybp);
+        repdl__vtree_free(&tb);
+        repdl__vtree_free(&tw);
+        return REPDL_ERR_NOMEM;
     }
     if (zero_dw)
         for (i = 0; i < OC * CK; i++) dw[i] = -0.0f;
     if (zero_dx)
         for (i = 0; i < s->n * in_sz; i++) dx[i] = -0.0f;
     if (db && OC) { /* the tree over micro-batches of the fadd chains */
-        size_t G = repdl__mb_count(s->n), g;
-        repdl__vtree tb;
+        size_t g;
         if (G <= 1) {
             repdl__conv_db_f32(s->n, OC, P, dy, db);
             for (o = 0; o < OC; o++) db[o] = repdl__canon(db[o]);
-        } else if (repdl__vtree_init(&tb, OC, G) == 0) {
+        } else {
             for (g = 0; g < G; g++) {
                 size_t g0 = g * REPDL_MICROBATCH;
                 size_t gl = repdl__mb_end(s->n, g0) - g0;
@@ -558,31 +567,17 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
                 repdl__vtree_push(&tb, 0);
             }
             repdl__vtree_root(&tb, db);
-            repdl__vtree_free(&tb);
-        } else {
-            free(colb);
-            free(dyb);
-            free(wp);
-            free(dybp);
-            return REPDL_ERR_NOMEM;
         }
     }
+    repdl__vtree_free(&tb);
     if (!do_dw && !do_dx) return REPDL_OK;
     {
         /* micro-batch g: images [g mb, g mb + gl), in pieces of at most nb
            images; dw's chains start from -0 at the micro-batch's first
            piece and continue through its others (cont), into the tree's
            next slot (or dw itself when the batch is one micro-batch) */
-        size_t G = repdl__mb_count(s->n), g;
-        repdl__vtree tw = {0, 0, 0, NULL}; /* set: gcc's -Wmaybe-uninitialized */
+        size_t g;
         int tree = do_dw && G > 1;
-        if (tree && repdl__vtree_init(&tw, OC * CK, G) != 0) {
-            free(colb);
-            free(dyb);
-            free(wp);
-            free(dybp);
-            return REPDL_ERR_NOMEM;
-        }
         for (g = 0; g < G; g++) {
             size_t g0 = g * REPDL_MICROBATCH;
             size_t g1 = repdl__mb_end(s->n, g0);
@@ -611,11 +606,9 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
             }
             if (tree) repdl__vtree_push(&tw, 0);
         }
-        if (tree) {
-            repdl__vtree_root(&tw, dw);
-            repdl__vtree_free(&tw);
-        }
+        if (tree) repdl__vtree_root(&tw, dw);
     }
+    repdl__vtree_free(&tw);
     free(colb);
     free(dyb);
     free(wp);

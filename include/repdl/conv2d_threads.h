@@ -204,7 +204,7 @@ REPDL_HOST_API repdl_status repdl_conv2d_backward_threads_f32(const repdl_conv2d
         /* leaves of the micro-batch tree, T at a time */
         size_t V = (dw ? OC * CK : 0) + (db ? OC : 0);
         float *leaf = V ? repdl__conv_alloc(V * (size_t)T) : NULL;
-        repdl__vtree tw = {0, 0, 0, NULL}, tb = {0, 0, 0, NULL};
+        repdl__vtree tw = {0, 0, 0, NULL, NULL}, tb = {0, 0, 0, NULL, NULL};
         if ((V && !leaf) || (dw && repdl__vtree_init(&tw, OC * CK, G) != 0) ||
             (db && repdl__vtree_init(&tb, OC, G) != 0)) {
             free(leaf);

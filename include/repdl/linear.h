@@ -29,8 +29,10 @@
    NULL); K == 0 gives y = b (or -0), dx has no element; M == 0 gives
    dW = -0 and db = -0.  Every NaN output is 0x7fc00000.  Outputs must not
    overlap inputs.  dW, db with M > REPDL_MICROBATCH need scratch for the
-   tree (a few dW-sized vectors, malloc): when it cannot be had, the same
-   values are computed by plain loops (slower, no error). */
+   tree (ceil(log2 G) + 2 vectors of dW's and db's sizes, G micro-batches,
+   malloc): when it cannot be had the call returns REPDL_ERR_NOMEM and
+   writes nothing (the out-of-memory rule of the batch order,
+   docs/canonical-order.md). */
 #ifndef REPDL_LINEAR_H
 #define REPDL_LINEAR_H
 
@@ -59,14 +61,13 @@ REPDL_FN void repdl__colsum_chain_f32(size_t M, size_t N, const float *dy, float
     }
 }
 
-/* dW [N x K] (kind 0) or db [N] (kind 1) in the batch order: the tree over
-   micro-batches of mb rows (the definition's REPDL_MICROBATCH; a
-   parameter so that bench/ can measure other sizes).  M > 0. */
-REPDL_FN void repdl__linear_batch_f32(int kind, size_t M, size_t K, size_t N, size_t mb,
-                                    const float *x, const float *dy, float *out)
+/* dW [N x K] (kind 0) or db [N] (kind 1) in the batch order, M > 0: one
+   micro-batch, its chain; more, the tree t (V = the output's size, G =
+   repdl__mb_count(M) units) over the chains of the micro-batches. */
+REPDL_FN void repdl__linear_batch_f32(int kind, size_t M, size_t K, size_t N, const float *x,
+                                      const float *dy, repdl__vtree *t, float *out)
 {
-    size_t G = M / mb + (M % mb != 0), V = kind ? N : N * K, g, n, k, m;
-    repdl__vtree t;
+    size_t G = repdl__mb_count(M), g, n;
     if (G <= 1) { /* one micro-batch: its chain */
         if (kind) {
             repdl__colsum_chain_f32(M, N, dy, out);
@@ -76,62 +77,52 @@ REPDL_FN void repdl__linear_batch_f32(int kind, size_t M, size_t K, size_t N, si
         }
         return;
     }
-    if (repdl__vtree_init(&t, V, G) == 0) {
-        for (g = 0; g < G; g++) {
-            size_t m0 = g * mb, len = M - m0 < mb ? M - m0 : mb;
-            float *d = repdl__vtree_dest(&t, 0);
-            if (kind) repdl__colsum_chain_f32(len, N, dy + m0 * N, d);
-            else
-                repdl__gemm_core_f32(1, 0, N, K, len, dy + m0 * N, N, x + m0 * K, K, NULL,
-                                     NULL, 0, 1.0f, 0.0f, d, K);
-            repdl__vtree_push(&t, 0);
-        }
-        repdl__vtree_root(&t, out);
-        repdl__vtree_free(&t);
-        return;
+    for (g = 0; g < G; g++) {
+        size_t m0 = g * REPDL_MICROBATCH, len = repdl__mb_end(M, m0) - m0;
+        float *d = repdl__vtree_dest(t, 0);
+        if (kind) repdl__colsum_chain_f32(len, N, dy + m0 * N, d);
+        else
+            repdl__gemm_core_f32(1, 0, N, K, len, dy + m0 * N, N, x + m0 * K, K, NULL, NULL, 0,
+                                 1.0f, 0.0f, d, K);
+        repdl__vtree_push(t, 0);
     }
-    /* no scratch: the definition, one output element at a time */
-    for (n = 0; n < N; n++)
-        for (k = 0; k < (kind ? 1 : K); k++) {
-            repdl__tree s;
-            repdl__tree_init(&s);
-            for (g = 0; g < G; g++) {
-                size_t m0 = g * mb, m1 = M - m0 < mb ? M : m0 + mb;
-                float acc = -0.0f;
-                for (m = m0; m < m1; m++)
-                    acc = kind ? repdl__fadd(acc, dy[m * N + n])
-                               : repdl__fmaf(dy[m * N + n], x[m * K + k], acc);
-                repdl__tree_push(&s, 0, acc);
-            }
-            out[kind ? n : n * K + k] = repdl__canon(repdl__tree_root(&s));
-        }
+    repdl__vtree_root(t, out);
 }
 
-/* Every product is checked before the first is computed: on an error
-   nothing is written. */
+/* Every product is checked, and the trees' scratch taken, before the
+   first is computed: on an error nothing is written. */
 REPDL_API repdl_status repdl_linear_backward_f32(size_t M, size_t K, size_t N, const float *x,
                                                  const float *W, const float *dy, float *dx,
                                                  float *dW, float *db)
 {
     repdl_status st;
-    size_t t = M;
+    size_t t = M, G = repdl__mb_count(M);
+    repdl__vtree tw, tb;
     if (repdl__size_mul(&t, N)) return REPDL_ERR_OVERFLOW;
     if (dx && (st = repdl__gemm_check(0, 0, M, K, N, dy, N, W, K, dx, K)) != REPDL_OK) return st;
     if (dW && (st = repdl__gemm_check(1, 0, N, K, M, dy, N, x, K, dW, K)) != REPDL_OK) return st;
     if (db && M && N && !dy) return REPDL_ERR_INVALID;
+    /* the trees over micro-batches (N K fits: repdl__gemm_check) */
+    if (repdl__vtree_init(&tw, dW && G > 1 ? N * K : 0, G)) return REPDL_ERR_NOMEM;
+    if (repdl__vtree_init(&tb, db && G > 1 ? N : 0, G)) {
+        repdl__vtree_free(&tw);
+        return REPDL_ERR_NOMEM;
+    }
     /* dx [M x K] = dy [M x N] . W [N x K] */
     if (dx) repdl_gemm_f32(0, 0, M, K, N, 1.0f, 0.0f, dy, N, W, K, NULL, dx, K);
     /* dW [N x K]: the tree over micro-batches of dy_g^T [N x mb] . x_g [mb x K] */
     if (dW && N && K) {
         if (M == 0)
             for (t = 0; t < N * K; t++) dW[t] = -0.0f;
-        else repdl__linear_batch_f32(0, M, K, N, REPDL_MICROBATCH, x, dy, dW);
+        else repdl__linear_batch_f32(0, M, K, N, x, dy, &tw, dW);
     }
     if (db && N) {
         if (M == 0)
             for (t = 0; t < N; t++) db[t] = -0.0f;
-        else repdl__linear_batch_f32(1, M, K, N, REPDL_MICROBATCH, x, dy, db);
+        else repdl__linear_batch_f32(1, M, K, N, x, dy, &tb, db);
     }
+    repdl__vtree_free(&tw);
+    repdl__vtree_free(&tb);
     return REPDL_OK;
 }
 

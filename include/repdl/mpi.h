@@ -20,8 +20,9 @@
      2. the V elements are cut into R slices; MPI_Alltoallv sends slice s
         of each of its nodes to rank s (its own slice stays in place);
      3. rank s pushes the slices of all nodes, in unit order, each at its
-        level, into one vector buddy tree (repdl__tree per element): the
-        canonical sum of slice s, the last addition written to out;
+        level, into one vector buddy tree (repdl__vtree, detail/accum.h:
+        the tree of reduce_units.h, read in place): the canonical sum of
+        slice s, the last addition written to out;
      4. MPI_Allgatherv of the slices into out on every rank.
    Steps 2-4 run per chunk of about REPDL_MPI_CHUNK floats per node buffer.
    Volume sent per rank: (N_r + 1) (R-1)/R V floats, N_r the nodes of its
@@ -47,66 +48,6 @@ REPDL_BEGIN_CODE
 #define REPDL_MPI_CHUNK ((size_t)1 << 20)
 #endif
 
-/* dst[i] = canon(a[i] + b[i]), left operand a; dst may be a or b. */
-REPDL_FN void repdl__mpi_vadd_canon(size_t n, const float *a, const float *b, float *dst)
-{
-    size_t i;
-    for (i = 0; i < n; i++) dst[i] = repdl__canon(repdl__fadd(a[i], b[i]));
-}
-
-/* The buddy tree over the slices (len floats) of N nodes, in unit order,
-   node i of level lev[i], its current value at cur[i].  Each addition
-   writes to the slot of its left operand, work + a len, except addition
-   number `last`, which writes to out with NaNs canonical.  With out NULL
-   it only counts the additions (returned). */
-REPDL_FN size_t repdl__mpi_tree(size_t N, const unsigned char *lev, size_t len,
-                                const float **cur, float *work, float *out, size_t last)
-{
-    size_t pend[64], count = 0, i, k = 0, acc = 0;
-    int any = 0;
-    unsigned l;
-#define REPDL__MPI_ADD(a, b)                                                        \
-    do {                                                                            \
-        if (out) {                                                                  \
-            float *dst_ = k == last ? out : work + (a) * len;                       \
-            if (k == last) repdl__mpi_vadd_canon(len, cur[a], cur[b], dst_);        \
-            else repdl__units_vadd(len, cur[a], cur[b], dst_);                      \
-            cur[a] = dst_;                                                          \
-        }                                                                           \
-        k++;                                                                        \
-    } while (0)
-    for (i = 0; i < N; i++) {
-        size_t p = i, c = count >> lev[i];
-        l = lev[i];
-        while (c & 1) { /* a carry: the pending left sibling + this node */
-            REPDL__MPI_ADD(pend[l], p);
-            p = pend[l];
-            c >>= 1;
-            l++;
-        }
-        pend[l] = p;
-        count += (size_t)1 << lev[i];
-    }
-    for (l = 0; l < 64 && (count >> l) != 0; l++) { /* the root, from the right */
-        if (!((count >> l) & 1)) continue;
-        if (any) REPDL__MPI_ADD(pend[l], acc);
-        acc = pend[l];
-        any = 1;
-    }
-#undef REPDL__MPI_ADD
-    return k;
-}
-
-/* The canonical sum of one slice (len >= 1 floats) of N >= 1 nodes into
-   out; work has N len floats (node i's slot at work + i len). */
-REPDL_FN void repdl__mpi_combine(size_t N, const unsigned char *lev, size_t len,
-                                 const float **cur, float *work, float *out)
-{
-    size_t n = repdl__mpi_tree(N, lev, len, cur, work, NULL, 0);
-    if (n == 0) repdl__units_vcanon(len, cur[0], out);
-    else repdl__mpi_tree(N, lev, len, cur, work, out, n - 1);
-}
-
 /* Slice s of a chunk of `len` elements among R ranks. */
 REPDL_FN size_t repdl__mpi_slice_off(size_t len, int R, int s)
 {
@@ -129,11 +70,11 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     uint64_t mine[5], *all = NULL;
     size_t *nn = NULL, *nbefore = NULL, Ntot = 0, Nme, i, c0, cmax, lmax;
     unsigned char *lev = NULL;
-    const float **cur = NULL;
+    repdl__vtree tree = {0, 0, 0, NULL, NULL};
     int *scount = NULL, *sdisp = NULL, *rcount = NULL, *rdisp = NULL;
     float *recv = NULL, *pack = NULL;
     repdl_status st = REPDL_OK;
-    int local, global;
+    int local, global, tree_ok;
 
     if (MPI_Comm_size(comm, &R) != MPI_SUCCESS || MPI_Comm_rank(comm, &me) != MPI_SUCCESS)
         return REPDL_ERR_MPI;
@@ -196,11 +137,11 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     /* local allocations, then one agreement so that a failure anywhere
        stops every rank before the data exchange */
     lev = (unsigned char *)malloc(Ntot);
-    cur = (const float **)malloc(Ntot * sizeof *cur);
+    tree_ok = repdl__vtree_init(&tree, lmax, U) == 0;
     scount = (int *)malloc((size_t)R * 4 * sizeof(int));
     recv = (float *)malloc((Ntot * lmax + 1) * sizeof(float));
     if (Nme > 1) pack = (float *)malloc(Nme * cmax * sizeof(float));
-    local = (lev && cur && scount && recv && (Nme <= 1 || pack)) ? 0 : 1;
+    local = (lev && tree_ok && scount && recv && (Nme <= 1 || pack)) ? 0 : 1;
     err = MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, comm);
     if (err != MPI_SUCCESS) { st = REPDL_ERR_MPI; goto done; }
     if (global) { st = REPDL_ERR_NOMEM; goto done; }
@@ -246,10 +187,14 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
         err = MPI_Alltoallv(sbuf, scount, sdisp, MPI_FLOAT, recv, rcount, rdisp, MPI_FLOAT,
                             comm);
         if (err != MPI_SUCCESS) { st = REPDL_ERR_MPI; goto done; }
-        if (lme) {
-            for (i = 0; i < Ntot; i++) cur[i] = recv + i * lme;
-            for (i = 0; i < Nme; i++) cur[nbefore[me] + i] = nodes + i * V + c0 + ome;
-            repdl__mpi_combine(Ntot, lev, lme, cur, recv, out + c0 + ome);
+        if (lme) { /* 3: the nodes in unit order, this rank's own read in place */
+            repdl__vtree_clear(&tree, lme);
+            for (i = 0; i < Ntot; i++)
+                repdl__vtree_push_ref(&tree, lev[i],
+                                      i - nbefore[me] < Nme
+                                          ? nodes + (i - nbefore[me]) * V + c0 + ome
+                                          : recv + i * lme);
+            repdl__vtree_root(&tree, out + c0 + ome);
         }
         for (r = 0; r < R; r++) {
             rcount[r] = (int)repdl__mpi_slice_len(len, R, r);
@@ -261,7 +206,8 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     }
 
 done:
-    free(all); free(nn); free(lev); free((void *)cur); free(scount); free(recv); free(pack);
+    free(all); free(nn); free(lev); free(scount); free(recv); free(pack);
+    repdl__vtree_free(&tree);
     return st;
 }
 

@@ -11,7 +11,11 @@
    element count (rows x cols, n x c x hw) does not fit in size_t bytes,
    REPDL_ERR_INVALID when an array that must be read or written is NULL
    while that count is not 0 (the optional outputs and gamma/beta may be
-   NULL); on an error nothing is written.
+   NULL), REPDL_ERR_NOMEM when the backward of layer or RMS norm cannot
+   have the heap scratch of its dgamma / dbeta tree (more than
+   REPDL_MICROBATCH rows: ceil(log2 G) + 2 vectors of min(cols, 512)
+   floats each, G micro-batches; the out-of-memory rule of the batch order,
+   docs/canonical-order.md); on an error nothing is written.
 
    Notation: RN(.) one rounding to nearest-even binary32; S(v_i) the
    canonical sum (reduce.h) of the rounded values v_i in index order;
@@ -296,18 +300,35 @@ REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0,
     if (out0) repdl__cols_fold8(e0[0], REPDL__NORM_COLS, cb, out0);
 }
 
-/* The micro-batch values of a row are pushed into the vector tree
-   (repdl__vtree, cols floats per node, on the heap; out0 not NULL: a
-   second tree, for the mode-0 sums, from the same pass).  One micro-batch
-   (rows <= 16): its values, no tree.  Should a tree's allocation fail,
-   blocks of 8 columns use scalar trees on the stack: the same bits
-   (columns are independent), the rows read 8 columns at a time. */
+/* The vector trees of repdl__norm_colsum: one column strip
+   (min(cols, REPDL__NORM_COLS) floats) a node, vt0 only when `two` (the
+   mode-0 sums of out0 in the same pass), none for one micro-batch.  Taken
+   by the caller before its first write (the out-of-memory rule, detail/
+   accum.h): 0, or -1 with nothing held. */
+REPDL_FN int repdl__norm_trees(size_t rows, size_t cols, int two, repdl__vtree *vt,
+                               repdl__vtree *vt0)
+{
+    size_t G = repdl__mb_count(rows), cw = cols < REPDL__NORM_COLS ? cols : REPDL__NORM_COLS;
+    int e;
+    if (G <= 1) cw = 0;
+    e = repdl__vtree_init(vt, cw, G);
+    if (repdl__vtree_init(vt0, two ? cw : 0, G) || e) {
+        repdl__vtree_free(vt);
+        repdl__vtree_free(vt0);
+        return -1;
+    }
+    return 0;
+}
+
+/* The micro-batch values of a row are pushed into the vector tree vt
+   (out0 not NULL: vt0, for the mode-0 sums, from the same pass), a column
+   strip at a time down all the rows: the trees' vectors (one strip) stay
+   in L1.  One micro-batch (rows <= 16): its values, no tree. */
 REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const float *mean,
                                  const float *rstd, const float *dy, int mode, float *out,
-                                 float *out0)
+                                 float *out0, repdl__vtree *vt, repdl__vtree *vt0)
 {
-    size_t G = repdl__mb_count(rows), g, j0, c, cw;
-    repdl__vtree vt = {0, 0, 0, NULL}, vt0 = {0, 0, 0, NULL};
+    size_t G = repdl__mb_count(rows), g, j0, c;
     if (cols == 0) return;
     if (G <= 1) { /* one micro-batch (or none: -0) */
         for (j0 = 0; j0 < cols; j0 += REPDL__NORM_COLS)
@@ -321,53 +342,25 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
             for (c = 0; c < cols; c++) out0[c] = G ? repdl__canon(out0[c]) : -0.0f;
         return;
     }
-    /* a column strip of REPDL__NORM_COLS at a time down all the rows:
-       the trees' vectors (one strip) stay in L1 */
-    cw = cols < REPDL__NORM_COLS ? cols : REPDL__NORM_COLS;
-    if (repdl__vtree_init(&vt, cw, G) == 0) {
-        if (out0 && repdl__vtree_init(&vt0, cw, G) != 0) {
-            repdl__vtree_free(&vt);   /* no memory for the second: one output at a time */
-            repdl__norm_colsum(rows, cols, x, mean, rstd, dy, mode, out, NULL);
-            repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 0, out0, NULL);
-            return;
-        }
-        for (j0 = 0; j0 < cols; j0 += REPDL__NORM_COLS) {
-            size_t cb = cols - j0 < REPDL__NORM_COLS ? cols - j0 : REPDL__NORM_COLS;
-            /* an empty tree of cb <= cw floats a node (its slots fit) */
-            vt.count = vt0.count = 0;
-            vt.V = vt0.V = cb;
-            for (g = 0; g < G; g++) {
-                /* the next block: the next micro-batch, or the next strip */
-                size_t r0 = g * REPDL_MICROBATCH, len = repdl__mb_end(rows, r0) - r0;
-                size_t r1 = r0 + len < rows ? r0 + len : 0, j1 = r1 ? j0 : j0 + cb;
-                size_t len1 = j1 < cols ? repdl__mb_end(rows, r1) - r1 : 0;
-                float *d = repdl__vtree_dest(&vt, 0), *d0 = out0 ? repdl__vtree_dest(&vt0, 0) : NULL;
-                repdl__norm_mb_cols(r0, len, cols, j0, cb, x, mean, rstd, dy, mode, d, d0, len1,
-                                    (r1 - r0) * cols + j1 - j0,
-                                    cols - j1 < REPDL__NORM_COLS ? cols - j1 : REPDL__NORM_COLS);
-                repdl__vtree_push(&vt, 0);
-                if (out0) repdl__vtree_push(&vt0, 0);
-            }
-            repdl__vtree_root(&vt, out + j0);
-            if (out0) repdl__vtree_root(&vt0, out0 + j0);
-        }
-        repdl__vtree_free(&vt);
-        if (out0) repdl__vtree_free(&vt0);
-        return;
-    }
-    if (out0) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 0, out0, NULL);
-    for (j0 = 0; j0 < cols; j0 += 8) { /* no memory for the vector tree */
-        size_t cb = cols - j0 < 8 ? cols - j0 : 8;
-        repdl__tree t[8];
-        float v[8];
-        for (c = 0; c < cb; c++) repdl__tree_init(&t[c]);
+    for (j0 = 0; j0 < cols; j0 += REPDL__NORM_COLS) {
+        size_t cb = cols - j0 < REPDL__NORM_COLS ? cols - j0 : REPDL__NORM_COLS;
+        /* an empty tree of cb floats a node (its slots fit) */
+        repdl__vtree_clear(vt, cb);
+        if (out0) repdl__vtree_clear(vt0, cb);
         for (g = 0; g < G; g++) {
-            size_t r0 = g * REPDL_MICROBATCH;
-            repdl__norm_mb_cols(r0, repdl__mb_end(rows, r0) - r0,
-                                cols, j0, cb, x, mean, rstd, dy, mode, v, NULL, 0, 0, 0);
-            for (c = 0; c < cb; c++) repdl__tree_push(&t[c], 0, v[c]);
+            /* the next block: the next micro-batch, or the next strip */
+            size_t r0 = g * REPDL_MICROBATCH, len = repdl__mb_end(rows, r0) - r0;
+            size_t r1 = r0 + len < rows ? r0 + len : 0, j1 = r1 ? j0 : j0 + cb;
+            size_t len1 = j1 < cols ? repdl__mb_end(rows, r1) - r1 : 0;
+            float *d = repdl__vtree_dest(vt, 0), *d0 = out0 ? repdl__vtree_dest(vt0, 0) : NULL;
+            repdl__norm_mb_cols(r0, len, cols, j0, cb, x, mean, rstd, dy, mode, d, d0, len1,
+                                (r1 - r0) * cols + j1 - j0,
+                                cols - j1 < REPDL__NORM_COLS ? cols - j1 : REPDL__NORM_COLS);
+            repdl__vtree_push(vt, 0);
+            if (out0) repdl__vtree_push(vt0, 0);
         }
-        for (c = 0; c < cb; c++) out[j0 + c] = repdl__canon(repdl__tree_root(&t[c]));
+        repdl__vtree_root(vt, out + j0);
+        if (out0) repdl__vtree_root(vt0, out0 + j0);
     }
 }
 
@@ -426,7 +419,7 @@ REPDL_FN int repdl__ln_bwd_fused(size_t rows, size_t cols, const float *x, const
     size_t G = repdl__mb_count(rows), g, j0, v, c;
     int mode = dgamma ? 1 : 0;
     float *out = dgamma ? dgamma : dbeta, *out0 = dgamma ? dbeta : NULL;
-    repdl__vtree vt = {0, 0, 0, NULL}, vt0 = {0, 0, 0, NULL};
+    repdl__vtree vt = {0, 0, 0, NULL, NULL}, vt0 = {0, 0, 0, NULL, NULL};
     if (G > 1) {
         if (repdl__vtree_init(&vt, cols, G) != 0) return -1;
         if (out0 && repdl__vtree_init(&vt0, cols, G) != 0) {
@@ -486,11 +479,15 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
 {
     size_t r, j;
     size_t total_ = rows;
+    repdl__vtree vt, vt0;
     if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
     if (total_ && (!x || !dy || !mean || !rstd)) return REPDL_ERR_INVALID;
     if (dx && (dgamma || dbeta) && rows && cols &&
         repdl__ln_bwd_fused(rows, cols, x, gamma, mean, rstd, dy, dx, dgamma, dbeta) == 0)
         return REPDL_OK;
+    /* the separate passes: their trees before the first write */
+    if (repdl__norm_trees(dgamma || dbeta ? rows : 0, cols, dgamma && dbeta, &vt, &vt0))
+        return REPDL_ERR_NOMEM;
     if (dx) {
         for (r = 0; r < rows; r++) {
             const float *xr = REPDL__OFFSET(x, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
@@ -503,8 +500,10 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
                                   mean[r], rstd[r], c1, c2);
         }
     }
-    if (dgamma) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 1, dgamma, dbeta);
-    else if (dbeta) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 0, dbeta, NULL);
+    if (dgamma) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 1, dgamma, dbeta, &vt, &vt0);
+    else if (dbeta) repdl__norm_colsum(rows, cols, x, mean, rstd, dy, 0, dbeta, NULL, &vt, &vt0);
+    repdl__vtree_free(&vt);
+    repdl__vtree_free(&vt0);
     return REPDL_OK;
 }
 
@@ -539,8 +538,10 @@ REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, con
 {
     size_t r, j, i, len;
     size_t total_ = rows;
+    repdl__vtree vt, vt0;
     if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
     if (total_ && (!x || !dy || !rstd)) return REPDL_ERR_INVALID;
+    if (repdl__norm_trees(dgamma ? rows : 0, cols, 0, &vt, &vt0)) return REPDL_ERR_NOMEM;
     if (dx) {
         for (r = 0; r < rows; r++) {
             const float *xr = REPDL__OFFSET(x, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
@@ -572,7 +573,9 @@ REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, con
             }
         }
     }
-    if (dgamma) repdl__norm_colsum(rows, cols, x, NULL, rstd, dy, 2, dgamma, NULL);
+    if (dgamma) repdl__norm_colsum(rows, cols, x, NULL, rstd, dy, 2, dgamma, NULL, &vt, &vt0);
+    repdl__vtree_free(&vt);
+    repdl__vtree_free(&vt0);
     return REPDL_OK;
 }
 

@@ -108,20 +108,6 @@ REPDL_API size_t repdl_units_nodes(size_t U, size_t begin, size_t end, size_t ma
     return n;
 }
 
-/* dst[i] = a[i] + b[i], left operand a; dst may be a or b. */
-REPDL_FN void repdl__units_vadd(size_t n, const float *a, const float *b, float *dst)
-{
-    size_t i;
-    for (i = 0; i < n; i++) dst[i] = repdl__fadd(a[i], b[i]);
-}
-
-/* dst[i] = repdl__canon(src[i]); dst may be src. */
-REPDL_FN void repdl__units_vcanon(size_t n, const float *src, float *dst)
-{
-    size_t i;
-    for (i = 0; i < n; i++) dst[i] = repdl__canon(src[i]);
-}
-
 /* ---- A rank's node vectors, one unit at a time ----
      repdl_units_state s;
      repdl_units_state_init(&s, U, u0, u1, V, nodes);   nodes: N * V floats,
@@ -173,6 +159,7 @@ REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t 
     s->nodes = nodes;
     s->node_out = nodes;
     s->tree.mem = NULL;
+    s->tree.node = NULL;
     s->node_begin = s->node_count = 0;
     s->status = REPDL_ERR_INVALID;
     if (U > REPDL_UNITS_MAX || u0 > u1 || u1 > U) return s->status;
@@ -250,7 +237,8 @@ REPDL_HOST_API repdl_status repdl_units_nodes_f32(size_t U, size_t u0, size_t u1
    repdl_units_nodes_f32 wrote them; an empty range's pointer may be NULL.
    out[0..V) must not overlap the nodes.  The nodes are pushed in order,
    each at its level, into the vector buddy tree: out is bit for bit the
-   single-range sum.  REPDL_OK; REPDL_ERR_INVALID (bounds that do not tile
+   single-range sum (the nodes are read in place: the tree's heap holds
+   only its carries).  REPDL_OK; REPDL_ERR_INVALID (bounds that do not tile
    [0, U), U too large, a NULL that would be read); REPDL_ERR_OVERFLOW (V
    floats of out, or a range's N V floats of nodes, not fitting in size_t
    bytes); REPDL_ERR_NOMEM; in this order, before out is written. */
@@ -277,8 +265,7 @@ REPDL_HOST_API repdl_status repdl_units_combine_f32(size_t U, size_t P, const si
         while (b < bounds[p + 1]) {
             size_t c = repdl_units_block_size(b, bounds[p + 1], U);
             unsigned k = repdl__units_level(c);
-            if (V > 0) memcpy(repdl__vtree_dest(&t, k), nodes[p] + i * V, V * sizeof(float));
-            repdl__vtree_push(&t, k);
+            repdl__vtree_push_ref(&t, k, V > 0 ? nodes[p] + i * V : NULL);
             b += c;
             i++;
         }

@@ -33,7 +33,10 @@
                 repdl__tree_staged).
      batch      the batch order of the backward passes: micro-batches of
                 REPDL_MICROBATCH samples, their values added by the buddy
-                tree (repdl__vtree for vectors of outputs).
+                tree (repdl__vtree for vectors of outputs: reduce_units.h,
+                mpi.h, linear.h, conv2d.h, norm.h; the scalar tree per
+                element on the device, repdl__tree_load / _store).  Every
+                form takes its carries from repdl__tree_carry_end.
    The CUDA kernels use the same leaf tree and buddy tree (cuda/reduce.cu). */
 #ifndef REPDL_DETAIL_ACCUM_H
 #define REPDL_DETAIL_ACCUM_H
@@ -267,16 +270,26 @@ typedef struct repdl__tree {
 
 REPDL_FN void repdl__tree_init(repdl__tree *t) { t->count = 0; }
 
+/* The carries of a push, for every form of the tree (this scalar one, the
+   vector tree repdl__vtree below, and through it reduce_units.h, mpi.h,
+   linear.h, conv2d.h and norm.h; the per-element device form of
+   cuda/gemm_conv.cuh): the node of level k pushed when `count` units are
+   in (a multiple of 2^k) merges with the pending nodes of levels k,
+   k + 1, ..., end - 1 (the run of set bits of count from bit k), each
+   pending node the left operand, lowest level first; the sum is then
+   pending at level end.  Returns end (k when there is no carry). */
+REPDL_FN unsigned repdl__tree_carry_end(size_t count, unsigned k)
+{
+    unsigned l = k;
+    while (l < 64 && ((count >> l) & 1)) l++;
+    return l;
+}
+
 REPDL_FN void repdl__tree_push(repdl__tree *t, unsigned k, float v)
 {
-    size_t c = t->count >> k;
-    unsigned l = k;
-    while (c & 1) {
-        v = repdl__fadd(t->node[l], v);
-        c >>= 1;
-        l++;
-    }
-    t->node[l] = v;
+    unsigned l, end = repdl__tree_carry_end(t->count, k);
+    for (l = k; l < end; l++) v = repdl__fadd(t->node[l], v);
+    t->node[end] = v;
     t->count += (size_t)1 << k;
 }
 
@@ -293,6 +306,27 @@ REPDL_FN float repdl__tree_root(const repdl__tree *t)
         }
     }
     return acc;
+}
+
+/* A tree whose pending nodes wait in memory between calls (the device
+   form: the tree of element e of a vector of ld floats, its node of
+   level l at slots[l ld + e]; cuda/gemm_conv.cuh): the tree of `count`
+   units from its pending nodes, and back.  Only the set bits of count are
+   read or written (slots may be NULL when count is 0). */
+REPDL_FN void repdl__tree_load(repdl__tree *t, size_t count, const float *slots, size_t ld,
+                               size_t e)
+{
+    unsigned l;
+    t->count = count;
+    for (l = 0; l < 64 && (count >> l) != 0; l++)
+        if ((count >> l) & 1) t->node[l] = slots[(size_t)l * ld + e];
+}
+
+REPDL_FN void repdl__tree_store(const repdl__tree *t, float *slots, size_t ld, size_t e)
+{
+    unsigned l;
+    for (l = 0; l < 64 && (t->count >> l) != 0; l++)
+        if ((t->count >> l) & 1) slots[(size_t)l * ld + e] = t->node[l];
 }
 
 /* ---- Short leaves: at most 16 terms ----
@@ -557,41 +591,74 @@ REPDL_FN size_t repdl__mb_end(size_t n, size_t i0)
     return n - i0 < REPDL_MICROBATCH ? n : i0 + REPDL_MICROBATCH;
 }
 
+/* Heap scratch of the batch order (the vector tree below, conv2d.h's
+   workspaces): malloc, unless a translation unit defines REPDL__ALLOC
+   before its first repdl include (tests/nn/test_oom.c fails chosen
+   allocations so).  Released with free.
+
+   The out-of-memory rule of the batch order (docs/canonical-order.md,
+   "The batch order"; docs/api.md): a function whose tree or workspace
+   cannot be had returns REPDL_ERR_NOMEM having written no output (every
+   allocation comes before the first write); on success its bits do not
+   depend on the memory it had. */
+#ifndef REPDL__ALLOC
+#define REPDL__ALLOC(bytes) malloc(bytes)
+#endif
+
 /* The aligned buddy tree of repdl__tree over vectors of V floats, element
-   by element (the pending subtrees live on the heap, malloc; REPDL_FN like
+   by element: the carries of repdl__tree_carry_end, each one vector
+   addition left + right, into a slot of the tree.  The slots (pending
+   nodes and a carry buffer) live on the heap (REPDL__ALLOC; REPDL_FN like
    the rest, so that the norms' host-and-device functions may call it).
      repdl__vtree t;
-     if (repdl__vtree_init(&t, V, units)) ... no memory: use a scalar path
-     for each node (a unit: level 0), in order:
+     if (repdl__vtree_init(&t, V, units)) ... no memory: REPDL_ERR_NOMEM
+     for each node (a unit: level 0), in order, either
          float *d = repdl__vtree_dest(&t, k);   where to write it (V floats)
          ... compute its vector into d ...
          repdl__vtree_push(&t, k);
+     or
+         repdl__vtree_push_ref(&t, k, v);       v: the caller's V floats, read
+                                                (not copied) until the root
      repdl__vtree_root(&t, out);                out[e] = the tree, canonical NaN
      repdl__vtree_free(&t);
    `units` is the number of level-0 units the pushed nodes cover (it sizes
    the pending slots: ceil(log2 units) + 1 of them, plus a carry buffer).
    As repdl__tree_push, a node of level k must come when the count of
-   units already in is a multiple of 2^k.  Each carry is one vector
-   addition left + right, into a pending slot; the root adds the pending
-   subtrees from the lowest up, as repdl__tree_root. */
+   units already in is a multiple of 2^k.  The root adds the pending
+   subtrees from the lowest up, as repdl__tree_root, the last addition
+   straight into out.  repdl__vtree_clear(&t, W) starts a new tree over
+   vectors of W <= V floats in the same slots. */
 typedef struct repdl__vtree {
     size_t count, V;
-    unsigned slots; /* pending slots 0 .. slots-1; slot `slots` is the carry buffer */
-    float *mem;
+    unsigned slots;     /* pending slots 0 .. slots-1; slot `slots` is the carry buffer */
+    float *mem;         /* the slots, V floats each */
+    const float **node; /* node[l]: the pending node of level l (its slot or a
+                           caller's vector); the start of the heap block */
 } repdl__vtree;
 
 REPDL_FN int repdl__vtree_init(repdl__vtree *t, size_t V, size_t units)
 {
     unsigned s = 1;
+    void *block;
     while (s < 64 && ((size_t)1 << (s - 1)) < units) s++;
     t->count = 0;
     t->V = V;
     t->slots = s;
     t->mem = NULL;
+    t->node = NULL;
     if (V == 0) return 0;
-    if (V > (size_t)-1 / sizeof(float) / (s + 1)) return -1;
-    t->mem = (float *)malloc(V * (s + 1) * sizeof(float));
-    return t->mem ? 0 : -1;
+    if (V > ((size_t)-1 - 64 * sizeof(const float *)) / sizeof(float) / (s + 1)) return -1;
+    block = REPDL__ALLOC(s * sizeof(const float *) + V * (s + 1) * sizeof(float));
+    if (!block) return -1;
+    t->node = (const float **)block;
+    t->mem = (float *)(void *)(t->node + s);
+    return 0;
+}
+
+REPDL_FN void repdl__vtree_clear(repdl__vtree *t, size_t V)
+{
+    t->count = 0;
+    t->V = V;
 }
 
 /* The buffer the next node, of level k, is computed into: its own pending
@@ -601,46 +668,68 @@ REPDL_FN float *repdl__vtree_dest(repdl__vtree *t, unsigned k)
     return t->mem + (size_t)(((t->count >> k) & 1) ? t->slots : k) * t->V;
 }
 
-REPDL_FN void repdl__vtree_push(repdl__vtree *t, unsigned k)
+/* Pushes the node of level k whose vector is at v: each carry writes the
+   slot of its left operand, the last one the slot of level end. */
+REPDL_FN void repdl__vtree_push_ref(repdl__vtree *t, unsigned k, const float *v)
 {
-    size_t c = t->count >> k, V = t->V, i;
-    unsigned l, stop = k;
-    const float *v;
-    if (V > 0 && (c & 1)) {
-        v = t->mem + (size_t)t->slots * V;
-        while ((c >> (stop - k)) & 1) stop++;
-        for (l = k; l < stop; l++) { /* left (pending, level l) + right */
-            float *left = t->mem + (size_t)l * V;
-            float *dst = l + 1 == stop ? t->mem + (size_t)stop * V : left;
+    size_t V = t->V, i;
+    unsigned l, end = repdl__tree_carry_end(t->count, k);
+    if (V > 0) {
+        for (l = k; l < end; l++) { /* left (pending, level l) + right */
+            const float *left = t->node[l];
+            float *dst = t->mem + (size_t)(l + 1 == end ? end : l) * V;
             for (i = 0; i < V; i++) dst[i] = repdl__fadd(left[i], v[i]);
             v = dst;
         }
+        t->node[end] = v;
     }
     t->count += (size_t)1 << k;
+}
+
+REPDL_FN void repdl__vtree_push(repdl__vtree *t, unsigned k)
+{
+    repdl__vtree_push_ref(t, k, t->V > 0 ? repdl__vtree_dest(t, k) : NULL);
 }
 
 REPDL_FN void repdl__vtree_root(const repdl__vtree *t, float *out)
 {
     size_t V = t->V, i;
     const float *acc = NULL;
-    unsigned l;
-    REPDL__ROLLED
-    for (l = 0; l < 64 && (t->count >> l) != 0; l++) {
-        float *p = t->mem + (size_t)l * V;
-        if (!((t->count >> l) & 1)) continue;
-        if (acc)
-            for (i = 0; i < V; i++) p[i] = repdl__fadd(p[i], acc[i]);
-        acc = p;
-    }
-    if (!acc)
+    unsigned l, top = 0;
+    if (V == 0) return;
+    if (t->count == 0) {
         for (i = 0; i < V; i++) out[i] = -0.0f;
-    else
-        for (i = 0; i < V; i++) out[i] = repdl__canon(acc[i]);
+        return;
+    }
+    REPDL__ROLLED
+    for (l = 0; l < 64 && (t->count >> l) != 0; l++)
+        if ((t->count >> l) & 1) top = l;
+    REPDL__ROLLED
+    for (l = 0; l < top; l++) {
+        float *dst = t->mem + (size_t)l * V;
+        const float *left;
+        if (!((t->count >> l) & 1)) continue;
+        left = t->node[l];
+        if (acc) {
+            for (i = 0; i < V; i++) dst[i] = repdl__fadd(left[i], acc[i]);
+            acc = dst;
+        } else {
+            acc = left;
+        }
+    }
+    {
+        const float *left = t->node[top];
+        if (acc)
+            for (i = 0; i < V; i++) out[i] = repdl__canon(repdl__fadd(left[i], acc[i]));
+        else
+            for (i = 0; i < V; i++) out[i] = repdl__canon(left[i]);
+    }
 }
 
 REPDL_FN void repdl__vtree_free(repdl__vtree *t)
 {
-    free(t->mem);
+    free((void *)t->node);
+    t->node = NULL;
     t->mem = NULL;
 }
 
