@@ -50,7 +50,7 @@
 #define BENCH_FLAGS "?"
 #endif
 
-typedef void (*arr_fn)(size_t, const uint16_t *, uint16_t *);
+typedef repdl_status (*arr_fn)(size_t, const uint16_t *, uint16_t *);
 typedef void (*arr32_fn)(size_t, const float *, float *);
 typedef uint16_t (*call_fn)(uint16_t);
 

@@ -19,7 +19,8 @@
 #include "../../tests/common/timer.h"
 #include "plain_act_pool.h"
 
-typedef void (*act_fn)(size_t, const float *, float *);
+typedef repdl_status (*act_fn)(size_t, const float *, float *);
+typedef void (*plain_fn)(size_t, const float *, float *);
 
 int main(int argc, char **argv)
 {
@@ -28,7 +29,7 @@ int main(int argc, char **argv)
     enum timer_clock clk = TIMER_WALL;
     float *x, *y;
     double *tr, *tp;
-    static const struct { const char *name; act_fn rep, plain; } acts[] = {
+    static const struct { const char *name; act_fn rep; plain_fn plain; } acts[] = {
         {"relu", repdl_relu_array_f32, plain_relu},
         {"sigmoid", repdl_sigmoid_array_f32, plain_sigmoid},
         {"silu", repdl_silu_array_f32, plain_silu},

@@ -652,63 +652,85 @@ REPDL_API float repdl_softplus_backward_f32(float x, float dy)
    Each is the loop of its scalar function, bit for bit; sigmoid, silu and
    gelu_tanh get sigma from repdl_sigmoid_array_f32 (vectorizable) chunk by
    chunk; the others are plain loops. */
-REPDL_API void repdl_relu_array_f32(size_t n, const float *x, float *y)
+REPDL_API repdl_status repdl_relu_array_f32(size_t n, const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl_relu_f32(x[i]);
+    return REPDL_OK;
 }
-REPDL_API void repdl_relu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+REPDL_API repdl_status repdl_relu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_relu_backward_f32(x[i], dy[i]);
+    return REPDL_OK;
 }
-REPDL_API void repdl_sigmoid_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+REPDL_API repdl_status repdl_sigmoid_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_sigmoid_backward_f32(x[i], dy[i]);
+    return REPDL_OK;
 }
-REPDL_API void repdl_silu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+REPDL_API repdl_status repdl_silu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_silu_backward_f32(x[i], dy[i]);
+    return REPDL_OK;
 }
-REPDL_API void repdl_gelu_array_f32(size_t n, const float *x, float *y)
+REPDL_API repdl_status repdl_gelu_array_f32(size_t n, const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl_gelu_f32(x[i]);
+    return REPDL_OK;
 }
-REPDL_API void repdl_gelu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+REPDL_API repdl_status repdl_gelu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_gelu_backward_f32(x[i], dy[i]);
+    return REPDL_OK;
 }
-REPDL_API void repdl_gelu_tanh_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+REPDL_API repdl_status repdl_gelu_tanh_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_gelu_tanh_backward_f32(x[i], dy[i]);
+    return REPDL_OK;
 }
-REPDL_API void repdl_softplus_array_f32(size_t n, const float *x, float *y)
+REPDL_API repdl_status repdl_softplus_array_f32(size_t n, const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl_softplus_f32(x[i]);
+    return REPDL_OK;
 }
-REPDL_API void repdl_softplus_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
+REPDL_API repdl_status repdl_softplus_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_softplus_backward_f32(x[i], dy[i]);
+    return REPDL_OK;
 }
 
 /* out[i] = repdl_silu_f32(x[i]) bit for bit (detail/cr.h's skeleton) */
-REPDL_API void repdl_silu_array_f32(size_t n, const float *x, float *y)
+REPDL_API repdl_status repdl_silu_array_f32(size_t n, const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     REPDL__CR_ARRAY(n, x, y, repdl__silu_lane, repdl_silu_f32);
+    return REPDL_OK;
 }
 
 /* out[i] = repdl_gelu_tanh_f32(x[i]) */
-REPDL_API void repdl_gelu_tanh_array_f32(size_t n, const float *x, float *y)
+REPDL_API repdl_status repdl_gelu_tanh_array_f32(size_t n, const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl_gelu_tanh_f32(x[i]);
+    return REPDL_OK;
 }
 
 /* ---- bfloat16 and float16 forms of silu, softplus, gelu, gelu_tanh ----
@@ -847,14 +869,18 @@ REPDL_API uint16_t repdl_silu_bf16(uint16_t x) { return (uint16_t)repdl__silu_h(
 /* silu(x) correctly rounded to float16. */
 REPDL_API uint16_t repdl_silu_f16(uint16_t x) { return (uint16_t)repdl__silu_h(x, REPDL__F16); }
 /* out[i] = repdl_silu_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_silu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_silu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__silu_h_lane, repdl__silu_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_silu_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_silu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_silu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__silu_h_lane, repdl__silu_h);
+    return REPDL_OK;
 }
 
 /* softplus(x) correctly rounded to bfloat16. */
@@ -862,14 +888,18 @@ REPDL_API uint16_t repdl_softplus_bf16(uint16_t x) { return (uint16_t)repdl__sof
 /* softplus(x) correctly rounded to float16. */
 REPDL_API uint16_t repdl_softplus_f16(uint16_t x) { return (uint16_t)repdl__softplus_h(x, REPDL__F16); }
 /* out[i] = repdl_softplus_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_softplus_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_softplus_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__softplus_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_softplus_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_softplus_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_softplus_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__softplus_h);
+    return REPDL_OK;
 }
 
 /* gelu(x) (erf form) correctly rounded to bfloat16. */
@@ -877,14 +907,18 @@ REPDL_API uint16_t repdl_gelu_bf16(uint16_t x) { return (uint16_t)repdl__gelu_h(
 /* gelu(x) (erf form) correctly rounded to float16. */
 REPDL_API uint16_t repdl_gelu_f16(uint16_t x) { return (uint16_t)repdl__gelu_h(x, REPDL__F16); }
 /* out[i] = repdl_gelu_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_gelu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_gelu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_CONV_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_hx);
+    return REPDL_OK;
 }
 /* out[i] = repdl_gelu_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_gelu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_gelu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_CONV_ARRAY(n, x, out, REPDL__F16, repdl__gelu_hx);
+    return REPDL_OK;
 }
 
 /* gelu_tanh(x) correctly rounded to bfloat16. */
@@ -892,14 +926,18 @@ REPDL_API uint16_t repdl_gelu_tanh_bf16(uint16_t x) { return (uint16_t)repdl__ge
 /* gelu_tanh(x) correctly rounded to float16. */
 REPDL_API uint16_t repdl_gelu_tanh_f16(uint16_t x) { return (uint16_t)repdl__gelu_tanh_h(x, REPDL__F16); }
 /* out[i] = repdl_gelu_tanh_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_gelu_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_gelu_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_tanh_h_lane, repdl__gelu_tanh_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_gelu_tanh_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_gelu_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_gelu_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__gelu_tanh_h_lane, repdl__gelu_tanh_h);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

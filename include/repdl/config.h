@@ -212,7 +212,7 @@ typedef enum repdl_status {
     REPDL_ERR_OVERFLOW = -2, /* a size product does not fit in size_t */
     REPDL_ERR_NOMEM = -3,    /* a workspace allocation failed */
     REPDL_ERR_CUDA = -4,     /* CUDA launchers: the CUDA runtime reported an error */
-    REPDL_ERR_FPENV = -5,    /* CUDA launchers: the device flushes subnormals */
+    REPDL_ERR_FPENV = -5,    /* FTZ, DAZ or a rounding mode other than nearest (host or device) */
     REPDL_ERR_MPI = -6       /* repdl/mpi.h: an MPI call returned an error */
 } repdl_status;
 
@@ -224,7 +224,10 @@ REPDL_API const char *repdl_status_string(repdl_status s)
     case REPDL_ERR_OVERFLOW: return "size overflow";
     case REPDL_ERR_NOMEM: return "out of memory";
     case REPDL_ERR_CUDA: return "CUDA error";
-    case REPDL_ERR_FPENV: return "floating-point environment flushes subnormals";
+    case REPDL_ERR_FPENV:
+        return "floating-point environment not IEEE default (flush-to-zero, denormals-are-zero or a "
+               "rounding mode other than nearest: a -ffast-math/-Ofast link or a library built with "
+               "-ffast-math loaded into the process?)";
     case REPDL_ERR_MPI: return "MPI error";
     }
     return "unknown status";
@@ -531,19 +534,100 @@ REPDL_FN float repdl__fmaf_soft(float a, float b, float c)
 #define REPDL__GNU_HOST 0
 #endif
 
+/* ---- Runtime environment check ----
+   repdl assumes IEEE binary32/binary64 arithmetic with subnormals kept and
+   rounding to nearest-even.  Three run-time modes of the calling thread
+   change results silently and no compiler macro can see them:
+     - flush-to-zero (FTZ): subnormal results become zero;
+     - denormals-are-zero (DAZ): subnormal operands are read as zero;
+     - a directed rounding mode (fesetround, or the mode bits set by hand).
+   They are set for a whole process by crtfastmath.o (linked in by gcc or
+   clang -ffast-math, -Ofast or -funsafe-math-optimizations when they link,
+   and by any shared library built so, through its constructor, when it is
+   loaded or LD_PRELOADed) or by _mm_setcsr / fesetenv in the caller.
+   New threads inherit the creating thread's mode, so checking the calling
+   thread covers the POSIX-thread forms too.
+
+   repdl__fpenv_bad() is 1 in such a mode, 0 otherwise; every public
+   function that takes an array or a shape calls it once (REPDL__FPENV_CHECK)
+   and returns REPDL_ERR_FPENV before writing anything (docs/api.md,
+   section 4).  How it reads the mode:
+     - x86-64 and i686 SSE math (gcc, clang): MXCSR (stmxcsr), FTZ bit 15,
+       DAZ bit 6, rounding control bits 13-14 (00 = nearest);
+     - aarch64 (gcc, clang): FPCR (mrs, readable at every exception level),
+       FZ bit 24, RMode bits 22-23 (00 = nearest), FIZ bit 0 (FEAT_AFP:
+       flush subnormal inputs; reads 0 where it does not exist);
+     - every other host (ppc64le, riscv64, s390x, MSVC, ...), and any host
+       under REPDL_PORTABLE_C (plain C99, no inline assembly): an arithmetic
+       probe through volatile operands, which the compiler must read at run
+       time and cannot fold: a subnormal product must be kept, a subnormal
+       operand must not be read as zero, and 1 + 0.75 ulp and
+       -(1 + 0.75 ulp) must round to 1 + ulp and -(1 + ulp) (nearest; up,
+       down and towards zero each fail one of the two);
+     - the device: 0.  repdl's device arithmetic is inline PTX without .ftz
+       and with .rn (see "Arithmetic primitives"), so no device mode reaches
+       it; the CUDA launchers run repdl_fpenv_ok on the device once
+       (repdl_cuda_check_device).
+   The x86 and aarch64 readings are one instruction and a mask. */
+#if defined(__CUDA_ARCH__)
+REPDL_FN int repdl__fpenv_bad(void) { return 0; }
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(REPDL_PORTABLE_C) && \
+    (defined(__x86_64__) || (defined(__i386__) && defined(__SSE_MATH__)))
+REPDL_FN int repdl__fpenv_bad(void)
+{
+    unsigned int csr;
+    __asm__ __volatile__("stmxcsr %0" : "=m"(csr));
+    return (csr & 0xe040u) != 0u; /* FTZ 0x8000, RC 0x6000, DAZ 0x0040 */
+}
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(REPDL_PORTABLE_C) && \
+    defined(__aarch64__)
+REPDL_FN int repdl__fpenv_bad(void)
+{
+    uint64_t fpcr;
+    __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
+    return (fpcr & 0x01c00001u) != 0u; /* FZ 1 << 24, RMode 3 << 22, FIZ 1 */
+}
+#else
+REPDL_FN int repdl__fpenv_bad(void)
+{
+    volatile float v_min = repdl__asfloat(0x00800000u); /* 2^-126 */
+    volatile float v_one = 1.0f;
+    volatile float v_q = repdl__asfloat(0x33c00000u);   /* 0.75 * 2^-23 = 0.75 ulp(1) */
+    volatile float half, back, up, dn;
+    half = v_min * 0.5f;  /* 2^-127: 0 under FTZ */
+    back = half + half;   /* 2^-126: 0 under DAZ */
+    up = v_one + v_q;     /* 1 + 2^-23 when rounding to nearest */
+    dn = -v_one - v_q;    /* -(1 + 2^-23) when rounding to nearest */
+    return repdl__asuint(half) != 0x00400000u || repdl__asuint(back) != 0x00800000u ||
+           repdl__asuint(up) != 0x3f800001u || repdl__asuint(dn) != 0xbf800001u;
+}
+#endif
+
+/* First statement of a public function that takes an array or a shape:
+   returns `bad` (REPDL__FPENV_CHECK: REPDL_ERR_FPENV) in such a mode,
+   before anything is written. */
+#define REPDL__FPENV_CHECK_OR(bad)                                        \
+    do {                                                                  \
+        if (REPDL_UNLIKELY(repdl__fpenv_bad())) return bad;               \
+    } while (0)
+#define REPDL__FPENV_CHECK() REPDL__FPENV_CHECK_OR(REPDL_ERR_FPENV)
+
 /* ---- Runtime environment probe ----
    Returns 1 when the current floating-point environment is the one repdl
-   assumes: subnormals neither flushed (FTZ) nor treated as zero (DAZ).
-   A compile-time check cannot see a flush-to-zero mode set at run time
-   (crtfastmath.o, MXCSR, a CUDA -ftz=true build), so tests and launchers
-   call this.  `one` must be 1.0f, passed at run time so that nothing can be
-   folded. */
+   assumes: subnormals neither flushed (FTZ) nor treated as zero (DAZ), and
+   (on the host) rounding to nearest: repdl__fpenv_bad() above and an
+   arithmetic probe.  Every array function checks this itself (returning
+   REPDL_ERR_FPENV); the scalar functions do not, so a caller that may run
+   in such a mode calls this once (docs/api.md, section 4).  On the device
+   the probe runs repdl's PTX primitives, the launchers' check.  `one` must
+   be 1.0f, passed at run time so that nothing can be folded. */
 REPDL_API int repdl_fpenv_ok(float one)
 {
     float tiny = repdl__fmul(repdl__asfloat(0x00800000u), one); /* 2^-126 */
     float half = repdl__fmul(tiny, 0.5f);                       /* 2^-127, subnormal */
     float back = repdl__fadd(half, half);                       /* DAZ would read it as 0 */
-    return repdl__asuint(half) == 0x00400000u && repdl__asuint(back) == 0x00800000u;
+    return repdl__asuint(half) == 0x00400000u && repdl__asuint(back) == 0x00800000u &&
+           !repdl__fpenv_bad();
 }
 
 REPDL_END_CODE

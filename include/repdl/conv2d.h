@@ -355,6 +355,7 @@ REPDL_FN repdl_status repdl__conv2d_forward_part_f32(const repdl_conv2d_shape *s
 REPDL_API repdl_status repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, const float *x,
                                                const float *w, const float *b, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, P, CK, in_sz;
     repdl_status st = repdl__conv2d_check(s);
     if (st != REPDL_OK) return st;
@@ -496,6 +497,7 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
                                                 const float *w, const float *dy, float *dx,
                                                 float *dw, float *db)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, P, CK, OC, in_sz, nb = 1, i0, b, o, i, G;
     int do_dw, do_dx, zero_dw, zero_dx, isa = 0, ok = 1;
     size_t nr = 1;

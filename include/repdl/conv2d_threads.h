@@ -129,6 +129,7 @@ REPDL_HOST_API repdl_status repdl_conv2d_forward_threads_f32(const repdl_conv2d_
                                                             const float *w, const float *b,
                                                             float *y)
 {
+    REPDL__FPENV_CHECK();
     repdl__conv_job job[REPDL_CONV_THREADS_MAX];
     size_t oh, ow, P, CK, in_sz, units, per, extra, lo = 0;
     int T, t, by_img;
@@ -178,6 +179,7 @@ REPDL_HOST_API repdl_status repdl_conv2d_backward_threads_f32(const repdl_conv2d
                                                              const float *w, const float *dy,
                                                              float *dx, float *dw, float *db)
 {
+    REPDL__FPENV_CHECK();
     repdl__conv_job job[REPDL_CONV_THREADS_MAX];
     size_t oh, ow, P, CK, OC, in_sz, G, g;
     int T, t;

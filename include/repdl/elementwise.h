@@ -34,22 +34,28 @@
 #include "rng.h"
 REPDL_BEGIN_CODE
 
-REPDL_API void repdl_add_f32(size_t n, const float *a, const float *b, float *y)
+REPDL_API repdl_status repdl_add_f32(size_t n, const float *a, const float *b, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__canon(repdl__fadd(a[i], b[i]));
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_mul_f32(size_t n, const float *a, const float *b, float *y)
+REPDL_API repdl_status repdl_mul_f32(size_t n, const float *a, const float *b, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__canon(repdl__fmul(a[i], b[i]));
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_scale_f32(size_t n, float alpha, const float *x, float *y)
+REPDL_API repdl_status repdl_scale_f32(size_t n, float alpha, const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__canon(repdl__fmul(alpha, x[i]));
+    return REPDL_OK;
 }
 
 /* p clamped to [0, 1]; NaN -> 1. */
@@ -69,10 +75,11 @@ REPDL_FN float repdl__dropout_elem(float x, uint32_t w, float p, float scale, ui
     return k ? repdl__canon(repdl__fmul(x, scale)) : 0.0f;
 }
 
-REPDL_API void repdl_dropout_forward_range_f32(size_t n, float p, uint64_t seed, uint64_t offset,
+REPDL_API repdl_status repdl_dropout_forward_range_f32(size_t n, float p, uint64_t seed, uint64_t offset,
                                               uint64_t first, const float *x, float *y,
                                               uint8_t *mask)
 {
+    REPDL__FPENV_CHECK();
     uint32_t w[REPDL__RNG_CHUNK];
     uint8_t kb[REPDL__RNG_CHUNK];
     float pc = repdl__dropout_p(p), scale = repdl__dropout_scale(pc);
@@ -83,20 +90,23 @@ REPDL_API void repdl_dropout_forward_range_f32(size_t n, float p, uint64_t seed,
         repdl__rng_u32_run(seed, offset, first + j0, m, w);
         for (j = 0; j < m; j++) y[j0 + j] = repdl__dropout_elem(x[j0 + j], w[j], pc, scale, mk + j);
     }
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_dropout_forward_f32(size_t n, float p, uint64_t seed, uint64_t offset,
+REPDL_API repdl_status repdl_dropout_forward_f32(size_t n, float p, uint64_t seed, uint64_t offset,
                                         const float *x, float *y, uint8_t *mask)
 {
-    repdl_dropout_forward_range_f32(n, p, seed, offset, 0u, x, y, mask);
+    return repdl_dropout_forward_range_f32(n, p, seed, offset, 0u, x, y, mask);
 }
 
-REPDL_API void repdl_dropout_backward_f32(size_t n, float p, const uint8_t *mask, const float *dy,
+REPDL_API repdl_status repdl_dropout_backward_f32(size_t n, float p, const uint8_t *mask, const float *dy,
                                          float *dx)
 {
+    REPDL__FPENV_CHECK();
     float scale = repdl__dropout_scale(repdl__dropout_p(p));
     size_t i;
     for (i = 0; i < n; i++) dx[i] = mask[i] ? repdl__canon(repdl__fmul(dy[i], scale)) : 0.0f;
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

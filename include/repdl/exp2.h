@@ -152,9 +152,11 @@ REPDL_FN uint32_t repdl__exp2_lane(uint32_t ux, uint32_t *fail)
 /* The array form: out[i] = repdl_exp2_f32(x[i]) for 0 <= i < n, bit for
    bit (detail/cr.h's skeleton).  out may be x itself (in place), otherwise
    the two must not overlap; n = 0 accepts NULL pointers. */
-REPDL_API void repdl_exp2_array_f32(size_t n, const float *x, float *out)
+REPDL_API repdl_status repdl_exp2_array_f32(size_t n, const float *x, float *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__CR_ARRAY(n, x, out, repdl__exp2_lane, repdl_exp2_f32);
+    return REPDL_OK;
 }
 
 /* ---- bfloat16 and float16 (half.h bit patterns) ----
@@ -195,14 +197,18 @@ REPDL_API uint16_t repdl_exp2_bf16(uint16_t x) { return (uint16_t)repdl__exp2_h(
 /* 2^x correctly rounded to float16. */
 REPDL_API uint16_t repdl_exp2_f16(uint16_t x) { return (uint16_t)repdl__exp2_h(x, REPDL__F16); }
 /* out[i] = repdl_exp2_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_exp2_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_exp2_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__exp2_h_lane, repdl__exp2_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_exp2_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_exp2_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_exp2_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__exp2_h_lane, repdl__exp2_h);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -709,6 +709,7 @@ REPDL_API repdl_status repdl_gemm_f32(int transA, int transB, size_t M, size_t N
                                       const float *B, size_t ldb, const float *bias, float *C,
                                       size_t ldc)
 {
+    REPDL__FPENV_CHECK();
     repdl_status st = repdl__gemm_check(transA, transB, M, N, K, A, lda, B, ldb, C, ldc);
     if (st != REPDL_OK) return st;
     repdl__gemm_core_f32(transA, transB, M, N, K, A, lda, B, ldb, bias, NULL, 0, alpha, beta,

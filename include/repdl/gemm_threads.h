@@ -48,6 +48,7 @@ REPDL_HOST_API repdl_status repdl_gemm_threads_f32(int transA, int transB, size_
                                          const float *A, size_t lda, const float *B,
                                          size_t ldb, const float *bias, float *C, size_t ldc)
 {
+    REPDL__FPENV_CHECK();
     repdl__gemm_job job[REPDL_GEMM_THREADS_MAX];
     pthread_t tid[REPDL_GEMM_THREADS_MAX];
     int started[REPDL_GEMM_THREADS_MAX];

@@ -207,31 +207,39 @@ REPDL_API float repdl_f16_to_f32(uint16_t h)
 /* out[i] = repdl_f32_to_bf16(x[i]), i < n.  x and out must not overlap;
    n = 0 accepts NULL pointers.  (The loops are branch-free: compilers
    vectorize them.) */
-REPDL_API void repdl_f32_to_bf16_array(size_t n, const float *x, uint16_t *out)
+REPDL_API repdl_status repdl_f32_to_bf16_array(size_t n, const float *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) out[i] = repdl_f32_to_bf16(x[i]);
+    return REPDL_OK;
 }
 
 /* out[i] = repdl_bf16_to_f32(x[i]), i < n (no overlap; n = 0: NULL ok). */
-REPDL_API void repdl_bf16_to_f32_array(size_t n, const uint16_t *x, float *out)
+REPDL_API repdl_status repdl_bf16_to_f32_array(size_t n, const uint16_t *x, float *out)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) out[i] = repdl_bf16_to_f32(x[i]);
+    return REPDL_OK;
 }
 
 /* out[i] = repdl_f32_to_f16(x[i]), i < n (no overlap; n = 0: NULL ok). */
-REPDL_API void repdl_f32_to_f16_array(size_t n, const float *x, uint16_t *out)
+REPDL_API repdl_status repdl_f32_to_f16_array(size_t n, const float *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) out[i] = repdl_f32_to_f16(x[i]);
+    return REPDL_OK;
 }
 
 /* out[i] = repdl_f16_to_f32(x[i]), i < n (no overlap; n = 0: NULL ok). */
-REPDL_API void repdl_f16_to_f32_array(size_t n, const uint16_t *x, float *out)
+REPDL_API repdl_status repdl_f16_to_f32_array(size_t n, const uint16_t *x, float *out)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++) out[i] = repdl_f16_to_f32(x[i]);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

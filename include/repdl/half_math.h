@@ -304,54 +304,74 @@ REPDL_API uint16_t repdl_sigmoid_bf16(uint16_t x) { return (uint16_t)repdl__sigm
 REPDL_API uint16_t repdl_sigmoid_f16(uint16_t x) { return (uint16_t)repdl__sigmoid_h(x, REPDL__F16); }
 
 /* out[i] = repdl_exp_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_exp_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_exp_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__exp_h_lane, repdl__exp_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_exp_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_exp_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_exp_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__exp_h_lane, repdl__exp_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_log_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_log_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_log_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__log_h_lane, repdl__log_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_log_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_log_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_log_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__log_h_lane, repdl__log_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_tanh_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__tanh_h_lane, repdl__tanh_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_tanh_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__tanh_h_lane, repdl__tanh_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_sqrt_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_sqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_sqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     repdl__sqrt_array_h(n, x, out, REPDL__BF16);
+    return REPDL_OK;
 }
 /* out[i] = repdl_sqrt_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_sqrt_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_sqrt_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     repdl__sqrt_array_h(n, x, out, REPDL__F16);
+    return REPDL_OK;
 }
 /* out[i] = repdl_sigmoid_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_sigmoid_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_sigmoid_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__sigmoid_h_lane, repdl__sigmoid_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_sigmoid_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__sigmoid_h_lane, repdl__sigmoid_h);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

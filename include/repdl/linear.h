@@ -45,6 +45,7 @@ REPDL_BEGIN_CODE
 REPDL_API repdl_status repdl_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
                                                 const float *W, const float *b, float *y)
 {
+    REPDL__FPENV_CHECK();
     return repdl_gemm_f32(0, 1, M, N, K, 1.0f, 0.0f, x, K, W, K, b, y, N);
 }
 
@@ -95,6 +96,7 @@ REPDL_API repdl_status repdl_linear_backward_f32(size_t M, size_t K, size_t N, c
                                                  const float *W, const float *dy, float *dx,
                                                  float *dW, float *db)
 {
+    REPDL__FPENV_CHECK();
     repdl_status st;
     size_t t = M, G = repdl__mb_count(M);
     repdl__vtree tw, tb;

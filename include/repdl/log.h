@@ -370,9 +370,11 @@ REPDL_FN uint32_t repdl__log_lane(uint32_t u, uint32_t *fail)
 /* out[k] = repdl_log_f32(x[k]) for k < n, bit for bit (detail/cr.h's
    skeleton).  out may be x itself (in place) but must not overlap it
    otherwise; n = 0 (x, out may then be NULL) does nothing. */
-REPDL_API void repdl_log_array_f32(size_t n, const float *x, float *out)
+REPDL_API repdl_status repdl_log_array_f32(size_t n, const float *x, float *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__CR_ARRAY(n, x, out, repdl__log_lane, repdl_log_f32);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -196,9 +196,11 @@ REPDL_API float repdl_log1p_f32(float x)
    element, REPDL__SCALAR_ARRAY of detail/cr.h).  out may be x itself (in
    place) but must not overlap it otherwise; n = 0 (x, out may then be
    NULL) does nothing. */
-REPDL_API void repdl_log1p_array_f32(size_t n, const float *x, float *out)
+REPDL_API repdl_status repdl_log1p_array_f32(size_t n, const float *x, float *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__SCALAR_ARRAY(n, x, out, repdl_log1p_f32);
+    return REPDL_OK;
 }
 
 /* ---- bfloat16 and float16 (half.h bit patterns) ----
@@ -252,14 +254,18 @@ REPDL_API uint16_t repdl_log1p_bf16(uint16_t x) { return (uint16_t)repdl__log1p_
 /* log(1 + x) correctly rounded to float16. */
 REPDL_API uint16_t repdl_log1p_f16(uint16_t x) { return (uint16_t)repdl__log1p_h(x, REPDL__F16); }
 /* out[i] = repdl_log1p_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_log1p_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_log1p_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__log1p_h_lane, repdl__log1p_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_log1p_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_log1p_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_log1p_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__log1p_h_lane, repdl__log1p_h);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -280,9 +280,11 @@ REPDL_FN uint32_t repdl__log2_lane(uint32_t u, uint32_t *fail)
 /* out[k] = repdl_log2_f32(x[k]) for k < n, bit for bit (detail/cr.h's
    skeleton).  out may be x itself (in place) but must not overlap it
    otherwise; n = 0 (x, out may then be NULL) does nothing. */
-REPDL_API void repdl_log2_array_f32(size_t n, const float *x, float *out)
+REPDL_API repdl_status repdl_log2_array_f32(size_t n, const float *x, float *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__CR_ARRAY(n, x, out, repdl__log2_lane, repdl_log2_f32);
+    return REPDL_OK;
 }
 
 /* ---- bfloat16 and float16 (half.h bit patterns) ----
@@ -318,14 +320,18 @@ REPDL_API uint16_t repdl_log2_bf16(uint16_t x) { return (uint16_t)repdl__log2_h(
 /* log2(x) correctly rounded to float16. */
 REPDL_API uint16_t repdl_log2_f16(uint16_t x) { return (uint16_t)repdl__log2_h(x, REPDL__F16); }
 /* out[i] = repdl_log2_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_log2_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_log2_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__log2_h_lane, repdl__log2_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_log2_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_log2_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_log2_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__log2_h_lane, repdl__log2_h);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -226,6 +226,7 @@ REPDL_HOST_API repdl_status repdl_mpi_sum_nodes_f32(MPI_Comm comm, size_t U, siz
                                                    size_t u1, size_t V, const float *nodes,
                                                    float *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__mpi_sum_nodes_f32(comm, U, u0, u1, V, nodes, out, 0);
 }
 

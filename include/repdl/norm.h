@@ -143,6 +143,7 @@ REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, fl
                                                     const float *x, const float *gamma, const float *beta,
                                                     float *y, float *mean, float *rstd)
 {
+    REPDL__FPENV_CHECK();
     size_t r;
     size_t total_ = rows;
     if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
@@ -477,6 +478,7 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
                                                      const float *rstd, const float *dy, float *dx,
                                                      float *dgamma, float *dbeta)
 {
+    REPDL__FPENV_CHECK();
     size_t r, j;
     size_t total_ = rows;
     repdl__vtree vt, vt0;
@@ -514,6 +516,7 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
 REPDL_API repdl_status repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
                                                   const float *x, const float *gamma, float *y, float *rstd)
 {
+    REPDL__FPENV_CHECK();
     size_t r;
     size_t total_ = rows;
     if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
@@ -536,6 +539,7 @@ REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, con
                                                    const float *gamma, const float *rstd,
                                                    const float *dy, float *dx, float *dgamma)
 {
+    REPDL__FPENV_CHECK();
     size_t r, j, i, len;
     size_t total_ = rows;
     repdl__vtree vt, vt0;
@@ -696,6 +700,7 @@ REPDL_API repdl_status repdl_batch_norm_forward_train_f32(size_t n, size_t c, si
                                                           float *running_mean, float *running_var,
                                                           float *y, float *save_mean, float *save_rstd)
 {
+    REPDL__FPENV_CHECK();
     size_t ch, N = n * hw;
     float om = repdl__fsub(1.0f, momentum);
     size_t total_ = n;
@@ -731,6 +736,7 @@ REPDL_API repdl_status repdl_batch_norm_forward_infer_f32(size_t n, size_t c, si
                                                           const float *beta, const float *running_mean,
                                                           const float *running_var, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t ch;
     size_t total_ = n;
     if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;
@@ -750,6 +756,7 @@ REPDL_API repdl_status repdl_batch_norm_backward_f32(size_t n, size_t c, size_t 
                                                      const float *save_rstd, const float *dy,
                                                      float *dx, float *dgamma, float *dbeta)
 {
+    REPDL__FPENV_CHECK();
     size_t ch, N = n * hw, i, k, q;
     size_t total_ = n;
     if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;

@@ -99,13 +99,14 @@ REPDL_FN void repdl__sgd_elem(repdl__sgd_k k, float *w, float g, float *b, uint3
     *w = repdl__canon(repdl__fsub(wi, REPDL__KEEP_PROD(k.lr, d, keep)));
 }
 
-REPDL_API void repdl_sgd_step_f32(size_t n, const repdl_sgd_config *c, uint64_t step, const float *g,
+REPDL_API repdl_status repdl_sgd_step_f32(size_t n, const repdl_sgd_config *c, uint64_t step, const float *g,
                                  float *w, float *momentum_buf)
 {
+    REPDL__FPENV_CHECK();
     repdl__sgd_k k;
     uint32_t keep;
     size_t i;
-    if (n == 0) return;
+    if (n == 0) return REPDL_OK;
     k = repdl__sgd_prepare(c, momentum_buf != NULL, step);
     keep = repdl__opaque_ones();
     if (k.use_mom) {
@@ -113,6 +114,7 @@ REPDL_API void repdl_sgd_step_f32(size_t n, const repdl_sgd_config *c, uint64_t 
     } else {
         for (i = 0; i < n; i++) repdl__sgd_elem(k, w + i, g[i], NULL, keep);
     }
+    return REPDL_OK;
 }
 
 /* ---- Adam / AdamW ---- */
@@ -124,11 +126,13 @@ REPDL_API void repdl_adam_state_init(repdl_adam_state *s)
     s->beta2_pow = 1.0f;
 }
 
-REPDL_API void repdl_adam_begin_step(repdl_adam_state *s, const repdl_adam_config *c)
+REPDL_API repdl_status repdl_adam_begin_step(repdl_adam_state *s, const repdl_adam_config *c)
 {
+    REPDL__FPENV_CHECK();
     s->t += 1u;
     s->beta1_pow = repdl__fmul(s->beta1_pow, c->beta1);
     s->beta2_pow = repdl__fmul(s->beta2_pow, c->beta2);
+    return REPDL_OK;
 }
 
 /* Per-call scalars of Adam, computed once. */
@@ -207,13 +211,14 @@ REPDL_FN void repdl__adam_chunk(repdl__adam_k k, size_t len, float *w, const flo
     }
 }
 
-REPDL_API void repdl_adam_step_f32(size_t n, const repdl_adam_config *c, const repdl_adam_state *s, const float *g, float *w,
+REPDL_API repdl_status repdl_adam_step_f32(size_t n, const repdl_adam_config *c, const repdl_adam_state *s, const float *g, float *w,
                                   float *m, float *v)
 {
+    REPDL__FPENV_CHECK();
     repdl__adam_k k;
     uint32_t keep;
     size_t i, len;
-    if (n == 0 || s->t == 0) return;
+    if (n == 0 || s->t == 0) return REPDL_OK;
     k = repdl__adam_prepare(c, s);
     keep = repdl__opaque_ones();
     if (REPDL__FSQRT_VEC) { /* sqrt vectorizes in place: one pass is faster */
@@ -224,6 +229,7 @@ REPDL_API void repdl_adam_step_f32(size_t n, const repdl_adam_config *c, const r
             repdl__adam_chunk(k, len, w + i, g + i, m + i, v + i, keep);
         }
     }
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

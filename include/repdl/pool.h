@@ -477,6 +477,7 @@ REPDL_FN void repdl__maxpool_fwd_row(const repdl_pool2d_shape *sp, const float *
 REPDL_API repdl_status repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s, const float *x, float *y,
                                            size_t *argmax)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, planes, hw, ohw, plane, p;
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
@@ -724,6 +725,7 @@ REPDL_FN void repdl__maxpool_bwd_plane(const repdl_pool2d_shape *sp, const size_
 REPDL_API repdl_status repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s, const size_t *argmax,
                                             const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, planes, hw, ohw, plane;
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
@@ -773,6 +775,7 @@ REPDL_FN void repdl__avgpool_fwd_row(const repdl_pool2d_shape *sp, int count_inc
 REPDL_API repdl_status repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                            const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, planes, hw, ohw, plane, p;
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
@@ -787,6 +790,7 @@ REPDL_API repdl_status repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s,
 REPDL_API repdl_status repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                             const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t oh, ow, planes, hw, ohw, plane, hh, ww;
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;

@@ -51,6 +51,7 @@ REPDL_BEGIN_CODE
 /* The canonical sum of x[0..n).  -0.0 when n == 0. */
 REPDL_API float repdl_sum_f32(size_t n, const float *x)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     repdl__tree t;
     repdl__tree_init(&t);
     repdl__tree_sum_run(&t, n, x);
@@ -89,6 +90,7 @@ REPDL_API int repdl_sum_block_ok(size_t begin, size_t count)
    be a node (repdl_sum_block_ok fails), to catch misaligned splits. */
 REPDL_API float repdl_sum_partial_f32(size_t begin, size_t count, const float *x)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (!repdl_sum_block_ok(begin, count)) return repdl__nanf();
     if (count == 0) return -0.0f;
     return repdl_sum_f32(count, x + begin);
@@ -104,6 +106,7 @@ REPDL_API float repdl_sum_partial_f32(size_t begin, size_t count, const float *x
 */
 REPDL_API float repdl_sum_combine_f32(size_t p, const float *partials)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     repdl__tree t;
     size_t i;
     repdl__tree_init(&t);
@@ -140,6 +143,10 @@ REPDL_API int repdl_sum_state_push(repdl_sum_state *s, size_t begin, size_t coun
 {
     unsigned k;
     if (s->error) return -1;
+    if (REPDL_UNLIKELY(repdl__fpenv_bad())) { /* docs/api.md, section 4 */
+        s->error = 1;
+        return -1;
+    }
     if (count == 0) return 0;
     if (s->closed || begin != s->next || !repdl_sum_block_ok(begin, count)) {
         s->error = 1;
@@ -154,6 +161,7 @@ REPDL_API int repdl_sum_state_push(repdl_sum_state *s, size_t begin, size_t coun
 
 REPDL_API float repdl_sum_state_result(const repdl_sum_state *s)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (s->error) return repdl__nanf();
     return repdl__canon(repdl__tree_root(&s->tree));
 }
@@ -178,6 +186,7 @@ REPDL_API size_t repdl_sum_block_size(size_t begin, size_t end)
    array of products.  -0.0 when n == 0. */
 REPDL_API float repdl_dot_f32(size_t n, const float *x, const float *y)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     repdl__tree t;
     repdl__tree_init(&t);
     repdl__tree_dot_run(&t, n, x, y);
@@ -189,6 +198,7 @@ REPDL_API float repdl_dot_f32(size_t n, const float *x, const float *y)
 REPDL_API float repdl_dot_strided_f32(size_t n, const float *x, ptrdiff_t incx,
                                      const float *y, ptrdiff_t incy)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     repdl__tree t;
     repdl__tree_init(&t);
     repdl__tree_staged(&t, REPDL__TERM_XY, n, x, incx, y, incy, 0.0f);
@@ -203,11 +213,13 @@ REPDL_API float repdl_dot_strided_f32(size_t n, const float *x, ptrdiff_t incx,
    +inf.  n == 0 gives -0.0 (the empty sum). */
 REPDL_API float repdl_sumsq_f32(size_t n, const float *x)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl_dot_f32(n, x, x);
 }
 
 REPDL_API float repdl_sumsq_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl_dot_strided_f32(n, x, incx, x, incx);
 }
 
@@ -218,11 +230,13 @@ REPDL_API float repdl_sumsq_strided_f32(size_t n, const float *x, ptrdiff_t incx
    about 2.6e-23, the norm is 0).  n == 0 gives -0.0 (sqrt(-0) = -0). */
 REPDL_API float repdl_norm2_f32(size_t n, const float *x)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl__canon(repdl__fsqrt(repdl_sumsq_f32(n, x)));
 }
 
 REPDL_API float repdl_norm2_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl__canon(repdl__fsqrt(repdl_sumsq_strided_f32(n, x, incx)));
 }
 
@@ -233,6 +247,7 @@ REPDL_API float repdl_norm2_strided_f32(size_t n, const float *x, ptrdiff_t incx
    as repdl_sum_f32 on the gathered array. */
 REPDL_API float repdl_sum_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     repdl__tree t;
     if (incx == 1) return repdl_sum_f32(n, x);
     repdl__tree_init(&t);
@@ -314,12 +329,14 @@ REPDL_FN float repdl__div_count_f32(float s, size_t n)
    (0/0); +-inf and NaN sums pass through. */
 REPDL_API float repdl_mean_f32(size_t n, const float *x)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (n == 0) return repdl__nanf();
     return repdl__canon(repdl__div_count_f32(repdl_sum_f32(n, x), n));
 }
 
 REPDL_API float repdl_mean_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (n == 0) return repdl__nanf();
     return repdl__canon(repdl__div_count_f32(repdl_sum_strided_f32(n, x, incx), n));
 }
@@ -334,11 +351,13 @@ REPDL_API float repdl_mean_strided_f32(size_t n, const float *x, ptrdiff_t incx)
    y[i] is NaN (the mean of nothing).  NaN results are 0x7fc00000; +-0,
    +-inf and subnormals are ordinary values.  n == 0 reads nothing
    (pointers may be NULL); y == x is allowed. */
-REPDL_API void repdl_div_count_f32(size_t n, size_t count, const float *x, float *y)
+REPDL_API repdl_status repdl_div_count_f32(size_t n, size_t count, const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     size_t i;
     for (i = 0; i < n; i++)
         y[i] = count ? repdl__canon(repdl__div_count_f32(x[i], count)) : repdl__nanf();
+    return REPDL_OK;
 }
 
 /* Two-pass variance with `ddof` delta degrees of freedom (0: population,
@@ -363,12 +382,14 @@ REPDL_FN float repdl__sqdev_mean(size_t n, const float *x, ptrdiff_t incx, float
 REPDL_API float repdl_var_strided_f32(size_t n, size_t ddof, const float *x,
                                      ptrdiff_t incx)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (n <= ddof) return repdl__nanf();
     return repdl__sqdev_mean(n, x, incx, repdl_mean_strided_f32(n, x, incx), n - ddof);
 }
 
 REPDL_API float repdl_var_f32(size_t n, size_t ddof, const float *x)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl_var_strided_f32(n, ddof, x, 1);
 }
 
@@ -408,36 +429,42 @@ REPDL_FN repdl_status repdl__rows_f32(int op, size_t rows, size_t n, size_t ddof
 REPDL_API repdl_status repdl_sum_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                           float *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__rows_f32(REPDL__ROW_SUM, rows, n, 0, x, ldx, NULL, 0, out);
 }
 
 REPDL_API repdl_status repdl_dot_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                           const float *y, size_t ldy, float *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__rows_f32(REPDL__ROW_DOT, rows, n, 0, x, ldx, y, ldy, out);
 }
 
 REPDL_API repdl_status repdl_sumsq_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                             float *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__rows_f32(REPDL__ROW_SUMSQ, rows, n, 0, x, ldx, NULL, 0, out);
 }
 
 REPDL_API repdl_status repdl_norm2_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                             float *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__rows_f32(REPDL__ROW_NORM2, rows, n, 0, x, ldx, NULL, 0, out);
 }
 
 REPDL_API repdl_status repdl_mean_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                            float *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__rows_f32(REPDL__ROW_MEAN, rows, n, 0, x, ldx, NULL, 0, out);
 }
 
 REPDL_API repdl_status repdl_var_rows_f32(size_t rows, size_t n, size_t ddof, const float *x,
                                           size_t ldx, float *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__rows_f32(REPDL__ROW_VAR, rows, n, ddof, x, ldx, NULL, 0, out);
 }
 #include "reduce_minmax.h"

@@ -101,6 +101,7 @@ REPDL_FN size_t repdl__find_first(const float *x, ptrdiff_t incx, size_t n, uint
 
 REPDL_API float repdl_max_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     uint32_t hi, lo, a;
     repdl__minmax_scan(x, incx, n, &hi, &lo, &a);
     if (a > 0x7f800000u) return repdl__nanf();
@@ -109,6 +110,7 @@ REPDL_API float repdl_max_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 
 REPDL_API float repdl_min_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     uint32_t hi, lo, a;
     repdl__minmax_scan(x, incx, n, &hi, &lo, &a);
     if (a > 0x7f800000u) return repdl__nanf();
@@ -118,6 +120,7 @@ REPDL_API float repdl_min_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 /* Two passes: the extreme, then its first occurrence. */
 REPDL_API size_t repdl_argmax_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
+    REPDL__FPENV_CHECK_OR(REPDL_NO_INDEX);
     uint32_t hi, lo, a;
     if (n == 0) return REPDL_NO_INDEX;
     repdl__minmax_scan(x, incx, n, &hi, &lo, &a);
@@ -126,6 +129,7 @@ REPDL_API size_t repdl_argmax_strided_f32(size_t n, const float *x, ptrdiff_t in
 
 REPDL_API size_t repdl_argmin_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
+    REPDL__FPENV_CHECK_OR(REPDL_NO_INDEX);
     uint32_t hi, lo, a;
     if (n == 0) return REPDL_NO_INDEX;
     repdl__minmax_scan(x, incx, n, &hi, &lo, &a);
@@ -188,24 +192,28 @@ REPDL_FN repdl_status repdl__minmax_rows(int op, size_t rows, size_t n, const fl
 REPDL_API repdl_status repdl_max_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                           float *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__minmax_rows(0, rows, n, x, ldx, out, NULL);
 }
 
 REPDL_API repdl_status repdl_min_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                           float *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__minmax_rows(1, rows, n, x, ldx, out, NULL);
 }
 
 REPDL_API repdl_status repdl_argmax_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                              size_t *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__minmax_rows(2, rows, n, x, ldx, NULL, out);
 }
 
 REPDL_API repdl_status repdl_argmin_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
                                              size_t *out)
 {
+    REPDL__FPENV_CHECK();
     return repdl__minmax_rows(3, rows, n, x, ldx, NULL, out);
 }
 

@@ -116,6 +116,7 @@ static inline float repdl__threads_reduce(const float *x, const float *y, size_t
    (1 <= nthreads <= REPDL_THREADS_MAX; others are clamped). */
 REPDL_HOST_API float repdl_sum_threads_f32(size_t n, int nthreads, const float *x)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (n == 0) return -0.0f;
     return repdl__threads_reduce(x, NULL, n, nthreads);
 }
@@ -123,6 +124,7 @@ REPDL_HOST_API float repdl_sum_threads_f32(size_t n, int nthreads, const float *
 REPDL_HOST_API float repdl_dot_threads_f32(size_t n, int nthreads, const float *x,
                                           const float *y)
 {
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (n == 0) return -0.0f;
     return repdl__threads_reduce(x, y, n, nthreads);
 }

@@ -153,6 +153,7 @@ REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t 
                                                    size_t u0, size_t u1, size_t V,
                                                    float *nodes)
 {
+    REPDL__FPENV_CHECK();
     size_t b, maxcount = 0;
     if (!s) return REPDL_ERR_INVALID;
     s->U = U; s->next = u0; s->end = u1; s->V = V;
@@ -181,6 +182,7 @@ REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t 
    the state's own status when it failed to init. */
 REPDL_HOST_API repdl_status repdl_units_state_push(repdl_units_state *s, const float *x)
 {
+    REPDL__FPENV_CHECK();
     size_t V;
     if (!s) return REPDL_ERR_INVALID;
     V = s->V;
@@ -214,6 +216,7 @@ REPDL_HOST_API repdl_status repdl_units_nodes_f32(size_t U, size_t u0, size_t u1
                                                   const float *units, size_t ldu,
                                                   float *nodes)
 {
+    REPDL__FPENV_CHECK();
     repdl_units_state s;
     size_t u;
     repdl_status st;
@@ -246,6 +249,7 @@ REPDL_HOST_API repdl_status repdl_units_combine_f32(size_t U, size_t P, const si
                                                     size_t V, const float *const *nodes,
                                                     float *out)
 {
+    REPDL__FPENV_CHECK();
     repdl__vtree t;
     size_t p;
     if (U > REPDL_UNITS_MAX || (P > 0 && !bounds) || (V > 0 && !out)) return REPDL_ERR_INVALID;

@@ -208,9 +208,10 @@ REPDL_FN void repdl__rng_affine(size_t m, float a, float d, float *v, float *out
 }
 
 /* out[j] = lo + (hi - lo) * uniform(seed, offset, first + j), j < n. */
-REPDL_API void repdl_rng_uniform_fill_range_f32(size_t n, uint64_t seed, uint64_t offset,
+REPDL_API repdl_status repdl_rng_uniform_fill_range_f32(size_t n, uint64_t seed, uint64_t offset,
                                                uint64_t first, float lo, float hi, float *out)
 {
+    REPDL__FPENV_CHECK();
     float d = repdl__fsub(hi, lo);
     uint32_t w[REPDL__RNG_CHUNK];
     float v[REPDL__RNG_CHUNK];
@@ -221,18 +222,22 @@ REPDL_API void repdl_rng_uniform_fill_range_f32(size_t n, uint64_t seed, uint64_
         for (j = 0; j < m; j++) v[j] = repdl__rng_u01(w[j]);
         repdl__rng_affine(m, lo, d, v, out + j0);
     }
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_rng_uniform_fill_f32(size_t n, uint64_t seed, uint64_t offset, float lo,
+REPDL_API repdl_status repdl_rng_uniform_fill_f32(size_t n, uint64_t seed, uint64_t offset, float lo,
                                          float hi, float *out)
 {
+    REPDL__FPENV_CHECK();
     repdl_rng_uniform_fill_range_f32(n, seed, offset, 0u, lo, hi, out);
+    return REPDL_OK;
 }
 
 /* out[j] = mean + std * normal(seed, offset, first + j), j < n. */
-REPDL_API void repdl_rng_normal_fill_range_f32(size_t n, uint64_t seed, uint64_t offset,
+REPDL_API repdl_status repdl_rng_normal_fill_range_f32(size_t n, uint64_t seed, uint64_t offset,
                                               uint64_t first, float mean, float std, float *out)
 {
+    REPDL__FPENV_CHECK();
     float v[REPDL__RNG_CHUNK];
     size_t j0, j;
     for (j0 = 0; j0 < n; j0 += REPDL__RNG_CHUNK) {
@@ -240,12 +245,15 @@ REPDL_API void repdl_rng_normal_fill_range_f32(size_t n, uint64_t seed, uint64_t
         for (j = 0; j < m; j++) v[j] = repdl_rng_normal_f32(seed, offset, first + j0 + j);
         repdl__rng_affine(m, mean, std, v, out + j0);
     }
+    return REPDL_OK;
 }
 
-REPDL_API void repdl_rng_normal_fill_f32(size_t n, uint64_t seed, uint64_t offset, float mean,
+REPDL_API repdl_status repdl_rng_normal_fill_f32(size_t n, uint64_t seed, uint64_t offset, float mean,
                                         float std, float *out)
 {
+    REPDL__FPENV_CHECK();
     repdl_rng_normal_fill_range_f32(n, seed, offset, 0u, mean, std, out);
+    return REPDL_OK;
 }
 
 /* ---- Permutation (host: sequential by definition) ---- */

@@ -95,9 +95,11 @@ REPDL_API float repdl_rsqrt_f32(float x)
    bit (element by element: REPDL__SCALAR_ARRAY of detail/cr.h).  out may
    be x itself (in place), otherwise the two must not overlap; n = 0
    accepts NULL pointers. */
-REPDL_API void repdl_rsqrt_array_f32(size_t n, const float *x, float *out)
+REPDL_API repdl_status repdl_rsqrt_array_f32(size_t n, const float *x, float *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__SCALAR_ARRAY(n, x, out, repdl_rsqrt_f32);
+    return REPDL_OK;
 }
 
 /* ---- bfloat16 and float16 (half.h's bit patterns) ----
@@ -123,14 +125,18 @@ REPDL_API uint16_t repdl_rsqrt_bf16(uint16_t x) { return (uint16_t)repdl__rsqrt_
 /* rsqrt(x) correctly rounded to float16. */
 REPDL_API uint16_t repdl_rsqrt_f16(uint16_t x) { return (uint16_t)repdl__rsqrt_h(x, REPDL__F16); }
 /* out[i] = repdl_rsqrt_bf16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_rsqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_rsqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__rsqrt_h);
+    return REPDL_OK;
 }
 /* out[i] = repdl_rsqrt_f16(x[i]), i < n (out may be x; n = 0: NULL ok). */
-REPDL_API void repdl_rsqrt_array_f16(size_t n, const uint16_t *x, uint16_t *out)
+REPDL_API repdl_status repdl_rsqrt_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__rsqrt_h);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -121,9 +121,11 @@ REPDL_FN uint32_t repdl__sigmoid_lane(uint32_t ux, uint32_t *fail)
 /* out[i] = repdl_sigmoid_f32(x[i]), 0 <= i < n, bit for bit (detail/cr.h's
    skeleton); out == x (in place) is fine, any other overlap is not; n = 0
    accepts NULL. */
-REPDL_API void repdl_sigmoid_array_f32(size_t n, const float *x, float *out)
+REPDL_API repdl_status repdl_sigmoid_array_f32(size_t n, const float *x, float *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__CR_ARRAY(n, x, out, repdl__sigmoid_lane, repdl_sigmoid_f32);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

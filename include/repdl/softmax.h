@@ -155,12 +155,14 @@ REPDL_FN repdl_status repdl__softmax_rows(size_t rows, size_t cols, const float 
    (x or y NULL with rows x cols > 0); on an error nothing is written. */
 REPDL_API repdl_status repdl_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     return repdl__softmax_rows(rows, cols, x, y, 0);
 }
 
 /* y = log_softmax(x) row by row.  In place ok.  Status as softmax. */
 REPDL_API repdl_status repdl_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y)
 {
+    REPDL__FPENV_CHECK();
     return repdl__softmax_rows(rows, cols, x, y, 1);
 }
 
@@ -170,6 +172,7 @@ REPDL_API repdl_status repdl_log_softmax_f32(size_t rows, size_t cols, const flo
 REPDL_API repdl_status repdl_softmax_backward_f32(size_t rows, size_t cols, const float *y,
                                                   const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t r, i, total;
     repdl_status st = repdl__rows_check(rows, cols, &total);
     if (st != REPDL_OK || total == 0) return st;
@@ -190,6 +193,7 @@ REPDL_API repdl_status repdl_softmax_backward_f32(size_t rows, size_t cols, cons
 REPDL_API repdl_status repdl_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
                                                       const float *dy, float *dx)
 {
+    REPDL__FPENV_CHECK();
     size_t r, i, k, total;
     repdl_status st = repdl__rows_check(rows, cols, &total);
     if (st != REPDL_OK || total == 0) return st;
@@ -264,6 +268,7 @@ REPDL_API repdl_status repdl_cross_entropy_f32(size_t rows, size_t cols, int red
                                                const float *logits, const size_t *target,
                                                float *loss, float *dlogits)
 {
+    REPDL__FPENV_CHECK();
     repdl__tree t;
     float lb[REPDL_SUM_LEAF];
     size_t r0, len, k, i;
@@ -311,6 +316,7 @@ REPDL_API repdl_status repdl_nll_loss_f32(size_t rows, size_t cols, int reductio
                                           const float *logp, const size_t *target, float *loss,
                                           float *dlogp)
 {
+    REPDL__FPENV_CHECK();
     repdl__tree t;
     float lb[REPDL_SUM_LEAF];
     size_t r0, len, k, i;

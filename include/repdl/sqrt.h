@@ -47,8 +47,9 @@ REPDL_API float repdl_sqrt_f32(float x)
 /* out[k] = repdl_sqrt_f32(x[k]) for k < n, bit for bit.  out may be x itself
    (in place) but must not overlap it otherwise; n = 0 (x, out may then be
    NULL) does nothing. */
-REPDL_API void repdl_sqrt_array_f32(size_t n, const float *x, float *out)
+REPDL_API repdl_status repdl_sqrt_array_f32(size_t n, const float *x, float *out)
 {
+    REPDL__FPENV_CHECK();
 #if REPDL__FSQRT_VEC
     size_t k;
     for (k = 0; k < n; k++) out[k] = repdl_sqrt_f32(x[k]);
@@ -63,12 +64,13 @@ REPDL_API void repdl_sqrt_array_f32(size_t n, const float *x, float *out)
        below (a loop that vectorizes).  In place (out == x) the copy is
        skipped. */
     size_t k;
-    if (n == 0) return;
+    if (n == 0) return REPDL_OK;
     if (out != x)
         for (k = 0; k < n; k++) out[k] = x[k];
     repdl__fsqrt_n(out, n);
     for (k = 0; k < n; k++) out[k] = repdl__fne(out[k], out[k]) ? repdl__nanf() : out[k];
 #endif
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -238,9 +238,11 @@ REPDL_FN uint32_t repdl__tanh_lane(uint32_t ux, uint32_t *fail)
 /* The array form: out[i] = repdl_tanh_f32(x[i]) for 0 <= i < n, bit for bit
    (detail/cr.h's skeleton).  out may be x itself (in place), otherwise the
    two must not overlap; n = 0 accepts NULL pointers. */
-REPDL_API void repdl_tanh_array_f32(size_t n, const float *x, float *out)
+REPDL_API repdl_status repdl_tanh_array_f32(size_t n, const float *x, float *out)
 {
+    REPDL__FPENV_CHECK();
     REPDL__CR_ARRAY(n, x, out, repdl__tanh_lane, repdl_tanh_f32);
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

@@ -50,8 +50,8 @@ static void compare(const char *what, const float *got, const float *want, size_
 
 typedef int (*gpu_fwd)(size_t, const float *, float *, void *);
 typedef int (*gpu_bwd)(size_t, const float *, const float *, float *, void *);
-typedef void (*host_fwd)(size_t, const float *, float *);
-typedef void (*host_bwd)(size_t, const float *, const float *, float *);
+typedef repdl_status (*host_fwd)(size_t, const float *, float *);
+typedef repdl_status (*host_bwd)(size_t, const float *, const float *, float *);
 struct act { const char *name; gpu_fwd gf; gpu_bwd gb; host_fwd hf; host_bwd hb; };
 
 #define ACT(F) {#F, repdl_cuda_##F##_array_f32, repdl_cuda_##F##_backward_array_f32, repdl_##F##_array_f32, repdl_##F##_backward_array_f32}

@@ -37,7 +37,7 @@ static inline double now(void)
 }
 
 typedef uint16_t (*fn16_scalar)(uint16_t);
-typedef void (*fn16_array)(size_t, const uint16_t *, uint16_t *);
+typedef repdl_status (*fn16_array)(size_t, const uint16_t *, uint16_t *);
 
 /* format k: 0 bfloat16, 1 float16 (reference/half_ref.h's descriptions) */
 static const repdl_hr_fmt *const fmts[2] = {&repdl_hr_bf16, &repdl_hr_f16};

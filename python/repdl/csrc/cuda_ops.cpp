@@ -643,7 +643,7 @@ int64_t adam_step(Tensor w, const Tensor &g, Tensor m, Tensor v, Tensor state, i
     c.weight_decay = (float)weight_decay; c.decoupled = decoupled ? 1 : 0;
     repdl_adam_state s;
     s.t = static_cast<uint64_t>(t); s.beta1_pow = ps[0]; s.beta2_pow = ps[1];
-    repdl_adam_begin_step(&s, &c);
+    ok(repdl_adam_begin_step(&s, &c), "repdl_adam_begin_step");
     ok(repdl_cuda_adam_step_f32(usz(w.numel()), &c, &s, pg, pw, pm, pv, d.stream()), "repdl_cuda_adam_step_f32");
     ps[0] = s.beta1_pow; ps[1] = s.beta2_pow;
     if (!state.device().is_cpu()) state.copy_(hs);

@@ -15,6 +15,7 @@
 // registered below as cuda_<name>; docs/python.md, "CUDA").
 #include <torch/extension.h>
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -63,6 +64,11 @@ void ok(repdl_status st, const char *fn)
     TORCH_CHECK(st == REPDL_OK, "repdl: ", fn, " returned ", repdl_status_string(st));
 }
 
+// The functions that return a value rather than a status (the
+// single-threaded sums: docs/api.md, section 4) return NaN in a
+// floating-point environment that would change their bits: refuse first.
+void fpenv_check(const char *fn) { ok(repdl_fpenv_ok(1.0f) ? REPDL_OK : REPDL_ERR_FPENV, fn); }
+
 Tensor empty_like_f32(const Tensor &x) { return torch::empty(x.sizes(), x.options()); }
 
 Tensor empty_f32(std::vector<int64_t> shape)
@@ -86,8 +92,8 @@ void elementwise(int64_t n, F &&f)
     at::parallel_for(0, n, kElementGrain, [&](int64_t b, int64_t e) { f(usz(b), usz(e - b)); });
 }
 
-using unary_fn = void (*)(size_t, const float *, float *);
-using unary_bwd_fn = void (*)(size_t, const float *, const float *, float *);
+using unary_fn = repdl_status (*)(size_t, const float *, float *);
+using unary_bwd_fn = repdl_status (*)(size_t, const float *, const float *, float *);
 
 unary_fn unary_lookup(const std::string &op)
 {
@@ -111,7 +117,12 @@ Tensor unary(const std::string &op, const Tensor &x)
     unary_fn f = unary_lookup(op);
     Tensor y = empty_like_f32(x);
     float *py = y.data_ptr<float>();
-    elementwise(x.numel(), [&](size_t b, size_t m) { f(m, px + b, py + b); });
+    std::atomic<int> st(REPDL_OK);
+    elementwise(x.numel(), [&](size_t b, size_t m) {
+        repdl_status r = f(m, px + b, py + b);
+        if (r != REPDL_OK) st = r;
+    });
+    ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + "_array_f32").c_str());
     return y;
 }
 
@@ -136,17 +147,22 @@ Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, c
     else if (op == "softplus") f = repdl_softplus_backward_array_f32;
     else TORCH_CHECK(op == "exp" || op == "log" || op == "tanh" || op == "sqrt",
                      "repdl: unknown unary op ", op);
+    if (!f) fpenv_check("repdl_py__backward");
+    std::atomic<int> st(REPDL_OK);
     elementwise(x.numel(), [&](size_t b, size_t m) {
         size_t i;
-        if (f) f(m, px + b, pg + b, pd + b);
-        else if (op == "exp") repdl_mul_f32(m, pg + b, py + b, pd + b);
+        repdl_status r = REPDL_OK;
+        if (f) r = f(m, px + b, pg + b, pd + b);
+        else if (op == "exp") r = repdl_mul_f32(m, pg + b, py + b, pd + b);
         else if (op == "log")
             for (i = b; i < b + m; i++) pd[i] = repdl_py__log_backward(px[i], pg[i]);
         else if (op == "tanh")
             for (i = b; i < b + m; i++) pd[i] = repdl_py__tanh_backward(py[i], pg[i]);
         else
             for (i = b; i < b + m; i++) pd[i] = repdl_py__sqrt_backward(py[i], pg[i]);
+        if (r != REPDL_OK) st = r;
     });
+    ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + "_backward_array_f32").c_str());
     return dx;
 }
 
@@ -154,7 +170,7 @@ Tensor scale(double alpha, const Tensor &x)
 {
     const float *px = cp(x, "input");
     Tensor y = empty_like_f32(x);
-    repdl_scale_f32(usz(x.numel()), static_cast<float>(alpha), px, y.data_ptr<float>());
+    ok(repdl_scale_f32(usz(x.numel()), static_cast<float>(alpha), px, y.data_ptr<float>()), "repdl_scale_f32");
     return y;
 }
 
@@ -168,7 +184,11 @@ Tensor reduce_rows(const std::string &kind, int64_t rows, int64_t n, int64_t ddo
     Tensor out = empty_f32({rows});
     float *po = out.data_ptr<float>();
     size_t R = usz(rows), N = usz(n);
-    if (R == 1 && kind == "sum") { po[0] = repdl_sum_threads_f32(N, threads(), px); return out; }
+    if (R == 1 && kind == "sum") {
+        fpenv_check("repdl_sum_threads_f32");
+        po[0] = repdl_sum_threads_f32(N, threads(), px);
+        return out;
+    }
     if (kind == "sum") ok(repdl_sum_rows_f32(R, N, px, N, po), "repdl_sum_rows_f32");
     else if (kind == "mean") ok(repdl_mean_rows_f32(R, N, px, N, po), "repdl_mean_rows_f32");
     else if (kind == "var") ok(repdl_var_rows_f32(R, N, usz(ddof), px, N, po), "repdl_var_rows_f32");
@@ -216,6 +236,7 @@ Tensor dot(const Tensor &x, const Tensor &y)
     const float *px = cp(x, "input"), *py = cp(y, "other");
     TORCH_CHECK(x.numel() == y.numel(), "repdl: dot: size mismatch");
     Tensor out = empty_f32({});
+    fpenv_check("repdl_dot_threads_f32");
     out.data_ptr<float>()[0] = repdl_dot_threads_f32(usz(x.numel()), threads(), px, py);
     return out;
 }
@@ -284,8 +305,8 @@ std::vector<Tensor> loss(bool cross_entropy, int64_t reduction, const Tensor &x,
         ok(repdl_nll_loss_f32(rows, cols, red, px, t.data(), l.data_ptr<float>(), pg), "repdl_nll_loss_f32");
     if (divisor > 0) {
         float *pl = l.data_ptr<float>();
-        repdl_div_count_f32(1, usz(divisor), pl, pl);
-        if (pg) repdl_div_count_f32(rows * cols, usz(divisor), pg, pg);
+        ok(repdl_div_count_f32(1, usz(divisor), pl, pl), "repdl_div_count_f32");
+        if (pg) ok(repdl_div_count_f32(rows * cols, usz(divisor), pg, pg), "repdl_div_count_f32");
     }
     return {l, g};
 }
@@ -521,8 +542,9 @@ std::vector<Tensor> dropout_forward(double p, uint64_t seed, uint64_t offset, co
     const float *px = cp(x, "input");
     Tensor y = empty_like_f32(x);
     Tensor mask = torch::empty(x.sizes(), torch::TensorOptions().dtype(torch::kUInt8));
-    repdl_dropout_forward_f32(usz(x.numel()), (float)p, seed, offset, px, y.data_ptr<float>(),
-                              mask.data_ptr<uint8_t>());
+    ok(repdl_dropout_forward_f32(usz(x.numel()), (float)p, seed, offset, px, y.data_ptr<float>(),
+                                 mask.data_ptr<uint8_t>()),
+       "repdl_dropout_forward_f32");
     return {y, mask};
 }
 
@@ -531,7 +553,8 @@ Tensor dropout_backward(double p, const Tensor &mask, const Tensor &dy)
     const float *pg = cp(dy, "grad_output");
     TORCH_CHECK(mask.scalar_type() == torch::kUInt8 && mask.numel() == dy.numel(), "repdl: bad dropout mask");
     Tensor dx = empty_like_f32(dy);
-    repdl_dropout_backward_f32(usz(dy.numel()), (float)p, mask.data_ptr<uint8_t>(), pg, dx.data_ptr<float>());
+    ok(repdl_dropout_backward_f32(usz(dy.numel()), (float)p, mask.data_ptr<uint8_t>(), pg, dx.data_ptr<float>()),
+       "repdl_dropout_backward_f32");
     return dx;
 }
 
@@ -540,13 +563,15 @@ Tensor dropout_backward(double p, const Tensor &mask, const Tensor &dy)
 void uniform_fill(Tensor out, uint64_t seed, uint64_t offset, double lo, double hi)
 {
     float *po = mp(out, "tensor");
-    repdl_rng_uniform_fill_f32(usz(out.numel()), seed, offset, (float)lo, (float)hi, po);
+    ok(repdl_rng_uniform_fill_f32(usz(out.numel()), seed, offset, (float)lo, (float)hi, po),
+       "repdl_rng_uniform_fill_f32");
 }
 
 void normal_fill(Tensor out, uint64_t seed, uint64_t offset, double mean, double std)
 {
     float *po = mp(out, "tensor");
-    repdl_rng_normal_fill_f32(usz(out.numel()), seed, offset, (float)mean, (float)std, po);
+    ok(repdl_rng_normal_fill_f32(usz(out.numel()), seed, offset, (float)mean, (float)std, po),
+       "repdl_rng_normal_fill_f32");
 }
 
 Tensor permutation(int64_t n, uint64_t seed, uint64_t offset)
@@ -579,7 +604,7 @@ void sgd_step(Tensor w, const Tensor &g, c10::optional<Tensor> buf, double lr, d
     repdl_sgd_config c;
     c.lr = (float)lr; c.momentum = (float)momentum; c.dampening = (float)dampening;
     c.weight_decay = (float)weight_decay; c.nesterov = nesterov ? 1 : 0;
-    repdl_sgd_step_f32(usz(w.numel()), &c, step, pg, pw, pb);
+    ok(repdl_sgd_step_f32(usz(w.numel()), &c, step, pg, pw, pb), "repdl_sgd_step_f32");
 }
 
 // state: float32 [2] = (beta1_pow, beta2_pow), updated; t the step after
@@ -596,8 +621,8 @@ int64_t adam_step(Tensor w, const Tensor &g, Tensor m, Tensor v, Tensor state, i
     c.weight_decay = (float)weight_decay; c.decoupled = decoupled ? 1 : 0;
     repdl_adam_state s;
     s.t = static_cast<uint64_t>(t); s.beta1_pow = ps[0]; s.beta2_pow = ps[1];
-    repdl_adam_begin_step(&s, &c);
-    repdl_adam_step_f32(usz(w.numel()), &c, &s, pg, pw, pm, pv);
+    ok(repdl_adam_begin_step(&s, &c), "repdl_adam_begin_step");
+    ok(repdl_adam_step_f32(usz(w.numel()), &c, &s, pg, pw, pm, pv), "repdl_adam_step_f32");
     ps[0] = s.beta1_pow; ps[1] = s.beta2_pow;
     return static_cast<int64_t>(s.t);
 }
