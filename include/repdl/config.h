@@ -52,8 +52,18 @@
 #error "repdl: refusing to build as C89/C90 (-std=c89, -std=gnu89, -ansi): repdl is C99 (or C++). Compile with -std=c99 or later."
 #endif
 
+/* Each message names the platform's own fix: x87 is FLT_EVAL_METHOD 2
+   unless SSE is asked for; s390x is FLT_EVAL_METHOD 1 under a strict
+   -std=c99/c11 (gcc's -fexcess-precision=standard), 0 under -std=gnu99 or
+   -fexcess-precision=fast, where float arithmetic is float. */
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
-#error "repdl: refusing to build with FLT_EVAL_METHOD != 0 (x87 excess precision, or unknown evaluation method): intermediate results would be kept in extended precision and rounded differently from every other platform. On i386 build with -msse2 -mfpmath=sse."
+#if defined(__i386__)
+#error "repdl: refusing to build with FLT_EVAL_METHOD != 0 (x87 excess precision): intermediate results would be kept in extended precision and rounded differently from every other platform. On i386 build with -msse2 -mfpmath=sse."
+#elif defined(__s390__)
+#error "repdl: refusing to build with FLT_EVAL_METHOD != 0 (s390x under a strict -std=c99 or -std=c11: float arithmetic is evaluated in double): results would be rounded differently from every other platform. On s390x build with -std=gnu99 or -std=gnu11, or add -fexcess-precision=fast (float arithmetic in float)."
+#else
+#error "repdl: refusing to build with FLT_EVAL_METHOD != 0 (excess precision, or an unknown evaluation method): intermediate results would be kept in a wider format and rounded differently from every other platform. Find the compiler's option that sets FLT_EVAL_METHOD to 0 (gcc: -fexcess-precision=fast, or a GNU -std; i386: -msse2 -mfpmath=sse)."
+#endif
 #endif
 
 #if defined(__USE_FAST_MATH__) || (defined(__CUDACC_FTZ__) && __CUDACC_FTZ__)
@@ -70,6 +80,39 @@
 
 #if defined(__STDC_IEC_559__) && !__STDC_IEC_559__
 #error "repdl: the compiler says its float arithmetic is not IEC 60559."
+#endif
+
+/* -fsingle-precision-constant (gcc) gives every unsuffixed floating
+   constant the type float, so repdl's double constants would be rounded
+   to float (erf wrong on 31% of inputs).  It defines no macro of its own,
+   but the type of a constant shows it: sizeof(1.0) is sizeof(float). */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+static_assert(sizeof(1.0) == sizeof(double), "repdl: refusing to build with -fsingle-precision-constant (floating constants are float, sizeof(1.0) != sizeof(double)): repdl's double constants would be rounded to float. Remove the flag for files that include repdl.");
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(1.0) == sizeof(double), "repdl: refusing to build with -fsingle-precision-constant (floating constants are float, sizeof(1.0) != sizeof(double)): repdl's double constants would be rounded to float. Remove the flag for files that include repdl.");
+#elif defined(__GNUC__) && !defined(__cplusplus)
+/* C99: the keyword as a GNU extension; glibc's <sys/cdefs.h> defines a
+   _Static_assert macro for strict C99 that drops the message, set aside
+   here. */
+#pragma push_macro("_Static_assert")
+#undef _Static_assert
+__extension__ _Static_assert(sizeof(1.0) == sizeof(double), "repdl: refusing to build with -fsingle-precision-constant (floating constants are float, sizeof(1.0) != sizeof(double)): repdl's double constants would be rounded to float. Remove the flag for files that include repdl.");
+#pragma pop_macro("_Static_assert")
+#else
+typedef char repdl__refusing_fsingle_precision_constant[sizeof(1.0) == sizeof(double) ? 1 : -1];
+#endif
+
+/* gcc's own verdict on the whole set of options: __GCC_IEC_559 is 0 when
+   one of them breaks IEEE semantics (most are refused above by their own
+   macro; -fsingle-precision-constant sets it too).  Not in strict ISO C
+   (-std=c99, c11: __STRICT_ANSI__), where gcc also sets it to 0 for
+   -ffp-contract=fast, under which every repdl result is proven (the
+   golden matrix builds -std=c99 -ffp-contract=fast); a flag that sets it
+   there is caught by its own check.  clang does not define it (its
+   options stop at REPDL_BEGIN_CODE or are refused above). */
+#if defined(__GCC_IEC_559) && __GCC_IEC_559 == 0 && !defined(__clang__) && \
+    (defined(__cplusplus) || !defined(__STRICT_ANSI__))
+#error "repdl: refusing to build with __GCC_IEC_559 == 0: gcc says the options of this build break IEEE float arithmetic. The likely flag is -fsingle-precision-constant (it makes floating constants float); -ffast-math, -Ofast, -funsafe-math-optimizations, -fno-signed-zeros and -ffinite-math-only also set it (an error above names them). Remove the flag for files that include repdl."
 #endif
 
 #if FLT_MANT_DIG != 24 || DBL_MANT_DIG != 53 || FLT_RADIX != 2
