@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The README's second command: build and run the test suites, then print
 # a line "N skipped" (tests that could not run here, e.g. GPU tests
-# without a GPU: never counted as passed) and the closing line
+# without a GPU: never counted as passed), when any test ran past its
+# meson timeout a line "N timed out: NAME, NAME" (neither passed nor
+# failed; the exit status is then non-zero), and the closing line
 # "N passed, N failed".
 #   scripts/test.sh              what CI runs: the quick suite, the CI subset
 #                                of the matrix (suite matrix) and the
@@ -84,11 +86,14 @@ PY_JUNIT=$py_junit PY_SKIP=$py_skip python3 - "${logs[@]}" <<'PY'
 import json, os, sys
 import xml.etree.ElementTree as ET
 counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
+timed_out = []  # meson's "TIMEOUT": the test ran out of time, no verdict
 for log in sys.argv[1:]:
     for line in open(log):
-        r = json.loads(line).get("result", "")
+        t = json.loads(line)
+        r = t.get("result", "")
         if r in ("OK", "EXPECTEDFAIL"): counts["OK"] += 1
         elif r == "SKIP": counts["SKIP"] += 1
+        elif r == "TIMEOUT": timed_out.append(t.get("name", "?"))
         else: counts["FAIL"] += 1
 counts["SKIP"] += int(os.environ.get("PY_SKIP", "0"))
 junit = os.environ.get("PY_JUNIT", "")
@@ -101,6 +106,10 @@ elif junit:
         elif "skipped" in tags: counts["SKIP"] += 1
         else: counts["OK"] += 1
 print(f'{counts["SKIP"]} skipped')
+if timed_out:
+    print(f'{len(timed_out)} timed out: {", ".join(timed_out)}')
 print(f'{counts["OK"]} passed, {counts["FAIL"]} failed')
+sys.exit(1 if timed_out else 0)
 PY
+[ $? -eq 0 ] || rc=1
 exit $rc
