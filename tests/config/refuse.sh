@@ -67,8 +67,8 @@ case $mode in
     if ! "$cc" -dM -E -x c /dev/null 2>/dev/null | grep -q '__GCC_IEC_559 '; then
       echo "SKIP: $cc is not gcc (clang ignores -fsingle-precision-constant)"; exit 77
     fi
-    cxx=${cc%gcc}g++   # gcc -> g++, x86_64-linux-gnu-gcc-12 style names too
-    [ "$cxx" = "$cc" ] && cxx=g++
+    # the C++ driver of the same gcc: x86_64-linux-gnu-gcc -> x86_64-linux-gnu-g++
+    case $cc in *gcc) cxx=${cc%gcc}g++ ;; *) cxx=g++ ;; esac
     rc=0 want=-fsingle-precision-constant
     for s in -std=c99 -std=c11 -std=gnu11; do
       std=$s; expect_build "$cc" -O2 || rc=1
