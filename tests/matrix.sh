@@ -7,8 +7,8 @@
 # definitions, never from the code under test).  Also checks that builds
 # which cannot be reproducible are refused with repdl's own #error.
 #
-#   tests/matrix.sh --quick     the CI subset (docs/matrix.md): 19 cells
-#   tests/matrix.sh --full      every cell, 98 (the default)
+#   tests/matrix.sh --quick     the CI subset (docs/matrix.md): 46 cells
+#   tests/matrix.sh --full      every cell, 134 (the default)
 #   options: --jobs N (default 2)  --stride S (default 256: 2^24 inputs per
 #            function for expf, logf, tanhf, sqrtf; the other binary32
 #            functions at 4096, the 16-bit ones on all 2^16 inputs)
@@ -26,10 +26,14 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # ---------------------------------------------------------------------------
 # Cell definitions.  One line per cell, fields separated by '|':
-#   id | kind | compiler | flags | runner | what
+#   id | kind | compiler | flags | runner | what [| expect]
 # kind: golden (build and compare hashes), full (golden on all 2^32 inputs
 # of expf, logf, tanhf, sqrtf), refuse (the build must fail with "repdl:
-# refusing").
+# refusing", and its message must match the extended regex `expect` when
+# given: the fix it names), goldenobj (compiled with the flags, linked
+# without), fpenv (compiled and linked with the flags, must stop at run
+# time with repdl_fpenv_ok's message), fpenvlink (the same, with the flags
+# after "@link" given to the link only).
 # runner: "-" (native) or the qemu-user binary.
 # ---------------------------------------------------------------------------
 native_cells() {
@@ -48,9 +52,10 @@ native_cells() {
 
 cross_cells() {
   local a q cc c
-  for a in aarch64 powerpc64le riscv64 i686; do
+  for a in aarch64 powerpc64le riscv64 s390x i686; do
     case $a in
       aarch64) q=qemu-aarch64;; powerpc64le) q=qemu-ppc64le;; riscv64) q=qemu-riscv64;;
+      s390x) q=qemu-s390x;;
       i686) q=-;;   # 32-bit x86 binaries run natively
     esac
     for cc in gcc clang; do
@@ -58,8 +63,12 @@ cross_cells() {
         local comp extra="" o=O2
         [ $c = fast ] && o=O3
         if [ $cc = gcc ]; then comp=$a-linux-gnu-gcc; else comp="clang --target=$a-linux-gnu"; fi
+        local std=-std=c99
         [ $a = i686 ] && extra=" -msse2 -mfpmath=sse"
-        echo "$a-$cc-$o-$c|golden|$comp|-std=c99 -$o -ffp-contract=$c -static$extra|$q|$a"
+        # s390x: gcc's strict -std=c99 evaluates float in double
+        # (FLT_EVAL_METHOD 1, refused: s390x_cells); -std=gnu99 does not
+        [ $a = s390x ] && [ $cc = gcc ] && std=-std=gnu99
+        echo "$a-$cc-$o-$c|golden|$comp|$std -$o -ffp-contract=$c -static$extra|$q|$a"
       done
     done
   done
@@ -73,8 +82,19 @@ refuse_cells() {
   done
   echo "refuse-gcc-Ofast|refuse|gcc|-std=c99 -Ofast|-|__FAST_MATH__"
   echo "refuse-gcc-ffinite-math-only|refuse|gcc|-std=c99 -O2 -ffinite-math-only|-|__FINITE_MATH_ONLY__"
-  echo "refuse-i686-gcc-x87|refuse|i686-linux-gnu-gcc|-std=c99 -O2 -mfpmath=387|-|FLT_EVAL_METHOD=2"
-  echo "refuse-i686-clang-x87|refuse|clang --target=i686-linux-gnu|-std=c99 -O2 -mfpmath=387|-|FLT_EVAL_METHOD=2"
+  echo "refuse-i686-gcc-x87|refuse|i686-linux-gnu-gcc|-std=c99 -O2 -mfpmath=387|-|FLT_EVAL_METHOD=2|-msse2 -mfpmath=sse"
+  echo "refuse-i686-clang-x87|refuse|clang --target=i686-linux-gnu|-std=c99 -O2 -mfpmath=387|-|FLT_EVAL_METHOD=2|-msse2 -mfpmath=sse"
+}
+
+# s390x: gcc's strict standards (-std=c99, -std=c11) set FLT_EVAL_METHOD 1
+# there (float arithmetic in double): refused, with a message that names
+# s390x's own fixes, each of which must then give the golden hashes.
+s390x_cells() {
+  local std
+  for std in c99 c11; do
+    echo "s390x-gcc-std-$std|refuse|s390x-linux-gnu-gcc|-std=$std -O2|-|FLT_EVAL_METHOD=1|-std=gnu99 or -std=gnu11.*-fexcess-precision=fast"
+  done
+  echo "s390x-gcc-std-c99-fexcess-precision-fast|golden|s390x-linux-gnu-gcc|-std=c99 -fexcess-precision=fast -O3 -ffp-contract=fast -static|qemu-s390x|s390x"
 }
 
 # One cell per value-changing flag (docs/flags.md): gcc announces each by a
@@ -105,6 +125,33 @@ flag_cells() {
   echo "flag-clang-ffinite-math-only|refuse|clang|-std=c99 -O2 -ffinite-math-only|-|__FINITE_MATH_ONLY__"
   echo "flag-clang-Ofast|refuse|clang|-std=c99 -Ofast|-|__FAST_MATH__"
   echo "flag-gcc-std-gnu89|refuse|gcc|-std=gnu89 -O2|-|C89"
+  # gcc -fsingle-precision-constant defines no macro of its own (config.h
+  # checks sizeof(1.0)); clang 14 ignores the flag (with a warning)
+  echo "flag-gcc-fsingle-precision-constant|refuse|gcc|-std=c99 -O2 -fsingle-precision-constant|-|sizeof(1.0)|refusing to build with -fsingle-precision-constant"
+  echo "flag-g++-fsingle-precision-constant|refuse|g++|-x c++ -std=c++17 -O2 -fsingle-precision-constant|-|sizeof(1.0)|refusing to build with -fsingle-precision-constant"
+  echo "flag-clang-fsingle-precision-constant|golden|clang|-std=c99 -O2 -fsingle-precision-constant|-|x86-64"
+  # rounding-mode assumptions: repdl runs in round-to-nearest either way
+  echo "flag-gcc-frounding-math|golden|gcc|-std=c99 -O2 -frounding-math|-|x86-64"
+  echo "flag-clang-frounding-math|golden|clang|-std=c99 -O2 -frounding-math|-|x86-64"
+  echo "flag-gcc-fno-rounding-math|golden|gcc|-std=c99 -O3 -march=native -ffp-contract=fast -fno-rounding-math|-|x86-64"
+  echo "flag-clang-fno-rounding-math|golden|clang|-std=c99 -O3 -march=native -ffp-contract=fast -fno-rounding-math|-|x86-64"
+  # clang's -ffp-model: fast defines __FAST_MATH__; precise is the default;
+  # strict adds -frounding-math and strict exception behaviour
+  echo "flag-clang-ffp-model-fast|refuse|clang|-std=c99 -O2 -ffp-model=fast|-|__FAST_MATH__"
+  echo "flag-clang-ffp-model-precise|golden|clang|-std=c99 -O2 -ffp-model=precise|-|x86-64"
+  echo "flag-clang-ffp-model-strict|golden|clang|-std=c99 -O2 -ffp-model=strict|-|x86-64"
+  # -fexcess-precision on i686: with SSE there is no excess precision to
+  # treat (golden); on x87 FLT_EVAL_METHOD stays 2 (refused)
+  local e
+  for e in fast standard; do
+    echo "flag-i686-gcc-sse-fexcess-precision-$e|golden|i686-linux-gnu-gcc|-std=c99 -O2 -static -msse2 -mfpmath=sse -fexcess-precision=$e|-|i686"
+    echo "flag-i686-gcc-x87-fexcess-precision-$e|refuse|i686-linux-gnu-gcc|-std=c99 -O2 -mfpmath=387 -fexcess-precision=$e|-|FLT_EVAL_METHOD=2|-msse2 -mfpmath=sse"
+  done
+  # -ffast-math given to the link only (repdl's files compiled without it):
+  # gcc adds crtfastmath.o, FTZ/DAZ for the whole process, which gcc 13's
+  # -mdaz-ftz also sets (gcc 12 and clang 14 do not have that flag); the
+  # golden program must stop with repdl_fpenv_ok's message
+  echo "flag-gcc-ffast-math-link-only|fpenvlink|gcc|-std=c99 -O2 @link -ffast-math|-|x86-64"
 }
 
 # Full 2^32 tables: a few native cells (docs/matrix.md says why only these).
@@ -114,8 +161,12 @@ fulltable_cells() {
 }
 
 # The CI subset: at least one qemu architecture, clang, a contracted
-# -march=native build, C++, 32-bit, and every refusal.
-quick_ids='^(gcc-O2-x86-64-off|gcc-O3-native-fast|gcc-O0-x86-64-fast|clang-O3-native-fast|clang-O0-x86-64-off|clang-O2-x86-64-v3-fast|g[+][+]-O2-x86-64-v3-fast|clang[+][+]-O3-native-fast|aarch64-gcc-O3-fast|aarch64-clang-O2-off|i686-gcc-O3-fast|refuse-.*|flag-.*)$'
+# -march=native build, C++, 32-bit, every refusal and every flag cell but
+# the slower duplicates of quick_skip (the -fno-rounding-math and clang
+# -ffp-model=precise cells repeat the default; the i686
+# -fexcess-precision=standard cell the i686 cells).
+quick_ids='^(gcc-O2-x86-64-off|gcc-O3-native-fast|gcc-O0-x86-64-fast|clang-O3-native-fast|clang-O0-x86-64-off|clang-O2-x86-64-v3-fast|g[+][+]-O2-x86-64-v3-fast|clang[+][+]-O3-native-fast|aarch64-gcc-O3-fast|aarch64-clang-O2-off|i686-gcc-O3-fast|refuse-.*|flag-.*|s390x-gcc-std-c(99|11))$'
+quick_skip='^(flag-(gcc|clang)-fno-rounding-math|flag-clang-ffp-model-precise|flag-i686-gcc-sse-fexcess-precision-standard)$'
 
 # ---------------------------------------------------------------------------
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -125,7 +176,8 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 run_cell() {
   local line=$1 dir=$2 stride=$3
   local id kind comp flags runner what
-  IFS='|' read -r id kind comp flags runner what <<<"$line"
+  local expect
+  IFS='|' read -r id kind comp flags runner what expect <<<"$line"
   local log="$dir/$id.log" bin="$dir/$id.bin" t0 t1 t2 first
   first=${comp%% *}
   if ! command -v "$first" >/dev/null 2>&1; then
@@ -140,7 +192,9 @@ run_cell() {
     local ctl=${flags/-ffast-math/}; ctl=${ctl/-Ofast/-O2}; ctl=${ctl/-ffinite-math-only/}
     ctl=${ctl/-mfpmath=387/-msse2 -mfpmath=sse}; ctl=${ctl/-funsafe-math-optimizations/}
     ctl=${ctl/-fassociative-math/}; ctl=${ctl/-fno-signed-zeros/}; ctl=${ctl/-freciprocal-math/}
-    ctl=${ctl/-std=gnu89/-std=c99}
+    ctl=${ctl/-std=gnu89/-std=c99}; ctl=${ctl/-fsingle-precision-constant/}
+    ctl=${ctl/-ffp-model=fast/}
+    if [[ $comp == s390x* ]]; then ctl=${ctl/-std=c99/-std=gnu99}; ctl=${ctl/-std=c11/-std=gnu11}; fi
     # shellcheck disable=SC2086
     if ! echo '#include <repdl/repdl.h>' | nice $comp $ctl -I"$ROOT/include" -fsyntax-only \
         $( [[ $flags == *c++* ]] || echo "-x c" ) - >"$log" 2>&1; then
@@ -153,8 +207,10 @@ run_cell() {
       echo "$id|FAIL|-|-|-|compiled: no refusal"; return
     fi
     t1=$(date +%s.%N)
-    if grep -q 'repdl: refusing' "$log"; then
+    if grep -q 'repdl: refusing' "$log" && { [ -z "$expect" ] || grep 'repdl: refusing' "$log" | grep -Eq -- "$expect"; }; then
       echo "$id|PASS|refused|$(secs "$t0" "$t1")|-|$what: $(grep -o 'repdl: refusing[^:(]*' "$log" | head -1)"
+    elif grep -q 'repdl: refusing' "$log"; then
+      echo "$id|FAIL|-|-|-|refused, but the message does not match /$expect/ (see $log)"
     else
       echo "$id|FAIL|-|-|-|failed without repdl's message (see $log)"
     fi
@@ -167,12 +223,20 @@ run_cell() {
              -o "$bin.o" && nice $comp "$bin.o" -o "$bin" -lpthread -lm; } >"$log" 2>&1; then
       echo "$id|FAIL|-|-|-|build failed (see $log)"; return
     fi
+  elif [ "$kind" = fpenvlink ]; then
+    # compiled without the flags after @link, linked with them
+    local cflags=${flags%%@link*} lflags=${flags#*@link}
+    # shellcheck disable=SC2086
+    if ! { nice $comp $cflags -I"$ROOT/include" -I"$ROOT/tests/golden" -c "$ROOT/tests/golden/golden.c" \
+             -o "$bin.o" && nice $comp $lflags "$bin.o" -o "$bin" -lpthread -lm; } >"$log" 2>&1; then
+      echo "$id|FAIL|-|-|-|build failed (see $log)"; return
+    fi
   # shellcheck disable=SC2086
   elif ! nice $comp $flags -I"$ROOT/include" -I"$ROOT/tests/golden" "$ROOT/tests/golden/golden.c" \
       -o "$bin" -lpthread -lm >"$log" 2>&1; then
     echo "$id|FAIL|-|-|-|build failed (see $log)"; return
   fi
-  if [ "$kind" = fpenv ]; then
+  if [ "$kind" = fpenv ] || [ "$kind" = fpenvlink ]; then
     # linked with the flag: the process runs with FTZ/DAZ, and the golden
     # program must stop with repdl_fpenv_ok's verdict, not print hashes
     t1=$(date +%s.%N)
@@ -227,8 +291,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-cells=$( { native_cells; cross_cells; refuse_cells; flag_cells; [ $mode = full ] && fulltable_cells; } )
-[ $mode = quick ] && cells=$(awk -F'|' -v re="$quick_ids" '$1 ~ re' <<<"$cells")
+cells=$( { native_cells; cross_cells; refuse_cells; s390x_cells; flag_cells; [ $mode = full ] && fulltable_cells; } )
+[ $mode = quick ] && cells=$(awk -F'|' -v re="$quick_ids" -v skip="$quick_skip" '$1 ~ re && $1 !~ skip' <<<"$cells")
 [ -n "$filter" ] && cells=$(awk -F'|' -v re="$filter" '$1 ~ re' <<<"$cells")
 if [ $list = 1 ]; then echo "$cells"; exit 0; fi
 [ -n "$cells" ] || { echo "matrix: no cell selected"; exit 1; }
@@ -249,10 +313,10 @@ out=$(
   echo "| cell | compiler | flags | runs on | result | hashes digest | build s | run s | note |"
   echo "|---|---|---|---|---|---|---|---|---|"
   while IFS= read -r line; do
-    IFS='|' read -r id kind comp flags runner what <<<"$line"
+    IFS='|' read -r id kind comp flags runner what _ <<<"$line"
     r=$(awk -F'|' -v id="$id" '$1 == id' <<<"$results" | tail -1)
     IFS='|' read -r _ st dg bs rs note <<<"${r:-$id|FAIL|-|-|-|no result}"
-    if [ "$kind" = refuse ]; then on=compile-only; elif [ "$kind" = fpenv ]; then on="$what (run-time refusal)"; elif [ "$runner" = - ]; then on="$what native"; else on="$runner"; fi
+    if [ "$kind" = refuse ]; then on=compile-only; elif [ "$kind" = fpenv ] || [ "$kind" = fpenvlink ]; then on="$what (run-time refusal)"; elif [ "$runner" = - ]; then on="$what native"; else on="$runner"; fi
     echo "| $id | $comp | \`$flags\` | $on | $st | $dg | $bs | $rs | $note |"
   done <<<"$cells"
 )
