@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* cuda/nn_act_pool.cu: activations (relu, sigmoid, silu, gelu, gelu_tanh,
-   softplus) with their backward passes, and max/avg pool2d with theirs,
-   on the GPU: bit for bit include/repdl/activation.h and pool.h on the
-   host, for any grid and any batch size.
+   softplus) with their backward passes, the backward passes of exp, log,
+   tanh and sqrt, and max/avg pool2d with theirs, on the GPU: bit for bit
+   include/repdl/activation.h, backward.h and pool.h on the host, for any
+   grid and any batch size.
 
    Every value is computed by the host's own REPDL_FN: the activations are
    elementwise (thread i: repdl_Ff(x[i])), the pooling forward passes take
@@ -14,6 +15,7 @@
    a config.h primitive: the PTX is the same under --fmad=true and
    --fmad=false (tests/cuda/check_ptx.sh). */
 #include <repdl/activation.h>
+#include <repdl/backward.h>
 #include <repdl/pool.h>
 
 #include "common.cuh"
@@ -38,6 +40,18 @@ constexpr int THREADS = 256;
     };
 REPDL_CUDA_ACTIVATIONS(NNAP_FUNCTORS)
 #undef NNAP_FUNCTORS
+
+/* The backward passes of backward.h's elementwise math functions: element
+   i is repdl_F_backward_f32(in[i], dy[i]), in = y or x as there. */
+#define NNAP_MATH_BWD(name)                                                          \
+    struct bwd_##name {                                                              \
+        __device__ __forceinline__ float operator()(float in, float dy) const        \
+        {                                                                            \
+            return repdl_##name##_backward_f32(in, dy);                              \
+        }                                                                            \
+    };
+REPDL_CUDA_MATH_BACKWARD(NNAP_MATH_BWD)
+#undef NNAP_MATH_BWD
 
 template <class F>
 __global__ void __launch_bounds__(THREADS) fwd_kernel(const float *x, float *y, size_t n)
@@ -168,6 +182,16 @@ using namespace repdl_cuda::nnap;
     }
 REPDL_CUDA_ACTIVATIONS(NNAP_LAUNCHERS)
 #undef NNAP_LAUNCHERS
+
+#define NNAP_MATH_BWD_LAUNCHER(name)                                                        \
+    extern "C" int repdl_cuda_##name##_backward_array_f32(size_t n, const float *in,        \
+                                                          const float *dy, float *dx,       \
+                                                          void *stream)                     \
+    {                                                                                       \
+        return launch_bwd<bwd_##name>(n, in, dy, dx, stream);                               \
+    }
+REPDL_CUDA_MATH_BACKWARD(NNAP_MATH_BWD_LAUNCHER)
+#undef NNAP_MATH_BWD_LAUNCHER
 
 extern "C" int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape *s,
                                                  const float *x, float *y, size_t *argmax,

@@ -228,3 +228,211 @@ extern "C" int repdl_cuda_dot_rows_config_f32(size_t rows, size_t n, const repdl
 {
     return launch_reduce<true>(x, ldx, y, ldy, rows, n, out, stream, config);
 }
+
+/* ---- Mean, 2-norm, variance by rows; division by a count; the row
+   backward passes of backward.h ----
+   Each is the sum or dot launcher above, then elementwise kernels whose
+   element is the host's own last rounding (reduce.h) or backward.h's
+   per-row factor and per-element step: one thread per element (or row),
+   so the grid does not matter. */
+#include <repdl/backward.h>
+
+namespace repdl_cuda {
+namespace rows {
+
+constexpr int THREADS = 256;
+
+#define ROWS_FOR(i, n)                                                                    \
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);             \
+         i += (size_t)gridDim.x * blockDim.x)
+
+/* out[r] from the row's sum or dot s = out[r]: repdl_mean_f32's,
+   repdl_norm2_f32's and repdl_var_f32's last rounding (VAR: n > ddof);
+   NAN: every row NaN (var with n <= ddof). */
+enum { FINISH_MEAN, FINISH_NORM2, FINISH_VAR, FINISH_NAN };
+
+template <int F>
+__global__ void __launch_bounds__(THREADS) finish_kernel(size_t rows, size_t n, size_t ddof,
+                                                         float *out)
+{
+    ROWS_FOR(r, rows) {
+        if (F == FINISH_MEAN)
+            out[r] = n ? repdl__canon(repdl__div_count_f32(out[r], n)) : repdl__nanf();
+        else if (F == FINISH_NORM2) out[r] = repdl__canon(repdl__fsqrt(out[r]));
+        else if (F == FINISH_VAR) out[r] = repdl__canon(repdl__div_count_f32(out[r], n - ddof));
+        else out[r] = repdl__nanf();
+    }
+}
+
+/* e[r n + i] = RN(x[r ldx + i] - m[r]): the deviations of repdl_var_f32,
+   whose squares' canonical sum is the dot of e with itself. */
+__global__ void __launch_bounds__(THREADS) deviation_kernel(size_t rows, size_t n, const float *x,
+                                                            size_t ldx, const float *m, float *e)
+{
+    ROWS_FOR(i, rows * n) e[i] = repdl__fsub(x[(i / n) * ldx + i % n], m[i / n]);
+}
+
+/* repdl_div_count_f32's element i. */
+__global__ void __launch_bounds__(THREADS) div_count_kernel(size_t n, size_t count, const float *x,
+                                                            float *y)
+{
+    ROWS_FOR(i, n) y[i] = count ? repdl__canon(repdl__div_count_f32(x[i], count)) : repdl__nanf();
+}
+
+enum { BWD_SUM, BWD_MEAN, BWD_VAR, BWD_NORM2 };
+
+/* dx[r n + i] of backward.h's row backward pass; m: var's row means. */
+template <int K>
+__global__ void __launch_bounds__(THREADS)
+backward_kernel(size_t rows, size_t n, size_t ddof, const float *x, const float *y,
+                const float *dy, const float *m, float *dx)
+{
+    ROWS_FOR(i, rows * n) {
+        size_t r = i / n;
+        if (K == BWD_SUM) dx[i] = repdl__sum_backward_elem(dy[r]);
+        else if (K == BWD_MEAN) dx[i] = repdl__mean_backward_elem(dy[r], n);
+        else if (K == BWD_VAR)
+            dx[i] = repdl__var_backward_elem(x[i], m[r], repdl__var_backward_k(dy[r], n, ddof));
+        else dx[i] = repdl__norm2_backward_elem(x[i], y[r], repdl__norm2_backward_k(y[r], dy[r]));
+    }
+}
+
+/* The row means of x [rows x n] (stride ldx) into m. */
+static int row_means(size_t rows, size_t n, const float *x, size_t ldx, float *m, void *stream)
+{
+    REPDL_CUDA_TRY(launch_reduce<false>(x, ldx, NULL, 0, rows, n, m, stream, NULL));
+    if (rows == 0) return REPDL_OK;
+    return launch_fill(finish_kernel<FINISH_MEAN>, rows, THREADS, stream, rows, n, (size_t)0, m);
+}
+
+/* A stream-ordered workspace of `floats` floats, run through f, freed. */
+template <class F>
+static int with_workspace(size_t floats, void *stream, F f)
+{
+    void *ws = NULL;
+    cudaStream_t s = as_stream(stream);
+    cudaError_t e = workspace_alloc(&ws, floats * sizeof(float), s);
+    if (e != cudaSuccess) return fail_alloc(e);
+    int rc = f((float *)ws);
+    e = workspace_free(ws, s);
+    if (e != cudaSuccess && rc == REPDL_OK) rc = fail_cuda(e);
+    return rc;
+}
+
+static int backward(int kind, size_t rows, size_t n, size_t ddof, const float *x, const float *y,
+                    const float *dy, float *dx, void *stream)
+{
+    size_t total, bytes, rbytes;
+    if (rows == 0 || n == 0) return REPDL_OK;
+    if (!mul_ok(rows, n, &total) || !mul_ok(total, sizeof(float), &bytes)) return REPDL_ERR_OVERFLOW;
+    rbytes = rows * sizeof(float);
+    int needs_x = kind == BWD_VAR || kind == BWD_NORM2;
+    if (!dy || !dx || (needs_x && !x) || (kind == BWD_NORM2 && !y)) return REPDL_ERR_INVALID;
+    if (overlap(dx, bytes, dy, rbytes) || (kind == BWD_NORM2 && overlap(dx, bytes, y, rbytes)) ||
+        (needs_x && partial_overlap(dx, x, bytes)))
+        return REPDL_ERR_INVALID;
+    switch (kind) {
+    case BWD_SUM:
+        return launch_fill(backward_kernel<BWD_SUM>, total, THREADS, stream, rows, n, ddof, x, y, dy,
+                           (const float *)NULL, dx);
+    case BWD_MEAN:
+        return launch_fill(backward_kernel<BWD_MEAN>, total, THREADS, stream, rows, n, ddof, x, y,
+                           dy, (const float *)NULL, dx);
+    case BWD_NORM2:
+        return launch_fill(backward_kernel<BWD_NORM2>, total, THREADS, stream, rows, n, ddof, x, y,
+                           dy, (const float *)NULL, dx);
+    default:
+        return with_workspace(rows, stream, [&](float *m) {
+            REPDL_CUDA_TRY(row_means(rows, n, x, n, m, stream));
+            return launch_fill(backward_kernel<BWD_VAR>, total, THREADS, stream, rows, n, ddof, x,
+                               y, dy, (const float *)m, dx);
+        });
+    }
+}
+
+} // namespace rows
+} // namespace repdl_cuda
+
+extern "C" int repdl_cuda_mean_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                        float *out, void *stream)
+{
+    return repdl_cuda::rows::row_means(rows, n, x, ldx, out, stream);
+}
+
+extern "C" int repdl_cuda_norm2_rows_f32(size_t rows, size_t n, const float *x, size_t ldx,
+                                         float *out, void *stream)
+{
+    using namespace repdl_cuda::rows;
+    REPDL_CUDA_TRY(launch_reduce<true>(x, ldx, x, ldx, rows, n, out, stream, NULL));
+    if (rows == 0) return REPDL_OK;
+    return repdl_cuda::launch_fill(finish_kernel<FINISH_NORM2>, rows, THREADS, stream, rows, n,
+                                   (size_t)0, out);
+}
+
+extern "C" int repdl_cuda_var_rows_f32(size_t rows, size_t n, size_t ddof, const float *x,
+                                       size_t ldx, float *out, void *stream)
+{
+    using namespace repdl_cuda;
+    using namespace repdl_cuda::rows;
+    size_t total, floats, b;
+    if (rows == 0) return REPDL_OK;
+    if (!mul_ok(rows, sizeof(float), &b)) return REPDL_ERR_OVERFLOW;
+    if (!out) return REPDL_ERR_INVALID;
+    if (n <= ddof)
+        return launch_fill(finish_kernel<FINISH_NAN>, rows, THREADS, stream, rows, n, ddof, out);
+    if (span_bytes(ldx, rows, n) == 0 || !mul_ok(rows, n, &total) || total > (size_t)-1 - rows ||
+        !mul_ok(total + rows, sizeof(float), &b))
+        return REPDL_ERR_OVERFLOW;
+    if (!x) return REPDL_ERR_INVALID;
+    if (overlap(out, rows * sizeof(float), x, span_bytes(ldx, rows, n))) return REPDL_ERR_INVALID;
+    floats = total + rows;
+    return with_workspace(floats, stream, [&](float *ws) {
+        float *e = ws, *m = ws + total;
+        REPDL_CUDA_TRY(row_means(rows, n, x, ldx, m, stream));
+        REPDL_CUDA_TRY(launch_fill(deviation_kernel, total, THREADS, stream, rows, n, x, ldx,
+                                   (const float *)m, e));
+        REPDL_CUDA_TRY(launch_reduce<true>(e, n, e, n, rows, n, out, stream, NULL));
+        return launch_fill(finish_kernel<FINISH_VAR>, rows, THREADS, stream, rows, n, ddof, out);
+    });
+}
+
+extern "C" int repdl_cuda_div_count_f32(size_t n, size_t count, const float *x, float *y,
+                                        void *stream)
+{
+    using namespace repdl_cuda;
+    size_t b;
+    if (n == 0) return REPDL_OK;
+    if (!mul_ok(n, sizeof(float), &b)) return REPDL_ERR_OVERFLOW;
+    if (!x || !y) return REPDL_ERR_INVALID;
+    if (partial_overlap(y, x, b)) return REPDL_ERR_INVALID;
+    return launch_fill(rows::div_count_kernel, n, rows::THREADS, stream, n, count, x, y);
+}
+
+extern "C" int repdl_cuda_sum_rows_backward_f32(size_t rows, size_t n, const float *dy, float *dx,
+                                                void *stream)
+{
+    return repdl_cuda::rows::backward(repdl_cuda::rows::BWD_SUM, rows, n, 0, NULL, NULL, dy, dx,
+                                      stream);
+}
+
+extern "C" int repdl_cuda_mean_rows_backward_f32(size_t rows, size_t n, const float *dy, float *dx,
+                                                 void *stream)
+{
+    return repdl_cuda::rows::backward(repdl_cuda::rows::BWD_MEAN, rows, n, 0, NULL, NULL, dy, dx,
+                                      stream);
+}
+
+extern "C" int repdl_cuda_var_rows_backward_f32(size_t rows, size_t n, size_t ddof, const float *x,
+                                                const float *dy, float *dx, void *stream)
+{
+    return repdl_cuda::rows::backward(repdl_cuda::rows::BWD_VAR, rows, n, ddof, x, NULL, dy, dx,
+                                      stream);
+}
+
+extern "C" int repdl_cuda_norm2_rows_backward_f32(size_t rows, size_t n, const float *x,
+                                                  const float *y, const float *dy, float *dx,
+                                                  void *stream)
+{
+    return repdl_cuda::rows::backward(repdl_cuda::rows::BWD_NORM2, rows, n, 0, x, y, dy, dx,
+                                      stream);
+}

@@ -218,6 +218,21 @@ int repdl_cuda_dot_rows_config_f32(size_t rows, size_t n,
                                    const float *y, size_t ldy, float *out,
                                    void *stream);
 
+/* The other row-wise forms of reduce.h: out[r] = repdl_mean_f32,
+   repdl_norm2_f32, repdl_var_f32 (ddof) of row r, bit for bit (the sum
+   or dot launcher above, then the host's last rounding in a kernel);
+   rows == 0 launches nothing.  var takes a workspace of rows * n + rows
+   floats (the deviations RN(x - m) and the means) with cudaMallocAsync on
+   `stream`, released in stream order.  repdl_cuda_div_count_f32 is
+   reduce.h's repdl_div_count_f32 (y == x allowed, count 0: NaN). */
+int repdl_cuda_mean_rows_f32(size_t rows, size_t n, const float *x, size_t ldx, float *out,
+                             void *stream);
+int repdl_cuda_norm2_rows_f32(size_t rows, size_t n, const float *x, size_t ldx, float *out,
+                              void *stream);
+int repdl_cuda_var_rows_f32(size_t rows, size_t n, size_t ddof, const float *x, size_t ldx,
+                            float *out, void *stream);
+int repdl_cuda_div_count_f32(size_t n, size_t count, const float *x, float *y, void *stream);
+
 /* ---- Matrix products: gemm, linear, conv2d (cuda/linalg.cu; issue 6) ----
    The host functions of include/repdl/gemm.h, linear.h and conv2d.h, same
    arguments (device pointers) plus the stream, same bits: every element
@@ -429,6 +444,37 @@ int repdl_cuda_avg_pool2d_forward_f32(const struct repdl_pool2d_shape *s, int co
 int repdl_cuda_avg_pool2d_backward_f32(const struct repdl_pool2d_shape *s, int count_include_pad,
                                        const float *dy, float *dx, void *stream);
 /* (end activations/pooling) */
+
+/* ---- Backward passes of exp, log, tanh, sqrt and the row reductions
+   (cuda/nn_act_pool.cu, cuda/reduce.cu) ----
+   The functions of include/repdl/backward.h on device pointers, bit for
+   bit the host's results, for any grid.  Elementwise:
+   dx[i] = repdl_F_backward_f32(in[i], dy[i]), in = y (exp, tanh, sqrt)
+   or x (log); in place (dx == in, dx == dy) allowed, any other overlap
+   REPDL_ERR_INVALID; n == 0 launches nothing (NULL allowed).
+   Rows: x and dx dense [rows x n], y and dy [rows] (backward.h); rows == 0
+   or n == 0 launches nothing; a NULL pointer that is read or written:
+   REPDL_ERR_INVALID; rows * n floats overflowing size_t bytes:
+   REPDL_ERR_OVERFLOW.  var takes a rows-float workspace (the row means)
+   with cudaMallocAsync on `stream`, released in stream order. */
+#define REPDL_CUDA_MATH_BACKWARD(X) X(exp) X(log) X(tanh) X(sqrt)
+int repdl_cuda_exp_backward_array_f32(size_t n, const float *y, const float *dy, float *dx,
+                                      void *stream);
+int repdl_cuda_log_backward_array_f32(size_t n, const float *x, const float *dy, float *dx,
+                                      void *stream);
+int repdl_cuda_tanh_backward_array_f32(size_t n, const float *y, const float *dy, float *dx,
+                                       void *stream);
+int repdl_cuda_sqrt_backward_array_f32(size_t n, const float *y, const float *dy, float *dx,
+                                       void *stream);
+int repdl_cuda_sum_rows_backward_f32(size_t rows, size_t n, const float *dy, float *dx,
+                                     void *stream);
+int repdl_cuda_mean_rows_backward_f32(size_t rows, size_t n, const float *dy, float *dx,
+                                      void *stream);
+int repdl_cuda_var_rows_backward_f32(size_t rows, size_t n, size_t ddof, const float *x,
+                                     const float *dy, float *dx, void *stream);
+int repdl_cuda_norm2_rows_backward_f32(size_t rows, size_t n, const float *x, const float *y,
+                                       const float *dy, float *dx, void *stream);
+/* (end backward passes) */
 
 #ifdef __cplusplus
 }

@@ -61,5 +61,7 @@
 /* activations and pooling (docs/nn-act-pool.md) */
 #include "activation.h"
 #include "pool.h"
+/* backward passes of exp, log, tanh, sqrt and the row reductions (docs/nn.md) */
+#include "backward.h"
 
 #endif /* REPDL_REPDL_H */

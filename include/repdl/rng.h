@@ -256,6 +256,15 @@ REPDL_API repdl_status repdl_rng_normal_fill_f32(size_t n, uint64_t seed, uint64
     return REPDL_OK;
 }
 
+/* PyTorch's default bound of Linear and Conv2d weights and biases,
+   1 / sqrt(fan_in), as RN(1 / RN(sqrt(RN(fan_in)))): fan_in converted to
+   the nearest binary32, its square root correctly rounded, one rounded
+   division.  fan_in = 0 gives +inf. */
+REPDL_API float repdl_init_bound_f32(size_t fan_in)
+{
+    return repdl__fdiv(1.0f, repdl__fsqrt((float)fan_in));
+}
+
 /* ---- Permutation (host: sequential by definition) ---- */
 
 /* Draw c of the permutation stream of (seed, offset). */

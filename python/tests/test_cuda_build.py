@@ -26,7 +26,7 @@ CUDA_FUNCTIONS = [
 
 
 def test_var_identity_of_the_cuda_path(clib):
-    """The CUDA variance (csrc/cuda_glue.cu) is the mean m, the stored
+    """The CUDA variance (repdl_cuda_var_rows_f32, cuda/reduce.cu) is the mean m, the stored
     deviations e_i = RN(x_i - m), the canonical dot of e with itself, one
     division by n - ddof: on the host this is repdl_var_f32 (reduce.h's
     REPDL__TERM_SQDEV sum), special values and sizes across leaves

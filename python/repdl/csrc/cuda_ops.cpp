@@ -3,10 +3,9 @@
 // build, docs/python.md "CUDA").  For each function of repdl_ext.cpp that
 // takes float32 tensors, cuda_<name> takes the same arguments on CUDA
 // tensors and returns the same results, computed by repdl's launchers
-// (include/repdl/cuda.h: the host's bits on the GPU) and, for what no
-// launcher does, by cuda_glue.cu (backward.h's formulas, the last rounding
-// of mean, var and norm).  repdl/_device.py sends each call here when its
-// tensors are on a CUDA device.
+// (include/repdl/cuda.h: the host's bits on the GPU); cuda_glue.cu only
+// switches devices and names CUDA errors.  repdl/_device.py sends each call
+// here when its tensors are on a CUDA device.
 //
 // Compiled by the host compiler against torch; no kernel here.  Streams:
 // with torch's CUDA headers (REPDL_TORCH_CUDA_STREAM, set by setup.py when
@@ -157,9 +156,8 @@ Tensor unary(const std::string &op, const Tensor &x)
     return y;
 }
 
-// exp: dx = RN(dy * y) (repdl_cuda_mul_f32, the CPU's repdl_mul_f32); log,
-// tanh, sqrt: backward.h on the device (cuda_glue.cu); the others: the
-// library's backward launchers.
+// The library's backward launchers: repdl_cuda_<op>_backward_array_f32(n,
+// in, dy, dx), in = y for exp, tanh and sqrt (backward.h), x for the others.
 Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, const Tensor &dy)
 {
     OnDevice d(x);
@@ -169,13 +167,14 @@ Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, c
     float *pd = dx.data_ptr<float>();
     size_t n = usz(x.numel());
     void *s = d.stream();
-    if (op == "exp") ok(repdl_cuda_mul_f32(n, pg, py, pd, s), "repdl_cuda_mul_f32");
+    if (op == "exp")
+        ok(repdl_cuda_exp_backward_array_f32(n, py, pg, pd, s), "repdl_cuda_exp_backward_array_f32");
     else if (op == "log")
-        ok(repdl_py_cuda_unary_backward_f32(REPDL_PY_LOG, n, px, py, pg, pd, s), "log backward (cuda_glue.cu)");
+        ok(repdl_cuda_log_backward_array_f32(n, px, pg, pd, s), "repdl_cuda_log_backward_array_f32");
     else if (op == "tanh")
-        ok(repdl_py_cuda_unary_backward_f32(REPDL_PY_TANH, n, px, py, pg, pd, s), "tanh backward (cuda_glue.cu)");
+        ok(repdl_cuda_tanh_backward_array_f32(n, py, pg, pd, s), "repdl_cuda_tanh_backward_array_f32");
     else if (op == "sqrt")
-        ok(repdl_py_cuda_unary_backward_f32(REPDL_PY_SQRT, n, px, py, pg, pd, s), "sqrt backward (cuda_glue.cu)");
+        ok(repdl_cuda_sqrt_backward_array_f32(n, py, pg, pd, s), "repdl_cuda_sqrt_backward_array_f32");
     else if (op == "sigmoid")
         ok(repdl_cuda_sigmoid_backward_array_f32(n, px, pg, pd, s), "repdl_cuda_sigmoid_backward_array_f32");
     else if (op == "relu")
@@ -204,27 +203,21 @@ Tensor scale(double alpha, const Tensor &x)
 
 // ---- Reductions over the last dimension of a [rows x n] tensor ----
 
-int reduction(const std::string &kind)
-{
-    if (kind == "sum") return REPDL_PY_SUM;
-    if (kind == "mean") return REPDL_PY_MEAN;
-    if (kind == "var") return REPDL_PY_VAR;
-    if (kind == "norm") return REPDL_PY_NORM;
-    TORCH_CHECK(false, "repdl: unknown reduction ", kind);
-    return -1;
-}
-
 Tensor reduce_rows(const std::string &kind, int64_t rows, int64_t n, int64_t ddof, const Tensor &x)
 {
     OnDevice d(x);
     const float *px = d.in(x, "input");
     TORCH_CHECK(x.numel() == rows * n, "repdl: reduce_rows: size mismatch");
-    int k = reduction(kind);
-    Tensor out = d.empty({rows}), work;
-    if (k == REPDL_PY_VAR) work = d.empty({rows * n + rows});
-    ok(repdl_py_cuda_reduce_rows_f32(k, usz(rows), usz(n), usz(ddof), px, out.data_ptr<float>(), ptr(work),
-                                     d.stream()),
-       "reduce_rows (cuda_glue.cu)");
+    Tensor out = d.empty({rows});
+    float *po = out.data_ptr<float>();
+    size_t R = usz(rows), N = usz(n);
+    void *s = d.stream();
+    if (kind == "sum") ok(repdl_cuda_sum_rows_f32(R, N, px, N, po, s), "repdl_cuda_sum_rows_f32");
+    else if (kind == "mean") ok(repdl_cuda_mean_rows_f32(R, N, px, N, po, s), "repdl_cuda_mean_rows_f32");
+    else if (kind == "var")
+        ok(repdl_cuda_var_rows_f32(R, N, usz(ddof), px, N, po, s), "repdl_cuda_var_rows_f32");
+    else if (kind == "norm") ok(repdl_cuda_norm2_rows_f32(R, N, px, N, po, s), "repdl_cuda_norm2_rows_f32");
+    else TORCH_CHECK(false, "repdl: unknown reduction ", kind);
     return out;
 }
 
@@ -235,12 +228,19 @@ Tensor reduce_rows_backward(const std::string &kind, int64_t rows, int64_t n, in
     const float *px = d.in(x, "input"), *py = d.in(y, "output"), *pg = d.in(dy, "grad_output");
     TORCH_CHECK(x.numel() == rows * n && y.numel() == rows && dy.numel() == rows,
                 "repdl: reduce_rows_backward: size mismatch");
-    int k = reduction(kind);
-    Tensor dx = d.empty({rows, n}), work;
-    if (k == REPDL_PY_VAR) work = d.empty({rows});
-    ok(repdl_py_cuda_reduce_rows_backward_f32(k, usz(rows), usz(n), usz(ddof), px, py, pg, dx.data_ptr<float>(),
-                                              ptr(work), d.stream()),
-       "reduce_rows_backward (cuda_glue.cu)");
+    Tensor dx = d.empty({rows, n});
+    float *pd = dx.data_ptr<float>();
+    size_t R = usz(rows), N = usz(n);
+    void *s = d.stream();
+    if (kind == "sum")
+        ok(repdl_cuda_sum_rows_backward_f32(R, N, pg, pd, s), "repdl_cuda_sum_rows_backward_f32");
+    else if (kind == "mean")
+        ok(repdl_cuda_mean_rows_backward_f32(R, N, pg, pd, s), "repdl_cuda_mean_rows_backward_f32");
+    else if (kind == "var")
+        ok(repdl_cuda_var_rows_backward_f32(R, N, usz(ddof), px, pg, pd, s), "repdl_cuda_var_rows_backward_f32");
+    else if (kind == "norm")
+        ok(repdl_cuda_norm2_rows_backward_f32(R, N, px, py, pg, pd, s), "repdl_cuda_norm2_rows_backward_f32");
+    else TORCH_CHECK(false, "repdl: unknown reduction ", kind);
     return dx;
 }
 
@@ -314,11 +314,11 @@ std::vector<Tensor> loss(bool cross_entropy, int64_t reduction, const Tensor &x,
         ok(repdl_cuda_nll_loss_f32(rows, cols, red, px, pt, l.data_ptr<float>(), ptr(g), d.stream()),
            "repdl_cuda_nll_loss_f32");
     if (divisor > 0) {
-        ok(repdl_py_cuda_div_count_f32(1, usz(divisor), l.data_ptr<float>(), l.data_ptr<float>(),
-                                       d.stream()), "repdl_py_cuda_div_count_f32");
+        ok(repdl_cuda_div_count_f32(1, usz(divisor), l.data_ptr<float>(), l.data_ptr<float>(),
+                                    d.stream()), "repdl_cuda_div_count_f32");
         if (want_grad)
-            ok(repdl_py_cuda_div_count_f32(rows * cols, usz(divisor), ptr(g), ptr(g), d.stream()),
-               "repdl_py_cuda_div_count_f32");
+            ok(repdl_cuda_div_count_f32(rows * cols, usz(divisor), ptr(g), ptr(g), d.stream()),
+               "repdl_cuda_div_count_f32");
     }
     return {l, g};
 }

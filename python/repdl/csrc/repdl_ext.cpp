@@ -3,14 +3,11 @@
 // header-only C99 functions compiled as C++14 (the headers are valid C++)
 // and exposed to Python on float32 CPU contiguous torch tensors.
 //
-// Every number is computed by a repdl function (include/repdl/*.h).  The
-// few backward formulas that the library has no function for (exp, log,
-// tanh, sqrt, and the reductions: docs/python.md, "Backward formulas") are
-// in backward.h, with the library's primitives, one IEEE binary32
-// operation each, every product rounded before it is added (repdl__fkeep;
-// the extension is also compiled with -ffp-contract=off).  This file checks
-// dtype, device and contiguity again (repdl/ops.py gives the user-facing
-// messages) and turns a repdl_status into a Python RuntimeError.
+// Every number is computed by a repdl function (include/repdl/*.h; the
+// backward passes of exp, log, tanh, sqrt and of the reductions are
+// backward.h's): this file only checks dtype, device and contiguity again
+// (repdl/ops.py gives the user-facing messages), calls, and turns a
+// repdl_status into a Python RuntimeError.
 // The CUDA build adds the same functions for CUDA tensors (cuda_ops.cpp,
 // registered below as cuda_<name>; docs/python.md, "CUDA").
 #include <torch/extension.h>
@@ -25,7 +22,6 @@
 #include <repdl/reduce_threads.h>
 #include <repdl/reduce_units.h>
 
-#include "backward.h"
 #include "shapes.h"
 
 static_assert(sizeof(size_t) == sizeof(int64_t), "argmax maps and targets are stored as int64");
@@ -127,11 +123,9 @@ Tensor unary(const std::string &op, const Tensor &x)
 }
 
 // Backward of a unary op.  x is the input, y the forward output, dy the
-// incoming gradient (all of one shape).
-//   exp      dx = RN(dy * y)
-//   log, tanh, sqrt   backward.h (repdl_py__log_backward, ...)
-//   others   the library's repdl_<op>_backward_array_f32(n, x, dy, dx)
-// NaN results are canonical (0x7fc00000), as everywhere in repdl.
+// incoming gradient (all of one shape): the library's
+// repdl_<op>_backward_array_f32(n, in, dy, dx), in = y for exp, tanh and
+// sqrt (backward.h), x for the others.
 Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, const Tensor &dy)
 {
     const float *px = cp(x, "input"), *py = cp(y, "output"), *pg = cp(dy, "grad_output");
@@ -139,27 +133,21 @@ Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, c
     Tensor dx = empty_like_f32(x);
     float *pd = dx.data_ptr<float>();
     unary_bwd_fn f = nullptr;
-    if (op == "sigmoid") f = repdl_sigmoid_backward_array_f32;
+    const float *pin = px;
+    if (op == "exp") { f = repdl_exp_backward_array_f32; pin = py; }
+    else if (op == "log") f = repdl_log_backward_array_f32;
+    else if (op == "tanh") { f = repdl_tanh_backward_array_f32; pin = py; }
+    else if (op == "sqrt") { f = repdl_sqrt_backward_array_f32; pin = py; }
+    else if (op == "sigmoid") f = repdl_sigmoid_backward_array_f32;
     else if (op == "relu") f = repdl_relu_backward_array_f32;
     else if (op == "gelu") f = repdl_gelu_backward_array_f32;
     else if (op == "gelu_tanh") f = repdl_gelu_tanh_backward_array_f32;
     else if (op == "silu") f = repdl_silu_backward_array_f32;
     else if (op == "softplus") f = repdl_softplus_backward_array_f32;
-    else TORCH_CHECK(op == "exp" || op == "log" || op == "tanh" || op == "sqrt",
-                     "repdl: unknown unary op ", op);
-    if (!f) fpenv_check("repdl_py__backward");
+    else TORCH_CHECK(false, "repdl: unknown unary op ", op);
     std::atomic<int> st(REPDL_OK);
     elementwise(x.numel(), [&](size_t b, size_t m) {
-        size_t i;
-        repdl_status r = REPDL_OK;
-        if (f) r = f(m, px + b, pg + b, pd + b);
-        else if (op == "exp") r = repdl_mul_f32(m, pg + b, py + b, pd + b);
-        else if (op == "log")
-            for (i = b; i < b + m; i++) pd[i] = repdl_py__log_backward(px[i], pg[i]);
-        else if (op == "tanh")
-            for (i = b; i < b + m; i++) pd[i] = repdl_py__tanh_backward(py[i], pg[i]);
-        else
-            for (i = b; i < b + m; i++) pd[i] = repdl_py__sqrt_backward(py[i], pg[i]);
+        repdl_status r = f(m, pin + b, pg + b, pd + b);
         if (r != REPDL_OK) st = r;
     });
     ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + "_backward_array_f32").c_str());
@@ -198,8 +186,8 @@ Tensor reduce_rows(const std::string &kind, int64_t rows, int64_t n, int64_t ddo
 }
 
 // Backward of reduce_rows: x [rows x n], y [rows] the forward output, dy
-// [rows] the incoming gradient; dx [rows x n], by the formulas of
-// backward.h (sum, mean, var, norm).
+// [rows] the incoming gradient; dx [rows x n]: backward.h's
+// repdl_<kind>_rows_backward_f32.
 Tensor reduce_rows_backward(const std::string &kind, int64_t rows, int64_t n, int64_t ddof,
                             const Tensor &x, const Tensor &y, const Tensor &dy)
 {
@@ -208,26 +196,14 @@ Tensor reduce_rows_backward(const std::string &kind, int64_t rows, int64_t n, in
                 "repdl: reduce_rows_backward: size mismatch");
     Tensor dx = empty_f32({rows, n});
     float *pd = dx.data_ptr<float>();
-    size_t R = usz(rows), N = usz(n), r, i;
-    for (r = 0; r < R; r++) {
-        const float *xr = px + r * N;
-        float *dr = pd + r * N;
-        if (kind == "sum") {
-            float g = repdl_py__sum_backward(pg[r]);
-            for (i = 0; i < N; i++) dr[i] = g;
-        } else if (kind == "mean") {
-            float g = repdl_py__mean_backward(pg[r], N);
-            for (i = 0; i < N; i++) dr[i] = g;
-        } else if (kind == "var") {
-            float m = repdl_mean_f32(N, xr), k = repdl_py__var_backward_k(pg[r], N, usz(ddof));
-            for (i = 0; i < N; i++) dr[i] = repdl_py__var_backward(xr[i], m, k);
-        } else if (kind == "norm") {
-            float k = repdl_py__norm_backward_k(py[r], pg[r]);
-            for (i = 0; i < N; i++) dr[i] = repdl_py__norm_backward(xr[i], py[r], k);
-        } else {
-            TORCH_CHECK(false, "repdl: unknown reduction ", kind);
-        }
-    }
+    size_t R = usz(rows), N = usz(n);
+    if (kind == "sum") ok(repdl_sum_rows_backward_f32(R, N, pg, pd), "repdl_sum_rows_backward_f32");
+    else if (kind == "mean") ok(repdl_mean_rows_backward_f32(R, N, pg, pd), "repdl_mean_rows_backward_f32");
+    else if (kind == "var")
+        ok(repdl_var_rows_backward_f32(R, N, usz(ddof), px, pg, pd), "repdl_var_rows_backward_f32");
+    else if (kind == "norm")
+        ok(repdl_norm2_rows_backward_f32(R, N, px, py, pg, pd), "repdl_norm2_rows_backward_f32");
+    else TORCH_CHECK(false, "repdl: unknown reduction ", kind);
     return dx;
 }
 
@@ -585,11 +561,8 @@ Tensor permutation(int64_t n, uint64_t seed, uint64_t offset)
     return out;
 }
 
-float rsqrt_bound(int64_t fan_in)
-{
-    // PyTorch's default init bound 1/sqrt(fan_in): RN(1 / RN(sqrt(fan_in))).
-    return repdl__fdiv(1.0f, repdl_sqrt_f32((float)fan_in));
-}
+// PyTorch's default init bound 1/sqrt(fan_in) (rng.h).
+float init_bound(int64_t fan_in) { return repdl_init_bound_f32(usz(fan_in)); }
 
 // ---- Optimizers (optim.h), in place ----
 
@@ -712,7 +685,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("uniform_fill", &uniform_fill);
     m.def("normal_fill", &normal_fill);
     m.def("permutation", &permutation);
-    m.def("init_bound", &rsqrt_bound);
+    m.def("init_bound", &init_bound);
     m.def("sgd_step", &sgd_step);
     m.def("adam_step", &adam_step);
     m.def("units_combine", &units_combine);
