@@ -157,7 +157,7 @@ def test_dropout():
 def test_losses(ce, reduction, gbs):
     """The loss and its gradient times the incoming one (a random scalar
     in same(): repdl_scale_f32's path); gbs: a shard of a global batch
-    (repdl_py_cuda_div_count_f32 on the device)."""
+    (repdl_cuda_div_count_f32 on the device)."""
     target = torch.arange(70) % 9
     fn = ops.cross_entropy if ce else ops.nll_loss
     same(lambda x: fn(x, target.to(x.device), reduction=reduction, global_batch_size=gbs),

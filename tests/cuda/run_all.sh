@@ -114,6 +114,7 @@ for phase in "${phases[@]}"; do
         step tests cuda-rng-optim 600 "$bin/test_cuda_rng_optim"
         step tests cuda-nn-softmax-norm 900 "$bin/test_cuda_nn_softmax_norm"
         step tests cuda-nn-act-pool 900 "$bin/test_cuda_nn_act_pool"
+        step tests cuda-backward 300 "$bin/test_cuda_backward"
         for s in tiny short; do
             step tests "train-cuda-$s" 900 bash "$root/tests/train/check.sh" "$bin/train_fmnist_cuda" \
                 "$root/tests/train/expected.txt" "$s" --device cuda --data "$data"
