@@ -200,6 +200,28 @@ static void test_normal_mpfr(void)
     }
     free(v);
 }
+
+/* repdl_init_bound_f32(fan_in) = RN(1 / RN(sqrt(RN(fan_in)))): each step
+   rounded to 24 bits by MPFR. */
+static void test_init_bound_mpfr(void)
+{
+    static const unsigned long long fans[] = {0, 1, 2, 3, 25, 75, 150, 784, 1000, 16777217ull,
+                                              16777219ull, 1099511640121ull, 4611686018427387905ull,
+                                              18446744073709551615ull};
+    size_t i;
+    mpfr_t t;
+    mpfr_init2(t, 24);
+    for (i = 0; i < sizeof fans / sizeof fans[0]; i++) {
+        float want;
+        mpfr_set_uj(t, (uintmax_t)fans[i], MPFR_RNDN);
+        mpfr_sqrt(t, t, MPFR_RNDN);
+        mpfr_ui_div(t, 1, t, MPFR_RNDN);
+        want = mpfr_get_flt(t, MPFR_RNDN);
+        CHECK(same(repdl_init_bound_f32((size_t)fans[i]), want), "init_bound(%llu): %a vs MPFR %a",
+              fans[i], repdl_init_bound_f32((size_t)fans[i]), want);
+    }
+    mpfr_clear(t);
+}
 #endif
 
 static void test_fills(void)
@@ -567,6 +589,7 @@ int main(int argc, char **argv)
         test_streams();
 #ifdef REPDL_TEST_HAVE_MPFR
         test_normal_mpfr();
+        test_init_bound_mpfr();
 #else
         printf("normal vs MPFR: not built (no MPFR)\n");
 #endif
