@@ -13,6 +13,11 @@ every machine and at every torch.set_num_threads.  float32 CPU tensors, and
 CUDA tensors when repdl._C is the CUDA build (repdl.cuda_built: repdl's
 CUDA launchers, the same bits; docs/python.md, "CUDA").
 """
+# Refuse a floating-point environment that would change the bits (a
+# library built with -ffast-math loaded into the process) before anything
+# else: repdl/_fpenv.py.
+from ._fpenv import check as check_fpenv, FloatingPointEnvironmentError
+check_fpenv()
 from . import _C
 from ._device import cuda_built, cuda_available
 from . import random
@@ -23,5 +28,5 @@ from . import distributed
 from .convert import from_torch_module, UnsupportedModuleError
 
 __version__ = '%d.%d.%d' % tuple(_C.version)
-__all__ = ['ops', 'nn', 'optim', 'random', 'distributed', 'from_torch_module',
+__all__ = ['check_fpenv', 'FloatingPointEnvironmentError', 'ops', 'nn', 'optim', 'random', 'distributed', 'from_torch_module',
            'UnsupportedModuleError', 'cuda_built', 'cuda_available']
