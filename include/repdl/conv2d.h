@@ -250,25 +250,54 @@ REPDL_FN int repdl__conv_direct_ok(const repdl_conv2d_shape *s, size_t ow)
     return s->stride_h == 1 && s->stride_w == 1 && ow >= wp - ow;
 }
 
+/* The workspace of repdl__conv2d_forward_part_f32 for channels [o0, o1)
+   of s (checked, n, oc, P >= 1), in floats, each piece a multiple of 4:
+   the im2col path sz[0] for col; the direct path sz[0] for the tap
+   offsets (CK size_t), sz[1..3] for xp, wp, yb.  Returns 1 for the direct
+   path. */
+REPDL_FN int repdl__conv_fwd_sizes(const repdl_conv2d_shape *s, size_t o0, size_t o1, size_t *sz)
+{
+    size_t ow = repdl_conv2d_out_w(s), P = repdl_conv2d_out_h(s) * ow;
+    size_t CK = s->c * s->kh * s->kw, k;
+    int direct = repdl__conv_direct_ok(s, ow) && CK != 0;
+    for (k = 0; k < 4; k++) sz[k] = 0;
+    if (!direct) {
+        sz[0] = CK * P;
+    } else {
+        size_t nr = (size_t)repdl__gemm_nr(repdl__gemm_isa()), MR = REPDL__GEMM_MR;
+        size_t Wp = s->w + 2 * s->pad_w, L = repdl_conv2d_out_h(s) * Wp;
+        size_t Mp = (o1 - o0 + MR - 1) / MR * MR;
+        sz[0] = (CK * sizeof(size_t) + sizeof(float) - 1) / sizeof(float);
+        /* the last tile reads < c Hp Wp + Wp + nr - 1 */
+        sz[1] = s->c * (s->h + 2 * s->pad_h) * Wp + Wp + nr;
+        sz[2] = Mp * CK;
+        sz[3] = Mp * ((L + nr - 1) / nr * nr);
+    }
+    for (k = 0; k < 4; k++) sz[k] = (sz[k] + 3) / 4 * 4;
+    return direct;
+}
+
 /* Output channels [o0, o1) of every image of s (y has the layout of the
    whole output: image stride oc P); x, w, y as repdl_conv2d_forward_f32,
-   checked by the caller (n, oc, P >= 1).  Returns 0 or REPDL_ERR_NOMEM. */
+   checked by the caller (n, oc, P >= 1).  The workspace (repdl__conv_fwd_sizes)
+   is carved from ws when not NULL (conv2d_threads.h: every thread's taken
+   before the first write), else allocated.  Returns 0 or REPDL_ERR_NOMEM. */
 REPDL_FN repdl_status repdl__conv2d_forward_part_f32(const repdl_conv2d_shape *s, size_t o0,
                                                     size_t o1, const float *x, const float *w,
-                                                    const float *b, float *y)
+                                                    const float *b, float *y, float *ws)
 {
     size_t oh = repdl_conv2d_out_h(s), ow = repdl_conv2d_out_w(s);
     size_t P = oh * ow, CK = s->c * s->kh * s->kw, in_sz = s->c * s->h * s->w;
-    size_t OC = s->oc, img;
-    if (!repdl__conv_direct_ok(s, ow) || CK == 0) {
-        float *col = repdl__conv_alloc(CK * P);
+    size_t OC = s->oc, img, sz[4];
+    if (!repdl__conv_fwd_sizes(s, o0, o1, sz)) {
+        float *col = ws ? ws : repdl__conv_alloc(sz[0]);
         if (!col) return REPDL_ERR_NOMEM;
         for (img = 0; img < s->n; img++) {
             repdl__im2col_f32(s, oh, ow, REPDL__OFFSET(x, img * in_sz), col);
             repdl__gemm_core_f32(0, 0, o1 - o0, P, CK, REPDL__OFFSET(w, o0 * CK), CK, col, P, NULL,
                                  b ? b + o0 : NULL, 0, 1.0f, 0.0f, y + img * OC * P + o0 * P, P);
         }
-        free(col);
+        if (!ws) free(col);
         return REPDL_OK;
     }
     {
@@ -282,11 +311,21 @@ REPDL_FN repdl_status repdl__conv2d_forward_part_f32(const repdl_conv2d_shape *s
         size_t cpb = REPDL_GEMM_KC / KK ? REPDL_GEMM_KC / KK : 1;
         size_t nxp = s->c * plane + Wp + nr; /* the last tile reads < c Hp Wp + Wp + nr - 1 */
         size_t ci, r, q, p, o, k, i0, j0, c0, i;
-        float *xp = repdl__conv_alloc(nxp), *wp = repdl__conv_alloc(Mp * CK);
-        float *yb = repdl__conv_alloc(Mp * Lr);
-        size_t *off = (size_t *)REPDL__ALLOC(CK * sizeof(size_t));
+        float *xp, *wp, *yb;
+        size_t *off;
         float init[REPDL__GEMM_MR * REPDL__GEMM_NRMAX];
         repdl__gemm_tile t;
+        if (ws) { /* the offsets first: size_t alignment at the block's start */
+            off = (size_t *)(void *)ws;
+            xp = ws + sz[0];
+            wp = xp + sz[1];
+            yb = wp + sz[2];
+        } else {
+            off = (size_t *)REPDL__ALLOC(sz[0] * sizeof(float));
+            xp = repdl__conv_alloc(sz[1]);
+            wp = repdl__conv_alloc(sz[2]);
+            yb = repdl__conv_alloc(sz[3]);
+        }
         if (!xp || !wp || !yb || !off) {
             free(xp);
             free(wp);
@@ -344,10 +383,12 @@ REPDL_FN repdl_status repdl__conv2d_forward_part_f32(const repdl_conv2d_shape *s
                     memcpy(yo + p * ow, yb + o * Lr + p * Wp, ow * sizeof(float));
             }
         }
-        free(xp);
-        free(wp);
-        free(yb);
-        free(off);
+        if (!ws) {
+            free(xp);
+            free(wp);
+            free(yb);
+            free(off);
+        }
         return REPDL_OK;
     }
 }
@@ -366,7 +407,7 @@ REPDL_API repdl_status repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, con
     in_sz = s->c * s->h * s->w;
     if (s->n == 0 || s->oc == 0 || P == 0) return REPDL_OK;
     if (!y || (CK && !w) || (CK && in_sz && !x)) return REPDL_ERR_INVALID;
-    return repdl__conv2d_forward_part_f32(s, 0, s->oc, x, w, b, y);
+    return repdl__conv2d_forward_part_f32(s, 0, s->oc, x, w, b, y, NULL);
 }
 
 /* im2col + the gemm core for every shape: the same bits as
@@ -484,6 +525,55 @@ REPDL_FN void repdl__conv_dcol_f32(int isa, size_t CK, size_t OC, size_t L, cons
     }
 }
 
+/* What conv2d backward computes and the workspace it needs, from the
+   shape (checked) and which of dx, dw are asked for: do_* the outputs
+   computed by products, zero_* those that are empty products (-0); nb the
+   images of a piece; sz[] the floats of colb, dyb, wp, dybp (0 when not
+   needed), each a multiple of 4 floats (so that the pieces of one block
+   keep malloc's alignment). */
+typedef struct repdl__conv_bwd_plan {
+    int do_dx, do_dw, zero_dx, zero_dw, isa;
+    size_t nb, sz[4];
+} repdl__conv_bwd_plan;
+
+REPDL_FN void repdl__conv_bwd_plan_of(const repdl_conv2d_shape *s, int dx, int dw,
+                                      repdl__conv_bwd_plan *pl)
+{
+    size_t P = repdl_conv2d_out_h(s) * repdl_conv2d_out_w(s), CK = s->c * s->kh * s->kw;
+    size_t OC = s->oc, in_sz = s->c * s->h * s->w, nr, k;
+    pl->do_dw = dw && OC && CK;
+    pl->do_dx = dx && in_sz && s->n;
+    pl->zero_dw = pl->do_dw && (s->n == 0 || P == 0);
+    pl->zero_dx = pl->do_dx && (P == 0 || CK == 0 || OC == 0);
+    if (pl->zero_dw) pl->do_dw = 0;
+    if (pl->zero_dx) pl->do_dx = 0;
+    pl->nb = 1;
+    pl->isa = 0;
+    for (k = 0; k < 4; k++) pl->sz[k] = 0;
+    if (!pl->do_dw && !pl->do_dx) return;
+    /* here n, P, CK >= 1, and CK * P * n fits (repdl__conv2d_check) */
+    pl->nb = REPDL_CONV_BATCH_FLOATS / (CK * P);
+    if (pl->nb < 1) pl->nb = 1;
+    if (pl->nb > REPDL_MICROBATCH) pl->nb = REPDL_MICROBATCH; /* pieces within a micro-batch */
+    if (pl->nb > s->n) pl->nb = s->n;
+    pl->isa = repdl__gemm_isa();
+    nr = (size_t)repdl__gemm_nr(pl->isa);
+    pl->sz[0] = CK * P * pl->nb;
+    pl->sz[1] = OC * P * pl->nb;
+    if (pl->do_dx) {
+        /* packed operands of the dcol product (repdl__conv_dcol_f32) */
+        pl->sz[2] = (CK + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR * OC;
+        pl->sz[3] = (P * pl->nb + nr - 1) / nr * nr * OC;
+    }
+    for (k = 0; k < 4; k++) pl->sz[k] = (pl->sz[k] + 3) / 4 * 4;
+}
+
+/* The floats of the caller's block of repdl__conv2d_backward_ws. */
+REPDL_FN size_t repdl__conv_bwd_floats(const repdl__conv_bwd_plan *pl)
+{
+    return pl->sz[0] + pl->sz[1] + pl->sz[2] + pl->sz[3];
+}
+
 /* Backward by batches of nb images (implementation; the orders are those
    of the header comment): dyb [OC x nb P] gathers dy of the batch, image
    after image along the columns; colb [CK x nb P] holds the im2col of the
@@ -492,16 +582,19 @@ REPDL_FN void repdl__conv_dcol_f32(int isa, size_t CK, size_t OC, size_t L, cons
         run over (n, p, q) n-major within the batch, the batches one after
         another continuing the same chains (cont);
      dcolb = w^T . dyb (each column is one (n, pq): the chain over o of
-        that column), then col2im image by image. */
-REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float *x,
+        that column), then col2im image by image.
+   With ws not NULL (only for n <= REPDL_MICROBATCH: no tree) the
+   workspace is carved from the caller's block of repdl__conv_bwd_floats
+   floats instead of allocated (conv2d_threads.h takes every thread's
+   workspace before the first write). */
+REPDL_FN repdl_status repdl__conv2d_backward_ws(const repdl_conv2d_shape *s, const float *x,
                                                 const float *w, const float *dy, float *dx,
-                                                float *dw, float *db)
+                                                float *dw, float *db, float *ws)
 {
-    REPDL__FPENV_CHECK();
-    size_t oh, ow, P, CK, OC, in_sz, nb = 1, i0, b, o, i, G;
-    int do_dw, do_dx, zero_dw, zero_dx, isa = 0, ok = 1;
-    size_t nr = 1;
+    size_t oh, ow, P, CK, OC, in_sz, nb, i0, b, o, i, G;
+    int do_dw, do_dx, zero_dw, zero_dx, isa, ok = 1;
     float *colb = NULL, *dyb = NULL, *wp = NULL, *dybp = NULL;
+    repdl__conv_bwd_plan pl;
     repdl__vtree tw, tb; /* the trees over micro-batches of dw and db */
     repdl_status st = repdl__conv2d_check(s);
     if (st != REPDL_OK) return st;
@@ -514,29 +607,29 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
     if (s->n && OC && P && !dy) return REPDL_ERR_INVALID;
     if (dx && s->n && in_sz && OC && P && !w) return REPDL_ERR_INVALID;
     if (dw && s->n && CK && P && OC && !x && in_sz) return REPDL_ERR_INVALID;
-    do_dw = dw && OC && CK;
-    do_dx = dx && in_sz && s->n;
     /* outputs that are empty products: -0, written only once the workspace
        and the trees of the others are allocated (a REPDL_ERR_NOMEM writes
        nothing) */
-    zero_dw = do_dw && (s->n == 0 || P == 0);
-    zero_dx = do_dx && (P == 0 || CK == 0 || OC == 0);
-    if (zero_dw) do_dw = 0;
-    if (zero_dx) do_dx = 0;
+    repdl__conv_bwd_plan_of(s, dx != NULL, dw != NULL, &pl);
+    do_dw = pl.do_dw;
+    do_dx = pl.do_dx;
+    zero_dw = pl.zero_dw;
+    zero_dx = pl.zero_dx;
+    nb = pl.nb;
+    isa = pl.isa;
     if (do_dw || do_dx) {
-        /* here n, P, CK >= 1, and CK * P * n fits (repdl__conv2d_check) */
-        nb = REPDL_CONV_BATCH_FLOATS / (CK * P);
-        if (nb < 1) nb = 1;
-        if (nb > REPDL_MICROBATCH) nb = REPDL_MICROBATCH; /* pieces within a micro-batch */
-        if (nb > s->n) nb = s->n;
-        isa = repdl__gemm_isa();
-        nr = (size_t)repdl__gemm_nr(isa);
-        colb = repdl__conv_alloc(CK * P * nb);
-        dyb = repdl__conv_alloc(OC * P * nb);
-        if (do_dx) {
-            /* packed operands of the dcol product (repdl__conv_dcol_f32) */
-            wp = repdl__conv_alloc((CK + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR * OC);
-            dybp = repdl__conv_alloc((P * nb + nr - 1) / nr * nr * OC);
+        if (ws) { /* the caller's block (n <= REPDL_MICROBATCH: no tree) */
+            colb = ws;
+            dyb = colb + pl.sz[0];
+            wp = do_dx ? dyb + pl.sz[1] : NULL;
+            dybp = do_dx ? wp + pl.sz[2] : NULL;
+        } else {
+            colb = repdl__conv_alloc(pl.sz[0]);
+            dyb = repdl__conv_alloc(pl.sz[1]);
+            if (do_dx) {
+                wp = repdl__conv_alloc(pl.sz[2]);
+                dybp = repdl__conv_alloc(pl.sz[3]);
+            }
         }
         ok = colb && dyb && (!do_dx || (wp && dybp));
     }
@@ -544,10 +637,12 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
     if (repdl__vtree_init(&tb, db && OC && G > 1 ? OC : 0, G)) ok = 0;
     if (repdl__vtree_init(&tw, do_dw && G > 1 ? OC * CK : 0, G)) ok = 0;
     if (!ok) {
-        free(colb);
-        free(dyb);
-        free(wp);
-        free(dybp);
+        if (!ws) {
+            free(colb);
+            free(dyb);
+            free(wp);
+            free(dybp);
+        }
         repdl__vtree_free(&tb);
         repdl__vtree_free(&tw);
         return REPDL_ERR_NOMEM;
@@ -611,11 +706,21 @@ REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, co
         if (tree) repdl__vtree_root(&tw, dw);
     }
     repdl__vtree_free(&tw);
-    free(colb);
-    free(dyb);
-    free(wp);
-    free(dybp);
+    if (!ws) {
+        free(colb);
+        free(dyb);
+        free(wp);
+        free(dybp);
+    }
     return REPDL_OK;
+}
+
+REPDL_API repdl_status repdl_conv2d_backward_f32(const repdl_conv2d_shape *s, const float *x,
+                                                const float *w, const float *dy, float *dx,
+                                                float *dw, float *db)
+{
+    REPDL__FPENV_CHECK();
+    return repdl__conv2d_backward_ws(s, x, w, dy, dx, dw, db, NULL);
 }
 
 REPDL_END_CODE

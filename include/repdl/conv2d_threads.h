@@ -30,10 +30,10 @@
    REPDL_CONV_THREADS_MIN multiply-adds runs on the caller's thread, and a
    part whose thread cannot be created is computed by the caller (same
    bits).  Return value: that of the serial function (0, -1 bad argument,
-   -3 REPDL_ERR_NOMEM out of memory).  On REPDL_ERR_NOMEM the parts of y
-   (dx, dw, db) whose thread had its memory may already hold their final
-   values and the others are not written; which ones is not specified (a
-   call that runs on one thread is the serial call: nothing written). */
+   -3 REPDL_ERR_NOMEM out of memory).  Every thread's workspace (and the
+   leaves and trees of dw, db) is taken before the first thread starts, so
+   that REPDL_ERR_NOMEM writes nothing, as the serial call (the
+   out-of-memory rule of the batch order, docs/canonical-order.md). */
 #ifndef REPDL_CONV2D_THREADS_H
 #define REPDL_CONV2D_THREADS_H
 
@@ -55,40 +55,95 @@ typedef struct repdl__conv_job {
     size_t o0, o1;
     const float *x, *w, *b, *dy;
     float *y, *dx, *dw, *db;
+    float *ws; /* backward: the job's workspace (dys first for kind 2), taken by the caller */
     repdl_status st;
     struct repdl__conv_job *next; /* run after this one, on the same thread, or NULL */
 } repdl__conv_job;
+
+/* The floats of dy gathered for m channels of s (a multiple of 4). */
+REPDL_FN size_t repdl__conv_dys_floats(const repdl_conv2d_shape *s, size_t m)
+{
+    return (s->n * m * repdl_conv2d_out_h(s) * repdl_conv2d_out_w(s) + 3) / 4 * 4;
+}
+
+/* The workspace of a job: kind 0 its forward part's; kind 1 (n <=
+   REPDL_MICROBATCH images) the serial backward call's, kind 2 the gathered
+   dy of channels [o0, o1) and the serial call's on them (dx not asked
+   for). */
+REPDL_FN size_t repdl__conv_job_floats(const repdl__conv_job *j)
+{
+    repdl__conv_bwd_plan pl;
+    repdl_conv2d_shape s = j->s;
+    if (j->kind == 0) {
+        size_t sz[4];
+        if (j->o1 <= j->o0 || j->s.n == 0) return 0;
+        repdl__conv_fwd_sizes(&s, j->o0, j->o1, sz);
+        return sz[0] + sz[1] + sz[2] + sz[3];
+    }
+    if (j->kind == 1) {
+        repdl__conv_bwd_plan_of(&s, j->dx != NULL, j->dw != NULL, &pl);
+        return repdl__conv_bwd_floats(&pl);
+    }
+    if (j->o1 <= j->o0) return 0;
+    s.oc = j->o1 - j->o0;
+    repdl__conv_bwd_plan_of(&s, 0, j->dw != NULL, &pl);
+    return repdl__conv_dys_floats(&j->s, s.oc) + repdl__conv_bwd_floats(&pl);
+}
+
+/* Gives each of the jobs j[0..T) (and those they chain to) its workspace
+   from one block, taken before any job runs (the out-of-memory rule of
+   the batch order: a REPDL_ERR_NOMEM writes nothing).  Returns the block
+   (free it), NULL when it cannot be had; *none = 1 when no job needs one. */
+REPDL_FN float *repdl__conv_jobs_ws(repdl__conv_job *job, int T, int *none)
+{
+    size_t total = 0, off = 0;
+    int t;
+    float *block;
+    repdl__conv_job *j;
+    *none = 0;
+    for (t = 0; t < T; t++)
+        for (j = &job[t]; j; j = j->next) {
+            j->ws = NULL;
+            if (repdl__size_add(&total, repdl__conv_job_floats(j))) return NULL;
+        }
+    *none = total == 0;
+    if (total == 0 || total > (size_t)-1 / sizeof(float)) return NULL;
+    block = (float *)REPDL__ALLOC(total * sizeof(float));
+    if (!block) return NULL;
+    for (t = 0; t < T; t++)
+        for (j = &job[t]; j; j = j->next) {
+            j->ws = block + off;
+            off += repdl__conv_job_floats(j);
+        }
+    return block;
+}
 
 static inline void *repdl__conv_job_run(void *arg)
 {
     repdl__conv_job *j = (repdl__conv_job *)arg;
     if (j->kind == 0) {
         j->st = j->o1 > j->o0 && j->s.n
-                    ? repdl__conv2d_forward_part_f32(&j->s, j->o0, j->o1, j->x, j->w, j->b, j->y)
+                    ? repdl__conv2d_forward_part_f32(&j->s, j->o0, j->o1, j->x, j->w, j->b, j->y,
+                                                     j->ws)
                     : REPDL_OK;
     } else if (j->kind == 1) {
-        j->st = repdl_conv2d_backward_f32(&j->s, j->x, j->w, j->dy, j->dx, j->dw, j->db);
+        j->st = repdl__conv2d_backward_ws(&j->s, j->x, j->w, j->dy, j->dx, j->dw, j->db, j->ws);
     } else {
         /* dw, db of channels [o0, o1): dy of those channels gathered */
         repdl_conv2d_shape s = j->s;
         size_t P = repdl_conv2d_out_h(&s) * repdl_conv2d_out_w(&s), OC = s.oc, m, img;
         size_t CK = s.c * s.kh * s.kw;
-        float *dys;
+        float *dys = j->ws;
         j->st = REPDL_OK;
         if (j->o1 <= j->o0) return NULL;
         m = j->o1 - j->o0;
-        dys = repdl__conv_alloc(s.n * m * P);
-        if (!dys) {
-            j->st = REPDL_ERR_NOMEM;
-            return NULL;
-        }
         for (img = 0; img < s.n; img++)
             if (m != 0 && P != 0) memcpy(dys + img * m * P, j->dy + (img * OC + j->o0) * P, m * P * sizeof(float));
         s.oc = m;
-        j->st = repdl_conv2d_backward_f32(&s, j->x, j->w, dys, NULL,
+        j->st = repdl__conv2d_backward_ws(&s, j->x, j->w, dys, NULL,
                                           j->dw ? j->dw + j->o0 * CK : NULL,
-                                          j->db ? j->db + j->o0 : NULL);
-        free(dys);
+                                          j->db ? j->db + j->o0 : NULL,
+                                          dys + repdl__conv_dys_floats(&j->s, m));
     }
     if (j->next) repdl__conv_job_run(j->next);
     return NULL;
@@ -146,7 +201,7 @@ REPDL_HOST_API repdl_status repdl_conv2d_forward_threads_f32(const repdl_conv2d_
     units = by_img ? s->n : (s->oc + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR;
     T = repdl__conv_threads(nthreads, (double)s->n * (double)s->oc * (double)P * (double)CK,
                             units);
-    if (T == 1) return repdl__conv2d_forward_part_f32(s, 0, s->oc, x, w, b, y);
+    if (T == 1) return repdl__conv2d_forward_part_f32(s, 0, s->oc, x, w, b, y, NULL);
     per = units / (size_t)T;
     extra = units % (size_t)T;
     for (t = 0; t < T; t++) {
@@ -171,7 +226,14 @@ REPDL_HOST_API repdl_status repdl_conv2d_forward_threads_f32(const repdl_conv2d_
         }
         lo = hi;
     }
-    return repdl__conv_jobs_run(job, T);
+    { /* every thread's workspace before the first write */
+        int none;
+        float *block = repdl__conv_jobs_ws(job, T, &none);
+        if (!block && !none) return REPDL_ERR_NOMEM;
+        st = repdl__conv_jobs_run(job, T);
+        free(block);
+        return st;
+    }
 }
 
 REPDL_HOST_API repdl_status repdl_conv2d_backward_threads_f32(const repdl_conv2d_shape *s,
@@ -204,10 +266,23 @@ REPDL_HOST_API repdl_status repdl_conv2d_backward_threads_f32(const repdl_conv2d
         return repdl_conv2d_backward_f32(s, x, w, dy, dx, dw, db);
     if (G >= 2) {
         /* leaves of the micro-batch tree, T at a time */
-        size_t V = (dw ? OC * CK : 0) + (db ? OC : 0);
-        float *leaf = V ? repdl__conv_alloc(V * (size_t)T) : NULL;
+        size_t V = (dw ? OC * CK : 0) + (db ? OC : 0), W, need;
+        float *leaf = NULL;
         repdl__vtree tw = {0, 0, 0, NULL, NULL}, tb = {0, 0, 0, NULL, NULL};
-        if ((V && !leaf) || (dw && repdl__vtree_init(&tw, OC * CK, G) != 0) ||
+        repdl__conv_job probe;
+        /* per thread: its leaf (V floats) and the workspace of a whole
+           micro-batch's serial call (W floats, enough for a short one),
+           all taken before the first job runs */
+        probe.kind = 1;
+        probe.s = *s;
+        probe.s.n = REPDL_MICROBATCH;
+        probe.dx = dx;
+        probe.dw = dw;
+        W = repdl__conv_job_floats(&probe);
+        need = V;
+        if (repdl__size_add(&need, W) || repdl__size_mul(&need, (size_t)T)) return REPDL_ERR_NOMEM;
+        if (need) leaf = repdl__conv_alloc(need);
+        if ((need && !leaf) || (dw && repdl__vtree_init(&tw, OC * CK, G) != 0) ||
             (db && repdl__vtree_init(&tb, OC, G) != 0)) {
             free(leaf);
             repdl__vtree_free(&tw);
@@ -229,6 +304,7 @@ REPDL_HOST_API repdl_status repdl_conv2d_backward_threads_f32(const repdl_conv2d
                 j->dx = dx ? dx + g0 * in_sz : NULL;
                 j->dw = dw ? leaf + (size_t)t * V : NULL;
                 j->db = db ? leaf + (size_t)t * V + (dw ? OC * CK : 0) : NULL;
+                j->ws = W ? leaf + V * (size_t)T + (size_t)t * W : NULL;
             }
             st = repdl__conv_jobs_run(job, m);
             for (t = 0; t < m && st == REPDL_OK; t++) {
@@ -284,8 +360,17 @@ REPDL_HOST_API repdl_status repdl_conv2d_backward_threads_f32(const repdl_conv2d
             lo_i = hi_i;
             lo_o = hi_o;
         }
-        /* thread t: its images' dx, then its channels' dw and db */
-        return repdl__conv_jobs_run(jx, T);
+        /* thread t: its images' dx, then its channels' dw and db, in the
+           workspaces taken here */
+        {
+            int none;
+            float *block = repdl__conv_jobs_ws(jx, T, &none);
+            repdl_status st2;
+            if (!block && !none) return REPDL_ERR_NOMEM;
+            st2 = repdl__conv_jobs_run(jx, T);
+            free(block);
+            return st2;
+        }
     }
 }
 

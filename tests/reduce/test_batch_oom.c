@@ -2,8 +2,9 @@
 /* tests/reduce/test_batch_oom.c: the out-of-memory rule of the batch order
    (detail/accum.h, docs/canonical-order.md "The batch order"), for every
    function whose batch-order tree or workspace is on the heap: linear,
-   layer and RMS norm backward, conv2d forward and backward, and
-   reduce_units.h's node vectors and combine.
+   layer and RMS norm backward, conv2d forward and backward (serial and
+   threaded: conv2d_threads.h takes every thread's workspace before it
+   starts one), and reduce_units.h's node vectors and combine.
 
    The rule: a function that cannot have its scratch returns
    REPDL_ERR_NOMEM having written no output; on success its bits are those
@@ -20,22 +21,30 @@
    is refused (k = 0, all from k) must be REPDL_ERR_NOMEM (none of these
    functions has a path without the heap once a tree is needed: more than
    REPDL_MICROBATCH samples). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static long oom_calls, oom_at = -1;
 static int oom_from; /* refuse every allocation from oom_at on, not only it */
+static pthread_mutex_t oom_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *oom_alloc(size_t bytes)
 {
-    long k = oom_calls++;
+    long k;
+    pthread_mutex_lock(&oom_lock);
+    k = oom_calls++;
+    pthread_mutex_unlock(&oom_lock);
     if (oom_at >= 0 && (k == oom_at || (oom_from && k > oom_at))) return NULL;
     return malloc(bytes);
 }
 #define REPDL__ALLOC(bytes) oom_alloc(bytes)
+/* threads for these small shapes too */
+#define REPDL_CONV_THREADS_MIN 0.0
 
 #include <repdl/conv2d.h>
+#include <repdl/conv2d_threads.h>
 #include <repdl/linear.h>
 #include <repdl/norm.h>
 #include <repdl/reduce_units.h>
@@ -112,7 +121,40 @@ static repdl_status run_conv_bwd(const oom_case *c)
     return repdl_conv2d_backward_f32(&s, in_a, in_b, in_c, dx, dw, db);
 }
 
+/* threaded: variant v = T - 2 + 3 b (T = 2, 3, 4 threads), b: 0 n = 40
+   (G = 3: leaves on threads), 1 n = 10 (one micro-batch: dx by images,
+   dw and db by channels), 2 n = 40 with dw db only */
+static repdl_conv2d_shape conv_thr_shape(int variant)
+{
+    repdl_conv2d_shape s = conv_shape(0);
+    s.oc = 9;
+    if (variant / 3 == 1) s.n = 10;
+    return s;
+}
+
+static repdl_status run_conv_bwd_thr(const oom_case *c)
+{
+    repdl_conv2d_shape s = conv_thr_shape(c->variant);
+    int T = c->variant % 3 + 2;
+    if (c->variant / 3 == 2)
+        return repdl_conv2d_backward_threads_f32(&s, T, in_a, in_b, in_c, NULL, c->out[0], c->out[1]);
+    return repdl_conv2d_backward_threads_f32(&s, T, in_a, in_b, in_c, c->out[0], c->out[1],
+                                             c->out[2]);
+}
+
 enum { UU = 37, UV = 300 };
+static repdl_status run_conv_fwd_thr(const oom_case *c)
+{
+    /* variant: T = 2, 3; b = 0: n = 40 (by images), 1: n = 1, oc = 20 (by channels) */
+    repdl_conv2d_shape s = conv_shape(c->variant & 1);
+    if (c->variant >= 4) {
+        s.n = 1;
+        s.oc = 20;
+    }
+    return repdl_conv2d_forward_threads_f32(&s, (c->variant >> 1 & 1) + 2, in_a, in_b, in_d,
+                                            c->out[0]);
+}
+
 static repdl_status run_units_nodes(const oom_case *c)
 {
     /* variant: the range [u0, 37), u0 = 0 or 5 */
@@ -257,6 +299,25 @@ int main(void)
         else if (v == 2) { c.nout = 2; c.len[0] = dw; c.len[1] = db; }
         else if (v == 3) { c.nout = 1; c.len[0] = db; }
         else { c.nout = 2; c.len[0] = dx; c.len[1] = dw; }
+        check_case(&c);
+    }
+    for (v = 0; v < 8; v++) {
+        repdl_conv2d_shape s = conv_shape(v & 1);
+        oom_case c = {"conv2d_forward_threads", v, 1, {0}, {o[0], o[1], o[2], o[3]},
+                      run_conv_fwd_thr};
+        if (v >= 4) {
+            s.n = 1;
+            s.oc = 20;
+        }
+        c.len[0] = s.n * s.oc * repdl_conv2d_out_h(&s) * repdl_conv2d_out_w(&s);
+        check_case(&c);
+    }
+    for (v = 0; v < 9; v++) {
+        repdl_conv2d_shape s = conv_thr_shape(v);
+        size_t dx = s.n * s.c * s.h * s.w, dw = s.oc * s.c * s.kh * s.kw, db = s.oc;
+        oom_case c = {"conv2d_backward_threads", v, 3, {dx, dw, db}, {o[0], o[1], o[2], o[3]},
+                      run_conv_bwd_thr};
+        if (v / 3 == 2) { c.nout = 2; c.len[0] = dw; c.len[1] = db; }
         check_case(&c);
     }
     for (v = 0; v < 2; v++) {
