@@ -17,10 +17,13 @@
                            LD_PRELOADed library built with -ffast-math
                            (tests/fpenv/meson.build), or in a program linked
                            with clang -funsafe-math-optimizations.
-     fpenv_refuse csr      x86 SSE only (elsewhere 77, skipped): each of
-                           FTZ, DAZ and the three directed rounding modes
-                           set alone in MXCSR: "refuse" holds; MXCSR
-                           restored: "ok" holds.
+     fpenv_refuse csr      each mode the machine can set by hand, set
+                           alone: "refuse" holds; restored: "ok" holds.
+                           x86 SSE: FTZ, DAZ and the three directed
+                           rounding modes in MXCSR; aarch64: FZ and the
+                           three rounding modes in FPCR; elsewhere the
+                           three directed modes through fesetround (77,
+                           skipped, where <fenv.h> has none of them).
    Exit 0 when every check holds, 1 otherwise (each failure printed). */
 #include <repdl/repdl.h>
 #include <repdl/conv2d_threads.h>
@@ -33,9 +36,27 @@
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE__)
 #include <xmmintrin.h>
-#define HAVE_MXCSR 1
+#define MODE_REG 1 /* MXCSR */
+#define MODE_MASK 0xe040u
+static unsigned mode_get(void) { return _mm_getcsr(); }
+static void mode_set(unsigned v) { _mm_setcsr(v); }
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+#define MODE_REG 1 /* FPCR */
+#define MODE_MASK 0x01c00000u
+static unsigned mode_get(void)
+{
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, fpcr" : "=r"(v));
+    return (unsigned)v;
+}
+static void mode_set(unsigned v)
+{
+    uint64_t w = v;
+    __asm__ __volatile__("msr fpcr, %0" : : "r"(w));
+}
 #else
-#define HAVE_MXCSR 0
+#include <fenv.h>
+#define MODE_REG 0
 #endif
 
 #define CANARY 0x5a
@@ -237,9 +258,25 @@ static void run(int refuse)
     }
 }
 
-#if HAVE_MXCSR
+static void report(const char *reg, const char *name, int before)
+{
+    printf("%s %-19s refused, then accepted once restored: %s\n", reg, name,
+           failures == before ? "ok" : "FAILED");
+}
+
+#if MODE_REG
 static int run_csr(void)
 {
+#if defined(__aarch64__)
+    static const char reg[] = "FPCR";
+    static const struct { unsigned bit; const char *name; } modes[] = {
+        {1u << 24, "FZ"},
+        {2u << 22, "round down"},
+        {1u << 22, "round up"},
+        {3u << 22, "round towards zero"},
+    };
+#else
+    static const char reg[] = "MXCSR";
     static const struct { unsigned bit; const char *name; } modes[] = {
         {0x8000u, "FTZ"},
         {0x0040u, "DAZ"},
@@ -247,16 +284,50 @@ static int run_csr(void)
         {0x4000u, "round up"},
         {0x6000u, "round towards zero"},
     };
-    unsigned orig = _mm_getcsr();
+#endif
+    unsigned orig = mode_get() & ~MODE_MASK;
     size_t m;
+    mode_set(orig);
     for (m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         int before = failures;
-        _mm_setcsr((orig & ~0xe040u) | modes[m].bit);
+        mode_set(orig | modes[m].bit);
         run(1);
-        _mm_setcsr(orig);
+        mode_set(orig);
         run(0);
-        printf("MXCSR %-19s refused, then accepted once restored: %s\n", modes[m].name,
-               failures == before ? "ok" : "FAILED");
+        report(reg, modes[m].name, before);
+    }
+    return failures ? 1 : 0;
+}
+#else
+static int run_csr(void)
+{
+    int n = 0;
+#define ROUND(M)                                             \
+    do {                                                     \
+        int before = failures;                               \
+        n++;                                                 \
+        if (fesetround(M) != 0) {                            \
+            printf("FAIL fesetround(" #M ")\n");             \
+            failures++;                                      \
+        }                                                    \
+        run(1);                                              \
+        fesetround(FE_TONEAREST);                            \
+        run(0);                                              \
+        report("fesetround", #M, before);                    \
+    } while (0)
+#ifdef FE_DOWNWARD
+    ROUND(FE_DOWNWARD);
+#endif
+#ifdef FE_UPWARD
+    ROUND(FE_UPWARD);
+#endif
+#ifdef FE_TOWARDZERO
+    ROUND(FE_TOWARDZERO);
+#endif
+#undef ROUND
+    if (n == 0) {
+        printf("SKIP: no directed rounding mode in <fenv.h>\n");
+        return 77;
     }
     return failures ? 1 : 0;
 }
@@ -282,12 +353,7 @@ int main(int argc, char **argv)
             failures++;
         }
     } else if (!strcmp(mode, "csr")) {
-#if HAVE_MXCSR
         return run_csr();
-#else
-        printf("SKIP: no MXCSR on this machine\n");
-        return 77;
-#endif
     } else {
         printf("usage: fpenv_refuse ok|refuse|csr\n");
         return 2;
