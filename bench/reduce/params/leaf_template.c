@@ -12,6 +12,16 @@
 
 #include "tests/common/timer.h" /* run.sh: -I at the repository root */
 
+/* The buddy tree over the leaves is the library's (repdl__tree,
+   detail/accum.h).  V and L, the geometry run.sh passes with -D, are
+   names accum.h uses for its own: set aside around the include. */
+enum { STUDY_V = V, STUDY_L = L };
+#undef V
+#undef L
+#include "include/repdl/detail/accum.h"
+#define V STUDY_V
+#define L STUDY_L
+
 #define B (V * L)
 
 typedef float v8f __attribute__((vector_size(32)));
@@ -33,42 +43,23 @@ static inline float fold16(float *b) /* h = 8, 4, 2, 1 */
 
 @TREES@
 
-typedef struct { size_t count; float node[64]; } tree;
-static inline void push(tree *t, float v)
-{
-    size_t c = t->count;
-    unsigned l = 0;
-    while (c & 1) { v = t->node[l] + v; c >>= 1; l++; }
-    t->node[l] = v;
-    t->count++;
-}
-static inline float root(const tree *t)
-{
-    float acc = -0.0f;
-    int any = 0;
-    unsigned l;
-    for (l = 0; l < 64 && (t->count >> l); l++)
-        if ((t->count >> l) & 1) { acc = any ? t->node[l] + acc : t->node[l]; any = 1; }
-    return acc;
-}
-
 __attribute__((noinline)) float rsum(const float *x, size_t n)
 {
-    tree t;
+    repdl__tree t;
     size_t j, m = n / B;
-    t.count = 0;
+    repdl__tree_init(&t);
     if (n < ((size_t)1 << 18)) {
-        for (j = 0; j < m; j++) push(&t, leaf_full(x + j * B));
+        for (j = 0; j < m; j++) repdl__tree_push(&t, 0, leaf_full(x + j * B));
     } else {
         int pf = n >= ((size_t)1 << 22), l;
         const size_t D = 4096 / B > 0 ? 4096 / B : 1; /* 16 KiB ahead */
         for (j = 0; j < m; j++) {
             if (pf && j + D < m)
                 for (l = 0; l < B; l += 64) __builtin_prefetch(x + (j + D) * B + l, 0, 2);
-            push(&t, leaf_stream(x + j * B));
+            repdl__tree_push(&t, 0, leaf_stream(x + j * B));
         }
     }
-    return root(&t);
+    return repdl__tree_root(&t);
 }
 
 float fm_sum(const float *x, size_t n);
