@@ -82,10 +82,13 @@ REPDL_FN repdl_status repdl__mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u
     mine[4] = (u0 < u1 && V > 0 && !nodes) || (V > 0 && !out) ? 0 : 1;
     all = (uint64_t *)malloc((size_t)R * 5 * sizeof(uint64_t));
     nn = (size_t *)calloc((size_t)R * 2, sizeof(size_t));
-    /* a rank that cannot allocate says so before the exchange */
-    local = (all && nn) ? 0 : 1;
-    err = MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, comm);
+    /* a rank that cannot allocate (1), or whose floating-point environment
+       would change the bits (2: config.h, repdl__fpenv_bad), says so before
+       the exchange: every rank returns the same status, none waits */
+    local = ((all && nn) ? 0 : 1) | (repdl__fpenv_bad() ? 2 : 0);
+    err = MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_BOR, comm);
     if (err != MPI_SUCCESS) { st = REPDL_ERR_MPI; goto done; }
+    if (global & 2) { st = REPDL_ERR_FPENV; goto done; }
     if (global) { st = REPDL_ERR_NOMEM; goto done; }
     err = MPI_Allgather(mine, 5, MPI_UINT64_T, all, 5, MPI_UINT64_T, comm);
     if (err != MPI_SUCCESS) { st = REPDL_ERR_MPI; goto done; }
@@ -219,14 +222,16 @@ done:
    overlap it.  U = 0 gives -0.0 everywhere (the empty sum).
    Returns the same status on every rank: REPDL_OK; REPDL_ERR_INVALID when
    U or V differ between ranks, the ranges do not tile [0, U), U exceeds
-   REPDL_UNITS_MAX or a pointer is NULL; REPDL_ERR_NOMEM; REPDL_ERR_MPI
+   REPDL_UNITS_MAX or a pointer is NULL; REPDL_ERR_NOMEM; REPDL_ERR_FPENV
+   when the floating-point environment of any rank would change the bits
+   (docs/api.md, section 4; agreed in the first collective, so a rank
+   that refuses never leaves the others waiting); REPDL_ERR_MPI
    when an MPI call returns an error (with MPI's default handler it aborts
    instead).  On error out is not written. */
 REPDL_HOST_API repdl_status repdl_mpi_sum_nodes_f32(MPI_Comm comm, size_t U, size_t u0,
                                                    size_t u1, size_t V, const float *nodes,
                                                    float *out)
 {
-    REPDL__FPENV_CHECK();
     return repdl__mpi_sum_nodes_f32(comm, U, u0, u1, V, nodes, out, 0);
 }
 
