@@ -34,6 +34,8 @@
 #define REPDL_ACTIVATION_H
 
 #include "config.h"
+#include "detail/barrier.h"
+#include "detail/exp_table.h"
 #include "exp.h"
 #include "sigmoid.h"
 #include "half.h"

@@ -47,6 +47,7 @@
 #define REPDL_BACKWARD_H
 
 #include "config.h"
+#include "detail/barrier.h"
 #include "reduce.h"
 REPDL_BEGIN_CODE
 

@@ -562,10 +562,6 @@ REPDL_FN float repdl__fmaf_soft(float a, float b, float c)
 #define REPDL__HAVE_HW_FMA 0
 #endif
 
-/* The contraction barrier (repdl__fkeep, REPDL__MATERIALIZE,
-   REPDL__KEEP_PROD) and when to use which shape. */
-#include "detail/barrier.h"
-
 /* 1 in host code compiled by gcc or clang without REPDL_PORTABLE_C: GNU
    vector extensions and __builtin_prefetch may be used (never changes a
    value; REPDL_PORTABLE_C selects the plain C99 every other compiler and

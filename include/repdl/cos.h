@@ -34,6 +34,7 @@
 #include "detail/cr.h"
 #include "detail/trigf.h"
 #include "half.h"
+#include "half_math.h"
 REPDL_BEGIN_CODE
 
 /* Relative error bound of repdl__cosf_y's y on every path (fused or not),

@@ -14,9 +14,9 @@
                                                    its exponent moved)
      2^x = 2^(k/256) 2^(d/256) = 2^(k>>8) T[k&255] 2^(d/256)
          ~ s (1 + q(d)),  s = 2^(k>>8) T[k&255],  q(d) = e1 d + ... + e4 d^4
-   T is exp.h's table (repdl__exp2_256_bits), s exact; q is a degree-4
-   polynomial (reference/gen/exp2f.sollya, |(1 + q) / 2^(d/256) - 1| <
-   2^-58.53).  y = s + s q: |y / 2^x - 1| < 1.88 2^-53 on every path, fused or
+   T is exp.h's table (repdl__exp2_256_bits, detail/exp_table.h), s exact;
+   q is a degree-4 polynomial (reference/gen/exp2f.sollya,
+   |(1 + q) / 2^(d/256) - 1| < 2^-58.53).  y = s + s q: |y / 2^x - 1| < 1.88 2^-53 on every path, fused or
    not (reference/gen/exp2f.py).  The reduction has no rounding error at
    all (unlike exp's), and d = 0 gives q = 0 and y = s exactly: every
    integer x gets its exact power of two, which the rounding test accepts
@@ -45,7 +45,7 @@
 
 #include "config.h"
 #include "detail/cr.h"
-#include "exp.h"
+#include "detail/exp_table.h"
 #include "half.h"
 #include "half_math.h"
 REPDL_BEGIN_CODE

@@ -52,6 +52,7 @@
 
 #include "config.h"
 #include "detail/cr.h"
+#include "detail/exp_table.h"
 #include "exp.h"
 #include "half.h"
 #include "half_math.h"

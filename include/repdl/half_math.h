@@ -58,6 +58,7 @@
 
 #include "config.h"
 #include "detail/cr.h"
+#include "detail/half_fmt.h"
 #include "half.h"
 #include "exp.h"
 #include "log.h"
@@ -65,12 +66,6 @@
 #include "sqrt.h"
 #include "sigmoid.h"
 REPDL_BEGIN_CODE
-
-/* Patterns of each format. */
-#define REPDL__H_NAN(fmt) ((fmt) == REPDL__BF16 ? REPDL_BF16_NAN_BITS : REPDL_F16_NAN_BITS)
-#define REPDL__H_INF(fmt) ((fmt) == REPDL__BF16 ? 0x7f80u : 0x7c00u)
-#define REPDL__H_ONE(fmt) ((fmt) == REPDL__BF16 ? 0x3f80u : 0x3c00u)
-#define REPDL__H_HALF(fmt) ((fmt) == REPDL__BF16 ? 0x3f00u : 0x3800u)
 
 /* ---- The scalar forms, both formats (fmt: REPDL__BF16 or REPDL__F16) ---- */
 

@@ -45,6 +45,7 @@
 #define REPDL_OPTIM_H
 
 #include "config.h"
+#include "detail/barrier.h"
 REPDL_BEGIN_CODE
 
 typedef struct repdl_sgd_config {

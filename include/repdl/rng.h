@@ -52,6 +52,7 @@
 #define REPDL_RNG_H
 
 #include "config.h"
+#include "detail/barrier.h"
 #include "log.h"
 REPDL_BEGIN_CODE
 

@@ -20,6 +20,7 @@
 #define REPDL_SQRT_H
 
 #include "config.h"
+#include "detail/barrier.h"
 REPDL_BEGIN_CODE
 
 /* Correctly rounded sqrt(x) (see the top of this file).  The result is a

@@ -15,8 +15,8 @@
      exp(-2x)  = 2^(w/256) = sigma 2^(d/256),  sigma = 2^(k>>8) T[k&255] ~ 2^(k/256)
      tanh(x)   = (exp(2x) - 1) / (exp(2x) + 1) = (P - sigma) / (P + sigma)
      P         ~ 2^(-d/256) = 1 + f1 d + f2 d^2 + f3 d^3   (degree 3)
-   T is exp.h's table.  One division, no special case inside the range
-   (for 9.01 <= |x| < 16, y rounds to +-1 by itself).  |y / tanh(x) - 1| <
+   T is exp.h's table (detail/exp_table.h).  One division, no special case
+   inside the range (for 9.01 <= |x| < 16, y rounds to +-1 by itself).  |y / tanh(x) - 1| <
    2^-38.41 (reference/gen/tanhf.py, fused or not), which the integer test
    repdl__round_ok_normal(y, REPDL__TANHF_FAST_C) covers; it fails on about
    one input in 2^13, which then takes the accurate path, as do
@@ -48,7 +48,7 @@
 
 #include "config.h"
 #include "detail/cr.h"
-#include "exp.h"
+#include "detail/exp_table.h"
 REPDL_BEGIN_CODE
 
 /* c of repdl__round_ok_normal for repdl__tanhf_fast's y: its relative

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 
 #include "../config.h"
+#include "barrier.h"
 REPDL_BEGIN_CODE
 
 /* ---- The leaf geometry (part of the definition: never change it) ---- */

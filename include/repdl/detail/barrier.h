@@ -36,7 +36,8 @@
 #ifndef REPDL_DETAIL_BARRIER_H
 #define REPDL_DETAIL_BARRIER_H
 
-/* Included by config.h once the primitives are defined. */
+#include "../config.h"
+REPDL_BEGIN_CODE
 
 #if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
 #define REPDL__MATERIALIZE(ptr) __asm__ __volatile__("" : : "r"(ptr) : "memory")
@@ -74,4 +75,5 @@ REPDL_FN uint32_t repdl__opaque_ones(void)
 #define REPDL__KEEP_PROD(a, b, keep) \
     repdl__asfloat(repdl__asuint(repdl__fmul((a), (b))) & (keep))
 
+REPDL_END_CODE
 #endif /* REPDL_DETAIL_BARRIER_H */

@@ -39,8 +39,7 @@
 #include "../config.h"
 #include "cr.h"
 #include "trig_reduce.h"
-#include "../half.h"
-#include "../half_math.h"
+#include "half_fmt.h"
 REPDL_BEGIN_CODE
 
 /* The fast path's rounding-test constant: c - 1 >= 2^-41.05 2^53 (1 +
@@ -157,7 +156,7 @@ REPDL_FN float repdl__trigf_slow(float x, double y, double err, const repdl__har
     return repdl__hard_lookup(tab, n, x, y);
 }
 
-/* ---- bfloat16 and float16 (half.h's bit patterns) ----
+/* ---- bfloat16 and float16 (half.h's bit patterns, detail/half_fmt.h) ----
    sin(x + o pi/2) rounded once, directly from y, to the 16-bit format of x
    (repdl__d_to_h): no binary32 rounding in between.  Why one rounding of y
    is correct in every build: tests/half/test_half_fn.c checks, with MPFR,
