@@ -640,19 +640,22 @@ typedef struct repdl__vtree {
 REPDL_FN int repdl__vtree_init(repdl__vtree *t, size_t V, size_t units)
 {
     unsigned s = 1;
+    size_t head; /* the node pointers, padded to 64 bytes: the slots keep
+                    the block's alignment */
     void *block;
     while (s < 64 && ((size_t)1 << (s - 1)) < units) s++;
+    head = (s * sizeof(const float *) + 63) / 64 * 64;
     t->count = 0;
     t->V = V;
     t->slots = s;
     t->mem = NULL;
     t->node = NULL;
     if (V == 0) return 0;
-    if (V > ((size_t)-1 - 64 * sizeof(const float *)) / sizeof(float) / (s + 1)) return -1;
-    block = REPDL__ALLOC(s * sizeof(const float *) + V * (s + 1) * sizeof(float));
+    if (V > ((size_t)-1 - 64 * sizeof(const float *) - 64) / sizeof(float) / (s + 1)) return -1;
+    block = REPDL__ALLOC(head + V * (s + 1) * sizeof(float));
     if (!block) return -1;
     t->node = (const float **)block;
-    t->mem = (float *)(void *)(t->node + s);
+    t->mem = (float *)(void *)((char *)block + head);
     return 0;
 }
 
