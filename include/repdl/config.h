@@ -472,6 +472,12 @@ REPDL_FN double repdl__dsqrt(double a) { __asm__("fsqrt.d %0, %1" : "=f"(a) : "f
 REPDL_FN float repdl__fsqrt(float a) { __asm__("fsqrts %0, %1" : "=f"(a) : "f"(a)); return a; }
 REPDL_FN double repdl__dsqrt(double a) { __asm__("fsqrt %0, %1" : "=d"(a) : "d"(a)); return a; }
 #define REPDL__HAVE_HW_SQRT 1
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__s390x__)
+/* SQEBR / SQDBR: the IEEE square root of short / long BFP, rounded in the
+   FPC's mode like every other operation (nearest-even by default). */
+REPDL_FN float repdl__fsqrt(float a) { __asm__("sqebr %0, %1" : "=f"(a) : "f"(a)); return a; }
+REPDL_FN double repdl__dsqrt(double a) { __asm__("sqdbr %0, %1" : "=f"(a) : "f"(a)); return a; }
+#define REPDL__HAVE_HW_SQRT 1
 #else
 /* Unknown compiler or target: the C library's sqrt, which IEEE 754 requires
    to be correctly rounded.  The only libm use in repdl, and only here. */
