@@ -16,6 +16,10 @@
 #                       run under qemu-aarch64; no arm64 zlib here, so it is
 #                       built with -DTRAIN_NO_ZLIB and reads IDX files
 #                       decompressed into a temporary directory
+#   s390x-qemu          s390x-linux-gnu-gcc -std=gnu99 -O2 -static (big-endian,
+#                       FMA contraction on: GNU C's default), run under
+#                       qemu-s390x, data as aarch64-qemu; linked without -lm
+#                       (config.h's SQEBR/SQDBR square roots)
 # A compiler or emulator that is missing makes the test SKIP (exit 77):
 # never a pass.
 set -euo pipefail
@@ -34,10 +38,16 @@ case $variant in
   gcc-x86-64-fast) need gcc
     [ "$(uname -m)" = x86_64 ] || { echo "variant: SKIP: not an x86-64 host"; exit 77; }
     cmd=(gcc -std=c99 -O3 -march=x86-64 -ffp-contract=fast);;
-  aarch64-qemu)
-    need aarch64-linux-gnu-gcc; need qemu-aarch64; need gzip
-    cmd=(aarch64-linux-gnu-gcc -std=c99 -O3 -ffp-contract=fast -static -DTRAIN_NO_ZLIB)
-    runner=(--runner qemu-aarch64)
+  aarch64-qemu|s390x-qemu)
+    arch=${variant%-qemu}
+    need "$arch-linux-gnu-gcc"; need "qemu-$arch"; need gzip
+    if [ "$arch" = aarch64 ]; then
+      cmd=(aarch64-linux-gnu-gcc -std=c99 -O3 -ffp-contract=fast -static -DTRAIN_NO_ZLIB)
+    else
+      # s390x: strict -std=c99 is refused there (FLT_EVAL_METHOD 1)
+      cmd=(s390x-linux-gnu-gcc -std=gnu99 -O2 -static -DTRAIN_NO_ZLIB)
+    fi
+    runner=(--runner "qemu-$arch")
     src_data=/usr/share/datasets/fashion-mnist
     for a in "$@"; do [ "${prev:-}" = --data ] && src_data=$a; prev=$a; done
     mkdir "$dir/data"
