@@ -49,13 +49,23 @@ REPDL_BEGIN_CODE
 /* ---- Sum ---- */
 
 /* The canonical sum of x[0..n).  -0.0 when n == 0. */
-REPDL_API float repdl_sum_f32(size_t n, const float *x)
+REPDL_FN float repdl__sum_f32(size_t n, const float *x)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     repdl__tree t;
     repdl__tree_init(&t);
     repdl__tree_sum_run(&t, n, x);
     return repdl__canon(repdl__tree_root(&t));
+}
+/* The value-returning reductions check the floating-point environment
+   (canonical NaN when it would change the bits: docs/api.md, section 4)
+   in the functions that compute; those that only pass another one's
+   result on (sumsq, norm2, mean, var) get its NaN.  The row-wise forms
+   check once per call and run the unchecked repdl__sum_f32 and
+   repdl__dot_f32. */
+REPDL_API float repdl_sum_f32(size_t n, const float *x)
+{
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
+    return repdl__sum_f32(n, x);
 }
 
 /* ---- Partial / combine API (docs/canonical-order.md, section 6) ----
@@ -90,7 +100,6 @@ REPDL_API int repdl_sum_block_ok(size_t begin, size_t count)
    be a node (repdl_sum_block_ok fails), to catch misaligned splits. */
 REPDL_API float repdl_sum_partial_f32(size_t begin, size_t count, const float *x)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (!repdl_sum_block_ok(begin, count)) return repdl__nanf();
     if (count == 0) return -0.0f;
     return repdl_sum_f32(count, x + begin);
@@ -184,13 +193,17 @@ REPDL_API size_t repdl_sum_block_size(size_t begin, size_t end)
 /* sum over i of RN(x[i] * y[i]), in the canonical order.  Each product is
    rounded to binary32 first (no FMA anywhere): the canonical sum of the
    array of products.  -0.0 when n == 0. */
-REPDL_API float repdl_dot_f32(size_t n, const float *x, const float *y)
+REPDL_FN float repdl__dot_f32(size_t n, const float *x, const float *y)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     repdl__tree t;
     repdl__tree_init(&t);
     repdl__tree_dot_run(&t, n, x, y);
     return repdl__canon(repdl__tree_root(&t));
+}
+REPDL_API float repdl_dot_f32(size_t n, const float *x, const float *y)
+{
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
+    return repdl__dot_f32(n, x, y);
 }
 
 /* Strided dot: element i is x[i * incx] * y[i * incy] (strides in
@@ -213,13 +226,11 @@ REPDL_API float repdl_dot_strided_f32(size_t n, const float *x, ptrdiff_t incx,
    +inf.  n == 0 gives -0.0 (the empty sum). */
 REPDL_API float repdl_sumsq_f32(size_t n, const float *x)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl_dot_f32(n, x, x);
 }
 
 REPDL_API float repdl_sumsq_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl_dot_strided_f32(n, x, incx, x, incx);
 }
 
@@ -230,13 +241,11 @@ REPDL_API float repdl_sumsq_strided_f32(size_t n, const float *x, ptrdiff_t incx
    about 2.6e-23, the norm is 0).  n == 0 gives -0.0 (sqrt(-0) = -0). */
 REPDL_API float repdl_norm2_f32(size_t n, const float *x)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl__canon(repdl__fsqrt(repdl_sumsq_f32(n, x)));
 }
 
 REPDL_API float repdl_norm2_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl__canon(repdl__fsqrt(repdl_sumsq_strided_f32(n, x, incx)));
 }
 
@@ -247,9 +256,9 @@ REPDL_API float repdl_norm2_strided_f32(size_t n, const float *x, ptrdiff_t incx
    as repdl_sum_f32 on the gathered array. */
 REPDL_API float repdl_sum_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     repdl__tree t;
     if (incx == 1) return repdl_sum_f32(n, x);
+    REPDL__FPENV_CHECK_OR(repdl__nanf());
     repdl__tree_init(&t);
     repdl__tree_staged(&t, REPDL__TERM_X, n, x, incx, NULL, 0, 0.0f);
     return repdl__canon(repdl__tree_root(&t));
@@ -329,14 +338,12 @@ REPDL_FN float repdl__div_count_f32(float s, size_t n)
    (0/0); +-inf and NaN sums pass through. */
 REPDL_API float repdl_mean_f32(size_t n, const float *x)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (n == 0) return repdl__nanf();
     return repdl__canon(repdl__div_count_f32(repdl_sum_f32(n, x), n));
 }
 
 REPDL_API float repdl_mean_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (n == 0) return repdl__nanf();
     return repdl__canon(repdl__div_count_f32(repdl_sum_strided_f32(n, x, incx), n));
 }
@@ -382,14 +389,12 @@ REPDL_FN float repdl__sqdev_mean(size_t n, const float *x, ptrdiff_t incx, float
 REPDL_API float repdl_var_strided_f32(size_t n, size_t ddof, const float *x,
                                      ptrdiff_t incx)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     if (n <= ddof) return repdl__nanf();
     return repdl__sqdev_mean(n, x, incx, repdl_mean_strided_f32(n, x, incx), n - ddof);
 }
 
 REPDL_API float repdl_var_f32(size_t n, size_t ddof, const float *x)
 {
-    REPDL__FPENV_CHECK_OR(repdl__nanf());
     return repdl_var_strided_f32(n, ddof, x, 1);
 }
 
@@ -415,12 +420,12 @@ REPDL_FN repdl_status repdl__rows_f32(int op, size_t rows, size_t n, size_t ddof
     for (r = 0; r < rows; r++) {
         const float *xr = n ? x + r * ldx : x, *yr = n && y ? y + r * ldy : y;
         switch (op) {
-        case REPDL__ROW_SUM: out[r] = repdl_sum_f32(n, xr); break;
-        case REPDL__ROW_SUMSQ: out[r] = repdl_sumsq_f32(n, xr); break;
-        case REPDL__ROW_NORM2: out[r] = repdl_norm2_f32(n, xr); break;
+        case REPDL__ROW_SUM: out[r] = repdl__sum_f32(n, xr); break;
+        case REPDL__ROW_SUMSQ: out[r] = repdl__dot_f32(n, xr, xr); break;
+        case REPDL__ROW_NORM2: out[r] = repdl__canon(repdl__fsqrt(repdl__dot_f32(n, xr, xr))); break;
         case REPDL__ROW_MEAN: out[r] = repdl_mean_f32(n, xr); break;
         case REPDL__ROW_VAR: out[r] = repdl_var_f32(n, ddof, xr); break;
-        default: out[r] = repdl_dot_f32(n, xr, yr); break;
+        default: out[r] = repdl__dot_f32(n, xr, yr); break;
         }
     }
     return REPDL_OK;
