@@ -22,8 +22,8 @@
                           backward calls (the batch order: micro-batches of
                           16 added by the buddy tree); --threads N > 1 or
                           MPI ranks: the same sum over the micro-batches of
-                          each worker and rank (repdl_units_state_*,
-                          repdl_units_combine_f32, repdl_mpi_sum_nodes_f32;
+                          each worker and rank (repdl/data_parallel.h:
+                          repdl_dp_step_f32, repdl_dp_step_mpi_f32;
                           "data parallelism" below)
      update               repdl_sgd_step_f32 (momentum)
    so the trained weights, and the test logits, are bitwise the same for any
@@ -58,15 +58,15 @@
 #ifdef TRAIN_HAVE_MPI
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
-#include <repdl/mpi.h>
+#define REPDL_DP_MPI 1 /* repdl_dp_step_mpi_f32 */
 #endif
 #include <repdl/repdl.h>
 #include <repdl/activation.h>
 #include <repdl/conv2d.h>
+#include <repdl/data_parallel.h>
 #include <repdl/linear.h>
 #include <repdl/optim.h>
 #include <repdl/pool.h>
-#include <repdl/reduce_units.h>
 #include <repdl/rng.h>
 #include <repdl/softmax.h>
 
@@ -511,56 +511,30 @@ static void gather(const train_idx_set *s, const uint32_t *idx, size_t first, si
 }
 
 /* ---- data parallelism: threads and MPI ranks over micro-batches ----
-   (docs/train.md, "Threads and MPI").  A global batch of B samples is
-   G = ceil(B / 16) micro-batches (REPDL_MICROBATCH, the last one short
-   when 16 does not divide B): the units of include/repdl/reduce_units.h.
-   Rank r of R owns the units [G r/R, G(r+1)/R); the canonical cut of that
-   range into nodes (repdl_units_nodes) is what repdl_mpi_sum_nodes_f32
-   takes.  Worker t of the rank's T threads owns a contiguous run of the
-   rank's units, [u0 + n t/T, u0 + n(t+1)/T) with n = u1 - u0.  For each
-   of its units a worker runs forward + backward on those <= 16 samples
-   alone: per-row cross-entropy (REPDL_REDUCTION_SUM, each row alone, so
-   the row's loss and gradient row), every dlogits element divided by B
-   (repdl_div_count_f32: what REPDL_REDUCTION_MEAN does with rows = B),
-   backward into one flat gradient of the model (the unit vector, V =
-   m.total floats), pushed into a repdl_units_state.  A node of the rank
-   [b, b + c) is itself a buddy tree over c units (b is a multiple of the
-   node's size): the pieces of the workers inside it are the sub-problem
-   with U = c, combined by repdl_units_combine_f32.  Across ranks,
-   repdl_mpi_sum_nodes_f32.  The result is, element by element, the batch
-   order of repdl_linear_backward_f32 / repdl_conv2d_backward_f32 on the
-   whole batch: the same bits as --threads 1. */
+   (docs/train.md, "Threads and MPI").  include/repdl/data_parallel.h runs
+   the step: a global batch of B samples is G = ceil(B / 16) micro-batches
+   (REPDL_MICROBATCH, the last one short when 16 does not divide B), spread
+   over the ranks and each rank's threads; its callback, unit_grad below,
+   is one micro-batch's gradient (the unit vector, V = m.total floats), and
+   the step adds the G unit vectors by the buddy tree over units
+   (repdl_units_state_*, repdl_units_combine_f32, repdl_mpi_sum_nodes_f32).
+   For each of its micro-batches a thread runs forward + backward on those
+   <= 16 samples alone: per-row cross-entropy (REPDL_REDUCTION_SUM, each
+   row alone, so the row's loss and gradient row), every dlogits element
+   divided by B (repdl_div_count_f32: what REPDL_REDUCTION_MEAN does with
+   rows = B), backward into the callback's flat gradient.  The result is,
+   element by element, the batch order of repdl_linear_backward_f32 /
+   repdl_conv2d_backward_f32 on the whole batch: the same bits as
+   --threads 1. */
 #define MB REPDL_MICROBATCH
 
-typedef struct dp_piece {
-    size_t lo, hi; /* the worker's units inside the node, relative to its begin */
-    float *nodes;  /* their node vectors (the cut of [lo, hi) among c units) */
-    int own;       /* nodes is malloc'd (else it is the rank's node slot) */
-} dp_piece;
-
-struct dp;
-typedef struct dp_worker {
-    struct dp *d;
-    int t;
-    acts a;            /* capacity MB */
-    float *G;          /* one micro-batch's gradient, V floats */
-    size_t u0, u1;     /* its units, absolute */
-    size_t e0, e1;     /* its test images (evaluation) */
-    uint64_t correct;
-    int rc;
-    pthread_t th;
-    int started;
-} dp_worker;
-
 typedef struct dp {
-    int T, R, rank, mode; /* mode 0 a training step, 1 evaluation */
-    size_t B, G, V, u0, u1, nn;
-    repdl_units_node node[2 * 64 + 2];
-    dp_piece *piece;   /* [nn][T] */
-    float *rank_nodes; /* nn V: the rank's node vectors */
+    repdl_dp plan;
+    int T;
+    acts *a;           /* [T], capacity MB each */
+    uint64_t *correct; /* [T]: correct predictions of the step */
     float *grad;       /* V: the full gradient */
     float *rowloss;    /* B: each row's loss */
-    dp_worker *w;
     /* the current job */
     const train_backend *be;
     const model *m;
@@ -569,243 +543,79 @@ typedef struct dp {
     const uint32_t *perm;
     size_t first;      /* the batch's first item in perm */
     float *logits;     /* evaluation: [ntest][10] */
-    /* the pool */
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    unsigned long gen;
-    int pending, quit, have_sync;
 } dp;
 
-static int dp_units_rows(const dp *d, size_t u, size_t *s0)
+/* The data-parallel step's callback: the gradient of micro-batch `unit`
+   (samples [s0, s0 + rows) of the batch) into grad, on thread t. */
+static repdl_status unit_grad(void *ctx, int t, size_t unit, size_t s0, size_t rows,
+                              float *grad)
 {
-    *s0 = u * MB;
-    return (int)(d->B - *s0 < MB ? d->B - *s0 : MB);
-}
-
-/* forward + backward of worker w's units, one at a time */
-static int dp_train_work(dp *d, dp_worker *w)
-{
-    size_t n;
-    acts *a = &w->a;
-    w->correct = 0;
-    for (n = 0; n < d->nn; n++) {
-        dp_piece *pc = &d->piece[n * (size_t)d->T + (size_t)w->t];
-        size_t b = d->node[n].begin, c = d->node[n].count, u;
-        repdl_units_state st;
-        if (pc->lo >= pc->hi) continue;
-        if (repdl_units_state_init(&st, c, pc->lo, pc->hi, d->V, pc->nodes) != REPDL_OK)
-            return -1;
-        for (u = b + pc->lo; u < b + pc->hi; u++) {
-            size_t s0, rows = (size_t)dp_units_rows(d, u, &s0), r;
-            gather(d->set, d->perm, d->first + s0, rows, a->x, a->y);
-            if (forward(d->be, d->m, d->P, a, rows)) { repdl_units_state_free(&st); return -1; }
-            for (r = 0; r < rows; r++) {
-                if (repdl_cross_entropy_f32(1, NCLASS, REPDL_REDUCTION_SUM, a->z + r * NCLASS,
-                                            a->y + r, &d->rowloss[s0 + r],
-                                            a->dz + r * NCLASS) != REPDL_OK) {
-                    repdl_units_state_free(&st);
-                    return -1;
-                }
-                w->correct += argmax10(a->z + r * NCLASS) == a->y[r];
-            }
-            /* the mean over the global batch: one correctly rounded division
-               by B, as REPDL_REDUCTION_MEAN with rows = B */
-            repdl_div_count_f32(rows * NCLASS, d->B, a->dz, a->dz);
-            if (backward_dz(d->be, d->m, d->P, w->G, a, rows)) {
-                repdl_units_state_free(&st);
-                return -1;
-            }
-            repdl_units_state_push(&st, w->G);
-        }
-        repdl_units_state_free(&st);
+    dp *d = (dp *)ctx;
+    acts *a = &d->a[t];
+    size_t r;
+    (void)unit;
+    gather(d->set, d->perm, d->first + s0, rows, a->x, a->y);
+    if (forward(d->be, d->m, d->P, a, rows)) return REPDL_ERR_INVALID;
+    for (r = 0; r < rows; r++) {
+        repdl_status st = repdl_cross_entropy_f32(1, NCLASS, REPDL_REDUCTION_SUM,
+                                                  a->z + r * NCLASS, a->y + r,
+                                                  &d->rowloss[s0 + r], a->dz + r * NCLASS);
+        if (st != REPDL_OK) return st;
+        d->correct[t] += argmax10(a->z + r * NCLASS) == a->y[r];
     }
-    return 0;
+    /* the mean over the global batch: one correctly rounded division by B,
+       as REPDL_REDUCTION_MEAN with rows = B */
+    repdl_div_count_f32(rows * NCLASS, d->plan.batch, a->dz, a->dz);
+    if (backward_dz(d->be, d->m, d->P, grad, a, rows)) return REPDL_ERR_INVALID; /* the backend's failure */
+    return REPDL_OK;
 }
 
-/* the logits of worker w's test images, MB at a time (forward is per
-   sample: the bits do not depend on the split) */
-static int dp_eval_work(dp *d, dp_worker *w)
+/* The logits of test images [b, e), MB at a time, on thread t (forward is
+   per sample: the bits do not depend on the split). */
+static repdl_status eval_range(void *ctx, int t, size_t b, size_t e)
 {
+    dp *d = (dp *)ctx;
     size_t first;
-    for (first = w->e0; first < w->e1; first += MB) {
-        size_t n = w->e1 - first < MB ? w->e1 - first : MB;
-        gather(d->set, NULL, first, n, w->a.x, w->a.y);
-        if (forward(d->be, d->m, d->P, &w->a, n)) return -1;
-        memcpy(d->logits + first * NCLASS, w->a.z, n * NCLASS * sizeof(float));
+    for (first = b; first < e; first += MB) {
+        size_t n = e - first < MB ? e - first : MB;
+        gather(d->set, NULL, first, n, d->a[t].x, d->a[t].y);
+        if (forward(d->be, d->m, d->P, &d->a[t], n)) return REPDL_ERR_INVALID;
+        memcpy(d->logits + first * NCLASS, d->a[t].z, n * NCLASS * sizeof(float));
     }
-    return 0;
-}
-
-static int dp_work(dp *d, dp_worker *w)
-{
-    return d->mode == 0 ? dp_train_work(d, w) : dp_eval_work(d, w);
-}
-
-static void *dp_thread_pool(void *p)
-{
-    dp_worker *w = (dp_worker *)p;
-    dp *d = w->d;
-    unsigned long seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&d->mu);
-        while (d->gen == seen && !d->quit) pthread_cond_wait(&d->go, &d->mu);
-        if (d->quit) { pthread_mutex_unlock(&d->mu); return NULL; }
-        seen = d->gen;
-        pthread_mutex_unlock(&d->mu);
-        w->rc = dp_work(d, w);
-        pthread_mutex_lock(&d->mu);
-        if (--d->pending == 0) pthread_cond_signal(&d->done);
-        pthread_mutex_unlock(&d->mu);
-    }
-}
-
-/* Runs the current job on every worker (worker 0 on this thread). */
-static int dp_run(dp *d, int mode)
-{
-    int t, rc = 0;
-    d->mode = mode;
-    if (d->T > 1) {
-        pthread_mutex_lock(&d->mu);
-        d->pending = d->T - 1;
-        d->gen++;
-        pthread_cond_broadcast(&d->go);
-        pthread_mutex_unlock(&d->mu);
-    }
-    d->w[0].rc = dp_work(d, &d->w[0]);
-    if (d->T > 1) {
-        pthread_mutex_lock(&d->mu);
-        while (d->pending) pthread_cond_wait(&d->done, &d->mu);
-        pthread_mutex_unlock(&d->mu);
-    }
-    for (t = 0; t < d->T; t++)
-        if (d->w[t].rc && !rc) rc = d->w[t].rc;
-    return rc;
+    return REPDL_OK;
 }
 
 static void dp_free(dp *d)
 {
     int t;
-    size_t i;
-    if (d->have_sync) {
-        pthread_mutex_lock(&d->mu);
-        d->quit = 1;
-        pthread_cond_broadcast(&d->go);
-        pthread_mutex_unlock(&d->mu);
-        for (t = 1; t < d->T; t++)
-            if (d->w[t].started) pthread_join(d->w[t].th, NULL);
-        pthread_mutex_destroy(&d->mu);
-        pthread_cond_destroy(&d->go);
-        pthread_cond_destroy(&d->done);
-    }
-    if (d->w)
-        for (t = 0; t < d->T; t++) {
-            acts_free(d->be, &d->w[t].a);
-            free(d->w[t].G);
-        }
-    if (d->piece)
-        for (i = 0; i < d->nn * (size_t)d->T; i++)
-            if (d->piece[i].own) free(d->piece[i].nodes);
-    free(d->piece);
-    free(d->w);
-    free(d->rank_nodes);
+    repdl_dp_free(&d->plan);
+    if (d->a)
+        for (t = 0; t < d->T; t++) acts_free(d->be, &d->a[t]);
+    free(d->a);
+    free(d->correct);
     free(d->grad);
     free(d->rowloss);
     memset(d, 0, sizeof *d);
 }
 
-/* The plan of rank `rank` of R with T workers for batches of B samples;
-   0, or -1 (out of memory, threads). */
+/* The plan of rank `rank` of R with T threads for batches of B samples;
+   0, or -1 (out of memory). */
 static int dp_init(dp *d, const train_backend *be, const model *m, size_t B, int T, int R,
                    int rank)
 {
-    size_t n, nr, i;
     int t;
     memset(d, 0, sizeof *d);
     d->be = be;
     d->m = m;
+    if (repdl_dp_init(&d->plan, B, MB, m->total, T, R, rank) != REPDL_OK) return -1;
     d->T = T;
-    d->R = R;
-    d->rank = rank;
-    d->B = B;
-    d->G = B / MB + (B % MB != 0);
-    d->V = m->total;
-    d->u0 = d->G * (size_t)rank / (size_t)R;
-    d->u1 = d->G * (size_t)(rank + 1) / (size_t)R;
-    d->nn = repdl_units_nodes(d->G, d->u0, d->u1, sizeof d->node / sizeof d->node[0], d->node);
-    d->w = (dp_worker *)calloc((size_t)T, sizeof *d->w);
-    d->piece = (dp_piece *)calloc(d->nn * (size_t)T + 1, sizeof *d->piece);
-    d->rank_nodes = (float *)malloc((d->nn * d->V + 1) * sizeof(float));
-    d->grad = (float *)malloc(d->V * sizeof(float));
+    d->a = (acts *)calloc((size_t)T, sizeof *d->a);
+    d->correct = (uint64_t *)calloc((size_t)T, sizeof *d->correct);
+    d->grad = (float *)malloc(m->total * sizeof(float));
     d->rowloss = (float *)malloc(B * sizeof(float));
-    if (!d->w || !d->piece || !d->rank_nodes || !d->grad || !d->rowloss) return -1;
-    nr = d->u1 - d->u0;
-    for (t = 0; t < T; t++) {
-        dp_worker *w = &d->w[t];
-        w->d = d;
-        w->t = t;
-        w->u0 = d->u0 + nr * (size_t)t / (size_t)T;
-        w->u1 = d->u0 + nr * (size_t)(t + 1) / (size_t)T;
-        w->G = (float *)malloc(d->V * sizeof(float));
-        if (!w->G || acts_alloc(be, MB, &w->a)) return -1;
-    }
-    for (n = 0; n < d->nn; n++) {
-        size_t b = d->node[n].begin, c = d->node[n].count;
-        for (t = 0; t < T; t++) {
-            dp_piece *pc = &d->piece[n * (size_t)T + (size_t)t];
-            /* the worker's units clamped to the node: the pieces tile it */
-            size_t lo = d->w[t].u0 < b ? b : d->w[t].u0 > b + c ? b + c : d->w[t].u0;
-            size_t hi = d->w[t].u1 < b ? b : d->w[t].u1 > b + c ? b + c : d->w[t].u1;
-            pc->lo = lo - b;
-            pc->hi = hi - b;
-            if (lo >= hi) continue;
-            if (pc->lo == 0 && pc->hi == c) { /* the whole node: straight to its slot */
-                pc->nodes = d->rank_nodes + n * d->V;
-                continue;
-            }
-            i = repdl_units_nodes(c, pc->lo, pc->hi, 0, NULL);
-            pc->nodes = (float *)malloc(i * d->V * sizeof(float));
-            pc->own = 1;
-            if (!pc->nodes) return -1;
-        }
-    }
-    if (T > 1) {
-        if (pthread_mutex_init(&d->mu, NULL)) return -1;
-        if (pthread_cond_init(&d->go, NULL)) { pthread_mutex_destroy(&d->mu); return -1; }
-        if (pthread_cond_init(&d->done, NULL)) {
-            pthread_cond_destroy(&d->go);
-            pthread_mutex_destroy(&d->mu);
-            return -1;
-        }
-        d->have_sync = 1;
-        for (t = 1; t < T; t++) {
-            d->w[t].started = pthread_create(&d->w[t].th, NULL, dp_thread_pool, &d->w[t]) == 0;
-            if (!d->w[t].started) return -1;
-        }
-    }
-    return 0;
-}
-
-/* The rank's node vectors from its workers' pieces. */
-static int dp_rank_nodes(dp *d)
-{
-    size_t n, bounds[257];
-    const float *ptr[256];
-    int t;
-    for (n = 0; n < d->nn; n++) {
-        size_t c = d->node[n].count;
-        int whole = 0;
-        for (t = 0; t < d->T; t++) {
-            const dp_piece *pc = &d->piece[n * (size_t)d->T + (size_t)t];
-            if (pc->lo == 0 && pc->hi == c) whole = 1;
-            bounds[t] = pc->lo;
-            ptr[t] = pc->lo < pc->hi ? pc->nodes : NULL;
-        }
-        if (whole) continue; /* already in its slot */
-        bounds[d->T] = c;
-        if (repdl_units_combine_f32(c, (size_t)d->T, bounds, d->V, ptr,
-                                    d->rank_nodes + n * d->V) != REPDL_OK)
-            return -1;
-    }
+    if (!d->a || !d->correct || !d->grad || !d->rowloss) return -1;
+    for (t = 0; t < T; t++)
+        if (acts_alloc(be, MB, &d->a[t])) return -1;
     return 0;
 }
 
@@ -875,24 +685,20 @@ static int save_checkpoint(const options *o, const train_idx_set *train,
     return 0;
 }
 
-/* The test logits through the workers (and ranks): rank r evaluates the
-   images [n r/R, n(r+1)/R), its worker t a contiguous share of them; the
-   logits are gathered on every rank.  The number correct, or -1. */
+/* The test logits through the threads (and ranks): rank r evaluates the
+   images [n r/R, n(r+1)/R), its threads contiguous shares of them
+   (repdl_dp_for); the logits are gathered on every rank.  The number
+   correct, or -1. */
 static long long dp_evaluate(dp *d, const float *P, const train_idx_set *test, size_t n,
                              float *logits)
 {
     size_t e0 = n * (size_t)g_rank / (size_t)g_size, e1 = n * (size_t)(g_rank + 1) / (size_t)g_size;
     size_t i;
     long long correct = 0;
-    int t;
-    for (t = 0; t < d->T; t++) {
-        d->w[t].e0 = e0 + (e1 - e0) * (size_t)t / (size_t)d->T;
-        d->w[t].e1 = e0 + (e1 - e0) * (size_t)(t + 1) / (size_t)d->T;
-    }
     d->P = P;
     d->set = test;
     d->logits = logits;
-    if (dp_run(d, 1)) return -1;
+    if (repdl_dp_for(&d->plan, e0, e1, eval_range, d) != REPDL_OK) return -1;
 #ifdef TRAIN_HAVE_MPI
     if (g_mpi && g_size > 1) {
         int *cnt = (int *)malloc(2 * (size_t)g_size * sizeof(int)), r, err;
@@ -912,35 +718,32 @@ static long long dp_evaluate(dp *d, const float *P, const train_idx_set *test, s
     return correct;
 }
 
-/* One training step through the workers (and ranks): the full gradient
+/* One training step through the threads (and ranks): the full gradient
    into *grad, the batch's mean loss and its correct predictions. */
 static int dp_step(dp *d, const float *P, const train_idx_set *train, const uint32_t *perm,
                    size_t first, const float **grad, float *loss, uint64_t *correct)
 {
     int t;
     unsigned long long c = 0;
+    size_t B = d->plan.batch;
     d->P = P;
     d->set = train;
     d->perm = perm;
     d->first = first;
-    if (dp_run(d, 0) || dp_rank_nodes(d)) return -1;
-    for (t = 0; t < d->T; t++) c += d->w[t].correct;
+    for (t = 0; t < d->T; t++) d->correct[t] = 0;
 #ifdef TRAIN_HAVE_MPI
     if (g_mpi) {
-        int *cnt = (int *)malloc(2 * (size_t)g_size * sizeof(int)), r, err;
+        int *cnt, r, err;
         unsigned long long all = 0;
-        if (!cnt) return -1;
-        if (repdl_mpi_sum_nodes_f32(MPI_COMM_WORLD, d->G, d->u0, d->u1, d->V,
-                                    d->nn ? d->rank_nodes : NULL, d->grad) != REPDL_OK) {
-            free(cnt);
+        if (repdl_dp_step_mpi_f32(&d->plan, MPI_COMM_WORLD, unit_grad, d, d->grad) != REPDL_OK)
             return -1;
-        }
+        for (t = 0; t < d->T; t++) c += d->correct[t];
+        cnt = (int *)malloc(2 * (size_t)g_size * sizeof(int));
+        if (!cnt) return -1;
         /* the rows of rank r: those of its micro-batches */
         for (r = 0; r < g_size; r++) {
-            size_t a = d->G * (size_t)r / (size_t)g_size * MB,
-                   b = d->G * (size_t)(r + 1) / (size_t)g_size * MB;
-            if (a > d->B) a = d->B;
-            if (b > d->B) b = d->B;
+            size_t a = 0, b = 0;
+            repdl_dp_rank_units(&d->plan, r, NULL, NULL, &a, &b); /* r < nranks: REPDL_OK */
             cnt[r] = (int)(b - a);
             cnt[g_size + r] = (int)a;
         }
@@ -952,18 +755,19 @@ static int dp_step(dp *d, const float *P, const train_idx_set *train, const uint
             MPI_SUCCESS)
             return -1;
         c = all;
-        *grad = d->grad;
     } else
 #endif
     {
-        *grad = d->rank_nodes; /* one process: [0, G) is one node, the whole sum */
+        if (repdl_dp_step_f32(&d->plan, unit_grad, d, d->grad) != REPDL_OK) return -1;
+        for (t = 0; t < d->T; t++) c += d->correct[t];
     }
+    *grad = d->grad;
     /* the loss of REPDL_REDUCTION_MEAN: the canonical sum of the row losses
        (repdl_sum_f32, the tree of repdl_cross_entropy_f32), one division by
        B (repdl__loss_finish, i.e. repdl_div_count_f32) */
     {
-        float total = repdl_sum_f32(d->B, d->rowloss);
-        repdl_div_count_f32(1, d->B, &total, loss);
+        float total = repdl_sum_f32(B, d->rowloss);
+        repdl_div_count_f32(1, B, &total, loss);
     }
     *correct = (uint64_t)c;
     return 0;
@@ -1350,8 +1154,8 @@ static int train_main(int argc, char **argv)
         goto done;
     }
     if (use_dp && dp_init(&d, &be, &m, (size_t)o.batch, o.threads, g_size, g_rank)) {
-        fprintf(stderr, "train_fmnist: cannot set up %d worker threads (out of memory or "
-                "threads)\n", o.threads);
+        fprintf(stderr, "train_fmnist: cannot set up the data-parallel step for %d threads "
+                "(out of memory)\n", o.threads);
         goto done;
     }
 

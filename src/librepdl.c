@@ -14,3 +14,4 @@
 #include <repdl/reduce_units.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/conv2d_threads.h>
+#include <repdl/data_parallel.h>
