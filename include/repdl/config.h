@@ -305,12 +305,14 @@ REPDL_FN int repdl__size_add(size_t *acc, size_t f)
 }
 
 /* The checks of the row-wise reductions (reduce.h, reduce_minmax.h): the
-   span (rows - 1) * ldx + n floats must fit in size_t bytes
-   (REPDL_ERR_OVERFLOW), x must not be NULL when rows > 0 and n > 0
-   (REPDL_ERR_INVALID). */
+   span (rows - 1) * ldx + n floats, and rows results of size_t, must fit
+   in size_t bytes (REPDL_ERR_OVERFLOW), x must not be NULL when rows > 0
+   and n > 0 (REPDL_ERR_INVALID). */
 REPDL_FN repdl_status repdl__rows_arg(size_t rows, size_t n, const float *x, size_t ldx)
 {
     size_t span = rows - 1;
+    /* out: rows results of up to 8 bytes (argmax_rows' size_t) */
+    if (rows > ((size_t)-1) / sizeof(size_t)) return REPDL_ERR_OVERFLOW;
     if (rows == 0 || n == 0) return REPDL_OK;
     if (repdl__size_mul(&span, ldx) || repdl__size_add(&span, n)) return REPDL_ERR_OVERFLOW;
     return x ? REPDL_OK : REPDL_ERR_INVALID;

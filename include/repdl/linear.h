@@ -101,6 +101,8 @@ REPDL_API repdl_status repdl_linear_backward_f32(size_t M, size_t K, size_t N, c
     size_t t = M, G = repdl__mb_count(M);
     repdl__vtree tw, tb;
     if (repdl__size_mul(&t, N)) return REPDL_ERR_OVERFLOW;
+    t = 1;   /* db: N floats, written (-0) even when M = 0 */
+    if (db && repdl__size_mul(&t, N)) return REPDL_ERR_OVERFLOW;
     if (dx && (st = repdl__gemm_check(0, 0, M, K, N, dy, N, W, K, dx, K)) != REPDL_OK) return st;
     if (dW && (st = repdl__gemm_check(1, 0, N, K, M, dy, N, x, K, dW, K)) != REPDL_OK) return st;
     if (db && M && N && !dy) return REPDL_ERR_INVALID;

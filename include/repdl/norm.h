@@ -85,6 +85,11 @@
 #include <stdlib.h>
 REPDL_BEGIN_CODE
 
+/* The largest count of floats whose bytes fit in size_t: a vector of rows,
+   cols or c floats (mean, rstd, gamma, dgamma, ...) beyond it is
+   REPDL_ERR_OVERFLOW even when the element count rows x cols is 0. */
+#define REPDL__NORM_LIM (((size_t)-1) / sizeof(float))
+
 /* Chunk of the elementwise passes. */
 #define REPDL__NORM_CHUNK 256
 /* Width of the column blocks of dgamma, dbeta. */
@@ -146,7 +151,8 @@ REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, fl
     REPDL__FPENV_CHECK();
     size_t r;
     size_t total_ = rows;
-    if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
+    if (repdl__size_mul(&total_, cols) || rows > REPDL__NORM_LIM || cols > REPDL__NORM_LIM)
+        return REPDL_ERR_OVERFLOW;   /* the per-row and per-column arrays too */
     if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
     for (r = 0; r < rows; r++) {
         const float *xr = REPDL__OFFSET(x, r * cols);
@@ -482,7 +488,8 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
     size_t r, j;
     size_t total_ = rows;
     repdl__vtree vt, vt0;
-    if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
+    if (repdl__size_mul(&total_, cols) || rows > REPDL__NORM_LIM || cols > REPDL__NORM_LIM)
+        return REPDL_ERR_OVERFLOW;   /* the per-row and per-column arrays too */
     if (total_ && (!x || !dy || !mean || !rstd)) return REPDL_ERR_INVALID;
     if (dx && (dgamma || dbeta) && rows && cols &&
         repdl__ln_bwd_fused(rows, cols, x, gamma, mean, rstd, dy, dx, dgamma, dbeta) == 0)
@@ -490,7 +497,7 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
     /* the separate passes: their trees before the first write */
     if (repdl__norm_trees(dgamma || dbeta ? rows : 0, cols, dgamma && dbeta, &vt, &vt0))
         return REPDL_ERR_NOMEM;
-    if (dx) {
+    if (dx && cols) {   /* cols = 0: no dx, and mean, rstd may be NULL */
         for (r = 0; r < rows; r++) {
             const float *xr = REPDL__OFFSET(x, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
             float *o = REPDL__OFFSET(dx, r * cols);
@@ -519,7 +526,8 @@ REPDL_API repdl_status repdl_rms_norm_forward_f32(size_t rows, size_t cols, floa
     REPDL__FPENV_CHECK();
     size_t r;
     size_t total_ = rows;
-    if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
+    if (repdl__size_mul(&total_, cols) || rows > REPDL__NORM_LIM || cols > REPDL__NORM_LIM)
+        return REPDL_ERR_OVERFLOW;   /* the per-row and per-column arrays too */
     if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
     for (r = 0; r < rows; r++) {
         const float *xr = REPDL__OFFSET(x, r * cols);
@@ -543,10 +551,11 @@ REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, con
     size_t r, j, i, len;
     size_t total_ = rows;
     repdl__vtree vt, vt0;
-    if (repdl__size_mul(&total_, cols)) return REPDL_ERR_OVERFLOW;
+    if (repdl__size_mul(&total_, cols) || rows > REPDL__NORM_LIM || cols > REPDL__NORM_LIM)
+        return REPDL_ERR_OVERFLOW;   /* the per-row and per-column arrays too */
     if (total_ && (!x || !dy || !rstd)) return REPDL_ERR_INVALID;
     if (repdl__norm_trees(dgamma ? rows : 0, cols, 0, &vt, &vt0)) return REPDL_ERR_NOMEM;
-    if (dx) {
+    if (dx && cols) {   /* cols = 0: no dx, and rstd may be NULL */
         for (r = 0; r < rows; r++) {
             const float *xr = REPDL__OFFSET(x, r * cols), *gr = REPDL__OFFSET(dy, r * cols);
             float *o = REPDL__OFFSET(dx, r * cols);
@@ -704,7 +713,8 @@ REPDL_API repdl_status repdl_batch_norm_forward_train_f32(size_t n, size_t c, si
     size_t ch, N = n * hw;
     float om = repdl__fsub(1.0f, momentum);
     size_t total_ = n;
-    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;
+    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw) || c > REPDL__NORM_LIM)
+        return REPDL_ERR_OVERFLOW;   /* the per-channel arrays too */
     if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
     for (ch = 0; ch < c; ch++) {
         float mu, var, s2, rs, uvar;
@@ -739,7 +749,8 @@ REPDL_API repdl_status repdl_batch_norm_forward_infer_f32(size_t n, size_t c, si
     REPDL__FPENV_CHECK();
     size_t ch;
     size_t total_ = n;
-    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;
+    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw) || c > REPDL__NORM_LIM)
+        return REPDL_ERR_OVERFLOW;   /* the per-channel arrays too */
     if (total_ && (!x || !y || !running_mean || !running_var)) return REPDL_ERR_INVALID;
     if (n == 0 || hw == 0) return REPDL_OK; /* no element: nothing read or written */
     for (ch = 0; ch < c; ch++)
@@ -759,7 +770,8 @@ REPDL_API repdl_status repdl_batch_norm_backward_f32(size_t n, size_t c, size_t 
     REPDL__FPENV_CHECK();
     size_t ch, N = n * hw, i, k, q;
     size_t total_ = n;
-    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw)) return REPDL_ERR_OVERFLOW;
+    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw) || c > REPDL__NORM_LIM)
+        return REPDL_ERR_OVERFLOW;   /* the per-channel arrays too */
     if (total_ && (!x || !dy || !save_mean || !save_rstd)) return REPDL_ERR_INVALID;
     for (ch = 0; ch < c; ch++) {
         /* N == 0: the sums are empty (-0); save_mean/save_rstd are not read */

@@ -404,7 +404,8 @@ REPDL_API float repdl_var_f32(size_t n, size_t ddof, const float *x)
    single-row call: the result of a row never depends on `rows` or on the
    other rows.  Rows may overlap (ldx < n, ldx = 0 repeats one row): they
    are only read.  Returns REPDL_OK; REPDL_ERR_OVERFLOW when the span
-   (rows - 1) * ldx + n floats does not fit in size_t bytes;
+   (rows - 1) * ldx + n floats, or rows values of size_t (out, whatever
+   its type), do not fit in size_t bytes;
    REPDL_ERR_INVALID when out is NULL with rows > 0, or x (y) is NULL with
    rows > 0 and n > 0.  On an error nothing is written. */
 enum { REPDL__ROW_SUM, REPDL__ROW_SUMSQ, REPDL__ROW_NORM2, REPDL__ROW_MEAN, REPDL__ROW_VAR,

@@ -235,6 +235,7 @@ REPDL_FN repdl_status repdl__loss_check(size_t rows, size_t cols, int reduction,
     size_t total;
     repdl_status st = repdl__rows_check(rows, cols, &total);
     if (st != REPDL_OK) return st;
+    if (rows > ((size_t)-1) / sizeof(size_t)) return REPDL_ERR_OVERFLOW;   /* target[rows] */
     if ((reduction != REPDL_REDUCTION_SUM && reduction != REPDL_REDUCTION_MEAN) || !loss ||
         (rows && !target) || (total && !x))
         return REPDL_ERR_INVALID;
@@ -260,10 +261,11 @@ REPDL_FN repdl_status repdl__loss_check(size_t rows, size_t cols, int reduction,
    (NaN, +inf, all -inf): that row's loss and gradient row are NaN, so the
    batch loss is NaN.  rows == 0: *loss is -0.0 (SUM) or NaN (MEAN);
    cols == 0 with rows > 0: every target is out of range, NaN.
-   Returns REPDL_OK; REPDL_ERR_OVERFLOW when rows x cols floats do not fit
-   in size_t bytes; REPDL_ERR_INVALID for a reduction other than SUM and
-   MEAN, loss NULL, target NULL with rows > 0, or logits NULL with
-   rows x cols > 0.  On an error nothing is written. */
+   Returns REPDL_OK; REPDL_ERR_OVERFLOW when rows x cols floats, or the
+   rows targets, do not fit in size_t bytes; REPDL_ERR_INVALID for a
+   reduction other than SUM and MEAN, loss NULL, target NULL with
+   rows > 0, or logits NULL with rows x cols > 0.  On an error nothing is
+   written. */
 REPDL_API repdl_status repdl_cross_entropy_f32(size_t rows, size_t cols, int reduction,
                                                const float *logits, const size_t *target,
                                                float *loss, float *dlogits)
