@@ -79,6 +79,15 @@ REPDL_FN size_t repdl__pool_out(size_t h, size_t k, size_t st, size_t pad)
     return (room - k) / st + 1;
 }
 
+/* 1 when the product a b c d (as a count of floats) does not fit; a zero
+   factor makes it 0, whatever the others. */
+REPDL_FN int repdl__pool_prod4(size_t a, size_t b, size_t c, size_t d)
+{
+    size_t t = a;
+    if (a == 0 || b == 0 || c == 0 || d == 0) return 0;
+    return repdl__size_mul(&t, b) || repdl__size_mul(&t, c) || repdl__size_mul(&t, d);
+}
+
 /* REPDL_ERR_INVALID for NULL or a zero kernel or stride; REPDL_ERR_OVERFLOW
    when an extent the code forms does not fit in size_t (as a count of
    floats): h + 2 pad, w + 2 pad, kh kw, the input n c h w and the output
@@ -91,10 +100,9 @@ REPDL_FN repdl_status repdl__pool2d_check(const repdl_pool2d_shape *s)
     t = s->pad_h; if (repdl__size_mul(&t, 2) || repdl__size_add(&t, s->h)) return REPDL_ERR_OVERFLOW;
     t = s->pad_w; if (repdl__size_mul(&t, 2) || repdl__size_add(&t, s->w)) return REPDL_ERR_OVERFLOW;
     t = s->kh; if (repdl__size_mul(&t, s->kw)) return REPDL_ERR_OVERFLOW;
-    t = s->n; if (repdl__size_mul(&t, s->c) || repdl__size_mul(&t, s->h) || repdl__size_mul(&t, s->w))
-        return REPDL_ERR_OVERFLOW;
-    t = s->n; if (repdl__size_mul(&t, s->c) || repdl__size_mul(&t, repdl__pool_out(s->h, s->kh, s->stride_h, s->pad_h)) ||
-                  repdl__size_mul(&t, repdl__pool_out(s->w, s->kw, s->stride_w, s->pad_w)))
+    if (repdl__pool_prod4(s->n, s->c, s->h, s->w) ||
+        repdl__pool_prod4(s->n, s->c, repdl__pool_out(s->h, s->kh, s->stride_h, s->pad_h),
+                          repdl__pool_out(s->w, s->kw, s->stride_w, s->pad_w)))
         return REPDL_ERR_OVERFLOW;
     return REPDL_OK;
 }
@@ -482,6 +490,7 @@ REPDL_API repdl_status repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s,
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
     if ((st = repdl__pool2d_ptrs(planes, hw, x, ohw, y)) != REPDL_OK) return st;
+    if (ohw == 0) return REPDL_OK;   /* no output (oh may still be huge) */
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
             repdl__maxpool_fwd_row(s, x + plane * hw, p, ow, y + plane * ohw + p * ow,
@@ -732,6 +741,10 @@ REPDL_API repdl_status repdl_max_pool2d_backward_f32(const repdl_pool2d_shape *s
     if ((st = repdl__pool2d_ptrs(planes, ohw, argmax, hw, dx)) != REPDL_OK ||
         (st = repdl__pool2d_ptrs(planes, ohw, dy, 0, NULL)) != REPDL_OK)
         return st;
+    if (ohw == 0) {   /* no output selects any input (oh may still be huge) */
+        for (plane = 0; plane < planes * hw; plane++) dx[plane] = -0.0f;
+        return REPDL_OK;
+    }
     for (plane = 0; plane < planes; plane++)
         repdl__maxpool_bwd_plane(s, argmax + plane * ohw, dy + plane * ohw, oh, ow, dx + plane * hw);
     return REPDL_OK;
@@ -780,6 +793,7 @@ REPDL_API repdl_status repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s,
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
     if ((st = repdl__pool2d_ptrs(planes, hw, x, ohw, y)) != REPDL_OK) return st;
+    if (ohw == 0) return REPDL_OK;   /* no output (oh may still be huge) */
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
             repdl__avgpool_fwd_row(s, count_include_pad, x + plane * hw, p, ow,
@@ -795,6 +809,8 @@ REPDL_API repdl_status repdl_avg_pool2d_backward_f32(const repdl_pool2d_shape *s
     repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
     if (st != REPDL_OK) return st;
     if ((st = repdl__pool2d_ptrs(planes, ohw, dy, hw, dx)) != REPDL_OK) return st;
+    /* no input (n c, h w may wrap when another factor is 0) */
+    if (s->n == 0 || s->c == 0 || s->h == 0 || s->w == 0) return REPDL_OK;
     for (plane = 0; plane < planes; plane++)
         for (hh = 0; hh < s->h; hh++)
             for (ww = 0; ww < s->w; ww++)

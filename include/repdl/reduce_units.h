@@ -171,7 +171,8 @@ REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t 
         if (c > maxcount) maxcount = c;
         b += c;
     }
-    if (repdl__vtree_init(&s->tree, V, maxcount)) return s->status = REPDL_ERR_NOMEM;
+    /* an empty range needs no tree (V may be anything then) */
+    if (repdl__vtree_init(&s->tree, u0 < u1 ? V : 0, maxcount)) return s->status = REPDL_ERR_NOMEM;
     if (u0 < u1) repdl__units_state_next_node(s);
     return s->status = REPDL_OK;
 }
@@ -228,7 +229,7 @@ REPDL_HOST_API repdl_status repdl_units_nodes_f32(size_t U, size_t u0, size_t u1
     st = repdl_units_state_init(&s, U, u0, u1, V, nodes);
     if (st != REPDL_OK) return st;
     for (u = u0; u < u1; u++)
-        repdl_units_state_push(&s, REPDL__OFFSET(units, (u - u0) * ldu));
+        repdl_units_state_push(&s, V ? units + (u - u0) * ldu : units);   /* V = 0: units may be NULL */
     repdl_units_state_free(&s);
     return REPDL_OK;
 }
