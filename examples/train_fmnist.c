@@ -517,7 +517,7 @@ static void gather(const train_idx_set *s, const uint32_t *idx, size_t first, si
    over the ranks and each rank's threads; its callback, unit_grad below,
    is one micro-batch's gradient (the unit vector, V = m.total floats), and
    the step adds the G unit vectors by the buddy tree over units
-   (repdl_units_state_*, repdl_units_combine_f32, repdl_mpi_sum_nodes_f32).
+   (reduce_units.h's additions; repdl_mpi_sum_nodes_f32 across ranks).
    For each of its micro-batches a thread runs forward + backward on those
    <= 16 samples alone: per-row cross-entropy (REPDL_REDUCTION_SUM, each
    row alone, so the row's loss and gradient row), every dlogits element

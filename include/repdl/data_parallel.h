@@ -18,8 +18,8 @@
    global batch, mb and the callback's vectors alone, never of the thread
    count, the rank count or the split.  The step owns everything between:
    which thread and rank computes which micro-batch, the units state of
-   each thread (repdl_units_state_*), the combine across threads
-   (repdl_units_combine_f32) and, with MPI, across ranks
+   each thread (the additions of repdl_units_state_*), the combine across
+   threads (those of repdl_units_combine_f32) and, with MPI, across ranks
    (repdl_mpi_sum_nodes_f32).
 
      #include <repdl/data_parallel.h>
@@ -58,9 +58,15 @@
    share [u0 + floor(n t / T), u0 + floor(n (t+1) / T)) of its rank's n
    units, in increasing unit order.  A rank's range is cut into nodes
    (repdl_units_nodes); each thread builds the node vectors of its piece of
-   each node with a repdl_units_state, and the pieces of a node are added
-   by repdl_units_combine_f32 (a node [b, b + c) is itself the buddy tree
-   over c units).  The threads form a pool, created by repdl_dp_init and
+   each node (the canonical cut of the piece among the node's units), the
+   additions of repdl_units_state_*, and the pieces of a node shared by
+   threads are added as repdl_units_combine_f32 adds them (a node [b, b + c)
+   is itself the buddy tree over c units).  Both run on the accumulation
+   layer's vector tree (repdl__vtree, detail/accum.h), the one tree of
+   reduce_units.h, with the trees taken once by repdl_dp_init: a step
+   allocates nothing (MPI's step: nothing but repdl_mpi_sum_nodes_f32's
+   buffers), and the callback writes its gradient straight into its
+   thread's tree.  The threads form a pool, created by repdl_dp_init and
    joined by repdl_dp_free; thread 0 is the caller's.  A thread that cannot
    be created has its share run on the calling thread (same bits).
 
@@ -73,7 +79,7 @@
                                        (evaluation, per-sample work)
 
    The callback is called once per micro-batch of the rank, from the thread
-   that owns it, with that thread's own V-float buffer; calls on different
+   that owns it, with a V-float buffer of that thread; calls on different
    threads run concurrently.  It returns REPDL_OK, or a status that stops
    its thread's work and is returned by the step.  A plan runs one call at
    a time: two threads must not call functions of the same plan at once,
@@ -114,14 +120,13 @@ typedef struct repdl__dp_worker {
     repdl_status rc;
     size_t u0, u1;   /* its units, absolute */
     size_t b0, b1;   /* its items (repdl_dp_for) */
-    float *grad;     /* V floats: the callback's buffer */
+    repdl__vtree tree; /* over the units of one node of its pieces' cuts */
     pthread_t th;
 } repdl__dp_worker;
 
 typedef struct repdl__dp_piece {
-    size_t lo, hi;        /* a thread's units inside a node, relative to its begin */
-    float *nodes;         /* their node vectors (the cut of [lo, hi) among the node's units) */
-    repdl_units_state st; /* during a step */
+    size_t lo, hi; /* a thread's units inside a node, relative to its begin */
+    float *nodes;  /* their node vectors (the cut of [lo, hi) among the node's units) */
 } repdl__dp_piece;
 
 /* The plan.  The first fields are the caller's to read (set by
@@ -140,8 +145,7 @@ typedef struct repdl_dp {
     repdl__dp_worker *worker;  /* [nthreads] */
     float *nodes;              /* nnodes V: the rank's node vectors */
     float *piece_mem;          /* the pieces' node vectors that are not whole nodes */
-    size_t *bounds;            /* nthreads + 1 */
-    const float **ptrs;        /* nthreads */
+    repdl__vtree comb;         /* over the units of a node shared by threads */
     int job;                   /* 0 a step, 1 repdl_dp_for */
     repdl_dp_unit_fn unit_fn;
     repdl_dp_range_fn range_fn;
@@ -183,15 +187,29 @@ static inline repdl_status repdl__dp_work(repdl_dp *dp, repdl__dp_worker *w)
     if (dp->job == 1)
         return w->b0 < w->b1 ? dp->range_fn(dp->ctx, w->t, w->b0, w->b1) : REPDL_OK;
     for (n = 0; n < dp->nnodes; n++) {
-        repdl__dp_piece *pc = &dp->piece[n * (size_t)dp->nthreads + (size_t)w->t];
-        size_t b = dp->node[n].begin;
-        for (u = b + pc->lo; u < b + pc->hi; u++) {
-            size_t first = u * dp->microbatch;
-            size_t rows = dp->batch - first < dp->microbatch ? dp->batch - first : dp->microbatch;
-            repdl_status st = dp->unit_fn(dp->ctx, w->t, u, first, rows, w->grad);
-            if (st != REPDL_OK) return st;
-            st = repdl_units_state_push(&pc->st, w->grad);
-            if (st != REPDL_OK) return st;
+        const repdl__dp_piece *pc = &dp->piece[n * (size_t)dp->nthreads + (size_t)w->t];
+        size_t b = dp->node[n].begin, V = dp->V, i, ns;
+        repdl_units_node sub[2 * 63 + 1];
+        float *slot = pc->nodes;
+        if (pc->lo >= pc->hi) continue;
+        /* the piece's cut among the node's units; each part's units pushed
+           at level 0, its root written to its slot (repdl_units_state) */
+        ns = repdl_units_nodes(dp->node[n].count, pc->lo, pc->hi, 2 * 63 + 1, sub);
+        for (i = 0; i < ns; i++) {
+            repdl__vtree_clear(&w->tree, V);
+            for (u = b + sub[i].begin; u < b + sub[i].begin + sub[i].count; u++) {
+                size_t first = u * dp->microbatch;
+                size_t rows =
+                    dp->batch - first < dp->microbatch ? dp->batch - first : dp->microbatch;
+                repdl_status st = dp->unit_fn(dp->ctx, w->t, u, first, rows,
+                                              V > 0 ? repdl__vtree_dest(&w->tree, 0) : NULL);
+                if (st != REPDL_OK) return st;
+                repdl__vtree_push(&w->tree, 0);
+            }
+            if (V > 0) {
+                repdl__vtree_root(&w->tree, slot);
+                slot += V;
+            }
         }
     }
     return REPDL_OK;
@@ -264,41 +282,43 @@ REPDL_HOST_API void repdl_dp_free(repdl_dp *dp)
         pthread_cond_destroy(&dp->done);
     }
     if (dp->worker)
-        for (t = 0; t < dp->nthreads; t++) free(dp->worker[t].grad);
+        for (t = 0; t < dp->nthreads; t++) repdl__vtree_free(&dp->worker[t].tree);
+    repdl__vtree_free(&dp->comb);
     free(dp->worker);
     free(dp->piece);
     free(dp->nodes);
     free(dp->piece_mem);
-    free(dp->bounds);
-    free((void *)dp->ptrs);
     memset(dp, 0, sizeof *dp);
 }
 
 /* The plan of rank `rank` of `nranks` with `nthreads` threads for global
    batches of `batch` samples in micro-batches of `microbatch`, gradients
-   of V floats: its buffers (every thread's V-float callback buffer, the
-   rank's node vectors, the pieces' node vectors) and its pool of
-   nthreads - 1 threads.  Returns
+   of V floats: its buffers (every thread's vector tree, whose slots hold
+   the callback's buffer; the rank's node vectors; the node vectors of the
+   pieces of nodes shared by threads and the tree that adds them) and its
+   pool of nthreads - 1 threads.  Returns
      REPDL_ERR_INVALID   dp NULL; microbatch 0; nthreads outside
                          [1, REPDL_DP_THREADS_MAX]; nranks < 1; rank
                          outside [0, nranks); more than REPDL_UNITS_MAX
                          (2^62) micro-batches
-     REPDL_ERR_OVERFLOW  a buffer's float count (the rank's nodes V, a
-                         thread's V, the pieces' node vectors) does not
-                         fit in size_t bytes
-     REPDL_ERR_NOMEM     a buffer cannot be had (everything taken is
+     REPDL_ERR_OVERFLOW  a buffer's float count (V, the rank's nodes
+                         nnodes V, the pieces' node vectors) does not fit
+                         in size_t bytes
+     REPDL_ERR_NOMEM     a buffer or tree cannot be had (also a tree whose
+                         V * levels does not fit; everything taken is
                          freed)
    checked in this order; on error dp is zero (repdl_dp_free does
-   nothing).  batch 0 is valid: no units, the gradient of every step is
-   -0.0 (the empty sum) and the callback is never called.  V 0 is valid:
-   the callback runs with grad NULL and nothing is summed.  A thread (or
-   the pool's mutex) that cannot be created is not an error: its share
-   runs on the calling thread, with the same bits. */
+   nothing).  Every buffer is taken here: the steps allocate nothing.
+   batch 0 is valid: no units, the gradient of every step is -0.0 (the
+   empty sum) and the callback is never called.  V 0 is valid: the
+   callback runs with grad NULL and nothing is summed.  A thread (or the
+   pool's mutex) that cannot be created is not an error: its share runs on
+   the calling thread, with the same bits. */
 REPDL_HOST_API repdl_status repdl_dp_init(repdl_dp *dp, size_t batch, size_t microbatch,
                                           size_t V, int nthreads, int nranks, int rank)
 {
     REPDL__FPENV_CHECK();
-    size_t G, n, nr, npiece, pmem = 0, one = 1, nv;
+    size_t G, n, nr, npiece, pmem = 0, one = 1, nv, comb_units = 0;
     int t, T = nthreads;
     float *pm;
     if (!dp) return REPDL_ERR_INVALID;
@@ -329,9 +349,11 @@ REPDL_HOST_API repdl_status repdl_dp_init(repdl_dp *dp, size_t batch, size_t mic
             size_t w1 = dp->unit0 + repdl__dp_split(nr, (size_t)t + 1, (size_t)T);
             size_t lo = w0 < b ? b : w0 > b + c ? b + c : w0;
             size_t hi = w1 < b ? b : w1 > b + c ? b + c : w1;
-            if (lo < hi && !(lo == b && hi == b + c) &&
-                repdl__size_add(&pmem, repdl_units_nodes(c, lo - b, hi - b, 0, NULL)))
-                goto overflow;
+            if (lo < hi && !(lo == b && hi == b + c)) {
+                if (c > comb_units) comb_units = c;
+                if (repdl__size_add(&pmem, repdl_units_nodes(c, lo - b, hi - b, 0, NULL)))
+                    goto overflow;
+            }
         }
     }
     nv = dp->nnodes;
@@ -341,22 +363,19 @@ REPDL_HOST_API repdl_status repdl_dp_init(repdl_dp *dp, size_t batch, size_t mic
     /* every buffer through REPDL__ALLOC (detail/accum.h: malloc unless a
        test replaces it), released with free */
     dp->worker = (repdl__dp_worker *)REPDL__ALLOC((size_t)T * sizeof *dp->worker);
+    if (dp->worker) memset(dp->worker, 0, (size_t)T * sizeof *dp->worker); /* trees empty */
     dp->piece = (repdl__dp_piece *)REPDL__ALLOC((npiece + 1) * sizeof *dp->piece);
-    dp->bounds = (size_t *)REPDL__ALLOC(((size_t)T + 1) * sizeof *dp->bounds);
-    dp->ptrs = (const float **)REPDL__ALLOC((size_t)T * sizeof *dp->ptrs);
     dp->nodes = (float *)REPDL__ALLOC((nv + 1) * sizeof(float));
     dp->piece_mem = (float *)REPDL__ALLOC((pmem + 1) * sizeof(float));
-    if (dp->worker) memset(dp->worker, 0, (size_t)T * sizeof *dp->worker); /* grads NULL */
-    if (!dp->worker || !dp->piece || !dp->bounds || !dp->ptrs || !dp->nodes || !dp->piece_mem)
-        goto nomem;
+    if (!dp->worker || !dp->piece || !dp->nodes || !dp->piece_mem) goto nomem;
     memset(dp->piece, 0, (npiece + 1) * sizeof *dp->piece);
+    if (repdl__vtree_init(&dp->comb, V, comb_units)) goto nomem;
     for (t = 0; t < T; t++) {
         repdl__dp_worker *w = &dp->worker[t];
         w->dp = dp;
         w->t = t;
         w->u0 = dp->unit0 + repdl__dp_split(nr, (size_t)t, (size_t)T);
         w->u1 = dp->unit0 + repdl__dp_split(nr, (size_t)t + 1, (size_t)T);
-        if (V > 0 && !(w->grad = (float *)REPDL__ALLOC(V * sizeof(float)))) goto nomem;
     }
     pm = dp->piece_mem;
     for (n = 0; n < dp->nnodes; n++) {
@@ -376,6 +395,20 @@ REPDL_HOST_API repdl_status repdl_dp_init(repdl_dp *dp, size_t batch, size_t mic
                 pm += repdl_units_nodes(c, pc->lo, pc->hi, 0, NULL) * V;
             }
         }
+    }
+    /* each thread's tree: for the largest part of its pieces' cuts */
+    for (t = 0; t < T; t++) {
+        size_t most = 0;
+        for (n = 0; n < dp->nnodes; n++) {
+            const repdl__dp_piece *pc = &dp->piece[n * (size_t)T + (size_t)t];
+            size_t u = pc->lo;
+            while (u < pc->hi) {
+                size_t c = repdl_units_block_size(u, pc->hi, dp->node[n].count);
+                if (c > most) most = c;
+                u += c;
+            }
+        }
+        if (repdl__vtree_init(&dp->worker[t].tree, V, most)) goto nomem;
     }
     if (T > 1 && pthread_mutex_init(&dp->mu, NULL) == 0) {
         if (pthread_cond_init(&dp->go, NULL) != 0) {
@@ -403,48 +436,36 @@ nomem:
    rank's node vectors into dp->nodes. */
 static inline repdl_status repdl__dp_nodes(repdl_dp *dp, repdl_dp_unit_fn fn, void *ctx)
 {
-    size_t n, i, npiece;
+    size_t n, i, ns, V;
     int t, T;
     repdl_status st;
+    repdl_units_node sub[2 * 63 + 1];
     if (!dp || !dp->ready || !fn) return REPDL_ERR_INVALID;
     T = dp->nthreads;
-    npiece = dp->nnodes * (size_t)T;
-    /* every tree before the first callback */
-    for (i = 0; i < npiece; i++) {
-        repdl__dp_piece *pc = &dp->piece[i];
-        if (pc->lo >= pc->hi) continue;
-        st = repdl_units_state_init(&pc->st, dp->node[i / (size_t)T].count, pc->lo, pc->hi,
-                                    dp->V, pc->nodes);
-        if (st != REPDL_OK) {
-            size_t j;
-            for (j = 0; j < i; j++)
-                if (dp->piece[j].lo < dp->piece[j].hi) repdl_units_state_free(&dp->piece[j].st);
-            return st;
-        }
-    }
+    V = dp->V;
     dp->job = 0;
     dp->unit_fn = fn;
     dp->ctx = ctx;
     st = repdl__dp_run(dp);
-    for (i = 0; i < npiece; i++)
-        if (dp->piece[i].lo < dp->piece[i].hi) repdl_units_state_free(&dp->piece[i].st);
-    if (st != REPDL_OK) return st;
-    /* a node cut between threads: its pieces are the sub-problem of its
-       own c units */
+    if (st != REPDL_OK || V == 0) return st;
+    /* a node shared by threads: its pieces' parts pushed in unit order,
+       each at its level, into one tree (repdl_units_combine_f32 on the
+       node's own c units) */
     for (n = 0; n < dp->nnodes; n++) {
         size_t c = dp->node[n].count;
+        const repdl__dp_piece *pc = &dp->piece[n * (size_t)T];
         int whole = 0;
-        for (t = 0; t < T; t++) {
-            const repdl__dp_piece *pc = &dp->piece[n * (size_t)T + (size_t)t];
-            if (pc->lo == 0 && pc->hi == c) whole = 1;
-            dp->bounds[t] = pc->lo;
-            dp->ptrs[t] = pc->lo < pc->hi ? pc->nodes : NULL;
-        }
+        for (t = 0; t < T; t++)
+            if (pc[t].lo == 0 && pc[t].hi == c) whole = 1;
         if (whole) continue; /* already in its slot */
-        dp->bounds[T] = c;
-        st = repdl_units_combine_f32(c, (size_t)T, dp->bounds, dp->V, dp->ptrs,
-                                     dp->nodes + n * dp->V);
-        if (st != REPDL_OK) return st;
+        repdl__vtree_clear(&dp->comb, V);
+        for (t = 0; t < T; t++) {
+            if (pc[t].lo >= pc[t].hi) continue;
+            ns = repdl_units_nodes(c, pc[t].lo, pc[t].hi, 2 * 63 + 1, sub);
+            for (i = 0; i < ns; i++)
+                repdl__vtree_push_ref(&dp->comb, sub[i].level, pc[t].nodes + i * V);
+        }
+        repdl__vtree_root(&dp->comb, dp->nodes + n * V);
     }
     return REPDL_OK;
 }
@@ -458,10 +479,8 @@ static inline repdl_status repdl__dp_nodes(repdl_dp *dp, repdl_dp_unit_fn fn, vo
                          with nnodes V > 0 (the callback not called)
      a callback's status its first failure, in thread order (each thread
                          stops at its own first failure)
-     REPDL_ERR_NOMEM     a units tree cannot be had (the threads' trees are
-                         taken before the first callback, the combine's
-                         after the callbacks)
-   on error nodes is not written. */
+   on error nodes is not written.  No allocation: every tree is the
+   plan's. */
 REPDL_HOST_API repdl_status repdl_dp_step_nodes_f32(repdl_dp *dp, repdl_dp_unit_fn fn,
                                                     void *ctx, float *nodes)
 {
@@ -536,8 +555,8 @@ REPDL_HOST_API repdl_status repdl_dp_for(repdl_dp *dp, size_t begin, size_t end,
    MPI_Allreduce of an int), then repdl_mpi_sum_nodes_f32.  Returns the
    same status on every rank: REPDL_OK; the most negative of the ranks'
    statuses (REPDL_ERR_INVALID for a NULL argument, or a plan whose
-   nranks or rank is not comm's; a callback's status; REPDL_ERR_NOMEM);
-   then repdl_mpi_sum_nodes_f32's; REPDL_ERR_MPI when an MPI call fails.
+   nranks or rank is not comm's; a callback's status); then
+   repdl_mpi_sum_nodes_f32's (REPDL_ERR_NOMEM among them: its buffers); REPDL_ERR_MPI when an MPI call fails.
    grad may be NULL when V = 0; on error it is not written. */
 REPDL_HOST_API repdl_status repdl_dp_step_mpi_f32(repdl_dp *dp, MPI_Comm comm,
                                                   repdl_dp_unit_fn fn, void *ctx, float *grad)

@@ -21,9 +21,12 @@
        _step_nodes_f32, _for and _rank_units gives its documented status
        with nothing written; a failing callback's status is returned (the
        first in thread order) with grad not written; a refused allocation
-       (REPDL__ALLOC, each one in turn and every one from it on) gives
-       REPDL_ERR_NOMEM with nothing written, or REPDL_OK with the bits of
-       the reference. */
+       (REPDL__ALLOC, each one in turn and every one from it on) makes
+       repdl_dp_init return REPDL_ERR_NOMEM with the plan zero, or
+       REPDL_OK, and then the step allocates nothing and gives the
+       reference's bits;
+     - against a plain serial units computation too: every unit vector in
+       one array, repdl_units_nodes_f32 over [0, G) (one node: the sum). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +105,18 @@ static void test_threads(void)
                 float *got = (float *)malloc((V + 1) * sizeof(float));
                 ref_sum(1, B / mb + (B % mb != 0), V, want);
                 ref_sum(2, B / mb + (B % mb != 0), V, want2);
+                {   /* the plain serial units computation agrees */
+                    size_t G = B / mb + (B % mb != 0), u, e;
+                    float *units = (float *)malloc((G * V + 1) * sizeof(float));
+                    for (u = 0; u < G; u++)
+                        for (e = 0; e < V; e++) units[u * V + e] = unit_value(1, u, e);
+                    if (G > 0 && V > 0) {
+                        CHECK(repdl_units_nodes_f32(G, 0, G, V, units, V, got) == REPDL_OK,
+                              "units_nodes_f32");
+                        CHECK_SAME(got, want, V, "serial units, B %zu mb %zu V %zu", B, mb, V);
+                    }
+                    free(units);
+                }
                 for (it = 0; it < sizeof threads / sizeof threads[0]; it++) {
                     int T = threads[it];
                     repdl_dp dp;
@@ -374,9 +389,9 @@ static void test_bad_input(void)
     dp_case_free(&c);
 }
 
-/* Every allocation of init + step refused in turn (and every one from it
-   on): REPDL_ERR_NOMEM with nothing written, or REPDL_OK with the
-   reference bits. */
+/* Every allocation of init refused in turn (and every one from it on):
+   REPDL_ERR_NOMEM with the plan zero, or REPDL_OK; the step then
+   allocates nothing and gives the reference bits. */
 static void test_oom(void)
 {
     static const int Ts[] = {1, 3};
@@ -411,13 +426,14 @@ static void test_oom(void)
                           "oom T %d k %ld from %d: init %d", T, k, from, (int)st);
                     continue;
                 }
-                st = repdl_dp_step_f32(&dp, case_unit, &c, g);
-                if (st == REPDL_OK) {
-                    CHECK_SAME(g, want, V, "oom T %d k %ld from %d", T, k, from);
-                } else {
-                    CHECK(st == REPDL_ERR_NOMEM && all_sentinel(g, 38),
-                          "oom T %d k %ld from %d: step %d, grad written", T, k, from, (int)st);
+                {
+                    long before = oom_calls;
+                    st = repdl_dp_step_f32(&dp, case_unit, &c, g);
+                    CHECK(oom_calls == before, "oom: the step allocated %ld times",
+                          oom_calls - before);
                 }
+                CHECK(st == REPDL_OK, "oom T %d k %ld from %d: step %d", T, k, from, (int)st);
+                CHECK_SAME(g, want, V, "oom T %d k %ld from %d", T, k, from);
                 CHECK(asuint(g[V]) == SENTINEL, "oom: past V");
                 repdl_dp_free(&dp);
             }
