@@ -464,6 +464,29 @@ static void pool_null_tests(void)
     /* a NULL shape */
     if (check_failed(repdl_pool2d_out_h(NULL) == 0 && repdl_pool2d_out_w(NULL) == 0))
         printf("FAIL pool NULL: repdl_pool2d_out_h/w(NULL)\n");
+    /* huge sizes whose products are 0 (tests/fuzz found each): a zero
+       factor makes n c h w 0 even when n c h does not fit; no output
+       (ow = 0) with oh = 2^40 rows, and n c wrapping modulo 2^64 with
+       w = 0, are done at once (no walk over the rows or planes) */
+    {
+        const size_t big = ((size_t)1 << 61) + 1, t32 = ((size_t)1 << 32) + 1, t40 = (size_t)1 << 40;
+        const repdl_pool2d_shape pz = {2, 2, big, 0, 4, 1, (size_t)1 << 62, SIZE_MAX - 2, 3, 3};
+        const repdl_pool2d_shape rows0 = {1, 1, t40, 0, 1, 3, 1, 1, 0, 0};
+        const repdl_pool2d_shape wrap = {t32, t32, t40, 0, 1, 5, 1, 1, 0, 1};
+        POOL_EXPECT(repdl_max_pool2d_forward_f32(&pz, NULL, y, am), REPDL_OK,
+                    asuint(y[0]) == 0xff800000u && asuint(y[3]) == 0xff800000u && asuint(y[4]) == POOL_CANARY &&
+                    am[3] == REPDL_NO_INDEX, "n c h w = 0 with n c h past SIZE_MAX: 4 empty windows");
+        POOL_EXPECT(repdl_avg_pool2d_forward_f32(&pz, 0, NULL, y), REPDL_OK,
+                    asuint(y[3]) == 0x80000000u && asuint(y[4]) == POOL_CANARY, "avg: 4 empty windows");
+        POOL_EXPECT(repdl_max_pool2d_forward_f32(&rows0, NULL, NULL, NULL) == REPDL_OK &&
+                    repdl_avg_pool2d_forward_f32(&rows0, 1, NULL, NULL) == REPDL_OK &&
+                    repdl_max_pool2d_backward_f32(&rows0, NULL, NULL, NULL) == REPDL_OK &&
+                    repdl_avg_pool2d_backward_f32(&rows0, 1, NULL, NULL), REPDL_OK, 1,
+                    "ow = 0 with oh = 2^40: nothing to do");
+        POOL_EXPECT(repdl_max_pool2d_backward_f32(&wrap, NULL, NULL, NULL) == REPDL_OK &&
+                    repdl_avg_pool2d_backward_f32(&wrap, 0, NULL, NULL), REPDL_OK, 1,
+                    "n c = 2^64 + 2^33 + 1 with w = 0: nothing to do");
+    }
 #undef POOL_FILL
 #undef POOL_UNTOUCHED
 #undef POOL_EXPECT

@@ -167,6 +167,15 @@ int main(void)
         check(repdl_units_combine_f32(3, 2, bounds3, lim / 2 + 1, nn3, nodes) == REPDL_ERR_OVERFLOW &&
               !memcmp(nodes, canary, sizeof canary), "combine: a range's 2 nodes of 2^61 floats", 3, 0, 3);
     }
+    /* V = 0: units may be NULL whatever ldu (no NULL + offset); an empty
+       range needs no tree, whatever V (tests/fuzz found both) */
+    {
+        repdl_units_state s;
+        check(repdl_units_nodes_f32(10, 2, 7, 0, NULL, SIZE_MAX, NULL) == REPDL_OK, "V = 0, units NULL, ldu SIZE_MAX", 10, 2, 7);
+        check(repdl_units_state_init(&s, 10, 3, 3, SIZE_MAX / 8, NULL) == REPDL_OK &&
+              repdl_units_state_push(&s, x) == REPDL_ERR_INVALID, "empty range, V = 2^61", 10, 3, 3);
+        repdl_units_state_free(&s);
+    }
     /* NULL state, NULL unit vector, NULL list */
     {
         repdl_units_state s;
