@@ -148,12 +148,26 @@ REPDL_FN repdl_status repdl__units_nodes_extent(size_t U, size_t u0, size_t u1, 
    large, nodes NULL with work to do), REPDL_ERR_OVERFLOW (the nodes' N V
    floats do not fit in size_t bytes), REPDL_ERR_NOMEM (also for a
    V * levels that does not fit).  Checked in this order, before anything
-   is written to nodes. */
+   is written to nodes; first of all REPDL_ERR_FPENV (config.h).  After any
+   status but for a NULL s, repdl_units_state_free(s) is safe. */
+/* A state refused before its fields were set (REPDL_ERR_FPENV): made
+   empty, so that repdl_units_state_free and _push are safe on it. */
+REPDL_FN repdl_status repdl__units_state_refuse(repdl_units_state *s, repdl_status st)
+{
+    if (s) {
+        s->next = s->end = 0;
+        s->tree.mem = NULL;
+        s->tree.node = NULL;
+        s->status = st;
+    }
+    return st;
+}
+
 REPDL_HOST_API repdl_status repdl_units_state_init(repdl_units_state *s, size_t U,
                                                    size_t u0, size_t u1, size_t V,
                                                    float *nodes)
 {
-    REPDL__FPENV_CHECK();
+    REPDL__FPENV_CHECK_OR(repdl__units_state_refuse(s, REPDL_ERR_FPENV));
     size_t b, maxcount = 0;
     if (!s) return REPDL_ERR_INVALID;
     s->U = U; s->next = u0; s->end = u1; s->V = V;

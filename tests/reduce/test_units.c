@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include <repdl/reduce_units.h>
+#if defined(__SSE__) && !defined(REPDL_PORTABLE_C)
+#include <xmmintrin.h>
+#endif
 
 static long fails, checks;
 static void check(int cond, const char *what, size_t U, size_t u0, size_t u1)
@@ -176,6 +179,22 @@ int main(void)
               repdl_units_state_push(&s, x) == REPDL_ERR_INVALID, "empty range, V = 2^61", 10, 3, 3);
         repdl_units_state_free(&s);
     }
+#if defined(__SSE__) && !defined(REPDL_PORTABLE_C)
+    /* a state refused for the floating-point environment (flush to zero
+       set) is still safe to free: init sets it empty before returning */
+    {
+        repdl_units_state s;
+        unsigned int csr = _mm_getcsr();
+        repdl_status st;
+        memset(&s, 0xab, sizeof s);   /* what an uninitialised local may hold */
+        _mm_setcsr(csr | 0x8000u);
+        st = repdl_units_state_init(&s, 4, 0, 2, V, nodes);
+        _mm_setcsr(csr);
+        check(st == REPDL_ERR_FPENV, "init under FTZ: REPDL_ERR_FPENV", 4, 0, 2);
+        check(repdl_units_state_push(&s, x) == REPDL_ERR_FPENV, "push after the refused init", 4, 0, 2);
+        repdl_units_state_free(&s);
+    }
+#endif
     /* NULL state, NULL unit vector, NULL list */
     {
         repdl_units_state s;
