@@ -72,30 +72,30 @@ static int host_conv_bwd(void *ctx, const repdl_conv2d_shape *s, const float *x,
 static int host_lin_fwd(void *ctx, size_t M, size_t K, size_t N, const float *x,
                         const float *W, const float *b, float *y)
 {
-    (void)ctx;
-    repdl_linear_forward_f32(M, K, N, x, W, b, y);
-    return 0;
+    host_ctx *c = (host_ctx *)ctx;
+    int rc = repdl_linear_forward_f32(M, K, N, x, W, b, y);
+    if (rc) c->err = "repdl_linear_forward_f32 failed";
+    return rc;
 }
 
 static int host_lin_bwd(void *ctx, size_t M, size_t K, size_t N, const float *x,
                         const float *W, const float *dy, float *dx, float *dW, float *db)
 {
-    (void)ctx;
-    repdl_linear_backward_f32(M, K, N, x, W, dy, dx, dW, db);
-    return 0;
+    host_ctx *c = (host_ctx *)ctx;
+    int rc = repdl_linear_backward_f32(M, K, N, x, W, dy, dx, dW, db);
+    if (rc) c->err = "repdl_linear_backward_f32 failed (out of memory for its batch-order trees?)";
+    return rc;
 }
 
 static int host_relu_fwd(void *ctx, size_t n, const float *x, float *y)
 {
     (void)ctx;
-    repdl_relu_array_f32(n, x, y);
-    return 0;
+    return repdl_relu_array_f32(n, x, y);
 }
 static int host_relu_bwd(void *ctx, size_t n, const float *x, const float *dy, float *dx)
 {
     (void)ctx;
-    repdl_relu_backward_array_f32(n, x, dy, dx);
-    return 0;
+    return repdl_relu_backward_array_f32(n, x, dy, dx);
 }
 static int host_pool_fwd(void *ctx, const repdl_pool2d_shape *s, const float *x, float *y,
                          size_t *argmax)
@@ -119,8 +119,7 @@ static int host_sgd(void *ctx, size_t n, float *w, const float *g, float *mbuf,
                     const repdl_sgd_config *c, uint64_t step)
 {
     (void)ctx;
-    repdl_sgd_step_f32(n, c, step, g, w, mbuf);
-    return 0;
+    return repdl_sgd_step_f32(n, c, step, g, w, mbuf);
 }
 static const char *host_last_error(void *ctx)
 {
