@@ -4,7 +4,8 @@
    (float32), reproducible: the same bits on every machine, compiler, flag
    set, vector width and on the GPU (cuda.h's repdl_cuda_*_backward_*
    launchers run these functions).  The activations' backward passes live
-   beside their forward passes in activation.h; these live here because
+   in activation.h (which includes their forward passes' headers: sigmoid.h,
+   silu.h, gelu.h, gelu_tanh.h, softplus.h); these live here because
    exp.h, log.h, tanh.h and sqrt.h each hold one correctly rounded function
    and its proof, and a backward pass is a composition, not correctly
    rounded.  docs/nn.md lists each with its definition.

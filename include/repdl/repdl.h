@@ -42,6 +42,10 @@
 #include "rsqrt.h"
 #include "sin.h"
 #include "cos.h"
+#include "silu.h"
+#include "gelu.h"
+#include "gelu_tanh.h"
+#include "softplus.h"
 /* bfloat16 and float16: conversions, the elementary functions */
 #include "half.h"
 #include "half_math.h"

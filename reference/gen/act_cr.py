@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """reference/gen/act_cr.py: thresholds, constants, tables and error bounds of
 the correctly rounded silu, softplus, gelu and gelu_tanh of
-include/repdl/activation.h (issue 17).
+include/repdl/silu.h, gelu.h, gelu_tanh.h, softplus.h (issue 17).
 
     /usr/bin/python3 reference/gen/act_cr.py     (runs sollya on
         reference/gen/softplusf.sollya and reference/gen/geluf.sollya)

@@ -2,7 +2,8 @@
 /* repdl/detail/exp_table.h: the table of 2^(j/256) and the Cody-Waite
    reduction that exp.h's approximation is built on, shared with exp2.h
    (the table), expm1.h and tanh.h (the table, its corrections rho and the
-   reduction) and activation.h's double-precision exponentials.
+   reduction) and the double-precision exponentials of gelu.h and
+   gelu_tanh.h.
 
    x = k ln2/256 + r, |r| <= ln2/512 (+2^-36 ln2/256), and
    2^(k/256) = 2^(k>>8) T[k&255] with T[j] = RN(2^(j/256)); exp.h gives the
