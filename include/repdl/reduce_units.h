@@ -34,7 +34,8 @@
                                         repdl_mpi_sum_nodes_f32)
 
    Every NaN in a node vector is 0x7fc00000.  Sizes are size_t; U must not
-   exceed REPDL_UNITS_MAX (2^62) so that every level fits the tree. */
+   exceed REPDL_UNITS_MAX (2^62; 2^31 where size_t has 32 bits) so that
+   every level fits the tree. */
 #ifndef REPDL_REDUCE_UNITS_H
 #define REPDL_REDUCE_UNITS_H
 
@@ -43,7 +44,11 @@
 #include "reduce.h"
 REPDL_BEGIN_CODE
 
-#define REPDL_UNITS_MAX ((size_t)1 << 62)
+/* 2^62, or 2^(w-1) where size_t has w < 64 bits (i686: 2^31), formed
+   without a shift wider than size_t. */
+#define REPDL_UNITS_MAX                                                      \
+    ((((size_t)-1) >> 1) >= ((uint64_t)1 << 62) ? (size_t)((uint64_t)1 << 62) \
+                                                 : (((size_t)-1) >> 1) + 1)
 
 /* One node of a cut: units [begin, begin + count), level ceil(log2 count)
    (the node covers 2^level units of the tree, the last ones possibly past

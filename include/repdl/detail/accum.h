@@ -594,7 +594,7 @@ REPDL_FN size_t repdl__mb_end(size_t n, size_t i0)
 
 /* Heap scratch of the batch order (the vector tree below, conv2d.h's
    workspaces): malloc, unless a translation unit defines REPDL__ALLOC
-   before its first repdl include (tests/nn/test_oom.c fails chosen
+   before its first repdl include (tests/reduce/test_batch_oom.c fails chosen
    allocations so).  Released with free.
 
    The out-of-memory rule of the batch order (docs/canonical-order.md,
