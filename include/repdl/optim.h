@@ -108,6 +108,7 @@ REPDL_API repdl_status repdl_sgd_step_f32(size_t n, const repdl_sgd_config *c, u
     uint32_t keep;
     size_t i;
     if (n == 0) return REPDL_OK;
+    if (!c || !g || !w) return REPDL_ERR_INVALID;
     k = repdl__sgd_prepare(c, momentum_buf != NULL, step);
     keep = repdl__opaque_ones();
     if (k.use_mom) {
@@ -122,6 +123,7 @@ REPDL_API repdl_status repdl_sgd_step_f32(size_t n, const repdl_sgd_config *c, u
 
 REPDL_API void repdl_adam_state_init(repdl_adam_state *s)
 {
+    if (!s) return;
     s->t = 0;
     s->beta1_pow = 1.0f;
     s->beta2_pow = 1.0f;
@@ -130,6 +132,7 @@ REPDL_API void repdl_adam_state_init(repdl_adam_state *s)
 REPDL_API repdl_status repdl_adam_begin_step(repdl_adam_state *s, const repdl_adam_config *c)
 {
     REPDL__FPENV_CHECK();
+    if (!s || !c) return REPDL_ERR_INVALID;
     s->t += 1u;
     s->beta1_pow = repdl__fmul(s->beta1_pow, c->beta1);
     s->beta2_pow = repdl__fmul(s->beta2_pow, c->beta2);
@@ -219,7 +222,9 @@ REPDL_API repdl_status repdl_adam_step_f32(size_t n, const repdl_adam_config *c,
     repdl__adam_k k;
     uint32_t keep;
     size_t i, len;
-    if (n == 0 || s->t == 0) return REPDL_OK;
+    if (n == 0) return REPDL_OK;
+    if (!c || !s || !g || !w || !m || !v) return REPDL_ERR_INVALID;
+    if (s->t == 0) return REPDL_OK;
     k = repdl__adam_prepare(c, s);
     keep = repdl__opaque_ones();
     if (REPDL__FSQRT_VEC) { /* sqrt vectorizes in place: one pass is faster */

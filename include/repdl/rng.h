@@ -217,6 +217,7 @@ REPDL_API repdl_status repdl_rng_uniform_fill_range_f32(size_t n, uint64_t seed,
     uint32_t w[REPDL__RNG_CHUNK];
     float v[REPDL__RNG_CHUNK];
     size_t j0, j;
+    if (n > 0 && !out) return REPDL_ERR_INVALID;
     for (j0 = 0; j0 < n; j0 += REPDL__RNG_CHUNK) {
         size_t m = n - j0 < REPDL__RNG_CHUNK ? n - j0 : REPDL__RNG_CHUNK;
         repdl__rng_u32_run(seed, offset, first + j0, m, w);
@@ -229,9 +230,7 @@ REPDL_API repdl_status repdl_rng_uniform_fill_range_f32(size_t n, uint64_t seed,
 REPDL_API repdl_status repdl_rng_uniform_fill_f32(size_t n, uint64_t seed, uint64_t offset, float lo,
                                          float hi, float *out)
 {
-    REPDL__FPENV_CHECK();
-    repdl_rng_uniform_fill_range_f32(n, seed, offset, 0u, lo, hi, out);
-    return REPDL_OK;
+    return repdl_rng_uniform_fill_range_f32(n, seed, offset, 0u, lo, hi, out);
 }
 
 /* out[j] = mean + std * normal(seed, offset, first + j), j < n. */
@@ -241,6 +240,7 @@ REPDL_API repdl_status repdl_rng_normal_fill_range_f32(size_t n, uint64_t seed, 
     REPDL__FPENV_CHECK();
     float v[REPDL__RNG_CHUNK];
     size_t j0, j;
+    if (n > 0 && !out) return REPDL_ERR_INVALID;
     for (j0 = 0; j0 < n; j0 += REPDL__RNG_CHUNK) {
         size_t m = n - j0 < REPDL__RNG_CHUNK ? n - j0 : REPDL__RNG_CHUNK;
         for (j = 0; j < m; j++) v[j] = repdl_rng_normal_f32(seed, offset, first + j0 + j);
@@ -252,9 +252,7 @@ REPDL_API repdl_status repdl_rng_normal_fill_range_f32(size_t n, uint64_t seed, 
 REPDL_API repdl_status repdl_rng_normal_fill_f32(size_t n, uint64_t seed, uint64_t offset, float mean,
                                         float std, float *out)
 {
-    REPDL__FPENV_CHECK();
-    repdl_rng_normal_fill_range_f32(n, seed, offset, 0u, mean, std, out);
-    return REPDL_OK;
+    return repdl_rng_normal_fill_range_f32(n, seed, offset, 0u, mean, std, out);
 }
 
 /* PyTorch's default bound of Linear and Conv2d weights and biases,
@@ -294,12 +292,15 @@ REPDL_FN uint32_t repdl__rng_bounded(uint64_t seed, uint64_t offset, uint64_t *c
 /* perm[0..n) = a uniformly random permutation of 0 .. n-1 (Fisher-Yates,
    Durstenfeld's form): perm[k] = k; then for k = n-1 down to 1:
    j = bounded(k + 1) (draws 0, 1, 2, ... of the permutation stream, in
-   that order), swap perm[k] and perm[j].  n == 0: nothing (perm may be
-   NULL).  n > 2^32 (values would not fit uint32): nothing is written. */
-REPDL_API void repdl_rng_permutation(size_t n, uint64_t seed, uint64_t offset, uint32_t *perm)
+   that order), swap perm[k] and perm[j].  n == 0: REPDL_OK, nothing
+   (perm may be NULL).  n > 2^32 (values would not fit uint32):
+   REPDL_ERR_INVALID, nothing written; so is perm == NULL with n > 0.
+   Integer arithmetic only: no floating-point environment check. */
+REPDL_API repdl_status repdl_rng_permutation(size_t n, uint64_t seed, uint64_t offset, uint32_t *perm)
 {
     uint64_t c = 0, k;
-    if (n == 0 || (uint64_t)n > ((uint64_t)1 << 32)) return;
+    if (n == 0) return REPDL_OK;
+    if ((uint64_t)n > ((uint64_t)1 << 32) || !perm) return REPDL_ERR_INVALID;
     for (k = 0; k < (uint64_t)n; k++) perm[k] = (uint32_t)k;
     for (k = (uint64_t)n - 1; k >= 1; k--) {
         uint32_t j = repdl__rng_bounded(seed, offset, &c, k + 1);
@@ -307,6 +308,7 @@ REPDL_API void repdl_rng_permutation(size_t n, uint64_t seed, uint64_t offset, u
         perm[k] = perm[j];
         perm[j] = tmp;
     }
+    return REPDL_OK;
 }
 
 REPDL_END_CODE

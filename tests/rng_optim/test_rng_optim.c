@@ -531,6 +531,64 @@ static void test_adam(void)
     free(w); free(g); free(m); free(v); free(wr); free(mr); free(vr); free(w2); free(m2); free(v2);
 }
 
+/* ============================================================== bad input */
+
+/* NULL arrays with a nonzero extent, a NULL config or state, a
+   permutation longer than uint32 can index: REPDL_ERR_INVALID with
+   nothing written (the canary words keep their bits); n = 0 with NULL:
+   REPDL_OK. */
+static void test_bad_input(void)
+{
+    static const repdl_sgd_config sc = {0.1f, 0.9f, 0.0f, 0.0f, 0};
+    static const repdl_adam_config ac = {1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 0};
+    const uint32_t canary = 0xa5a5a5a5u;
+    float w[4], g[4] = {1.0f, 2.0f, 3.0f, 4.0f}, m[4], v[4];
+    uint32_t perm[4];
+    repdl_adam_state s;
+    size_t i;
+    for (i = 0; i < 4; i++) {
+        memcpy(&w[i], &canary, 4); memcpy(&m[i], &canary, 4); memcpy(&v[i], &canary, 4);
+        perm[i] = canary;
+    }
+    CHECK(repdl_rng_uniform_fill_f32(3, 1, 2, 0.0f, 1.0f, NULL) == REPDL_ERR_INVALID, "uniform NULL");
+    CHECK(repdl_rng_normal_fill_f32(3, 1, 2, 0.0f, 1.0f, NULL) == REPDL_ERR_INVALID, "normal NULL");
+    CHECK(repdl_rng_uniform_fill_range_f32(3, 1, 2, 5, 0.0f, 1.0f, NULL) == REPDL_ERR_INVALID,
+          "uniform range NULL");
+    CHECK(repdl_rng_normal_fill_range_f32(3, 1, 2, 5, 0.0f, 1.0f, NULL) == REPDL_ERR_INVALID,
+          "normal range NULL");
+    CHECK(repdl_rng_uniform_fill_f32(0, 1, 2, 0.0f, 1.0f, NULL) == REPDL_OK, "uniform n 0");
+    CHECK(repdl_rng_normal_fill_f32(0, 1, 2, 0.0f, 1.0f, NULL) == REPDL_OK, "normal n 0");
+    CHECK(repdl_rng_permutation(0, 1, 2, NULL) == REPDL_OK, "permutation n 0");
+    CHECK(repdl_rng_permutation(3, 1, 2, NULL) == REPDL_ERR_INVALID, "permutation NULL");
+    if ((size_t)-1 > 0xffffffffu) {
+        size_t big = (size_t)((((uint64_t)1) << 32) + 1u);
+        CHECK(repdl_rng_permutation(big, 1, 2, perm) == REPDL_ERR_INVALID, "permutation n > 2^32");
+    }
+    CHECK(repdl_rng_permutation(4, 1, 2, perm) == REPDL_OK, "permutation n 4");
+    for (i = 0; i < 4; i++) perm[i] = canary;
+    CHECK(repdl_sgd_step_f32(4, NULL, 1, g, w, NULL) == REPDL_ERR_INVALID, "sgd NULL config");
+    CHECK(repdl_sgd_step_f32(4, &sc, 1, NULL, w, NULL) == REPDL_ERR_INVALID, "sgd NULL g");
+    CHECK(repdl_sgd_step_f32(4, &sc, 1, g, NULL, NULL) == REPDL_ERR_INVALID, "sgd NULL w");
+    repdl_adam_state_init(NULL);
+    repdl_adam_state_init(&s);
+    CHECK(repdl_adam_begin_step(NULL, &ac) == REPDL_ERR_INVALID, "adam begin NULL state");
+    CHECK(repdl_adam_begin_step(&s, NULL) == REPDL_ERR_INVALID && s.t == 0, "adam begin NULL config");
+    CHECK(repdl_adam_begin_step(&s, &ac) == REPDL_OK && s.t == 1, "adam begin");
+    CHECK(repdl_adam_step_f32(4, NULL, &s, g, w, m, v) == REPDL_ERR_INVALID, "adam NULL config");
+    CHECK(repdl_adam_step_f32(4, &ac, NULL, g, w, m, v) == REPDL_ERR_INVALID, "adam NULL state");
+    CHECK(repdl_adam_step_f32(4, &ac, &s, NULL, w, m, v) == REPDL_ERR_INVALID, "adam NULL g");
+    CHECK(repdl_adam_step_f32(4, &ac, &s, g, NULL, m, v) == REPDL_ERR_INVALID, "adam NULL w");
+    CHECK(repdl_adam_step_f32(4, &ac, &s, g, w, NULL, v) == REPDL_ERR_INVALID, "adam NULL m");
+    CHECK(repdl_adam_step_f32(4, &ac, &s, g, w, m, NULL) == REPDL_ERR_INVALID, "adam NULL v");
+    CHECK(repdl_adam_step_f32(0, &ac, NULL, NULL, NULL, NULL, NULL) == REPDL_OK, "adam n 0");
+    for (i = 0; i < 4; i++) {
+        uint32_t a, b, c;
+        memcpy(&a, &w[i], 4); memcpy(&b, &m[i], 4); memcpy(&c, &v[i], 4);
+        CHECK(a == canary && b == canary && c == canary && perm[i] == canary,
+              "refused calls wrote nothing (%zu)", i);
+    }
+}
+
 /* ============================================================== stats */
 
 /* Tolerance checks (not bit checks): the moments of 2^20 samples and the
@@ -595,6 +653,7 @@ int main(int argc, char **argv)
 #endif
         test_fills();
         test_permutation();
+        test_bad_input();
     }
     if (all || !strcmp(what, "elementwise")) {
         test_elementwise();
