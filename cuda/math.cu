@@ -7,22 +7,11 @@
    __host__ __device__ under nvcc): no copy, no device variant.  Their
    results are correctly rounded, so the device's bits are the host's.
 
-   Adding a function: one line X(name) in REPDL_CUDA_MAP_FUNCTIONS
-   (repdl/cuda.h), its prototype there, and its header included below. */
-#include <repdl/erf.h>
-#include <repdl/exp.h>
-#include <repdl/half_math.h>
-#include <repdl/log.h>
-#include <repdl/sqrt.h>
-#include <repdl/tanh.h>
-#include <repdl/exp2.h>
-#include <repdl/log2.h>
-#include <repdl/expm1.h>
-#include <repdl/log1p.h>
-#include <repdl/rsqrt.h>
-#include <repdl/sin.h>
-#include <repdl/cos.h>
-#include <repdl/activation.h>
+   The functions are include/repdl/op_table.h's rows (REPDL_CUDA_MAP_FUNCTIONS
+   and REPDL_CUDA_MAP_FUNCTIONS_16 of repdl/cuda.h select them); repdl.h
+   includes every function's header, so a row added there is a launcher
+   here with no edit of this file. */
+#include <repdl/repdl.h>
 
 #include "common.cuh"
 

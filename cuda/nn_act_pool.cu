@@ -14,9 +14,7 @@
    no atomics and no dependence on scheduling).  Every float operation is
    a config.h primitive: the PTX is the same under --fmad=true and
    --fmad=false (tests/cuda/check_ptx.sh). */
-#include <repdl/activation.h>
-#include <repdl/backward.h>
-#include <repdl/pool.h>
+#include <repdl/repdl.h> /* every function of op_table.h, backward.h, pool.h */
 
 #include "common.cuh"
 

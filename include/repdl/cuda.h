@@ -38,6 +38,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "op_table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,7 +73,26 @@ int repdl_cuda_check_device(void);
    The correctly rounded functions of include/repdl/, NaN results
    canonical (0x7fc00000) as on the host.  In place (y == x) is allowed;
    any other overlap of x[0..n) and y[0..n) is REPDL_ERR_INVALID.
-   n == 0 launches nothing and returns REPDL_OK (NULL allowed). */
+   n == 0 launches nothing and returns REPDL_OK (NULL allowed).
+   The functions are the rows of include/repdl/op_table.h (the prototypes
+   below are written from it by tests/config/check_op_table.py --write,
+   and the quick test 'op table' fails when they differ); for each:
+     int repdl_cuda_<name>_array_f32(size_t n, const float *x, float *y,
+                                     void *stream);
+   and for each row with half == HALF, the same maps over bfloat16 and
+   float16 bit patterns (half_math.h and the functions' headers,
+   docs/functions/half.md), y[i] = repdl_<name>_bf16(x[i]) (_f16),
+   correctly rounded to the 16-bit format, NaN results the format's
+   canonical NaN (bf16 0x7fc0, f16 0x7e00), the same rules:
+     int repdl_cuda_<name>_array_bf16(size_t n, const uint16_t *x,
+                                      uint16_t *y, void *stream);
+     int repdl_cuda_<name>_array_f16(size_t n, const uint16_t *x,
+                                     uint16_t *y, void *stream);
+   The launchers of op_table.h's cuda == MAP rows are cuda/math.cu's
+   (float4 loads where aligned), those of the ACT rows (relu and the
+   activations) cuda/nn_act_pool.cu's, next to their backward launchers
+   (below, "Backward passes"); every 16-bit launcher is math.cu's. */
+/* op_table.h maps: begin (tests/config/check_op_table.py --write) */
 int repdl_cuda_exp_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_log_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_tanh_array_f32(size_t n, const float *x, float *y, void *stream);
@@ -85,33 +105,12 @@ int repdl_cuda_erf_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_rsqrt_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_sin_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_cos_array_f32(size_t n, const float *x, float *y, void *stream);
-
-/* The list of map functions, for code that wants to iterate over them:
-   X(name) for each repdl_name above.  Adding a function to repdl's CUDA
-   maps is one line here (the launcher is generated from this list in
-   cuda/math.cu; its prototype is the line above, to keep this header
-   readable). */
-#define REPDL_CUDA_MAP_FUNCTIONS(X) \
-    X(exp)                          \
-    X(log)                          \
-    X(tanh)                         \
-    X(sqrt)                         \
-    X(exp2)                         \
-    X(log2)                         \
-    X(expm1)                        \
-    X(log1p)                        \
-    X(erf)                          \
-    X(rsqrt)                        \
-    X(sin)                          \
-    X(cos)
-
-/* The same maps over bfloat16 and float16 bit patterns (include/repdl/
-   half_math.h and the functions' headers, docs/functions/half.md):
-   y[i] = repdl_exp_bf16(x[i]), ..., silu, softplus, gelu and gelu_tanh
-   of activation.h included,
-   correctly rounded to the 16-bit format, NaN results the format's
-   canonical NaN (bf16 0x7fc0, f16 0x7e00).  The same rules: in place
-   allowed, other overlaps REPDL_ERR_INVALID, n == 0 launches nothing. */
+int repdl_cuda_relu_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_sigmoid_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_silu_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_gelu_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_gelu_tanh_array_f32(size_t n, const float *x, float *y, void *stream);
+int repdl_cuda_softplus_array_f32(size_t n, const float *x, float *y, void *stream);
 int repdl_cuda_exp_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_exp_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_log_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
@@ -120,8 +119,6 @@ int repdl_cuda_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *s
 int repdl_cuda_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_sqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_sqrt_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
-int repdl_cuda_sigmoid_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
-int repdl_cuda_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_exp2_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_exp2_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_log2_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
@@ -130,43 +127,34 @@ int repdl_cuda_expm1_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *
 int repdl_cuda_expm1_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_log1p_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_log1p_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_erf_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_erf_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_rsqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_rsqrt_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_sin_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_sin_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_cos_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_cos_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
-int repdl_cuda_erf_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
-int repdl_cuda_erf_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sigmoid_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_silu_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_silu_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
-int repdl_cuda_softplus_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
-int repdl_cuda_softplus_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_gelu_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_gelu_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_gelu_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
 int repdl_cuda_gelu_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_softplus_array_bf16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+int repdl_cuda_softplus_array_f16(size_t n, const uint16_t *x, uint16_t *y, void *stream);
+/* op_table.h maps: end */
 
-/* X(name) for each 16-bit map above (both formats; generated in
-   cuda/math.cu). */
-#define REPDL_CUDA_MAP_FUNCTIONS_16(X) \
-    X(exp)                             \
-    X(log)                             \
-    X(tanh)                            \
-    X(sqrt)                            \
-    X(sigmoid)                         \
-    X(exp2)                            \
-    X(log2)                            \
-    X(expm1)                           \
-    X(log1p)                           \
-    X(rsqrt)                           \
-    X(sin)                             \
-    X(cos)                             \
-    X(erf)                             \
-    X(silu)                            \
-    X(softplus)                        \
-    X(gelu)                            \
-    X(gelu_tanh)
+/* Selections of op_table.h under the names cuda/ uses, X(name) each:
+   the f32 maps of cuda/math.cu, the 16-bit maps (both formats), the f32
+   maps and backward passes of cuda/nn_act_pool.cu, and the backward
+   passes whose forward is a math.cu map. */
+#define REPDL_CUDA_MAP_FUNCTIONS(X) REPDL_ELEMENTWISE_MAP(X)
+#define REPDL_CUDA_MAP_FUNCTIONS_16(X) REPDL_ELEMENTWISE_HALF(X)
+#define REPDL_CUDA_ACTIVATIONS(X) REPDL_ELEMENTWISE_ACT(X)
+#define REPDL_CUDA_MATH_BACKWARD(X) REPDL_ELEMENTWISE_MAP_BACKWARD(X)
 
 /* ---- Canonical reductions (docs/canonical-order.md) ----
    *out = repdl_sum_f32(n, x) / repdl_dot_f32(n, x, y), bit for bit, written
@@ -419,21 +407,8 @@ int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const floa
    REPDL_ERR_OVERFLOW.  argmax is size_t, REPDL_NO_INDEX for a window
    with no in-bounds tap, as on the host. */
 #include <stdint.h>
-#define REPDL_CUDA_ACTIVATIONS(X) X(relu) X(sigmoid) X(silu) X(gelu) X(gelu_tanh) X(softplus)
-int repdl_cuda_relu_array_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_relu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
-int repdl_cuda_sigmoid_array_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_sigmoid_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
-int repdl_cuda_silu_array_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_silu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
-int repdl_cuda_gelu_array_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_gelu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
-int repdl_cuda_gelu_tanh_array_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_gelu_tanh_backward_array_f32(size_t n, const float *x, const float *dy, float *dx,
-                                      void *stream);
-int repdl_cuda_softplus_array_f32(size_t n, const float *x, float *y, void *stream);
-int repdl_cuda_softplus_backward_array_f32(size_t n, const float *x, const float *dy, float *dx,
-                                     void *stream);
+/* (the activations' launchers: "Backward passes" below and the
+   elementwise maps above) */
 struct repdl_pool2d_shape;
 int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape *s, const float *x, float *y,
                                       size_t *argmax, void *stream);
@@ -445,27 +420,37 @@ int repdl_cuda_avg_pool2d_backward_f32(const struct repdl_pool2d_shape *s, int c
                                        const float *dy, float *dx, void *stream);
 /* (end activations/pooling) */
 
-/* ---- Backward passes of exp, log, tanh, sqrt and the row reductions
-   (cuda/nn_act_pool.cu, cuda/reduce.cu) ----
+/* ---- Backward passes of the elementwise functions (op_table.h) and of
+   the row reductions (cuda/nn_act_pool.cu, cuda/reduce.cu) ----
    The functions of include/repdl/backward.h on device pointers, bit for
    bit the host's results, for any grid.  Elementwise:
-   dx[i] = repdl_F_backward_f32(in[i], dy[i]), in = y (exp, tanh, sqrt)
-   or x (log); in place (dx == in, dx == dy) allowed, any other overlap
+   dx[i] = repdl_F_backward_f32(in[i], dy[i]), in = y (op_table.h's BY
+   rows: exp, tanh, sqrt) or x (BX: log, relu, the activations); in place (dx == in, dx == dy) allowed, any other overlap
    REPDL_ERR_INVALID; n == 0 launches nothing (NULL allowed).
    Rows: x and dx dense [rows x n], y and dy [rows] (backward.h); rows == 0
    or n == 0 launches nothing; a NULL pointer that is read or written:
    REPDL_ERR_INVALID; rows * n floats overflowing size_t bytes:
    REPDL_ERR_OVERFLOW.  var takes a rows-float workspace (the row means)
    with cudaMallocAsync on `stream`, released in stream order. */
-#define REPDL_CUDA_MATH_BACKWARD(X) X(exp) X(log) X(tanh) X(sqrt)
-int repdl_cuda_exp_backward_array_f32(size_t n, const float *y, const float *dy, float *dx,
-                                      void *stream);
-int repdl_cuda_log_backward_array_f32(size_t n, const float *x, const float *dy, float *dx,
-                                      void *stream);
-int repdl_cuda_tanh_backward_array_f32(size_t n, const float *y, const float *dy, float *dx,
-                                       void *stream);
-int repdl_cuda_sqrt_backward_array_f32(size_t n, const float *y, const float *dy, float *dx,
-                                       void *stream);
+/* For each row of op_table.h with a backward pass (BX: in = x, BY: in = y;
+   written from it as the maps above):
+     int repdl_cuda_<name>_backward_array_f32(size_t n, const float *in,
+                                              const float *dy, float *dx,
+                                              void *stream);
+   dx[i] = repdl_<name>_backward_f32(in[i], dy[i]) (backward.h,
+   activation.h); in place (dx == in, dx == dy) allowed. */
+/* op_table.h backward: begin (tests/config/check_op_table.py --write) */
+int repdl_cuda_exp_backward_array_f32(size_t n, const float *y, const float *dy, float *dx, void *stream);
+int repdl_cuda_log_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_tanh_backward_array_f32(size_t n, const float *y, const float *dy, float *dx, void *stream);
+int repdl_cuda_sqrt_backward_array_f32(size_t n, const float *y, const float *dy, float *dx, void *stream);
+int repdl_cuda_relu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_sigmoid_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_silu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_gelu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_gelu_tanh_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+int repdl_cuda_softplus_backward_array_f32(size_t n, const float *x, const float *dy, float *dx, void *stream);
+/* op_table.h backward: end */
 int repdl_cuda_sum_rows_backward_f32(size_t rows, size_t n, const float *dy, float *dx,
                                      void *stream);
 int repdl_cuda_mean_rows_backward_f32(size_t rows, size_t n, const float *dy, float *dx,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <repdl/repdl.h>
+#include <repdl/op_table.h>
 
 static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
@@ -91,10 +92,19 @@ int main(void)
         fails += repdl_layer_norm_forward_f32(0, 3, 1e-5f, NULL, NULL, NULL, NULL, dg, db) != REPDL_OK;
         fails += bits(dg[0]) != 0x7f7f7f7fu;
     }
-    repdl_exp_array_f32(0, NULL, NULL);
-    repdl_sigmoid_array_f32(0, NULL, NULL);
-    repdl_gelu_tanh_array_f32(0, NULL, NULL);
-    repdl_silu_array_f32(0, NULL, NULL);
+    /* every elementwise function of op_table.h, each of its array forms */
+#define EMPTY(name) fails += repdl_##name##_array_f32(0, NULL, NULL) != REPDL_OK;
+#define EMPTY_16(name)                                                  \
+    fails += repdl_##name##_array_bf16(0, NULL, NULL) != REPDL_OK;      \
+    fails += repdl_##name##_array_f16(0, NULL, NULL) != REPDL_OK;
+#define EMPTY_BWD(name, reads_y) \
+    fails += repdl_##name##_backward_array_f32(0, NULL, NULL, NULL) != REPDL_OK;
+    REPDL_ELEMENTWISE_OPS(EMPTY)
+    REPDL_ELEMENTWISE_HALF(EMPTY_16)
+    REPDL_ELEMENTWISE_BACKWARD(EMPTY_BWD)
+#undef EMPTY
+#undef EMPTY_16
+#undef EMPTY_BWD
     repdl_add_f32(0, NULL, NULL, NULL);
     repdl_rng_uniform_fill_f32(0, 1, 0, 0.0f, 1.0f, NULL);
     printf("%s: empty extents with NULL, %d failed\n", fails ? "FAIL" : "ok", fails);

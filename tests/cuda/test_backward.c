@@ -220,10 +220,12 @@ int main(void)
     size_t k;
     gpu_require("test_cuda_backward");
     for (k = 0; k < sizeof ns / sizeof ns[0]; k++) {
-        elementwise("exp_backward", repdl_cuda_exp_backward_array_f32, repdl_exp_backward_array_f32, ns[k]);
-        elementwise("log_backward", repdl_cuda_log_backward_array_f32, repdl_log_backward_array_f32, ns[k]);
-        elementwise("tanh_backward", repdl_cuda_tanh_backward_array_f32, repdl_tanh_backward_array_f32, ns[k]);
-        elementwise("sqrt_backward", repdl_cuda_sqrt_backward_array_f32, repdl_sqrt_backward_array_f32, ns[k]);
+        /* op_table.h's backward passes of the math.cu maps (exp, log, tanh,
+           sqrt); the activations' are test_nn_act_pool.c's */
+#define BWD(F) elementwise(#F "_backward", repdl_cuda_##F##_backward_array_f32, \
+                           repdl_##F##_backward_array_f32, ns[k]);
+        REPDL_CUDA_MATH_BACKWARD(BWD)
+#undef BWD
         div_count(ns[k]);
     }
     for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) rows_case(shapes[k][0], shapes[k][1]);

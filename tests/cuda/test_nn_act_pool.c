@@ -54,8 +54,9 @@ typedef repdl_status (*host_fwd)(size_t, const float *, float *);
 typedef repdl_status (*host_bwd)(size_t, const float *, const float *, float *);
 struct act { const char *name; gpu_fwd gf; gpu_bwd gb; host_fwd hf; host_bwd hb; };
 
-#define ACT(F) {#F, repdl_cuda_##F##_array_f32, repdl_cuda_##F##_backward_array_f32, repdl_##F##_array_f32, repdl_##F##_backward_array_f32}
-static const struct act acts[] = {ACT(relu), ACT(sigmoid), ACT(silu), ACT(gelu), ACT(gelu_tanh), ACT(softplus)};
+/* op_table.h's rows with cuda == ACT (relu and the activations). */
+#define ACT(F) {#F, repdl_cuda_##F##_array_f32, repdl_cuda_##F##_backward_array_f32, repdl_##F##_array_f32, repdl_##F##_backward_array_f32},
+static const struct act acts[] = {REPDL_CUDA_ACTIVATIONS(ACT)};
 #undef ACT
 
 static void act_run(const struct act *a, const float *x, const float *dy, size_t n, size_t off)

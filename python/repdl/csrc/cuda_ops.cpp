@@ -34,6 +34,7 @@
 
 #include "cuda_glue.h"
 #include "shapes.h"
+#include "unary.h"
 
 static_assert(sizeof(size_t) == sizeof(int64_t), "argmax maps and targets are int64 tensors read as size_t");
 
@@ -134,60 +135,37 @@ float *ptr(Tensor &t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
 
 // ---- Elementwise ----
 
+using unary_fn = int (*)(size_t, const float *, float *, void *);
+using unary_bwd_fn = int (*)(size_t, const float *, const float *, float *, void *);
+using unary_row = repdl_py_unary_row<unary_fn, unary_bwd_fn>;
+
+// unary.h's rows: the launchers repdl_cuda_<op>_array_f32 and
+// repdl_cuda_<op>_backward_array_f32 of each function of op_table.h with a
+// backward pass.
+const unary_row kUnary[] = {REPDL_ELEMENTWISE_BACKWARD(REPDL_PY_UNARY_CUDA)};
+
 Tensor unary(const std::string &op, const Tensor &x)
 {
     OnDevice d(x);
     const float *px = d.in(x, "input");
+    const unary_row &u = repdl_py_unary_find(kUnary, op);
     Tensor y = d.empty(x.sizes());
-    float *py = y.data_ptr<float>();
-    size_t n = usz(x.numel());
-    void *s = d.stream();
-    if (op == "exp") ok(repdl_cuda_exp_array_f32(n, px, py, s), "repdl_cuda_exp_array_f32");
-    else if (op == "log") ok(repdl_cuda_log_array_f32(n, px, py, s), "repdl_cuda_log_array_f32");
-    else if (op == "tanh") ok(repdl_cuda_tanh_array_f32(n, px, py, s), "repdl_cuda_tanh_array_f32");
-    else if (op == "sqrt") ok(repdl_cuda_sqrt_array_f32(n, px, py, s), "repdl_cuda_sqrt_array_f32");
-    else if (op == "sigmoid") ok(repdl_cuda_sigmoid_array_f32(n, px, py, s), "repdl_cuda_sigmoid_array_f32");
-    else if (op == "relu") ok(repdl_cuda_relu_array_f32(n, px, py, s), "repdl_cuda_relu_array_f32");
-    else if (op == "gelu") ok(repdl_cuda_gelu_array_f32(n, px, py, s), "repdl_cuda_gelu_array_f32");
-    else if (op == "gelu_tanh") ok(repdl_cuda_gelu_tanh_array_f32(n, px, py, s), "repdl_cuda_gelu_tanh_array_f32");
-    else if (op == "silu") ok(repdl_cuda_silu_array_f32(n, px, py, s), "repdl_cuda_silu_array_f32");
-    else if (op == "softplus") ok(repdl_cuda_softplus_array_f32(n, px, py, s), "repdl_cuda_softplus_array_f32");
-    else TORCH_CHECK(false, "repdl: unknown unary op ", op);
+    ok(u.fwd(usz(x.numel()), px, y.data_ptr<float>(), d.stream()),
+       ("repdl_cuda_" + op + "_array_f32").c_str());
     return y;
 }
 
 // The library's backward launchers: repdl_cuda_<op>_backward_array_f32(n,
-// in, dy, dx), in = y for exp, tanh and sqrt (backward.h), x for the others.
+// in, dy, dx), in = y or x as op_table.h says (BY, BX).
 Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, const Tensor &dy)
 {
     OnDevice d(x);
     const float *px = d.in(x, "input"), *py = d.in(y, "output"), *pg = d.in(dy, "grad_output");
     TORCH_CHECK(x.numel() == y.numel() && x.numel() == dy.numel(), "repdl: backward shapes differ");
+    const unary_row &u = repdl_py_unary_find(kUnary, op);
     Tensor dx = d.empty(x.sizes());
-    float *pd = dx.data_ptr<float>();
-    size_t n = usz(x.numel());
-    void *s = d.stream();
-    if (op == "exp")
-        ok(repdl_cuda_exp_backward_array_f32(n, py, pg, pd, s), "repdl_cuda_exp_backward_array_f32");
-    else if (op == "log")
-        ok(repdl_cuda_log_backward_array_f32(n, px, pg, pd, s), "repdl_cuda_log_backward_array_f32");
-    else if (op == "tanh")
-        ok(repdl_cuda_tanh_backward_array_f32(n, py, pg, pd, s), "repdl_cuda_tanh_backward_array_f32");
-    else if (op == "sqrt")
-        ok(repdl_cuda_sqrt_backward_array_f32(n, py, pg, pd, s), "repdl_cuda_sqrt_backward_array_f32");
-    else if (op == "sigmoid")
-        ok(repdl_cuda_sigmoid_backward_array_f32(n, px, pg, pd, s), "repdl_cuda_sigmoid_backward_array_f32");
-    else if (op == "relu")
-        ok(repdl_cuda_relu_backward_array_f32(n, px, pg, pd, s), "repdl_cuda_relu_backward_array_f32");
-    else if (op == "gelu")
-        ok(repdl_cuda_gelu_backward_array_f32(n, px, pg, pd, s), "repdl_cuda_gelu_backward_array_f32");
-    else if (op == "gelu_tanh")
-        ok(repdl_cuda_gelu_tanh_backward_array_f32(n, px, pg, pd, s), "repdl_cuda_gelu_tanh_backward_array_f32");
-    else if (op == "silu")
-        ok(repdl_cuda_silu_backward_array_f32(n, px, pg, pd, s), "repdl_cuda_silu_backward_array_f32");
-    else if (op == "softplus")
-        ok(repdl_cuda_softplus_backward_array_f32(n, px, pg, pd, s), "repdl_cuda_softplus_backward_array_f32");
-    else TORCH_CHECK(false, "repdl: unknown unary op ", op);
+    ok(u.bwd(usz(x.numel()), u.reads_y ? py : px, pg, dx.data_ptr<float>(), d.stream()),
+       ("repdl_cuda_" + op + "_backward_array_f32").c_str());
     return dx;
 }
 

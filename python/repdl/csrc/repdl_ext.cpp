@@ -23,6 +23,7 @@
 #include <repdl/reduce_units.h>
 
 #include "shapes.h"
+#include "unary.h"
 
 static_assert(sizeof(size_t) == sizeof(int64_t), "argmax maps and targets are stored as int64");
 
@@ -90,32 +91,22 @@ void elementwise(int64_t n, F &&f)
 
 using unary_fn = repdl_status (*)(size_t, const float *, float *);
 using unary_bwd_fn = repdl_status (*)(size_t, const float *, const float *, float *);
+using unary_row = repdl_py_unary_row<unary_fn, unary_bwd_fn>;
 
-unary_fn unary_lookup(const std::string &op)
-{
-    if (op == "exp") return repdl_exp_array_f32;
-    if (op == "log") return repdl_log_array_f32;
-    if (op == "tanh") return repdl_tanh_array_f32;
-    if (op == "sqrt") return repdl_sqrt_array_f32;
-    if (op == "sigmoid") return repdl_sigmoid_array_f32;
-    if (op == "relu") return repdl_relu_array_f32;
-    if (op == "gelu") return repdl_gelu_array_f32;
-    if (op == "gelu_tanh") return repdl_gelu_tanh_array_f32;
-    if (op == "silu") return repdl_silu_array_f32;
-    if (op == "softplus") return repdl_softplus_array_f32;
-    TORCH_CHECK(false, "repdl: unknown unary op ", op);
-    return nullptr;
-}
+// unary.h's rows: the host's repdl_<op>_array_f32 and
+// repdl_<op>_backward_array_f32 of each function of op_table.h with a
+// backward pass.
+const unary_row kUnary[] = {REPDL_ELEMENTWISE_BACKWARD(REPDL_PY_UNARY_HOST)};
 
 Tensor unary(const std::string &op, const Tensor &x)
 {
     const float *px = cp(x, "input");
-    unary_fn f = unary_lookup(op);
+    const unary_row &u = repdl_py_unary_find(kUnary, op);
     Tensor y = empty_like_f32(x);
     float *py = y.data_ptr<float>();
     std::atomic<int> st(REPDL_OK);
     elementwise(x.numel(), [&](size_t b, size_t m) {
-        repdl_status r = f(m, px + b, py + b);
+        repdl_status r = u.fwd(m, px + b, py + b);
         if (r != REPDL_OK) st = r;
     });
     ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + "_array_f32").c_str());
@@ -124,30 +115,19 @@ Tensor unary(const std::string &op, const Tensor &x)
 
 // Backward of a unary op.  x is the input, y the forward output, dy the
 // incoming gradient (all of one shape): the library's
-// repdl_<op>_backward_array_f32(n, in, dy, dx), in = y for exp, tanh and
-// sqrt (backward.h), x for the others.
+// repdl_<op>_backward_array_f32(n, in, dy, dx), in = y or x as op_table.h
+// says (BY, BX).
 Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, const Tensor &dy)
 {
     const float *px = cp(x, "input"), *py = cp(y, "output"), *pg = cp(dy, "grad_output");
     TORCH_CHECK(x.numel() == y.numel() && x.numel() == dy.numel(), "repdl: backward shapes differ");
+    const unary_row &u = repdl_py_unary_find(kUnary, op);
     Tensor dx = empty_like_f32(x);
     float *pd = dx.data_ptr<float>();
-    unary_bwd_fn f = nullptr;
-    const float *pin = px;
-    if (op == "exp") { f = repdl_exp_backward_array_f32; pin = py; }
-    else if (op == "log") f = repdl_log_backward_array_f32;
-    else if (op == "tanh") { f = repdl_tanh_backward_array_f32; pin = py; }
-    else if (op == "sqrt") { f = repdl_sqrt_backward_array_f32; pin = py; }
-    else if (op == "sigmoid") f = repdl_sigmoid_backward_array_f32;
-    else if (op == "relu") f = repdl_relu_backward_array_f32;
-    else if (op == "gelu") f = repdl_gelu_backward_array_f32;
-    else if (op == "gelu_tanh") f = repdl_gelu_tanh_backward_array_f32;
-    else if (op == "silu") f = repdl_silu_backward_array_f32;
-    else if (op == "softplus") f = repdl_softplus_backward_array_f32;
-    else TORCH_CHECK(false, "repdl: unknown unary op ", op);
+    const float *pin = u.reads_y ? py : px;
     std::atomic<int> st(REPDL_OK);
     elementwise(x.numel(), [&](size_t b, size_t m) {
-        repdl_status r = f(m, pin + b, pg + b, pd + b);
+        repdl_status r = u.bwd(m, pin + b, pg + b, pd + b);
         if (r != REPDL_OK) st = r;
     });
     ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + "_backward_array_f32").c_str());
@@ -554,7 +534,7 @@ Tensor permutation(int64_t n, uint64_t seed, uint64_t offset)
 {
     TORCH_CHECK(n >= 0 && n <= (int64_t(1) << 32), "repdl: permutation size must be in [0, 2^32]");
     std::vector<uint32_t> perm(static_cast<size_t>(n));
-    repdl_rng_permutation(usz(n), seed, offset, perm.data());
+    ok(repdl_rng_permutation(usz(n), seed, offset, perm.data()), "repdl_rng_permutation");
     Tensor out = torch::empty({n}, torch::TensorOptions().dtype(torch::kInt64));
     int64_t *po = out.data_ptr<int64_t>();
     for (int64_t i = 0; i < n; i++) po[i] = perm[static_cast<size_t>(i)];
@@ -655,6 +635,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 #else
     m.attr("cuda_built") = false;
 #endif
+    // op_table.h's functions with a backward pass: the names unary takes
+    py::list unary_ops;
+    for (const unary_row &u : kUnary) unary_ops.append(u.name);
+    m.attr("unary_ops") = py::tuple(unary_ops);
     m.def("unary", &unary);
     m.def("unary_backward", &unary_backward);
     m.def("scale", &scale);
