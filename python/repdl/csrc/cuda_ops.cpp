@@ -131,8 +131,6 @@ class OnDevice {
 #endif
 };
 
-float *ptr(Tensor &t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
-
 // ---- Elementwise ----
 
 using unary_fn = int (*)(size_t, const float *, float *, void *);
@@ -232,36 +230,10 @@ Tensor dot(const Tensor &x, const Tensor &y)
     return out;
 }
 
-// ---- Softmax over the last dimension of [rows x cols] ----
-
-Tensor softmax(int64_t rows, int64_t cols, const Tensor &x, bool log)
-{
-    OnDevice d(x);
-    const float *px = d.in(x, "input");
-    TORCH_CHECK(x.numel() == rows * cols, "repdl: softmax: size mismatch");
-    Tensor y = d.empty(x.sizes());
-    if (log)
-        ok(repdl_cuda_log_softmax_f32(usz(rows), usz(cols), px, y.data_ptr<float>(), d.stream()),
-           "repdl_cuda_log_softmax_f32");
-    else
-        ok(repdl_cuda_softmax_f32(usz(rows), usz(cols), px, y.data_ptr<float>(), d.stream()),
-           "repdl_cuda_softmax_f32");
-    return y;
-}
-
-Tensor softmax_backward(int64_t rows, int64_t cols, const Tensor &y, const Tensor &dy, bool log)
-{
-    OnDevice d(y);
-    const float *py = d.in(y, "output"), *pg = d.in(dy, "grad_output");
-    Tensor dx = d.empty(y.sizes());
-    if (log)
-        ok(repdl_cuda_log_softmax_backward_f32(usz(rows), usz(cols), py, pg, dx.data_ptr<float>(), d.stream()),
-           "repdl_cuda_log_softmax_backward_f32");
-    else
-        ok(repdl_cuda_softmax_backward_f32(usz(rows), usz(cols), py, pg, dx.data_ptr<float>(), d.stream()),
-           "repdl_cuda_softmax_backward_f32");
-    return dx;
-}
+// layers.inc's calls: the launchers on the call's stream.
+using OnCall = OnDevice;
+#define REPDL_PY_CALL(fn, ...) ok(repdl_cuda_##fn(__VA_ARGS__, d.stream()), "repdl_cuda_" #fn)
+#include "layers.inc"  // softmax, pools, norms: written once for both builds
 
 // ---- Losses: logits/logp [rows x cols], target int64 [rows] on the device ----
 // The targets are read as size_t in place (repdl.ops has checked that they
@@ -373,171 +345,6 @@ std::vector<Tensor> conv2d_backward(const Tensor &x, const Tensor &w, const Tens
     return {dx, dw, db};
 }
 
-// ---- Pooling (NCHW); argmax maps are int64 tensors read as size_t ----
-
-std::vector<Tensor> max_pool2d_forward(const Tensor &x, std::vector<int64_t> k, std::vector<int64_t> st,
-                                       std::vector<int64_t> pad)
-{
-    OnDevice d(x);
-    const float *px = d.in(x, "input");
-    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
-    std::vector<int64_t> shape = {x.size(0), x.size(1), (int64_t)repdl_pool2d_out_h(&s),
-                                  (int64_t)repdl_pool2d_out_w(&s)};
-    Tensor y = d.empty(shape), idx = d.empty(shape, torch::kInt64);
-    ok(repdl_cuda_max_pool2d_forward_f32(&s, px, y.data_ptr<float>(),
-                                         reinterpret_cast<size_t *>(idx.data_ptr<int64_t>()), d.stream()),
-       "repdl_cuda_max_pool2d_forward_f32");
-    return {y, idx};
-}
-
-Tensor max_pool2d_backward(const Tensor &x, const Tensor &idx, const Tensor &dy, std::vector<int64_t> k,
-                           std::vector<int64_t> st, std::vector<int64_t> pad)
-{
-    OnDevice d(x);
-    const float *pg = d.in(dy, "grad_output");
-    d.here(idx, "argmax");
-    TORCH_CHECK(idx.scalar_type() == torch::kInt64 && idx.numel() == dy.numel(), "repdl: bad argmax map");
-    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
-    Tensor dx = d.empty(x.sizes());
-    ok(repdl_cuda_max_pool2d_backward_f32(&s, reinterpret_cast<const size_t *>(idx.data_ptr<int64_t>()), pg,
-                                          dx.data_ptr<float>(), d.stream()),
-       "repdl_cuda_max_pool2d_backward_f32");
-    return dx;
-}
-
-Tensor avg_pool2d_forward(const Tensor &x, std::vector<int64_t> k, std::vector<int64_t> st,
-                          std::vector<int64_t> pad, bool count_include_pad)
-{
-    OnDevice d(x);
-    const float *px = d.in(x, "input");
-    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
-    Tensor y = d.empty({x.size(0), x.size(1), (int64_t)repdl_pool2d_out_h(&s), (int64_t)repdl_pool2d_out_w(&s)});
-    ok(repdl_cuda_avg_pool2d_forward_f32(&s, count_include_pad, px, y.data_ptr<float>(), d.stream()),
-       "repdl_cuda_avg_pool2d_forward_f32");
-    return y;
-}
-
-Tensor avg_pool2d_backward(const Tensor &x, const Tensor &dy, std::vector<int64_t> k, std::vector<int64_t> st,
-                           std::vector<int64_t> pad, bool count_include_pad)
-{
-    OnDevice d(x);
-    const float *pg = d.in(dy, "grad_output");
-    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
-    Tensor dx = d.empty(x.sizes());
-    ok(repdl_cuda_avg_pool2d_backward_f32(&s, count_include_pad, pg, dx.data_ptr<float>(), d.stream()),
-       "repdl_cuda_avg_pool2d_backward_f32");
-    return dx;
-}
-
-// ---- Normalizations ----
-
-std::vector<Tensor> layer_norm_forward(int64_t rows, int64_t cols, double eps, const Tensor &x,
-                                       const c10::optional<Tensor> &gamma, const c10::optional<Tensor> &beta)
-{
-    OnDevice d(x);
-    const float *px = d.in(x, "input");
-    Tensor y = d.empty(x.sizes()), mean = d.empty({rows}), rstd = d.empty({rows});
-    ok(repdl_cuda_layer_norm_forward_f32(usz(rows), usz(cols), (float)eps, px, d.opt(gamma, "weight"),
-                                         d.opt(beta, "bias"), y.data_ptr<float>(), mean.data_ptr<float>(),
-                                         rstd.data_ptr<float>(), d.stream()),
-       "repdl_cuda_layer_norm_forward_f32");
-    return {y, mean, rstd};
-}
-
-std::vector<Tensor> layer_norm_backward(int64_t rows, int64_t cols, const Tensor &x,
-                                        const c10::optional<Tensor> &gamma, const Tensor &mean,
-                                        const Tensor &rstd, const Tensor &dy, bool need_dgamma,
-                                        bool need_dbeta)
-{
-    OnDevice d(x);
-    Tensor dx = d.empty(x.sizes()), dg, db;
-    if (need_dgamma) dg = d.empty({cols});
-    if (need_dbeta) db = d.empty({cols});
-    ok(repdl_cuda_layer_norm_backward_f32(usz(rows), usz(cols), d.in(x, "input"), d.opt(gamma, "weight"),
-                                          d.in(mean, "mean"), d.in(rstd, "rstd"), d.in(dy, "grad_output"),
-                                          dx.data_ptr<float>(), ptr(dg), ptr(db), d.stream()),
-       "repdl_cuda_layer_norm_backward_f32");
-    return {dx, dg, db};
-}
-
-std::vector<Tensor> rms_norm_forward(int64_t rows, int64_t cols, double eps, const Tensor &x,
-                                     const c10::optional<Tensor> &gamma)
-{
-    OnDevice d(x);
-    const float *px = d.in(x, "input");
-    Tensor y = d.empty(x.sizes()), rstd = d.empty({rows});
-    ok(repdl_cuda_rms_norm_forward_f32(usz(rows), usz(cols), (float)eps, px, d.opt(gamma, "weight"),
-                                       y.data_ptr<float>(), rstd.data_ptr<float>(), d.stream()),
-       "repdl_cuda_rms_norm_forward_f32");
-    return {y, rstd};
-}
-
-std::vector<Tensor> rms_norm_backward(int64_t rows, int64_t cols, const Tensor &x,
-                                      const c10::optional<Tensor> &gamma, const Tensor &rstd,
-                                      const Tensor &dy, bool need_dgamma)
-{
-    OnDevice d(x);
-    Tensor dx = d.empty(x.sizes()), dg;
-    if (need_dgamma) dg = d.empty({cols});
-    ok(repdl_cuda_rms_norm_backward_f32(usz(rows), usz(cols), d.in(x, "input"), d.opt(gamma, "weight"),
-                                        d.in(rstd, "rstd"), d.in(dy, "grad_output"), dx.data_ptr<float>(),
-                                        ptr(dg), d.stream()),
-       "repdl_cuda_rms_norm_backward_f32");
-    return {dx, dg};
-}
-
-// x [n][c][hw]; running_mean/var updated in place when given.
-std::vector<Tensor> batch_norm_forward_train(int64_t n, int64_t c, int64_t hw, double eps, double momentum,
-                                             const Tensor &x, const c10::optional<Tensor> &gamma,
-                                             const c10::optional<Tensor> &beta,
-                                             c10::optional<Tensor> running_mean,
-                                             c10::optional<Tensor> running_var)
-{
-    OnDevice d(x);
-    const float *px = d.in(x, "input");
-    float *prm = nullptr, *prv = nullptr;
-    if (running_mean.has_value() && running_mean->defined()) prm = d.out(*running_mean, "running_mean");
-    if (running_var.has_value() && running_var->defined()) prv = d.out(*running_var, "running_var");
-    Tensor y = d.empty(x.sizes()), sm = d.empty({c}), sr = d.empty({c});
-    ok(repdl_cuda_batch_norm_forward_train_f32(usz(n), usz(c), usz(hw), (float)eps, (float)momentum, px,
-                                               d.opt(gamma, "weight"), d.opt(beta, "bias"), prm, prv,
-                                               y.data_ptr<float>(), sm.data_ptr<float>(), sr.data_ptr<float>(),
-                                               d.stream()),
-       "repdl_cuda_batch_norm_forward_train_f32");
-    return {y, sm, sr};
-}
-
-Tensor batch_norm_forward_infer(int64_t n, int64_t c, int64_t hw, double eps, const Tensor &x,
-                                const c10::optional<Tensor> &gamma, const c10::optional<Tensor> &beta,
-                                const Tensor &running_mean, const Tensor &running_var)
-{
-    OnDevice d(x);
-    Tensor y = d.empty(x.sizes());
-    ok(repdl_cuda_batch_norm_forward_infer_f32(usz(n), usz(c), usz(hw), (float)eps, d.in(x, "input"),
-                                               d.opt(gamma, "weight"), d.opt(beta, "bias"),
-                                               d.in(running_mean, "running_mean"),
-                                               d.in(running_var, "running_var"), y.data_ptr<float>(), d.stream()),
-       "repdl_cuda_batch_norm_forward_infer_f32");
-    return y;
-}
-
-std::vector<Tensor> batch_norm_backward(int64_t n, int64_t c, int64_t hw, const Tensor &x,
-                                        const c10::optional<Tensor> &gamma, const Tensor &save_mean,
-                                        const Tensor &save_rstd, const Tensor &dy, bool need_dgamma,
-                                        bool need_dbeta)
-{
-    OnDevice d(x);
-    Tensor dx = d.empty(x.sizes()), dg, db;
-    if (need_dgamma) dg = d.empty({c});
-    if (need_dbeta) db = d.empty({c});
-    ok(repdl_cuda_batch_norm_backward_f32(usz(n), usz(c), usz(hw), d.in(x, "input"), d.opt(gamma, "weight"),
-                                          d.in(save_mean, "save_mean"), d.in(save_rstd, "save_rstd"),
-                                          d.in(dy, "grad_output"), dx.data_ptr<float>(), ptr(dg), ptr(db),
-                                          d.stream()),
-       "repdl_cuda_batch_norm_backward_f32");
-    return {dx, dg, db};
-}
-
 // ---- Dropout: Philox stream (seed, offset) ----
 
 std::vector<Tensor> dropout_forward(double p, uint64_t seed, uint64_t offset, const Tensor &x)
@@ -640,25 +447,15 @@ void repdl_py_register_cuda(py::module &m)
     REPDL_PY_CUDA_DEF(reduce_rows);
     REPDL_PY_CUDA_DEF(reduce_rows_backward);
     REPDL_PY_CUDA_DEF(dot);
-    REPDL_PY_CUDA_DEF(softmax);
-    REPDL_PY_CUDA_DEF(softmax_backward);
     REPDL_PY_CUDA_DEF(loss);
+#define REPDL_PY_CUDA_DEF_LAYER(name) REPDL_PY_CUDA_DEF(name);
+    REPDL_PY_LAYERS(REPDL_PY_CUDA_DEF_LAYER)
+#undef REPDL_PY_CUDA_DEF_LAYER
     REPDL_PY_CUDA_DEF(gemm);
     REPDL_PY_CUDA_DEF(linear_forward);
     REPDL_PY_CUDA_DEF(linear_backward);
     REPDL_PY_CUDA_DEF(conv2d_forward);
     REPDL_PY_CUDA_DEF(conv2d_backward);
-    REPDL_PY_CUDA_DEF(max_pool2d_forward);
-    REPDL_PY_CUDA_DEF(max_pool2d_backward);
-    REPDL_PY_CUDA_DEF(avg_pool2d_forward);
-    REPDL_PY_CUDA_DEF(avg_pool2d_backward);
-    REPDL_PY_CUDA_DEF(layer_norm_forward);
-    REPDL_PY_CUDA_DEF(layer_norm_backward);
-    REPDL_PY_CUDA_DEF(rms_norm_forward);
-    REPDL_PY_CUDA_DEF(rms_norm_backward);
-    REPDL_PY_CUDA_DEF(batch_norm_forward_train);
-    REPDL_PY_CUDA_DEF(batch_norm_forward_infer);
-    REPDL_PY_CUDA_DEF(batch_norm_backward);
     REPDL_PY_CUDA_DEF(dropout_forward);
     REPDL_PY_CUDA_DEF(dropout_backward);
     REPDL_PY_CUDA_DEF(uniform_fill);

@@ -75,6 +75,27 @@ Tensor empty_f32(std::vector<int64_t> shape)
 
 int threads() { return at::get_num_threads(); }
 
+// layers.inc's view of a call: CPU float32 contiguous tensors, the host's
+// functions.
+class OnHost {
+  public:
+    explicit OnHost(const Tensor &) {}
+    void here(const Tensor &t, const char *what) const
+    {
+        TORCH_CHECK(t.device().is_cpu(), "repdl: ", what, " must be a CPU tensor (this build has no CUDA)");
+        TORCH_CHECK(t.is_contiguous(), "repdl: ", what, " must be contiguous");
+    }
+    const float *in(const Tensor &t, const char *what) const { return cp(t, what); }
+    float *out(Tensor &t, const char *what) const { return mp(t, what); }
+    const float *opt(const c10::optional<Tensor> &t, const char *what) const { return opt_cp(t, what); }
+    Tensor empty(at::IntArrayRef shape, c10::ScalarType type = torch::kFloat32) const
+    {
+        return torch::empty(shape, torch::TensorOptions().dtype(type));
+    }
+};
+using OnCall = OnHost;
+#define REPDL_PY_CALL(fn, ...) ok(repdl_##fn(__VA_ARGS__), "repdl_" #fn)
+
 // ---- Elementwise ----
 
 // Elementwise work over torch's intra-op threads (at::parallel_for,
@@ -197,30 +218,7 @@ Tensor dot(const Tensor &x, const Tensor &y)
     return out;
 }
 
-// ---- Softmax over the last dimension of [rows x cols] ----
-
-Tensor softmax(int64_t rows, int64_t cols, const Tensor &x, bool log)
-{
-    const float *px = cp(x, "input");
-    TORCH_CHECK(x.numel() == rows * cols, "repdl: softmax: size mismatch");
-    Tensor y = empty_like_f32(x);
-    if (log) ok(repdl_log_softmax_f32(usz(rows), usz(cols), px, y.data_ptr<float>()), "repdl_log_softmax_f32");
-    else ok(repdl_softmax_f32(usz(rows), usz(cols), px, y.data_ptr<float>()), "repdl_softmax_f32");
-    return y;
-}
-
-Tensor softmax_backward(int64_t rows, int64_t cols, const Tensor &y, const Tensor &dy, bool log)
-{
-    const float *py = cp(y, "output"), *pg = cp(dy, "grad_output");
-    Tensor dx = empty_like_f32(y);
-    if (log)
-        ok(repdl_log_softmax_backward_f32(usz(rows), usz(cols), py, pg, dx.data_ptr<float>()),
-           "repdl_log_softmax_backward_f32");
-    else
-        ok(repdl_softmax_backward_f32(usz(rows), usz(cols), py, pg, dx.data_ptr<float>()),
-           "repdl_softmax_backward_f32");
-    return dx;
-}
+#include "layers.inc"  // softmax, pools, norms: written once for both builds
 
 // ---- Losses: logits/logp [rows x cols], target int64 [rows] ----
 // Returns (loss scalar, gradient [rows x cols] of the loss, or undefined).
@@ -335,160 +333,6 @@ std::vector<Tensor> conv2d_backward(const Tensor &x, const Tensor &w, const Tens
     ok(repdl_conv2d_backward_threads_f32(&s, threads(), px, pw, pg, pdx, pdw, pdb),
        "repdl_conv2d_backward_threads_f32");
     return {dx, dw, db};
-}
-
-// ---- Pooling (NCHW) ----
-
-std::vector<Tensor> max_pool2d_forward(const Tensor &x, std::vector<int64_t> k, std::vector<int64_t> st,
-                                       std::vector<int64_t> pad)
-{
-    const float *px = cp(x, "input");
-    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
-    std::vector<int64_t> shape = {x.size(0), x.size(1), (int64_t)repdl_pool2d_out_h(&s),
-                                  (int64_t)repdl_pool2d_out_w(&s)};
-    Tensor y = empty_f32(shape);
-    Tensor idx = torch::empty(shape, torch::TensorOptions().dtype(torch::kInt64));
-    ok(repdl_max_pool2d_forward_f32(&s, px, y.data_ptr<float>(),
-                                    reinterpret_cast<size_t *>(idx.data_ptr<int64_t>())),
-       "repdl_max_pool2d_forward_f32");
-    return {y, idx};
-}
-
-Tensor max_pool2d_backward(const Tensor &x, const Tensor &idx, const Tensor &dy, std::vector<int64_t> k,
-                           std::vector<int64_t> st, std::vector<int64_t> pad)
-{
-    const float *pg = cp(dy, "grad_output");
-    TORCH_CHECK(idx.scalar_type() == torch::kInt64 && idx.is_contiguous(), "repdl: bad argmax map");
-    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
-    Tensor dx = empty_like_f32(x);
-    ok(repdl_max_pool2d_backward_f32(&s, reinterpret_cast<const size_t *>(idx.data_ptr<int64_t>()), pg,
-                                     dx.data_ptr<float>()),
-       "repdl_max_pool2d_backward_f32");
-    return dx;
-}
-
-Tensor avg_pool2d_forward(const Tensor &x, std::vector<int64_t> k, std::vector<int64_t> st,
-                          std::vector<int64_t> pad, bool count_include_pad)
-{
-    const float *px = cp(x, "input");
-    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
-    Tensor y = empty_f32({x.size(0), x.size(1), (int64_t)repdl_pool2d_out_h(&s), (int64_t)repdl_pool2d_out_w(&s)});
-    ok(repdl_avg_pool2d_forward_f32(&s, count_include_pad, px, y.data_ptr<float>()),
-       "repdl_avg_pool2d_forward_f32");
-    return y;
-}
-
-Tensor avg_pool2d_backward(const Tensor &x, const Tensor &dy, std::vector<int64_t> k, std::vector<int64_t> st,
-                           std::vector<int64_t> pad, bool count_include_pad)
-{
-    const float *pg = cp(dy, "grad_output");
-    repdl_pool2d_shape s = pool_shape(x, k, st, pad);
-    Tensor dx = empty_like_f32(x);
-    ok(repdl_avg_pool2d_backward_f32(&s, count_include_pad, pg, dx.data_ptr<float>()),
-       "repdl_avg_pool2d_backward_f32");
-    return dx;
-}
-
-// ---- Normalizations ----
-
-std::vector<Tensor> layer_norm_forward(int64_t rows, int64_t cols, double eps, const Tensor &x,
-                                       const c10::optional<Tensor> &gamma, const c10::optional<Tensor> &beta)
-{
-    const float *px = cp(x, "input");
-    Tensor y = empty_like_f32(x), mean = empty_f32({rows}), rstd = empty_f32({rows});
-    ok(repdl_layer_norm_forward_f32(usz(rows), usz(cols), (float)eps, px, opt_cp(gamma, "weight"),
-                                    opt_cp(beta, "bias"), y.data_ptr<float>(), mean.data_ptr<float>(),
-                                    rstd.data_ptr<float>()),
-       "repdl_layer_norm_forward_f32");
-    return {y, mean, rstd};
-}
-
-std::vector<Tensor> layer_norm_backward(int64_t rows, int64_t cols, const Tensor &x,
-                                        const c10::optional<Tensor> &gamma, const Tensor &mean,
-                                        const Tensor &rstd, const Tensor &dy, bool need_dgamma,
-                                        bool need_dbeta)
-{
-    Tensor dx = empty_like_f32(x), dg, db;
-    float *pdg = nullptr, *pdb = nullptr;
-    if (need_dgamma) { dg = empty_f32({cols}); pdg = dg.data_ptr<float>(); }
-    if (need_dbeta) { db = empty_f32({cols}); pdb = db.data_ptr<float>(); }
-    ok(repdl_layer_norm_backward_f32(usz(rows), usz(cols), cp(x, "input"), opt_cp(gamma, "weight"),
-                                     cp(mean, "mean"), cp(rstd, "rstd"), cp(dy, "grad_output"),
-                                     dx.data_ptr<float>(), pdg, pdb),
-       "repdl_layer_norm_backward_f32");
-    return {dx, dg, db};
-}
-
-std::vector<Tensor> rms_norm_forward(int64_t rows, int64_t cols, double eps, const Tensor &x,
-                                     const c10::optional<Tensor> &gamma)
-{
-    const float *px = cp(x, "input");
-    Tensor y = empty_like_f32(x), rstd = empty_f32({rows});
-    ok(repdl_rms_norm_forward_f32(usz(rows), usz(cols), (float)eps, px, opt_cp(gamma, "weight"),
-                                  y.data_ptr<float>(), rstd.data_ptr<float>()),
-       "repdl_rms_norm_forward_f32");
-    return {y, rstd};
-}
-
-std::vector<Tensor> rms_norm_backward(int64_t rows, int64_t cols, const Tensor &x,
-                                      const c10::optional<Tensor> &gamma, const Tensor &rstd,
-                                      const Tensor &dy, bool need_dgamma)
-{
-    Tensor dx = empty_like_f32(x), dg;
-    float *pdg = nullptr;
-    if (need_dgamma) { dg = empty_f32({cols}); pdg = dg.data_ptr<float>(); }
-    ok(repdl_rms_norm_backward_f32(usz(rows), usz(cols), cp(x, "input"), opt_cp(gamma, "weight"),
-                                   cp(rstd, "rstd"), cp(dy, "grad_output"), dx.data_ptr<float>(), pdg),
-       "repdl_rms_norm_backward_f32");
-    return {dx, dg};
-}
-
-// x [n][c][hw]; running_mean/var updated in place when given.
-std::vector<Tensor> batch_norm_forward_train(int64_t n, int64_t c, int64_t hw, double eps, double momentum,
-                                             const Tensor &x, const c10::optional<Tensor> &gamma,
-                                             const c10::optional<Tensor> &beta,
-                                             c10::optional<Tensor> running_mean,
-                                             c10::optional<Tensor> running_var)
-{
-    const float *px = cp(x, "input");
-    float *prm = nullptr, *prv = nullptr;
-    if (running_mean.has_value() && running_mean->defined()) prm = mp(*running_mean, "running_mean");
-    if (running_var.has_value() && running_var->defined()) prv = mp(*running_var, "running_var");
-    Tensor y = empty_like_f32(x), sm = empty_f32({c}), sr = empty_f32({c});
-    ok(repdl_batch_norm_forward_train_f32(usz(n), usz(c), usz(hw), (float)eps, (float)momentum, px,
-                                          opt_cp(gamma, "weight"), opt_cp(beta, "bias"), prm, prv,
-                                          y.data_ptr<float>(), sm.data_ptr<float>(), sr.data_ptr<float>()),
-       "repdl_batch_norm_forward_train_f32");
-    return {y, sm, sr};
-}
-
-Tensor batch_norm_forward_infer(int64_t n, int64_t c, int64_t hw, double eps, const Tensor &x,
-                                const c10::optional<Tensor> &gamma, const c10::optional<Tensor> &beta,
-                                const Tensor &running_mean, const Tensor &running_var)
-{
-    Tensor y = empty_like_f32(x);
-    ok(repdl_batch_norm_forward_infer_f32(usz(n), usz(c), usz(hw), (float)eps, cp(x, "input"),
-                                          opt_cp(gamma, "weight"), opt_cp(beta, "bias"),
-                                          cp(running_mean, "running_mean"), cp(running_var, "running_var"),
-                                          y.data_ptr<float>()),
-       "repdl_batch_norm_forward_infer_f32");
-    return y;
-}
-
-std::vector<Tensor> batch_norm_backward(int64_t n, int64_t c, int64_t hw, const Tensor &x,
-                                        const c10::optional<Tensor> &gamma, const Tensor &save_mean,
-                                        const Tensor &save_rstd, const Tensor &dy, bool need_dgamma,
-                                        bool need_dbeta)
-{
-    Tensor dx = empty_like_f32(x), dg, db;
-    float *pdg = nullptr, *pdb = nullptr;
-    if (need_dgamma) { dg = empty_f32({c}); pdg = dg.data_ptr<float>(); }
-    if (need_dbeta) { db = empty_f32({c}); pdb = db.data_ptr<float>(); }
-    ok(repdl_batch_norm_backward_f32(usz(n), usz(c), usz(hw), cp(x, "input"), opt_cp(gamma, "weight"),
-                                     cp(save_mean, "save_mean"), cp(save_rstd, "save_rstd"),
-                                     cp(dy, "grad_output"), dx.data_ptr<float>(), pdg, pdb),
-       "repdl_batch_norm_backward_f32");
-    return {dx, dg, db};
 }
 
 // ---- Dropout: Philox stream (seed, offset) ----
@@ -645,25 +489,15 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("reduce_rows", &reduce_rows);
     m.def("reduce_rows_backward", &reduce_rows_backward);
     m.def("dot", &dot);
-    m.def("softmax", &softmax);
-    m.def("softmax_backward", &softmax_backward);
     m.def("loss", &loss);
+#define REPDL_PY_DEF(name) m.def(#name, &name);
+    REPDL_PY_LAYERS(REPDL_PY_DEF)
+#undef REPDL_PY_DEF
     m.def("gemm", &gemm);
     m.def("linear_forward", &linear_forward);
     m.def("linear_backward", &linear_backward);
     m.def("conv2d_forward", &conv2d_forward);
     m.def("conv2d_backward", &conv2d_backward);
-    m.def("max_pool2d_forward", &max_pool2d_forward);
-    m.def("max_pool2d_backward", &max_pool2d_backward);
-    m.def("avg_pool2d_forward", &avg_pool2d_forward);
-    m.def("avg_pool2d_backward", &avg_pool2d_backward);
-    m.def("layer_norm_forward", &layer_norm_forward);
-    m.def("layer_norm_backward", &layer_norm_backward);
-    m.def("rms_norm_forward", &rms_norm_forward);
-    m.def("rms_norm_backward", &rms_norm_backward);
-    m.def("batch_norm_forward_train", &batch_norm_forward_train);
-    m.def("batch_norm_forward_infer", &batch_norm_forward_infer);
-    m.def("batch_norm_backward", &batch_norm_backward);
     m.def("dropout_forward", &dropout_forward);
     m.def("dropout_backward", &dropout_backward);
     m.def("uniform_fill", &uniform_fill);

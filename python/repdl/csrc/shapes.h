@@ -13,6 +13,10 @@
 #include <repdl/conv2d.h>
 #include <repdl/pool.h>
 
+// A float32 output's data, or NULL when the tensor is undefined (an output
+// not asked for).
+static inline float *ptr(torch::Tensor &t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+
 // A tensor size or count as size_t; negative: a Python error.
 static inline size_t usz(int64_t v)
 {
