@@ -776,8 +776,11 @@ REPDL_API repdl_status repdl_batch_norm_backward_f32(size_t n, size_t c, size_t 
     for (ch = 0; ch < c; ch++) {
         /* N == 0: the sums are empty (-0); save_mean/save_rstd are not read */
         float mu = N ? save_mean[ch] : 0.0f, rs = N ? save_rstd[ch] : 0.0f, sdy, sdx, c1, c2, kk;
-        float sums[2];
-        repdl__bn_sums(2, x, dy, n, c, hw, ch, mu, rs, sums);
+        float sums[2] = {-0.0f, -0.0f};
+        /* N == 0 (n or hw 0): every micro-batch's sum is empty, -0, and
+           the tree of -0 roots is -0; not walked, so that n = 2^40 with
+           hw = 0 returns at once */
+        if (N) repdl__bn_sums(2, x, dy, n, c, hw, ch, mu, rs, sums);
         sdy = repdl__canon(sums[0]);
         sdx = repdl__canon(sums[1]);
         if (dbeta) dbeta[ch] = sdy;
