@@ -26,12 +26,12 @@ forward and backward passes repdl's (autograd Functions of repdl.ops), the
 loss the mean cross-entropy, the update repdl_sgd_step_f32.  As in the C
 program the last partial batch of an epoch is dropped. """
 import argparse
-import gzip
 import hashlib
 import os
 import socket
 import sys
 import time
+import zlib
 
 import numpy as np
 import torch
@@ -48,20 +48,63 @@ from repdl import nn as rnn  # noqa: E402
 IMG = 28
 
 
+IDX_MAX_BYTES = 1 << 32  # the most payload an IDX file may announce (train_idx.h's limit)
+
+
+def _idx_chunks(p):
+    """The bytes of p in chunks: a plain file as it is, a .gz file as exactly
+    one gzip member with nothing after it (a second member or trailing
+    garbage is refused, as the C loader does)."""
+    with open(p, 'rb') as f:
+        if not p.endswith('.gz'):
+            while True:
+                b = f.read(1 << 20)
+                if not b:
+                    return
+                yield b
+        d = zlib.decompressobj(wbits=31)
+        while not d.eof:
+            b = f.read(1 << 16)
+            if not b:
+                raise SystemExit(f'train_fmnist.py: {p}: truncated gzip stream')
+            out = d.decompress(b, 1 << 20)
+            while True:
+                yield out
+                if not d.unconsumed_tail:
+                    break
+                out = d.decompress(d.unconsumed_tail, 1 << 20)
+        if d.unused_data or f.read(1):
+            raise SystemExit(f'train_fmnist.py: {p}: data after the gzip member')
+
+
 def read_idx(path):
-    """An IDX file (gzip or plain): the array of unsigned bytes."""
+    """An IDX file of unsigned bytes (gzip or plain), read header first: the
+    payload is read only up to what the header announces (at most
+    IDX_MAX_BYTES), so memory is bounded by the header's claim, and a file
+    shorter or longer than its header says is refused."""
     for p in (path + '.gz', path):
         if os.path.exists(p):
-            with (gzip.open(p, 'rb') if p.endswith('.gz') else open(p, 'rb')) as f:
-                data = f.read()
             break
     else:
         raise SystemExit(f'train_fmnist.py: no {path}(.gz)')
-    ndim = data[3]
-    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], 'big') for i in range(ndim)]
-    body = np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim)
-    if data[2] != 8 or body.size != int(np.prod(dims)):
-        raise SystemExit(f'train_fmnist.py: {path}: not an IDX file of unsigned bytes')
+    buf, want, dims = bytearray(), None, None
+    for chunk in _idx_chunks(p):
+        buf += chunk
+        if want is None and len(buf) >= 4:
+            if buf[0] or buf[1] or buf[2] != 8 or not 1 <= buf[3] <= 3:
+                raise SystemExit(f'train_fmnist.py: {p}: not an IDX file of unsigned bytes')
+            if len(buf) >= 4 + 4 * buf[3]:
+                dims = [int.from_bytes(buf[4 + 4 * i:8 + 4 * i], 'big') for i in range(buf[3])]
+                want = int(np.prod(dims, dtype=object))
+                if want > IDX_MAX_BYTES:
+                    raise SystemExit(f'train_fmnist.py: {p}: the header announces {want} bytes, '
+                                     f'more than the limit of {IDX_MAX_BYTES}')
+                want += 4 + 4 * buf[3]
+        if want is not None and len(buf) > want:
+            raise SystemExit(f'train_fmnist.py: {p}: longer than its header says ({want} bytes)')
+    if want is None or len(buf) != want:
+        raise SystemExit(f'train_fmnist.py: {p}: shorter than its header says')
+    body = np.frombuffer(bytes(buf), dtype=np.uint8, offset=4 + 4 * len(dims))
     return body.reshape(dims)
 
 
