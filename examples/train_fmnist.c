@@ -648,9 +648,11 @@ static void report_backend_error(const train_backend *be, const char *what)
 
 /* ---- processes: one, or the ranks of an MPI job ---- */
 static int g_mpi = 0, g_rank = 0, g_size = 1;
+#ifdef TRAIN_HAVE_MPI
 /* set when every rank stops with the same status, knowing it (the ranks'
    arguments disagree): main then ends MPI normally instead of MPI_Abort */
 static int g_all_stop = 0;
+#endif
 
 /* The checkpoint of the run at `step` (--save), written by rank 0 only
 (every rank holds the same state); 0, or -1 with a message. */

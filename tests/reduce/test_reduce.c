@@ -146,8 +146,10 @@ static void test_edges(void)
 {
     static float zeros[4096]; /* blocks are refused before anything is read */
     float inf = asfloat(0x7f800000u), x3[3];
-    size_t idx[2];
-    float out[2];
+    /* outputs start as values no call returns here, so an output the call
+       failed to write is caught (and gcc sees them initialised) */
+    size_t idx[2] = {(size_t)-2, (size_t)-2};
+    float out[2] = {3.0e38f, 3.0e38f};
     repdl_sum_state st;
 
     CHECK_BITS(repdl_sum_f32(0, NULL), -0.0f, "sum of nothing");
@@ -440,8 +442,8 @@ static void check_rows(const float *x, const float *y, size_t n, const char *wha
     for (r = 0; r < R; r++) CHECK(idx[r] == ref_argext(bx + r * ld, n, 0), "argmin row");
     /* batch size 1 and R give the same row 0 */
     {
-        float one_row;
-        repdl_sum_rows_f32(1, n, bx, ld, &one_row);
+        float one_row = asfloat(0x7f7f7f7fu); /* unwritten: caught */
+        CHECK(repdl_sum_rows_f32(1, n, bx, ld, &one_row) == REPDL_OK, "sum_rows one row");
         repdl_sum_rows_f32(R, n, bx, ld, o);
         CHECK_BITS(o[0], one_row, "batch invariance row 0 %s n=%zu", what, n);
     }
