@@ -26,20 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long oom_calls, oom_at = -1;
-static int oom_from; /* refuse every allocation from oom_at on, not only it */
-static pthread_mutex_t oom_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *oom_alloc(size_t bytes)
-{
-    long k;
-    pthread_mutex_lock(&oom_lock);
-    k = oom_calls++;
-    pthread_mutex_unlock(&oom_lock);
-    if (oom_at >= 0 && (k == oom_at || (oom_from && k > oom_at))) return NULL;
-    return malloc(bytes);
-}
-#define REPDL__ALLOC(bytes) oom_alloc(bytes)
+#include "../common/oom_alloc.h" /* REPDL__ALLOC: fails on demand */
 /* threads for these small shapes too */
 #define REPDL_CONV_THREADS_MIN 0.0
 
