@@ -142,6 +142,27 @@ static uint64_t train_ckpt_total(const train_ckpt *c)
     return t;
 }
 
+/* A new empty file "path.tmp.XXXXXX" beside path (mkstemp), open for
+   writing in *fd: its malloc'd name, or NULL with a message in err. */
+static char *train_ckpt_mktemp(const char *path, int *fd, char *err, size_t errlen)
+{
+    char *tmp = (char *)malloc(strlen(path) + 16);
+    if (!tmp) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    strcpy(tmp, path);
+    strcat(tmp, ".tmp.XXXXXX");
+    *fd = mkstemp(tmp);
+    if (*fd < 0) {
+        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
+                 strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    return tmp;
+}
+
 /* Writes c to path atomically.  Returns 0, or -1 with a message in err
    (and path untouched). */
 static int train_ckpt_save(const char *path, const train_ckpt *c, char *err, size_t errlen)
@@ -184,18 +205,8 @@ static int train_ckpt_save(const char *path, const train_ckpt *c, char *err, siz
         goto done;
     }
 
-    tmp = (char *)malloc(strlen(path) + 16);
-    if (!tmp) { snprintf(err, errlen, "%s: out of memory", path); goto done; }
-    strcpy(tmp, path);
-    strcat(tmp, ".tmp.XXXXXX");
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
-                 strerror(errno));
-        free(tmp);
-        tmp = NULL;
-        goto done;
-    }
+    tmp = train_ckpt_mktemp(path, &fd, err, errlen);
+    if (!tmp) goto done;
     f = fdopen(fd, "wb");
     if (!f) {
         snprintf(err, errlen, "%s: fdopen: %s", tmp, strerror(errno));
@@ -263,8 +274,7 @@ static int train_ckpt_prepare(const char *path, FILE *note, char *err, size_t er
         return -1;
     }
     dir = (char *)malloc(nd + 2);
-    tmp = (char *)malloc(strlen(path) + 16);
-    if (!dir || !tmp) { snprintf(err, errlen, "%s: out of memory", path); goto done; }
+    if (!dir) { snprintf(err, errlen, "%s: out of memory", path); goto done; }
     if (!slash) strcpy(dir, ".");
     else if (nd == 0) strcpy(dir, "/");
     else { memcpy(dir, path, nd); dir[nd] = '\0'; }
@@ -284,14 +294,8 @@ static int train_ckpt_prepare(const char *path, FILE *note, char *err, size_t er
         }
         closedir(dp);
     }
-    strcpy(tmp, path);
-    strcat(tmp, ".tmp.XXXXXX");
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
-                 strerror(errno));
-        goto done;
-    }
+    tmp = train_ckpt_mktemp(path, &fd, err, errlen);
+    if (!tmp) goto done;
     close(fd);
     unlink(tmp);
     rc = 0;
