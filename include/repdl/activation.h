@@ -219,6 +219,7 @@ REPDL_API float repdl_softplus_backward_f32(float x, float dy)
 REPDL_API repdl_status repdl_relu_array_f32(size_t n, const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !y)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl_relu_f32(x[i]);
     return REPDL_OK;
@@ -226,6 +227,7 @@ REPDL_API repdl_status repdl_relu_array_f32(size_t n, const float *x, float *y)
 REPDL_API repdl_status repdl_relu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_relu_backward_f32(x[i], dy[i]);
     return REPDL_OK;
@@ -233,6 +235,7 @@ REPDL_API repdl_status repdl_relu_backward_array_f32(size_t n, const float *x, c
 REPDL_API repdl_status repdl_sigmoid_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_sigmoid_backward_f32(x[i], dy[i]);
     return REPDL_OK;
@@ -240,6 +243,7 @@ REPDL_API repdl_status repdl_sigmoid_backward_array_f32(size_t n, const float *x
 REPDL_API repdl_status repdl_silu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_silu_backward_f32(x[i], dy[i]);
     return REPDL_OK;
@@ -247,6 +251,7 @@ REPDL_API repdl_status repdl_silu_backward_array_f32(size_t n, const float *x, c
 REPDL_API repdl_status repdl_gelu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_gelu_backward_f32(x[i], dy[i]);
     return REPDL_OK;
@@ -254,6 +259,7 @@ REPDL_API repdl_status repdl_gelu_backward_array_f32(size_t n, const float *x, c
 REPDL_API repdl_status repdl_gelu_tanh_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_gelu_tanh_backward_f32(x[i], dy[i]);
     return REPDL_OK;
@@ -261,6 +267,7 @@ REPDL_API repdl_status repdl_gelu_tanh_backward_array_f32(size_t n, const float 
 REPDL_API repdl_status repdl_softplus_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_softplus_backward_f32(x[i], dy[i]);
     return REPDL_OK;

@@ -83,6 +83,7 @@ REPDL_API repdl_status repdl_exp_backward_array_f32(size_t n, const float *y, co
                                                     float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!y || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_exp_backward_f32(y[i], dy[i]);
     return REPDL_OK;
@@ -92,6 +93,7 @@ REPDL_API repdl_status repdl_log_backward_array_f32(size_t n, const float *x, co
                                                     float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_log_backward_f32(x[i], dy[i]);
     return REPDL_OK;
@@ -101,6 +103,7 @@ REPDL_API repdl_status repdl_tanh_backward_array_f32(size_t n, const float *y, c
                                                      float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!y || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_tanh_backward_f32(y[i], dy[i]);
     return REPDL_OK;
@@ -110,6 +113,7 @@ REPDL_API repdl_status repdl_sqrt_backward_array_f32(size_t n, const float *y, c
                                                      float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!y || !dy || !dx)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) dx[i] = repdl_sqrt_backward_f32(y[i], dy[i]);
     return REPDL_OK;

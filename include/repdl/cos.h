@@ -91,6 +91,7 @@ REPDL_API float repdl_cos_f32(float x)
 REPDL_API repdl_status repdl_cos_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__SCALAR_ARRAY(n, x, out, repdl_cos_f32);
     return REPDL_OK;
 }
@@ -108,6 +109,7 @@ REPDL_API uint16_t repdl_cos_f16(uint16_t x) { return (uint16_t)repdl__cos_h(x, 
 REPDL_API repdl_status repdl_cos_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__cos_h);
     return REPDL_OK;
 }
@@ -115,6 +117,7 @@ REPDL_API repdl_status repdl_cos_array_bf16(size_t n, const uint16_t *x, uint16_
 REPDL_API repdl_status repdl_cos_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__cos_h);
     return REPDL_OK;
 }

@@ -37,6 +37,7 @@ REPDL_BEGIN_CODE
 REPDL_API repdl_status repdl_add_f32(size_t n, const float *a, const float *b, float *y)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!a || !b || !y)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__canon(repdl__fadd(a[i], b[i]));
     return REPDL_OK;
@@ -45,6 +46,7 @@ REPDL_API repdl_status repdl_add_f32(size_t n, const float *a, const float *b, f
 REPDL_API repdl_status repdl_mul_f32(size_t n, const float *a, const float *b, float *y)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!a || !b || !y)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__canon(repdl__fmul(a[i], b[i]));
     return REPDL_OK;
@@ -53,6 +55,7 @@ REPDL_API repdl_status repdl_mul_f32(size_t n, const float *a, const float *b, f
 REPDL_API repdl_status repdl_scale_f32(size_t n, float alpha, const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !y)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl__canon(repdl__fmul(alpha, x[i]));
     return REPDL_OK;
@@ -80,6 +83,7 @@ REPDL_API repdl_status repdl_dropout_forward_range_f32(size_t n, float p, uint64
                                               uint8_t *mask)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !y)) return REPDL_ERR_INVALID;
     uint32_t w[REPDL__RNG_CHUNK];
     uint8_t kb[REPDL__RNG_CHUNK];
     float pc = repdl__dropout_p(p), scale = repdl__dropout_scale(pc);
@@ -103,6 +107,7 @@ REPDL_API repdl_status repdl_dropout_backward_f32(size_t n, float p, const uint8
                                          float *dx)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!mask || !dy || !dx)) return REPDL_ERR_INVALID;
     float scale = repdl__dropout_scale(repdl__dropout_p(p));
     size_t i;
     for (i = 0; i < n; i++) dx[i] = mask[i] ? repdl__canon(repdl__fmul(dy[i], scale)) : 0.0f;

@@ -295,6 +295,7 @@ REPDL_API float repdl_erf_f32(float x)
 REPDL_API repdl_status repdl_erf_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__SCALAR_ARRAY(n, x, out, repdl_erf_f32);
     return REPDL_OK;
 }
@@ -346,6 +347,7 @@ REPDL_API uint16_t repdl_erf_f16(uint16_t x) { return (uint16_t)repdl__erf_h(x, 
 REPDL_API repdl_status repdl_erf_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__erf_h);
     return REPDL_OK;
 }
@@ -353,6 +355,7 @@ REPDL_API repdl_status repdl_erf_array_bf16(size_t n, const uint16_t *x, uint16_
 REPDL_API repdl_status repdl_erf_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__erf_h);
     return REPDL_OK;
 }

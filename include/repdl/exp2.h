@@ -155,6 +155,7 @@ REPDL_FN uint32_t repdl__exp2_lane(uint32_t ux, uint32_t *fail)
 REPDL_API repdl_status repdl_exp2_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__CR_ARRAY(n, x, out, repdl__exp2_lane, repdl_exp2_f32);
     return REPDL_OK;
 }
@@ -200,6 +201,7 @@ REPDL_API uint16_t repdl_exp2_f16(uint16_t x) { return (uint16_t)repdl__exp2_h(x
 REPDL_API repdl_status repdl_exp2_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__exp2_h_lane, repdl__exp2_h);
     return REPDL_OK;
 }
@@ -207,6 +209,7 @@ REPDL_API repdl_status repdl_exp2_array_bf16(size_t n, const uint16_t *x, uint16
 REPDL_API repdl_status repdl_exp2_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__exp2_h_lane, repdl__exp2_h);
     return REPDL_OK;
 }

@@ -214,6 +214,7 @@ REPDL_FN uint32_t repdl__expm1_lane(uint32_t ux, uint32_t *fail)
 REPDL_API repdl_status repdl_expm1_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__CR_ARRAY(n, x, out, repdl__expm1_lane, repdl_expm1_f32);
     return REPDL_OK;
 }
@@ -278,6 +279,7 @@ REPDL_API uint16_t repdl_expm1_f16(uint16_t x) { return (uint16_t)repdl__expm1_h
 REPDL_API repdl_status repdl_expm1_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__expm1_h_lane, repdl__expm1_h);
     return REPDL_OK;
 }
@@ -285,6 +287,7 @@ REPDL_API repdl_status repdl_expm1_array_bf16(size_t n, const uint16_t *x, uint1
 REPDL_API repdl_status repdl_expm1_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__expm1_h_lane, repdl__expm1_h);
     return REPDL_OK;
 }

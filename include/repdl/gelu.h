@@ -174,6 +174,7 @@ REPDL_API float repdl_gelu_f32(float x)
 REPDL_API repdl_status repdl_gelu_array_f32(size_t n, const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !y)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl_gelu_f32(x[i]);
     return REPDL_OK;
@@ -202,6 +203,7 @@ REPDL_API uint16_t repdl_gelu_f16(uint16_t x) { return (uint16_t)repdl__gelu_h(x
 REPDL_API repdl_status repdl_gelu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_CONV_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_hx);
     return REPDL_OK;
 }
@@ -209,6 +211,7 @@ REPDL_API repdl_status repdl_gelu_array_bf16(size_t n, const uint16_t *x, uint16
 REPDL_API repdl_status repdl_gelu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_CONV_ARRAY(n, x, out, REPDL__F16, repdl__gelu_hx);
     return REPDL_OK;
 }

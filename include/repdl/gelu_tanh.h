@@ -144,6 +144,7 @@ REPDL_API float repdl_gelu_tanh_f32(float x)
 REPDL_API repdl_status repdl_gelu_tanh_array_f32(size_t n, const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !y)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl_gelu_tanh_f32(x[i]);
     return REPDL_OK;
@@ -174,6 +175,7 @@ REPDL_API uint16_t repdl_gelu_tanh_f16(uint16_t x) { return (uint16_t)repdl__gel
 REPDL_API repdl_status repdl_gelu_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__gelu_tanh_h_lane, repdl__gelu_tanh_h);
     return REPDL_OK;
 }
@@ -181,6 +183,7 @@ REPDL_API repdl_status repdl_gelu_tanh_array_bf16(size_t n, const uint16_t *x, u
 REPDL_API repdl_status repdl_gelu_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__gelu_tanh_h_lane, repdl__gelu_tanh_h);
     return REPDL_OK;
 }

@@ -92,6 +92,7 @@ REPDL_API float repdl_f16_to_f32(uint16_t h)
 REPDL_API repdl_status repdl_f32_to_bf16_array(size_t n, const float *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) out[i] = repdl_f32_to_bf16(x[i]);
     return REPDL_OK;
@@ -101,6 +102,7 @@ REPDL_API repdl_status repdl_f32_to_bf16_array(size_t n, const float *x, uint16_
 REPDL_API repdl_status repdl_bf16_to_f32_array(size_t n, const uint16_t *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) out[i] = repdl_bf16_to_f32(x[i]);
     return REPDL_OK;
@@ -110,6 +112,7 @@ REPDL_API repdl_status repdl_bf16_to_f32_array(size_t n, const uint16_t *x, floa
 REPDL_API repdl_status repdl_f32_to_f16_array(size_t n, const float *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) out[i] = repdl_f32_to_f16(x[i]);
     return REPDL_OK;
@@ -119,6 +122,7 @@ REPDL_API repdl_status repdl_f32_to_f16_array(size_t n, const float *x, uint16_t
 REPDL_API repdl_status repdl_f16_to_f32_array(size_t n, const uint16_t *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) out[i] = repdl_f16_to_f32(x[i]);
     return REPDL_OK;

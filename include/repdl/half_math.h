@@ -302,6 +302,7 @@ REPDL_API uint16_t repdl_sigmoid_f16(uint16_t x) { return (uint16_t)repdl__sigmo
 REPDL_API repdl_status repdl_exp_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__exp_h_lane, repdl__exp_h);
     return REPDL_OK;
 }
@@ -309,6 +310,7 @@ REPDL_API repdl_status repdl_exp_array_bf16(size_t n, const uint16_t *x, uint16_
 REPDL_API repdl_status repdl_exp_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__exp_h_lane, repdl__exp_h);
     return REPDL_OK;
 }
@@ -316,6 +318,7 @@ REPDL_API repdl_status repdl_exp_array_f16(size_t n, const uint16_t *x, uint16_t
 REPDL_API repdl_status repdl_log_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__log_h_lane, repdl__log_h);
     return REPDL_OK;
 }
@@ -323,6 +326,7 @@ REPDL_API repdl_status repdl_log_array_bf16(size_t n, const uint16_t *x, uint16_
 REPDL_API repdl_status repdl_log_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__log_h_lane, repdl__log_h);
     return REPDL_OK;
 }
@@ -330,6 +334,7 @@ REPDL_API repdl_status repdl_log_array_f16(size_t n, const uint16_t *x, uint16_t
 REPDL_API repdl_status repdl_tanh_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__tanh_h_lane, repdl__tanh_h);
     return REPDL_OK;
 }
@@ -337,6 +342,7 @@ REPDL_API repdl_status repdl_tanh_array_bf16(size_t n, const uint16_t *x, uint16
 REPDL_API repdl_status repdl_tanh_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__tanh_h_lane, repdl__tanh_h);
     return REPDL_OK;
 }
@@ -344,6 +350,7 @@ REPDL_API repdl_status repdl_tanh_array_f16(size_t n, const uint16_t *x, uint16_
 REPDL_API repdl_status repdl_sqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     repdl__sqrt_array_h(n, x, out, REPDL__BF16);
     return REPDL_OK;
 }
@@ -351,6 +358,7 @@ REPDL_API repdl_status repdl_sqrt_array_bf16(size_t n, const uint16_t *x, uint16
 REPDL_API repdl_status repdl_sqrt_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     repdl__sqrt_array_h(n, x, out, REPDL__F16);
     return REPDL_OK;
 }
@@ -358,6 +366,7 @@ REPDL_API repdl_status repdl_sqrt_array_f16(size_t n, const uint16_t *x, uint16_
 REPDL_API repdl_status repdl_sigmoid_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__sigmoid_h_lane, repdl__sigmoid_h);
     return REPDL_OK;
 }
@@ -365,6 +374,7 @@ REPDL_API repdl_status repdl_sigmoid_array_bf16(size_t n, const uint16_t *x, uin
 REPDL_API repdl_status repdl_sigmoid_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__sigmoid_h_lane, repdl__sigmoid_h);
     return REPDL_OK;
 }

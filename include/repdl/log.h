@@ -373,6 +373,7 @@ REPDL_FN uint32_t repdl__log_lane(uint32_t u, uint32_t *fail)
 REPDL_API repdl_status repdl_log_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__CR_ARRAY(n, x, out, repdl__log_lane, repdl_log_f32);
     return REPDL_OK;
 }

@@ -199,6 +199,7 @@ REPDL_API float repdl_log1p_f32(float x)
 REPDL_API repdl_status repdl_log1p_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__SCALAR_ARRAY(n, x, out, repdl_log1p_f32);
     return REPDL_OK;
 }
@@ -257,6 +258,7 @@ REPDL_API uint16_t repdl_log1p_f16(uint16_t x) { return (uint16_t)repdl__log1p_h
 REPDL_API repdl_status repdl_log1p_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__log1p_h_lane, repdl__log1p_h);
     return REPDL_OK;
 }
@@ -264,6 +266,7 @@ REPDL_API repdl_status repdl_log1p_array_bf16(size_t n, const uint16_t *x, uint1
 REPDL_API repdl_status repdl_log1p_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__log1p_h_lane, repdl__log1p_h);
     return REPDL_OK;
 }

@@ -361,6 +361,7 @@ REPDL_API float repdl_mean_strided_f32(size_t n, const float *x, ptrdiff_t incx)
 REPDL_API repdl_status repdl_div_count_f32(size_t n, size_t count, const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !y)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++)
         y[i] = count ? repdl__canon(repdl__div_count_f32(x[i], count)) : repdl__nanf();

@@ -98,6 +98,7 @@ REPDL_API float repdl_rsqrt_f32(float x)
 REPDL_API repdl_status repdl_rsqrt_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__SCALAR_ARRAY(n, x, out, repdl_rsqrt_f32);
     return REPDL_OK;
 }
@@ -128,6 +129,7 @@ REPDL_API uint16_t repdl_rsqrt_f16(uint16_t x) { return (uint16_t)repdl__rsqrt_h
 REPDL_API repdl_status repdl_rsqrt_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__rsqrt_h);
     return REPDL_OK;
 }
@@ -135,6 +137,7 @@ REPDL_API repdl_status repdl_rsqrt_array_bf16(size_t n, const uint16_t *x, uint1
 REPDL_API repdl_status repdl_rsqrt_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__rsqrt_h);
     return REPDL_OK;
 }

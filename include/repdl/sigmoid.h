@@ -124,6 +124,7 @@ REPDL_FN uint32_t repdl__sigmoid_lane(uint32_t ux, uint32_t *fail)
 REPDL_API repdl_status repdl_sigmoid_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__CR_ARRAY(n, x, out, repdl__sigmoid_lane, repdl_sigmoid_f32);
     return REPDL_OK;
 }

@@ -119,6 +119,7 @@ REPDL_FN uint32_t repdl__silu_lane(uint32_t ux, uint32_t *fail)
 REPDL_API repdl_status repdl_silu_array_f32(size_t n, const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !y)) return REPDL_ERR_INVALID;
     REPDL__CR_ARRAY(n, x, y, repdl__silu_lane, repdl_silu_f32);
     return REPDL_OK;
 }
@@ -148,6 +149,7 @@ REPDL_API uint16_t repdl_silu_f16(uint16_t x) { return (uint16_t)repdl__silu_h(x
 REPDL_API repdl_status repdl_silu_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__BF16, repdl__silu_h_lane, repdl__silu_h);
     return REPDL_OK;
 }
@@ -155,6 +157,7 @@ REPDL_API repdl_status repdl_silu_array_bf16(size_t n, const uint16_t *x, uint16
 REPDL_API repdl_status repdl_silu_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_ARRAY(n, x, out, REPDL__F16, repdl__silu_h_lane, repdl__silu_h);
     return REPDL_OK;
 }

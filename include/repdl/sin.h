@@ -100,6 +100,7 @@ REPDL_API float repdl_sin_f32(float x)
 REPDL_API repdl_status repdl_sin_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__SCALAR_ARRAY(n, x, out, repdl_sin_f32);
     return REPDL_OK;
 }
@@ -117,6 +118,7 @@ REPDL_API uint16_t repdl_sin_f16(uint16_t x) { return (uint16_t)repdl__sin_h(x, 
 REPDL_API repdl_status repdl_sin_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__sin_h);
     return REPDL_OK;
 }
@@ -124,6 +126,7 @@ REPDL_API repdl_status repdl_sin_array_bf16(size_t n, const uint16_t *x, uint16_
 REPDL_API repdl_status repdl_sin_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__sin_h);
     return REPDL_OK;
 }

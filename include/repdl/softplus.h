@@ -113,6 +113,7 @@ REPDL_API float repdl_softplus_f32(float x)
 REPDL_API repdl_status repdl_softplus_array_f32(size_t n, const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !y)) return REPDL_ERR_INVALID;
     size_t i;
     for (i = 0; i < n; i++) y[i] = repdl_softplus_f32(x[i]);
     return REPDL_OK;
@@ -140,6 +141,7 @@ REPDL_API uint16_t repdl_softplus_f16(uint16_t x) { return (uint16_t)repdl__soft
 REPDL_API repdl_status repdl_softplus_array_bf16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__BF16, repdl__softplus_h);
     return REPDL_OK;
 }
@@ -147,6 +149,7 @@ REPDL_API repdl_status repdl_softplus_array_bf16(size_t n, const uint16_t *x, ui
 REPDL_API repdl_status repdl_softplus_array_f16(size_t n, const uint16_t *x, uint16_t *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__H_SCALAR_ARRAY(n, x, out, REPDL__F16, repdl__softplus_h);
     return REPDL_OK;
 }

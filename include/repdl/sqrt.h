@@ -51,6 +51,7 @@ REPDL_API float repdl_sqrt_f32(float x)
 REPDL_API repdl_status repdl_sqrt_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
 #if REPDL__FSQRT_VEC
     size_t k;
     for (k = 0; k < n; k++) out[k] = repdl_sqrt_f32(x[k]);

@@ -241,6 +241,7 @@ REPDL_FN uint32_t repdl__tanh_lane(uint32_t ux, uint32_t *fail)
 REPDL_API repdl_status repdl_tanh_array_f32(size_t n, const float *x, float *out)
 {
     REPDL__FPENV_CHECK();
+    if (n && (!x || !out)) return REPDL_ERR_INVALID;
     REPDL__CR_ARRAY(n, x, out, repdl__tanh_lane, repdl_tanh_f32);
     return REPDL_OK;
 }

@@ -111,8 +111,52 @@ int main(void)
 #undef EMPTY
 #undef EMPTY_16
 #undef EMPTY_BWD
-    repdl_add_f32(0, NULL, NULL, NULL);
-    repdl_rng_uniform_fill_f32(0, 1, 0, 0.0f, 1.0f, NULL);
+    fails += repdl_add_f32(0, NULL, NULL, NULL) != REPDL_OK;
+    fails += repdl_rng_uniform_fill_f32(0, 1, 0, 0.0f, 1.0f, NULL) != REPDL_OK;
+    { /* n > 0 with a NULL array: REPDL_ERR_INVALID, and the other arrays
+         (inputs and outputs) untouched, for every array form of op_table.h
+         and the conversions and elementwise helpers */
+        float xf[3] = {0.5f, -1.0f, 2.0f}, of[3], g[3] = {1.0f, 1.0f, 1.0f};
+        uint16_t xh[3] = {0x3f00, 0xbf80, 0x4000}, oh[3];
+        uint8_t mask[3] = {1, 0, 1};
+        const float *nf = NULL;
+        const uint16_t *nh = NULL;
+        memset(of, 0x7f, sizeof of); memset(oh, 0x7f, sizeof oh);
+#define NUL(name)                                                                   \
+    fails += repdl_##name##_array_f32(3, nf, of) != REPDL_ERR_INVALID;              \
+    fails += repdl_##name##_array_f32(3, xf, NULL) != REPDL_ERR_INVALID;
+#define NUL_16(name)                                                                \
+    fails += repdl_##name##_array_bf16(3, nh, oh) != REPDL_ERR_INVALID;             \
+    fails += repdl_##name##_array_f16(3, xh, NULL) != REPDL_ERR_INVALID;
+#define NUL_BWD(name, reads_y)                                                      \
+    fails += repdl_##name##_backward_array_f32(3, nf, g, of) != REPDL_ERR_INVALID;  \
+    fails += repdl_##name##_backward_array_f32(3, xf, nf, of) != REPDL_ERR_INVALID; \
+    fails += repdl_##name##_backward_array_f32(3, xf, g, NULL) != REPDL_ERR_INVALID;
+        REPDL_ELEMENTWISE_OPS(NUL)
+        REPDL_ELEMENTWISE_HALF(NUL_16)
+        REPDL_ELEMENTWISE_BACKWARD(NUL_BWD)
+#undef NUL
+#undef NUL_16
+#undef NUL_BWD
+        fails += repdl_f32_to_bf16_array(3, nf, oh) != REPDL_ERR_INVALID;
+        fails += repdl_bf16_to_f32_array(3, xh, NULL) != REPDL_ERR_INVALID;
+        fails += repdl_f32_to_f16_array(3, xf, NULL) != REPDL_ERR_INVALID;
+        fails += repdl_f16_to_f32_array(3, nh, of) != REPDL_ERR_INVALID;
+        fails += repdl_add_f32(3, xf, nf, of) != REPDL_ERR_INVALID;
+        fails += repdl_mul_f32(3, nf, g, of) != REPDL_ERR_INVALID;
+        fails += repdl_scale_f32(3, 2.0f, xf, NULL) != REPDL_ERR_INVALID;
+        fails += repdl_div_count_f32(3, 7, nf, of) != REPDL_ERR_INVALID;
+        fails += repdl_dropout_forward_f32(3, 0.5f, 1, 2, nf, of, NULL) != REPDL_ERR_INVALID;
+        fails += repdl_dropout_backward_f32(3, 0.5f, NULL, g, of) != REPDL_ERR_INVALID;
+        fails += repdl_dropout_backward_f32(3, 0.5f, mask, g, NULL) != REPDL_ERR_INVALID;
+        {
+            int j;
+            for (j = 0; j < 3; j++)
+                fails += bits(of[j]) != 0x7f7f7f7fu || oh[j] != 0x7f7fu;
+        }
+        /* the mask stays optional */
+        fails += repdl_dropout_forward_f32(3, 0.5f, 1, 2, xf, of, NULL) != REPDL_OK;
+    }
     printf("%s: empty extents with NULL, %d failed\n", fails ? "FAIL" : "ok", fails);
     return fails != 0;
 }
