@@ -40,6 +40,7 @@
 
 #include "config.h"
 #include "detail/barrier.h"
+#include "detail/cr.h"
 #include "sigmoid.h"
 #include "silu.h"
 #include "gelu.h"
@@ -226,51 +227,27 @@ REPDL_API repdl_status repdl_relu_array_f32(size_t n, const float *x, float *y)
 }
 REPDL_API repdl_status repdl_relu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_relu_backward_f32(x[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, x, dy, dx, repdl_relu_backward_f32);
 }
 REPDL_API repdl_status repdl_sigmoid_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_sigmoid_backward_f32(x[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, x, dy, dx, repdl_sigmoid_backward_f32);
 }
 REPDL_API repdl_status repdl_silu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_silu_backward_f32(x[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, x, dy, dx, repdl_silu_backward_f32);
 }
 REPDL_API repdl_status repdl_gelu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_gelu_backward_f32(x[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, x, dy, dx, repdl_gelu_backward_f32);
 }
 REPDL_API repdl_status repdl_gelu_tanh_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_gelu_tanh_backward_f32(x[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, x, dy, dx, repdl_gelu_tanh_backward_f32);
 }
 REPDL_API repdl_status repdl_softplus_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_softplus_backward_f32(x[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, x, dy, dx, repdl_softplus_backward_f32);
 }
 
 REPDL_END_CODE

@@ -18,7 +18,8 @@
    and their array forms repdl_F_backward_array_f32(n, in, dy, dx), dx[i]
    = repdl_F_backward_f32(in[i], dy[i]), in = y (exp, tanh, sqrt) or x
    (log); in place allowed (dx == in or dx == dy), any other overlap not;
-   n = 0 reads and writes nothing (NULL allowed); returns REPDL_OK.
+   n = 0 reads and writes nothing (NULL allowed); a NULL array with n > 0
+   is REPDL_ERR_INVALID, nothing written; otherwise REPDL_OK.
 
    Row reductions (reduce.h's repdl_sum_rows_f32, repdl_mean_rows_f32,
    repdl_var_rows_f32, repdl_norm2_rows_f32 over dense rows, ldx = n):
@@ -49,6 +50,7 @@
 
 #include "config.h"
 #include "detail/barrier.h"
+#include "detail/cr.h"
 #include "reduce.h"
 REPDL_BEGIN_CODE
 
@@ -82,41 +84,25 @@ REPDL_API float repdl_sqrt_backward_f32(float y, float dy)
 REPDL_API repdl_status repdl_exp_backward_array_f32(size_t n, const float *y, const float *dy,
                                                     float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!y || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_exp_backward_f32(y[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, y, dy, dx, repdl_exp_backward_f32);
 }
 
 REPDL_API repdl_status repdl_log_backward_array_f32(size_t n, const float *x, const float *dy,
                                                     float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_log_backward_f32(x[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, x, dy, dx, repdl_log_backward_f32);
 }
 
 REPDL_API repdl_status repdl_tanh_backward_array_f32(size_t n, const float *y, const float *dy,
                                                      float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!y || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_tanh_backward_f32(y[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, y, dy, dx, repdl_tanh_backward_f32);
 }
 
 REPDL_API repdl_status repdl_sqrt_backward_array_f32(size_t n, const float *y, const float *dy,
                                                      float *dx)
 {
-    REPDL__FPENV_CHECK();
-    if (n && (!y || !dy || !dx)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) dx[i] = repdl_sqrt_backward_f32(y[i], dy[i]);
-    return REPDL_OK;
+    REPDL__BACKWARD_ARRAY_BODY(n, y, dy, dx, repdl_sqrt_backward_f32);
 }
 
 /* ---- Row reductions ----

@@ -120,6 +120,19 @@ REPDL_FN const float *repdl__chunk_in(const float *x, size_t n, size_t i0, float
         for (i_ = 0; i_ < (n); i_++) (out)[i_] = SCALAR((x)[i_]);                     \
     } while (0)
 
+/* The whole body of a backward array form (activation.h, backward.h):
+   the environment check, REPDL_ERR_INVALID for a NULL array with n > 0,
+   then dx[i] = F(a[i], dy[i]), i < n, and REPDL_OK.  Element by element,
+   each read before its result is written, so dx may be a or dy. */
+#define REPDL__BACKWARD_ARRAY_BODY(n, a, dy, dx, F)                                    \
+    do {                                                                              \
+        size_t i_;                                                                    \
+        REPDL__FPENV_CHECK();                                                         \
+        if ((n) && (!(a) || !(dy) || !(dx))) return REPDL_ERR_INVALID;                \
+        for (i_ = 0; i_ < (n); i_++) (dx)[i_] = F((a)[i_], (dy)[i_]);                 \
+        return REPDL_OK;                                                              \
+    } while (0)
+
 /* A table of hard cases: {input bits, correctly rounded result bits},
    sorted by input bits. */
 typedef struct repdl__hardcase { uint32_t x, r; } repdl__hardcase;
