@@ -104,7 +104,7 @@ def read_idx(path):
             raise SystemExit(f'train_fmnist.py: {p}: longer than its header says ({want} bytes)')
     if want is None or len(buf) != want:
         raise SystemExit(f'train_fmnist.py: {p}: shorter than its header says')
-    body = np.frombuffer(bytes(buf), dtype=np.uint8, offset=4 + 4 * len(dims))
+    body = np.frombuffer(buf, dtype=np.uint8, offset=4 + 4 * len(dims))  # no copy
     return body.reshape(dims)
 
 
