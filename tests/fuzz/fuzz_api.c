@@ -39,6 +39,7 @@
 #include <repdl/gemm_threads.h>
 #include <repdl/conv2d_threads.h>
 #include <repdl/reduce_units.h>
+#include <repdl/op_table.h>
 
 #include "../common/splitmix64.h"
 
@@ -775,31 +776,28 @@ static void case_rows(fz *F)
         F->expect = FZ_EXP_OK;
 }
 
-/* rng fills (ranges at any first), dropout, permutation.  Called as
-   statements: their status (where they have one) is not looked at, so
-   they get no NULL array of nonzero extent and no huge n (the headers
-   document no refusal for them). */
+/* rng fills (ranges at any first), dropout, permutation.  A NULL array
+   of nonzero extent is REPDL_ERR_INVALID (dropout's forward mask is
+   optional); n is never huge: these take a count, not a shape, and a
+   count that fits is valid (the dummy array of a huge one would be
+   written). */
 static repdl_status run_rng(fz *F, int v)
 {
     size_t *z = F->z;
     (void)v;
     switch (F->iv[0]) {
-    case 0: repdl_rng_uniform_fill_range_f32(z[0], z[1], z[2], z[3], -1.0f, 2.0f, P_F(0)); break;
-    case 1: repdl_rng_normal_fill_range_f32(z[0], z[1], z[2], z[3], 0.5f, 2.0f, P_F(0)); break;
-    case 2: repdl_rng_uniform_fill_f32(z[0], z[1], z[2], 0.0f, 1.0f, P_F(0)); break;
-    case 3: repdl_rng_normal_fill_f32(z[0], z[1], z[2], 0.0f, 1.0f, P_F(0)); break;
+    case 0: return repdl_rng_uniform_fill_range_f32(z[0], z[1], z[2], z[3], -1.0f, 2.0f, P_F(0));
+    case 1: return repdl_rng_normal_fill_range_f32(z[0], z[1], z[2], z[3], 0.5f, 2.0f, P_F(0));
+    case 2: return repdl_rng_uniform_fill_f32(z[0], z[1], z[2], 0.0f, 1.0f, P_F(0));
+    case 3: return repdl_rng_normal_fill_f32(z[0], z[1], z[2], 0.0f, 1.0f, P_F(0));
     case 4:
-        repdl_dropout_forward_range_f32(z[0], F->f[0], z[1], z[2], z[3], P_CF(1), P_F(0),
-                                        (uint8_t *)F->a[2].p);
-        return REPDL_OK;
+        return repdl_dropout_forward_range_f32(z[0], F->f[0], z[1], z[2], z[3], P_CF(1), P_F(0),
+                                               (uint8_t *)F->a[2].p);
     case 5:
-        repdl_dropout_backward_f32(z[0], F->f[0], (const uint8_t *)F->a[2].p, P_CF(1), P_F(0));
-        return REPDL_OK;
+        return repdl_dropout_backward_f32(z[0], F->f[0], (const uint8_t *)F->a[2].p, P_CF(1), P_F(0));
     default:
-        repdl_rng_permutation(z[0], z[1], z[2], (uint32_t *)F->a[0].p);
-        return REPDL_OK;
+        return repdl_rng_permutation(z[0], z[1], z[2], (uint32_t *)F->a[0].p);
     }
-    return REPDL_OK;
 }
 static void case_rng(fz *F)
 {
@@ -808,7 +806,7 @@ static void case_rng(fz *F)
                                   "rng_permutation"};
     size_t n = dim(F);
     int w = (int)rn(F, 7);
-    if (n == FZ_HUGE || n > ((size_t)1 << 30)) n = rn(F, 50);   /* void forms: no huge n */
+    if (n == FZ_HUGE || n > ((size_t)1 << 30)) n = rn(F, 50);   /* a count: no huge n */
     F->z[0] = n; F->z[1] = rnd(F); F->z[2] = rnd(F) % 4 ? rn(F, 100) : rnd(F);
     F->z[3] = rnd(F) % 3 ? rn(F, 100) : FZ_HUGE - rn(F, 8);
     F->f[0] = rnd(F) % 4 == 0 ? value(F) : 0.25f;
@@ -824,14 +822,11 @@ static void case_rng(fz *F)
         if (w == 4) F->a[2].optional = 1;
         F->a[0].alias = 1;
     }
-    {
-        int k;
-        for (k = 0; k < F->na; k++) F->a[k].optional = 2;
-    }
 }
 
-/* sgd and adam steps (w, momentum / m, v in place); called as statements,
-   as the rng fills. */
+/* sgd and adam steps (w, momentum / m, v in place); a NULL array of
+   nonzero extent is REPDL_ERR_INVALID (sgd's momentum buffer is
+   optional); n is a count, never huge (as the rng fills). */
 static repdl_status run_optim(fz *F, int v)
 {
     (void)v;
@@ -839,17 +834,18 @@ static repdl_status run_optim(fz *F, int v)
         repdl_sgd_config c;
         c.lr = 0.1f; c.momentum = F->f[0]; c.dampening = 0.0f; c.weight_decay = F->f[1];
         c.nesterov = F->iv[1];
-        repdl_sgd_step_f32(F->z[0], &c, F->z[1], P_CF(0), P_F(1), P_F(2));
+        return repdl_sgd_step_f32(F->z[0], &c, F->z[1], P_CF(0), P_F(1), P_F(2));
     } else {
         repdl_adam_config c;
         repdl_adam_state s;
+        repdl_status st;
         c.lr = 1e-3f; c.beta1 = 0.9f; c.beta2 = 0.999f; c.eps = 1e-8f; c.weight_decay = F->f[1];
         c.decoupled = F->iv[1];
         repdl_adam_state_init(&s);
-        repdl_adam_begin_step(&s, &c);
-        repdl_adam_step_f32(F->z[0], &c, &s, P_CF(0), P_F(1), P_F(2), P_F(3));
+        st = repdl_adam_begin_step(&s, &c);
+        if (st != REPDL_OK) return st;
+        return repdl_adam_step_f32(F->z[0], &c, &s, P_CF(0), P_F(1), P_F(2), P_F(3));
     }
-    return REPDL_OK;
 }
 static void case_optim(fz *F)
 {
@@ -867,10 +863,6 @@ static void case_optim(fz *F)
     ARR_F(n, FZ_INOUT);
     ARR_F(n, FZ_INOUT);
     if (F->iv[0]) ARR_F(n, FZ_INOUT);
-    {
-        int k;
-        for (k = 0; k < F->na; k++) F->a[k].optional = 2;
-    }
     if (F->iv[0] == 0) F->a[2].optional = 1;   /* sgd: no momentum buffer */
 }
 
@@ -955,9 +947,81 @@ static void case_units(fz *F)
     }
 }
 
+/* The elementwise array forms (every row of op_table.h: binary32, and
+   bf16 / f16 where the row has them), the backward arrays, and
+   backward.h's row backward passes (dense rows: sum, mean, var with ddof,
+   norm2).  The array forms take a count, never huge (as the rng fills);
+   in place where the headers allow it (out == x; dx == a or dy). */
+typedef repdl_status (*fz_map_fn)(size_t, const float *, float *);
+typedef repdl_status (*fz_map16_fn)(size_t, const uint16_t *, uint16_t *);
+typedef repdl_status (*fz_bwd_fn)(size_t, const float *, const float *, float *);
+#define FZ_MAP(name) repdl_##name##_array_f32,
+#define FZ_MAP16(name) repdl_##name##_array_bf16, repdl_##name##_array_f16,
+#define FZ_BWD(name, reads_y) repdl_##name##_backward_array_f32,
+static const fz_map_fn fz_maps[] = {REPDL_ELEMENTWISE_OPS(FZ_MAP)};
+static const fz_map16_fn fz_maps16[] = {REPDL_ELEMENTWISE_HALF(FZ_MAP16)};
+static const fz_bwd_fn fz_bwds[] = {REPDL_ELEMENTWISE_BACKWARD(FZ_BWD)};
+#undef FZ_MAP
+#undef FZ_MAP16
+#undef FZ_BWD
+#define FZ_COUNT(t) (sizeof t / sizeof t[0])
+
+static repdl_status run_ew(fz *F, int v)
+{
+    size_t *z = F->z;
+    (void)v;
+    switch (F->iv[0]) {
+    case 0: return fz_maps[F->iv[1]](z[0], P_CF(0), P_F(1));
+    case 1: return fz_maps16[F->iv[1]](z[0], (const uint16_t *)F->a[0].p, (uint16_t *)F->a[1].p);
+    case 2: return fz_bwds[F->iv[1]](z[0], P_CF(0), P_CF(1), P_F(2));
+    case 3: return repdl_sum_rows_backward_f32(z[0], z[1], P_CF(0), P_F(1));
+    case 4: return repdl_mean_rows_backward_f32(z[0], z[1], P_CF(0), P_F(1));
+    case 5: return repdl_var_rows_backward_f32(z[0], z[1], z[2], P_CF(0), P_CF(1), P_F(2));
+    default: return repdl_norm2_rows_backward_f32(z[0], z[1], P_CF(0), P_CF(1), P_CF(2), P_F(3));
+    }
+}
+static void case_ew(fz *F)
+{
+    static const char *names[] = {"elementwise _array_f32", "elementwise _array_bf16/_f16",
+                                  "backward_array_f32", "sum_rows_backward", "mean_rows_backward",
+                                  "var_rows_backward", "norm2_rows_backward"};
+    size_t rows = dim(F), n = dim(F), t = mul(rows, n);
+    int w = (int)rn(F, 7);
+    F->iv[0] = w;
+    F->name = names[w];
+    F->run = run_ew;
+    F->expect = FZ_EXP_OK;
+    if (w <= 2 && (rows == FZ_HUGE || rows > ((size_t)1 << 30))) rows = rn(F, 50);
+    F->z[0] = rows; F->z[1] = n; F->z[2] = rn(F, 4);
+    switch (w) {
+    case 0:
+        F->iv[1] = (int)rn(F, FZ_COUNT(fz_maps));
+        ARR_F(rows, FZ_IN); ARR_F(rows, FZ_OUT);
+        F->a[1].alias = 0;
+        break;
+    case 1:
+        F->iv[1] = (int)rn(F, FZ_COUNT(fz_maps16));
+        arr(F, rows, 2, FZ_IN); arr(F, rows, 2, FZ_OUT);
+        F->a[1].alias = 0;
+        break;
+    case 2:
+        F->iv[1] = (int)rn(F, FZ_COUNT(fz_bwds));
+        ARR_F(rows, FZ_IN); ARR_F(rows, FZ_IN); ARR_F(rows, FZ_OUT);
+        F->a[2].alias = (int)rn(F, 2);
+        break;
+    case 3: case 4: ARR_F(rows, FZ_IN); ARR_F(t, FZ_OUT); break;
+    case 5: ARR_F(t, FZ_IN); ARR_F(rows, FZ_IN); ARR_F(t, FZ_OUT); break;
+    default: ARR_F(t, FZ_IN); ARR_F(rows, FZ_IN); ARR_F(rows, FZ_IN); ARR_F(t, FZ_OUT); break;
+    }
+    if (w >= 3 && t == 0) {   /* no element: nothing read, any array may be NULL (backward.h) */
+        int k;
+        for (k = 0; k < F->na; k++) F->a[k].optional = 1;
+    }
+}
+
 typedef void (*fz_case)(fz *F);
 static const fz_case cases[] = {case_gemm, case_linear, case_conv, case_pool, case_softmax, case_loss,
-                                case_norm, case_rows, case_rng, case_optim, case_units};
+                                case_norm, case_rows, case_rng, case_optim, case_units, case_ew};
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
 static void one_call(uint64_t seed, long call)
