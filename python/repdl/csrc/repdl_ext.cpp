@@ -155,6 +155,41 @@ Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, c
     return dx;
 }
 
+// Forward of any function of op_table.h (those without a backward pass
+// too: erf, sin, cos, ...): repdl_<op>_array_f32.
+struct map_row {
+    const char *name;
+    unary_fn fwd;
+};
+#define REPDL_PY_MAP_HOST(name) {#name, repdl_##name##_array_f32},
+const map_row kMap[] = {REPDL_ELEMENTWISE_OPS(REPDL_PY_MAP_HOST)};
+#undef REPDL_PY_MAP_HOST
+
+Tensor map(const std::string &op, const Tensor &x)
+{
+    const float *px = cp(x, "input");
+    const map_row &u = repdl_py_unary_find(kMap, op);
+    Tensor y = empty_like_f32(x);
+    float *py = y.data_ptr<float>();
+    std::atomic<int> st(REPDL_OK);
+    elementwise(x.numel(), [&](size_t b, size_t m) {
+        repdl_status r = u.fwd(m, px + b, py + b);
+        if (r != REPDL_OK) st = r;
+    });
+    ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + "_array_f32").c_str());
+    return y;
+}
+
+// y = RN(a * b) elementwise (repdl_mul_f32), a and b of one size.
+Tensor mul(const Tensor &a, const Tensor &b)
+{
+    const float *pa = cp(a, "input"), *pb = cp(b, "other");
+    TORCH_CHECK(a.numel() == b.numel(), "repdl: mul: sizes differ");
+    Tensor y = empty_like_f32(a);
+    ok(repdl_mul_f32(usz(a.numel()), pa, pb, y.data_ptr<float>()), "repdl_mul_f32");
+    return y;
+}
+
 Tensor scale(double alpha, const Tensor &x)
 {
     const float *px = cp(x, "input");
@@ -486,6 +521,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("unary", &unary);
     m.def("unary_backward", &unary_backward);
     m.def("scale", &scale);
+    m.def("map", &map);
+    m.def("mul", &mul);
     m.def("reduce_rows", &reduce_rows);
     m.def("reduce_rows_backward", &reduce_rows_backward);
     m.def("dot", &dot);
