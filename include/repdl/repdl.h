@@ -55,6 +55,7 @@
 #include "gemm.h"
 #include "linear.h"
 #include "conv2d.h"
+#include "embedding.h"
 /* random numbers, elementwise ops and dropout, optimizers (docs/rng-optim.md) */
 #include "rng.h"
 #include "elementwise.h"

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/* repdl/embedding.h: embedding lookup (torch.nn.Embedding), forward and
+   backward, the backward's sum over repeated ids in the batch order.
+
+     table [vocab x dim], ids [n] (int64, each in [0, vocab)),
+     out [n x dim], dout [n x dim], dtable [vocab x dim]
+     out[i][d]    = table[ids[i]][d]                repdl_embedding_forward_f32
+     dtable[v][d] = sum of dout[i][d] over the      repdl_embedding_backward_f32
+                    positions i with ids[i] == v
+
+   The order of the backward's sum (docs/canonical-order.md, "The batch
+   order"; the positions i are the batch index):
+     the positions are cut into micro-batches of REPDL_MICROBATCH
+     consecutive positions (the last one short);
+     value of micro-batch g for (v, d) = fadd chain over the positions i of
+       g with ids[i] == v, ascending, of dout[i][d], from +0;
+     dtable[v][d] = the aligned buddy tree over the micro-batches of these
+       values (left operand first), every NaN 0x7fc00000.
+   A micro-batch with no position of id v has the value +0.  Since a chain
+   from +0, and a sum of two values neither of which is -0, is never -0,
+   no value of this order is -0 and +0 + x == x for every x: the tree over
+   every micro-batch is the tree over the micro-batches that hold id v
+   alone, which is what is computed (repdl__embedding_grad_elem).  So:
+     - a row that no id hits is +0 (torch's zero-filled gradient);
+     - signed zeros: every zero of dtable is +0 (a row hit only by -0
+       gradients is +0, as torch's index_add into zeros);
+     - the bits depend on the ids and on dout, never on the order in which
+       an implementation visits the positions (host: a stable counting
+       sort by id; CUDA: the same, then one thread per element);
+     - the call on the positions of one micro-batch (or of any run of whole
+       micro-batches) returns that node's value, and nodes combine by the
+       tree (include/repdl/reduce_units.h, repdl/mpi.h) to the bits of the
+       call on the whole batch: a plain addition of two such results is
+       never -0, so the +0 of untouched rows is the tree's own.
+   Bad input: an id outside [0, vocab) is REPDL_ERR_INVALID with nothing
+   written (every id is checked first, also when dim == 0).  n == 0: the
+   forward writes nothing, the backward writes +0 to all of dtable.  An
+   array may be NULL exactly when its extent is 0 (ids: n; table: vocab
+   dim; out, dout: n dim; dtable: vocab dim), else REPDL_ERR_INVALID; an
+   extent that does not fit in size_t bytes is REPDL_ERR_OVERFLOW.  The
+   forward copies values, a NaN as 0x7fc00000.  The backward takes
+   (vocab + 1 + n) size_t of scratch (malloc, REPDL__ALLOC) for the
+   counting sort: REPDL_ERR_NOMEM with nothing written when it cannot be
+   had.  Outputs must not overlap inputs. */
+#ifndef REPDL_EMBEDDING_H
+#define REPDL_EMBEDDING_H
+
+#include "config.h"
+#include "detail/accum.h"
+REPDL_BEGIN_CODE
+
+/* Every id in [0, vocab): 1, else 0 (ids has n entries). */
+REPDL_FN int repdl__embedding_ids_ok(const int64_t *ids, size_t n, size_t vocab)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || (uint64_t)ids[i] >= (uint64_t)vocab) return 0;
+    return 1;
+}
+
+/* The checks shared by both passes, before anything is written: sizes,
+   then NULL arrays, then the ids.  ta: table or dtable, io: out or dout. */
+REPDL_FN repdl_status repdl__embedding_check(size_t vocab, size_t dim, const int64_t *ids,
+                                             size_t n, const void *ta, const void *io)
+{
+    size_t tv = vocab, tn = n;
+    if (repdl__size_mul(&tv, dim) || repdl__size_mul(&tn, dim)) return REPDL_ERR_OVERFLOW;
+    if ((n && !ids) || (tv && !ta) || (tn && !io)) return REPDL_ERR_INVALID;
+    if (!repdl__embedding_ids_ok(ids, n, vocab)) return REPDL_ERR_INVALID;
+    return REPDL_OK;
+}
+
+/* out[i][d] = table[ids[i]][d], a NaN as 0x7fc00000. */
+REPDL_API repdl_status repdl_embedding_forward_f32(const float *table, size_t vocab, size_t dim,
+                                                   const int64_t *ids, size_t n, float *out)
+{
+    REPDL__FPENV_CHECK();
+    size_t i, d;
+    repdl_status st = repdl__embedding_check(vocab, dim, ids, n, table, out);
+    if (st != REPDL_OK) return st;
+    for (i = 0; i < n; i++) {
+        const float *r = table + (size_t)ids[i] * dim;
+        for (d = 0; d < dim; d++) out[i * dim + d] = repdl__canon(r[d]);
+    }
+    return REPDL_OK;
+}
+
+/* dtable[v][d] for one element: pos[0 .. cnt) are the positions with id v,
+   ascending.  The chain of each micro-batch, then the buddy tree over the
+   micro-batches that occur: two consecutive ones g < h meet at the level
+   L(g, h) = bit length of g ^ h, and a pending node is added into the
+   current one when its level is at most the current one's meeting level
+   with the next (the carries of a binary counter, empty leaves skipped).
+   At most 64 pending nodes: levels strictly decrease up the stack.
+   Shared by the host and the CUDA kernel. */
+REPDL_FN float repdl__embedding_grad_elem(const float *dout, size_t dim, size_t d,
+                                          const size_t *pos, size_t cnt)
+{
+    float stk[65], cur = 0.0f;
+    unsigned lv[65], top = 0;
+    size_t k, g = 0;
+    for (k = 0; k < cnt; k++) {
+        size_t p = pos[k], h = p / REPDL_MICROBATCH;
+        if (k > 0 && h != g) { /* micro-batch g done: meet level with h */
+            size_t x = g ^ h;
+            unsigned L = 0;
+            while (x) {
+                L++;
+                x >>= 1;
+            }
+            while (top > 0 && lv[top - 1] <= L) {
+                top--;
+                cur = repdl__fadd(stk[top], cur);
+            }
+            stk[top] = cur;
+            lv[top] = L;
+            top++;
+            cur = 0.0f;
+        }
+        g = h;
+        cur = repdl__fadd(cur, dout[p * dim + d]);
+    }
+    while (top > 0) {
+        top--;
+        cur = repdl__fadd(stk[top], cur);
+    }
+    return repdl__canon(cur);
+}
+
+/* The positions sorted by id, stably (ascending within an id): pos[start[v]
+   .. start[v + 1]) hold id v.  start has vocab + 1 entries; ids checked. */
+REPDL_FN void repdl__embedding_sort(const int64_t *ids, size_t n, size_t vocab, size_t *start,
+                                    size_t *pos)
+{
+    size_t i, v, acc = 0;
+    for (v = 0; v <= vocab; v++) start[v] = 0;
+    for (i = 0; i < n; i++) start[(size_t)ids[i] + 1]++;
+    for (v = 0; v <= vocab; v++) {
+        acc += start[v];
+        start[v] = acc;
+    }
+    /* start[v] is now the first slot of id v; fill, then shift back */
+    for (i = 0; i < n; i++) pos[start[(size_t)ids[i]]++] = i;
+    for (v = vocab; v > 0; v--) start[v] = start[v - 1];
+    start[0] = 0;
+}
+
+/* dtable (overwritten) = the batch-order sums above. */
+REPDL_API repdl_status repdl_embedding_backward_f32(const float *dout, const int64_t *ids, size_t n,
+                                                    size_t vocab, size_t dim, float *dtable)
+{
+    REPDL__FPENV_CHECK();
+    size_t v, d, *start, words = vocab;
+    repdl_status st = repdl__embedding_check(vocab, dim, ids, n, dtable, dout);
+    if (st != REPDL_OK) return st;
+    if (vocab == 0 || dim == 0) return REPDL_OK; /* dtable has no element */
+    /* vocab + 1 + n size_t: vocab dim and n dim floats fit, so this does
+       unless dim is 1 and the sizes are near the top of size_t */
+    if (words + 1 == 0 || words + 1 + n < n ||
+        words + 1 + n > ((size_t)-1) / sizeof(size_t))
+        return REPDL_ERR_OVERFLOW;
+    words = words + 1 + n;
+    start = (size_t *)REPDL__ALLOC(words * sizeof(size_t));
+    if (!start) return REPDL_ERR_NOMEM;
+    repdl__embedding_sort(ids, n, vocab, start, start + vocab + 1);
+    for (v = 0; v < vocab; v++)
+        for (d = 0; d < dim; d++)
+            dtable[v * dim + d] = repdl__embedding_grad_elem(
+                dout, dim, d, start + vocab + 1 + start[v], start[v + 1] - start[v]);
+    free(start);
+    return REPDL_OK;
+}
+
+REPDL_END_CODE
+#endif /* REPDL_EMBEDDING_H */
