@@ -117,6 +117,39 @@ REPDL_FN repdl_status repdl__conv2d_check(const repdl_conv2d_shape *s)
     return REPDL_OK;
 }
 
+/* repdl__conv2d_check(s), then the sizes every pass uses: the output plane
+   oh x ow of P = oh ow pixels, CK = c kh kw (a filter, an im2col column)
+   and in_sz = c h w (an input image); no product overflows once s passed. */
+REPDL_FN repdl_status repdl__conv2d_sizes(const repdl_conv2d_shape *s, size_t *oh, size_t *ow,
+                                          size_t *P, size_t *CK, size_t *in_sz)
+{
+    repdl_status st = repdl__conv2d_check(s);
+    if (st != REPDL_OK) return st;
+    *oh = repdl_conv2d_out_h(s);
+    *ow = repdl_conv2d_out_w(s);
+    *P = *oh * *ow;
+    *CK = s->c * s->kh * s->kw;
+    *in_sz = s->c * s->h * s->w;
+    return REPDL_OK;
+}
+
+/* The forward's argument rule, before anything is written (every forward
+   form applies it): repdl__conv2d_sizes, then no output element (n, oc or
+   P zero) returns REPDL_OK and writes nothing, then REPDL_ERR_INVALID for a
+   NULL y, a NULL w with CK > 0 or a NULL x with CK, in_sz > 0.  Returns 1
+   when there is work, otherwise the call's status (0 = REPDL_OK or an
+   error, all < 1). */
+REPDL_FN int repdl__conv2d_forward_args(const repdl_conv2d_shape *s, const float *x,
+                                        const float *w, const float *y, size_t *oh, size_t *ow,
+                                        size_t *P, size_t *CK, size_t *in_sz)
+{
+    repdl_status st = repdl__conv2d_sizes(s, oh, ow, P, CK, in_sz);
+    if (st != REPDL_OK) return (int)st;
+    if (s->n == 0 || s->oc == 0 || *P == 0) return (int)REPDL_OK;
+    if (!y || (*CK && !w) || (*CK && *in_sz && !x)) return (int)REPDL_ERR_INVALID;
+    return 1;
+}
+
 /* The output columns q whose tap column t lands inside the image: iw =
    q sw + t dw - pw in [0, w) exactly for q in [*lo, *hi) (a contiguous
    range, possibly empty). */
@@ -220,6 +253,18 @@ REPDL_FN float *repdl__conv_alloc(size_t n)
     if (n == 0) n = 1;
     if (n > (size_t)-1 / sizeof(float)) return NULL;
     return (float *)REPDL__ALLOC(n * sizeof(float));
+}
+
+/* Frees the four scratch pieces of a pass when the pass allocated them
+   (own = 0: they are carved from the caller's block); free(NULL) is a
+   no-op, so pieces never allocated may be NULL. */
+REPDL_FN void repdl__conv_free4(int own, void *a, void *b, void *c, void *d)
+{
+    if (!own) return;
+    free(a);
+    free(b);
+    free(c);
+    free(d);
 }
 
 /* ---- Forward ----
@@ -327,10 +372,7 @@ REPDL_FN repdl_status repdl__conv2d_forward_part_f32(const repdl_conv2d_shape *s
             yb = repdl__conv_alloc(sz[3]);
         }
         if (!xp || !wp || !yb || !off) {
-            free(xp);
-            free(wp);
-            free(yb);
-            free(off);
+            repdl__conv_free4(!ws, xp, wp, yb, off);
             return REPDL_ERR_NOMEM;
         }
         for (ci = 0; ci < s->c; ci++)
@@ -383,12 +425,7 @@ REPDL_FN repdl_status repdl__conv2d_forward_part_f32(const repdl_conv2d_shape *s
                     memcpy(yo + p * ow, yb + o * Lr + p * Wp, ow * sizeof(float));
             }
         }
-        if (!ws) {
-            free(xp);
-            free(wp);
-            free(yb);
-            free(off);
-        }
+        repdl__conv_free4(!ws, xp, wp, yb, off);
         return REPDL_OK;
     }
 }
@@ -398,15 +435,8 @@ REPDL_API repdl_status repdl_conv2d_forward_f32(const repdl_conv2d_shape *s, con
 {
     REPDL__FPENV_CHECK();
     size_t oh, ow, P, CK, in_sz;
-    repdl_status st = repdl__conv2d_check(s);
-    if (st != REPDL_OK) return st;
-    oh = repdl_conv2d_out_h(s);
-    ow = repdl_conv2d_out_w(s);
-    P = oh * ow;
-    CK = s->c * s->kh * s->kw;
-    in_sz = s->c * s->h * s->w;
-    if (s->n == 0 || s->oc == 0 || P == 0) return REPDL_OK;
-    if (!y || (CK && !w) || (CK && in_sz && !x)) return REPDL_ERR_INVALID;
+    int go = repdl__conv2d_forward_args(s, x, w, y, &oh, &ow, &P, &CK, &in_sz);
+    if (go != 1) return (repdl_status)go;
     return repdl__conv2d_forward_part_f32(s, 0, s->oc, x, w, b, y, NULL);
 }
 
@@ -419,15 +449,8 @@ REPDL_FN repdl_status repdl__conv2d_forward_im2col_f32(const repdl_conv2d_shape 
 {
     size_t oh, ow, P, CK, in_sz, img;
     float *col;
-    repdl_status st = repdl__conv2d_check(s);
-    if (st != REPDL_OK) return st;
-    oh = repdl_conv2d_out_h(s);
-    ow = repdl_conv2d_out_w(s);
-    P = oh * ow;
-    CK = s->c * s->kh * s->kw;
-    in_sz = s->c * s->h * s->w;
-    if (s->n == 0 || s->oc == 0 || P == 0) return REPDL_OK;
-    if (!y || (CK && !w) || (CK && in_sz && !x)) return REPDL_ERR_INVALID;
+    int go = repdl__conv2d_forward_args(s, x, w, y, &oh, &ow, &P, &CK, &in_sz);
+    if (go != 1) return (repdl_status)go;
     col = repdl__conv_alloc(CK * P);
     if (!col) return REPDL_ERR_NOMEM;
     for (img = 0; img < s->n; img++) {
@@ -596,14 +619,9 @@ REPDL_FN repdl_status repdl__conv2d_backward_ws(const repdl_conv2d_shape *s, con
     float *colb = NULL, *dyb = NULL, *wp = NULL, *dybp = NULL;
     repdl__conv_bwd_plan pl;
     repdl__vtree tw, tb; /* the trees over micro-batches of dw and db */
-    repdl_status st = repdl__conv2d_check(s);
+    repdl_status st = repdl__conv2d_sizes(s, &oh, &ow, &P, &CK, &in_sz);
     if (st != REPDL_OK) return st;
-    oh = repdl_conv2d_out_h(s);
-    ow = repdl_conv2d_out_w(s);
-    P = oh * ow;
-    CK = s->c * s->kh * s->kw;
     OC = s->oc;
-    in_sz = s->c * s->h * s->w;
     if (s->n && OC && P && !dy) return REPDL_ERR_INVALID;
     if (dx && s->n && in_sz && OC && P && !w) return REPDL_ERR_INVALID;
     if (dw && s->n && CK && P && OC && !x && in_sz) return REPDL_ERR_INVALID;
@@ -637,12 +655,7 @@ REPDL_FN repdl_status repdl__conv2d_backward_ws(const repdl_conv2d_shape *s, con
     if (repdl__vtree_init(&tb, db && OC && G > 1 ? OC : 0, G)) ok = 0;
     if (repdl__vtree_init(&tw, do_dw && G > 1 ? OC * CK : 0, G)) ok = 0;
     if (!ok) {
-        if (!ws) {
-            free(colb);
-            free(dyb);
-            free(wp);
-            free(dybp);
-        }
+        repdl__conv_free4(!ws, colb, dyb, wp, dybp);
         repdl__vtree_free(&tb);
         repdl__vtree_free(&tw);
         return REPDL_ERR_NOMEM;
@@ -706,12 +719,7 @@ REPDL_FN repdl_status repdl__conv2d_backward_ws(const repdl_conv2d_shape *s, con
         if (tree) repdl__vtree_root(&tw, dw);
     }
     repdl__vtree_free(&tw);
-    if (!ws) {
-        free(colb);
-        free(dyb);
-        free(wp);
-        free(dybp);
-    }
+    repdl__conv_free4(!ws, colb, dyb, wp, dybp);
     return REPDL_OK;
 }
 

@@ -188,15 +188,9 @@ REPDL_HOST_API repdl_status repdl_conv2d_forward_threads_f32(const repdl_conv2d_
     repdl__conv_job job[REPDL_CONV_THREADS_MAX];
     size_t oh, ow, P, CK, in_sz, units, per, extra, lo = 0;
     int T, t, by_img;
-    repdl_status st = repdl__conv2d_check(s);
-    if (st != REPDL_OK) return st;
-    oh = repdl_conv2d_out_h(s);
-    ow = repdl_conv2d_out_w(s);
-    P = oh * ow;
-    CK = s->c * s->kh * s->kw;
-    in_sz = s->c * s->h * s->w;
-    if (s->n == 0 || s->oc == 0 || P == 0) return REPDL_OK;
-    if (!y || (CK && !w) || (CK && in_sz && !x)) return REPDL_ERR_INVALID;
+    repdl_status st;
+    int go = repdl__conv2d_forward_args(s, x, w, y, &oh, &ow, &P, &CK, &in_sz);
+    if (go != 1) return (repdl_status)go;
     by_img = s->n >= (size_t)(nthreads > 1 ? nthreads : 1);
     units = by_img ? s->n : (s->oc + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR;
     T = repdl__conv_threads(nthreads, (double)s->n * (double)s->oc * (double)P * (double)CK,
@@ -245,14 +239,9 @@ REPDL_HOST_API repdl_status repdl_conv2d_backward_threads_f32(const repdl_conv2d
     repdl__conv_job job[REPDL_CONV_THREADS_MAX];
     size_t oh, ow, P, CK, OC, in_sz, G, g;
     int T, t;
-    repdl_status st = repdl__conv2d_check(s);
+    repdl_status st = repdl__conv2d_sizes(s, &oh, &ow, &P, &CK, &in_sz);
     if (st != REPDL_OK) return st;
-    oh = repdl_conv2d_out_h(s);
-    ow = repdl_conv2d_out_w(s);
-    P = oh * ow;
-    CK = s->c * s->kh * s->kw;
     OC = s->oc;
-    in_sz = s->c * s->h * s->w;
     G = repdl__mb_count(s->n);
     /* the serial call for what has no work to share (and the argument
        checks of the serial code: its return values) */
