@@ -68,5 +68,10 @@
 #include "pool.h"
 /* backward passes of exp, log, tanh, sqrt and the row reductions (docs/nn.md) */
 #include "backward.h"
+/* attention and the key/value cache (docs/attention.md) */
+#include "attention.h"
+/* rotary position embeddings (docs/rope.md), gradient clipping by global norm */
+#include "rope.h"
+#include "clip.h"
 
 #endif /* REPDL_REPDL_H */

@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: MIT */
+/* repdl/attention.h: reproducible scaled dot-product attention, forward and
+   backward, with grouped key/value heads, a causal mask, an additive mask
+   and key padding; and a key/value cache for decoding whose answers are
+   the bits of recomputing the whole sequence.
+
+   Shapes (row-major, repdl_attention_shape below; R = kv_stride, or nk
+   when kv_stride is 0):
+     q, out, dout, dq   [batch][hq][nq][d]
+     k, v, dk, dv       [batch][hkv][R][d]   (rows nk .. R-1 neither read
+                                               nor written)
+     lse                [batch][hq][nq]      (may be NULL in the forward)
+     mask               [batch][nq][nk]      additive, float; NULL: none
+     key_keep           [batch][nk]          bytes, 0 = padding; NULL: none
+   Query head h reads key/value head h / (hq / hkv) (grouped heads: hq a
+   multiple of hkv).  Query i sits at key position q_pos0 + i; key j at
+   position j.
+
+   Definition (docs/canonical-order.md, "Attention"; docs/attention.md).
+   Key j is SEEN by query i of batch entry b when
+     (causal == 0 or j <= q_pos0 + i) and (key_keep == NULL or
+     key_keep[b][j] != 0) and (mask == NULL or mask[b][i][j] != -inf).
+   Every sum below is the canonical sum (docs/canonical-order.md, sections
+   2 to 4: repdl_sum_f32's tree) over index positions, with the term of an
+   index that is not seen replaced by -0.0.  x + -0 == x for every x, so an
+   unseen index changes no bit: a row depends only on the keys it sees and
+   their positions, never on nk, nq, the batch, the other rows or threads.
+     dot(a, b)  canonical sum over t < d of RN(a[t] b[t])  (= repdl_dot_f32)
+     s_j  = RN(RN(dot(q_i, k_j) * scale) + mask[b][i][j])   (no + without mask)
+     m    = max of s_j over the seen j (exact; -0 < +0)
+     p_j  = repdl_exp_f32(RN(s_j - m))
+     l    = sum over j < nk of p_j
+     out  = RN(sum over j of RN(p_j v_j[c]) / l)          for each c
+     lse  = RN(m + repdl_log_f32(l))
+   A row that sees no key: out = +0.0, lse = -inf.  A row whose max m is
+   infinite or NaN (a score +inf or NaN): out and lse are NaN.
+   Backward, for the seen (i, j) (unseen: the term -0):
+     P_ij = repdl_exp_f32(RN(s_ij - lse_i))
+     D_i  = dot(dout_i, out_i)
+     dp_ij = dot(dout_i, v_j),   ds_ij = RN(P_ij RN(dp_ij - D_i))
+     dq_i[c] = RN(scale * sum over j < nk of RN(ds_ij k_j[c]))
+     dk_j[c] = RN(scale * sum over r < G nq of RN(ds_r,j q_r[c]))
+     dv_j[c] = sum over r < G nq of RN(P_r,j dout_r[c])
+   where G = hq / hkv and r = g nq + i runs over the G query heads of the
+   group (head h G + g, g ascending) and their queries: the rows of those
+   heads in memory order.  Every NaN output is 0x7fc00000.
+
+   Return value (docs/api.md): REPDL_ERR_FPENV first; REPDL_ERR_INVALID
+   for s == NULL, d == 0, hkv == 0, hq not a multiple of hkv, kv_stride in
+   (0, nk), causal with nk < q_pos0 + nq, a NULL array that the shape says
+   is read or written (lse and the masks may be NULL; in the backward dq,
+   dk, dv may each be NULL: skipped, and lse is required); REPDL_ERR_OVERFLOW
+   when an extent does not fit in size_t bytes; REPDL_ERR_NOMEM when the
+   workspace (malloc, REPDL__ALLOC) cannot be had.  On any error nothing is
+   written.  batch, hq or nq == 0: nothing is computed (forward; the
+   backward still writes dk = dv = -0 ... below).  Outputs must not overlap
+   inputs.  The backward with nq == 0 (or batch or hq 0 with nk > 0)
+   writes dk = RN(scale * -0) and dv = -0: the empty sums.
+
+   attention_threads.h splits the same functions across POSIX threads
+   (same bits).  The CUDA launchers (cuda/attention.cu) run these row
+   functions, one row per device thread. */
+#ifndef REPDL_ATTENTION_H
+#define REPDL_ATTENTION_H
+
+#include <stdlib.h>
+
+#include "config.h"
+#include "detail/accum.h"
+#include "exp.h"
+#include "log.h"
+REPDL_BEGIN_CODE
+
+typedef struct repdl_attention_shape {
+    size_t batch, hq, hkv; /* hq a multiple of hkv, hkv >= 1 */
+    size_t nq, nk, d;      /* queries, keys, head dimension (>= 1) */
+    size_t q_pos0;         /* the key position of query 0 */
+    size_t kv_stride;      /* key/value rows stored per head (>= nk); 0: nk */
+    int causal;            /* nonzero: query i sees keys j <= q_pos0 + i */
+} repdl_attention_shape;
+
+/* ---- Columns of a leaf ----
+   The width of a block of columns summed together, and the scratch it
+   needs: REPDL_SUM_LEAF rows of REPDL__ATTN_COLS floats. */
+#define REPDL__ATTN_COLS 64
+#define REPDL__ATTN_SCRATCH ((size_t)REPDL_SUM_LEAF * REPDL__ATTN_COLS)
+
+/* The leaf of len (1 .. 1024) rows of terms T[r][0..nc), row stride ld,
+   for each column at once, in place: T[0][c] is the leaf value of column c
+   (docs/canonical-order.md, section 3; rows >= len are -0 padding).
+   Row r is lane r mod 64 of vector r / 64.  Lane l has nv = ceil((len -
+   l) / 64) vectors that are not padding; the adjacent pairwise tree of
+   section 3.1 over its 16 vectors is computed with the node (v, s) (the
+   vectors v .. v + 2s - 1) reduced to its left half when its right half
+   v + s .. is all padding (left + -0 == left exactly).  Then the lane fold
+   of section 3.2 over lanes < min(len, 64), the same way. */
+REPDL_FN void repdl__attn_leaf_cols(float *T, size_t ld, size_t len, size_t nc)
+{
+    size_t l, v, s, c, h, lanes = len < REPDL_SUM_LANES ? len : REPDL_SUM_LANES;
+    for (l = 0; l < lanes; l++) {
+        size_t nv = (len - l + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES;
+        for (s = 1; s < REPDL_SUM_VECS; s *= 2)
+            for (v = 0; v + s < nv; v += 2 * s) {
+                float *a = T + (v * REPDL_SUM_LANES + l) * ld;
+                const float *b = T + ((v + s) * REPDL_SUM_LANES + l) * ld;
+                for (c = 0; c < nc; c++) a[c] = repdl__fadd(a[c], b[c]);
+            }
+    }
+    for (h = REPDL_SUM_LANES / 2; h >= 1; h /= 2)
+        for (l = 0; l < h && l + h < lanes; l++) {
+            float *a = T + l * ld;
+            const float *b = T + (l + h) * ld;
+            for (c = 0; c < nc; c++) a[c] = repdl__fadd(a[c], b[c]);
+        }
+}
+
+/* out[c] = the canonical sum over r < n of the terms
+     use == NULL or use[r]:  RN(w[r] * M[r ldm + c]),    otherwise -0,
+   for c < nc (nc <= REPDL__ATTN_COLS), through T (REPDL__ATTN_SCRATCH
+   floats) and the trees tr[0..nc) (n > 1024).  n == 0: -0. */
+REPDL_FN void repdl__attn_wcols(size_t n, size_t nc, const float *w, const unsigned char *use,
+                                const float *M, size_t ldm, float *T, repdl__tree *tr,
+                                float *out)
+{
+    size_t j, len, r, c;
+    if (n == 0) {
+        for (c = 0; c < nc; c++) out[c] = -0.0f;
+        return;
+    }
+    for (c = 0; c < nc; c++) repdl__tree_init(&tr[c]);
+    REPDL__LEAVES(n, j, len) {
+        for (r = 0; r < len; r++) {
+            float *t = T + r * REPDL__ATTN_COLS;
+            const float *m = M + (j + r) * ldm;
+            if (use && !use[j + r]) {
+                for (c = 0; c < nc; c++) t[c] = -0.0f;
+            } else {
+                float wr = w[j + r];
+                for (c = 0; c < nc; c++) t[c] = repdl__fmul(wr, m[c]);
+            }
+        }
+        REPDL__MATERIALIZE(T); /* the products are rounded before any sum */
+        repdl__attn_leaf_cols(T, REPDL__ATTN_COLS, len, nc);
+        if (n <= REPDL_SUM_LEAF) {
+            for (c = 0; c < nc; c++) out[c] = T[c];
+            return;
+        }
+        for (c = 0; c < nc; c++) repdl__tree_push(&tr[c], 0, T[c]);
+    }
+    for (c = 0; c < nc; c++) out[c] = repdl__tree_root(&tr[c]);
+}
+
+/* The same for any number of columns, REPDL__ATTN_COLS at a time. */
+REPDL_FN void repdl__attn_wsum(size_t n, size_t ncols, const float *w, const unsigned char *use,
+                               const float *M, size_t ldm, float *T, repdl__tree *tr, float *out)
+{
+    size_t c0;
+    for (c0 = 0; c0 < ncols; c0 += REPDL__ATTN_COLS) {
+        size_t nc = ncols - c0 < REPDL__ATTN_COLS ? ncols - c0 : REPDL__ATTN_COLS;
+        repdl__attn_wcols(n, nc, w, use, M + c0, ldm, T, tr, out + c0);
+    }
+}
+
+/* ---- The problem of one call ---- */
+typedef struct repdl__attn {
+    repdl_attention_shape s;
+    size_t R, G;   /* rows per kv head, query heads per kv head */
+    float scale;
+    const float *q, *k, *v, *mask, *out, *lse, *dout;
+    const unsigned char *keep;
+    float *o_out, *o_lse, *dq, *dk, *dv;
+    float *P, *dS; /* backward: [batch][hq][nq][nk] */
+} repdl__attn;
+
+/* Per-thread workspace (floats unless said): T (REPDL__ATTN_SCRATCH),
+   trees (REPDL__ATTN_COLS), KT and VT (d x nk: the transposed keys and
+   values of the current kv head), row (nk, or G nq), row2 (nk, or G nq),
+   use (bytes: nk, or G nq). */
+typedef struct repdl__attn_ws {
+    float *T, *KT, *VT, *row, *row2;
+    repdl__tree *tr;
+    unsigned char *use;
+    size_t head; /* the kv head (b hkv + h) in KT / VT, or (size_t)-1 */
+    void *block;
+} repdl__attn_ws;
+
+/* Bytes of one workspace; 0 when that does not fit in size_t. */
+REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
+{
+    size_t n = a->s.nk, rows = a->G, kt = a->s.d, t, b;
+    if (repdl__size_mul(&rows, a->s.nq)) return 0;
+    if (backward && rows > n) n = rows;
+    if (repdl__size_mul(&kt, a->s.nk)) return 0;
+    t = kt;
+    if (repdl__size_add(&t, kt) || repdl__size_add(&t, n) || repdl__size_add(&t, n) ||
+        repdl__size_add(&t, REPDL__ATTN_SCRATCH) || repdl__size_add(&t, 64))
+        return 0;
+    b = t * sizeof(float) + REPDL__ATTN_COLS * sizeof(repdl__tree);
+    if (b < t * sizeof(float) || b + n < b) return 0;
+    return b + n;
+}
+
+REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int backward)
+{
+    size_t n = a->s.nk, rows = a->G * a->s.nq, kt = a->s.d * a->s.nk;
+    size_t bytes = repdl__attn_ws_bytes(a, backward);
+    char *p;
+    if (backward && rows > n) n = rows;
+    w->block = bytes ? REPDL__ALLOC(bytes) : NULL;
+    if (!w->block) return -1;
+    p = (char *)w->block;
+    w->tr = (repdl__tree *)(void *)p;
+    p += REPDL__ATTN_COLS * sizeof(repdl__tree);
+    w->T = (float *)(void *)p;
+    w->KT = w->T + REPDL__ATTN_SCRATCH;
+    w->VT = w->KT + kt;
+    w->row = w->VT + kt;
+    w->row2 = w->row + n;
+    w->use = (unsigned char *)(void *)(w->row2 + n);
+    w->head = (size_t)-1;
+    return 0;
+}
+
+REPDL_FN void repdl__attn_ws_free(repdl__attn_ws *w)
+{
+    free(w->block);
+    w->block = NULL;
+}
+
+/* KT[t][j] = K[j][t] (and VT from V) for the kv head kh = b hkv + h. */
+REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, size_t kh, int with_v)
+{
+    size_t d = a->s.d, nk = a->s.nk, j, t;
+    const float *K = a->k + kh * a->R * d, *V = a->v + kh * a->R * d;
+    if (w->head == kh) return;
+    for (j = 0; j < nk; j++)
+        for (t = 0; t < d; t++) w->KT[t * nk + j] = K[j * d + t];
+    if (with_v)
+        for (j = 0; j < nk; j++)
+            for (t = 0; t < d; t++) w->VT[t * nk + j] = V[j * d + t];
+    w->head = kh;
+}
+
+/* use[j] for j < n: key j seen by query i of batch entry b. */
+REPDL_FN void repdl__attn_seen_row(const repdl__attn *a, size_t b, size_t i, size_t n,
+                                   unsigned char *use)
+{
+    size_t j, nk = a->s.nk;
+    const unsigned char *kk = a->keep ? a->keep + b * nk : NULL;
+    const float *mk = a->mask ? a->mask + (b * a->s.nq + i) * nk : NULL;
+    for (j = 0; j < n; j++)
+        use[j] = (unsigned char)((!kk || kk[j] != 0) &&
+                                 (!mk || repdl__asuint(mk[j]) != 0xff800000u));
+}
+
+/* The keys a row may see: all nk, or the causal prefix. */
+REPDL_FN size_t repdl__attn_nseen(const repdl__attn *a, size_t i)
+{
+    size_t e = a->s.q_pos0 + i + 1;
+    return a->s.causal && e < a->s.nk ? e : a->s.nk;
+}
+
+/* sc[j] = dot(x, column j of XT) for j < n (XT: d x nk, the transposed
+   keys or values): the canonical dot of d terms, 64 keys at a time. */
+REPDL_FN void repdl__attn_dots(const repdl__attn *a, repdl__attn_ws *w, const float *x,
+                               const float *XT, size_t n, float *sc)
+{
+    size_t j0;
+    for (j0 = 0; j0 < n; j0 += REPDL__ATTN_COLS) {
+        size_t nc = n - j0 < REPDL__ATTN_COLS ? n - j0 : REPDL__ATTN_COLS;
+        repdl__attn_wcols(a->s.d, nc, x, NULL, XT + j0, a->s.nk, w->T, w->tr, sc + j0);
+    }
+}
+
+/* The scores of row (b, hh, i), j < n: s_j, and use[j]. */
+REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t b, size_t hh,
+                                 size_t i, size_t n, float *sc)
+{
+    size_t j, d = a->s.d;
+    const float *qi = a->q + ((b * a->s.hq + hh) * a->s.nq + i) * d;
+    const float *mk = a->mask ? a->mask + (b * a->s.nq + i) * a->s.nk : NULL;
+    repdl__attn_load_head(a, w, b * a->s.hkv + hh / a->G, a->dout != NULL);
+    repdl__attn_seen_row(a, b, i, n, w->use);
+    repdl__attn_dots(a, w, qi, w->KT, n, sc);
+    for (j = 0; j < n; j++) {
+        sc[j] = repdl__fmul(sc[j], a->scale);
+        if (mk) sc[j] = repdl__fadd(sc[j], mk[j]);
+    }
+}
+
+/* The forward of row u = (b hq + hh) nq + i. */
+REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_t u)
+{
+    size_t nq = a->s.nq, d = a->s.d, i = u % nq, bh = u / nq, b = bh / a->s.hq,
+           hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
+    float *o = a->o_out + u * d, *sc = w->row, m = -0.0f, l, lse;
+    int any = 0;
+    repdl__attn_scores(a, w, b, hh, i, n, sc);
+    for (j = 0; j < n; j++) {
+        float x = sc[j];
+        if (!w->use[j]) continue;
+        if (x != x) { m = x; any = 2; break; }
+        if (!any || x > m || (x == m && (repdl__asuint(m) >> 31) && !(repdl__asuint(x) >> 31)))
+            m = x;
+        any = 1;
+    }
+    if (!any) {
+        for (c = 0; c < d; c++) o[c] = 0.0f;
+        if (a->o_lse) a->o_lse[u] = repdl__asfloat(0xff800000u);
+        return;
+    }
+    if ((repdl__asuint(m) & 0x7fffffffu) >= 0x7f800000u) {
+        for (c = 0; c < d; c++) o[c] = repdl__nanf();
+        if (a->o_lse) a->o_lse[u] = repdl__nanf();
+        return;
+    }
+    for (j = 0; j < n; j++) sc[j] = w->use[j] ? repdl_exp_f32(repdl__fsub(sc[j], m)) : -0.0f;
+    {
+        repdl__tree t;
+        size_t j0, len;
+        repdl__tree_init(&t);
+        REPDL__LEAVES(n, j0, len) repdl__tree_leaf_copy(&t, sc + j0, len);
+        l = repdl__tree_root(&t); /* l >= 1: the max's term is exp(0) = 1 */
+    }
+    repdl__attn_wsum(n, d, sc, w->use, a->v + (b * a->s.hkv + hh / a->G) * a->R * d, d, w->T,
+                     w->tr, o);
+    for (c = 0; c < d; c++) o[c] = repdl__canon(repdl__fdiv(o[c], l));
+    lse = repdl__fadd(m, repdl_log_f32(l));
+    if (a->o_lse) a->o_lse[u] = repdl__canon(lse);
+}
+
+/* Backward, first phase, row u: P and dS of the row (all nk columns, the
+   unseen ones -0), and dq. */
+REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_t u)
+{
+    size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d, i = u % nq, bh = u / nq, b = bh / a->s.hq,
+           hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
+    const float *go = a->dout + u * d, *o = a->out + u * d;
+    float *P = a->P + u * nk, *dS = a->dS + u * nk, *dp = w->row2, lse = a->lse[u], D;
+    repdl__attn_scores(a, w, b, hh, i, n, P);
+    repdl__attn_wcols(d, 1, go, NULL, o, 1, w->T, w->tr, &D);
+    repdl__attn_dots(a, w, go, w->VT, n, dp);
+    for (j = 0; j < n; j++) {
+        if (w->use[j]) {
+            P[j] = repdl_exp_f32(repdl__fsub(P[j], lse));
+            dS[j] = repdl__fmul(P[j], repdl__fsub(dp[j], D));
+        } else {
+            P[j] = -0.0f;
+            dS[j] = -0.0f;
+        }
+    }
+    for (j = n; j < nk; j++) P[j] = dS[j] = -0.0f;
+    if (a->dq) {
+        float *g = a->dq + u * d;
+        repdl__attn_wsum(n, d, dS, w->use, a->k + (b * a->s.hkv + hh / a->G) * a->R * d, d,
+                         w->T, w->tr, g);
+        for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
+    }
+}
+
+/* Backward, second phase, key row x = (b hkv + h) nk + j: dk_j and dv_j
+   over the G nq query rows of the group. */
+REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_t x)
+{
+    size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d, G = a->G, j = x % nk, kh = x / nk,
+           b = kh / a->s.hkv, h = kh % a->s.hkv, rows = G * nq, r, c;
+    size_t u0 = (b * a->s.hq + h * G) * nq; /* the group's first query row */
+    for (r = 0; r < rows; r++) {
+        size_t i = r % nq;
+        const float *mk = a->mask ? a->mask + (b * nq + i) * nk : NULL;
+        w->use[r] = (unsigned char)((!a->s.causal || j <= a->s.q_pos0 + i) &&
+                                    (!a->keep || a->keep[b * nk + j] != 0) &&
+                                    (!mk || repdl__asuint(mk[j]) != 0xff800000u));
+        w->row[r] = a->dS[(u0 + r) * nk + j];
+        w->row2[r] = a->P[(u0 + r) * nk + j];
+    }
+    if (a->dk) {
+        float *g = a->dk + (kh * a->R + j) * d;
+        repdl__attn_wsum(rows, d, w->row, w->use, a->q + u0 * d, d, w->T, w->tr, g);
+        for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
+    }
+    if (a->dv) {
+        float *g = a->dv + (kh * a->R + j) * d;
+        repdl__attn_wsum(rows, d, w->row2, w->use, a->dout + u0 * d, d, w->T, w->tr, g);
+        for (c = 0; c < d; c++) g[c] = repdl__canon(g[c]);
+    }
+}
+
+/* ---- Checks ---- */
+
+/* The shape's checks (the header comment's list, without the arrays);
+   *nrows = batch hq nq, *nkeys = batch hkv R rows of d, *nmask = batch nq nk. */
+REPDL_FN repdl_status repdl__attn_check_shape(const repdl_attention_shape *s, size_t *R,
+                                              size_t *nrows, size_t *nkeys)
+{
+    size_t t;
+    if (!s || s->d == 0 || s->hkv == 0 || s->hq % s->hkv != 0) return REPDL_ERR_INVALID;
+    *R = s->kv_stride ? s->kv_stride : s->nk;
+    if (*R < s->nk) return REPDL_ERR_INVALID;
+    if (s->causal && (s->q_pos0 > s->nk || s->nk - s->q_pos0 < s->nq)) return REPDL_ERR_INVALID;
+    t = s->batch;
+    if (repdl__size_mul(&t, s->hq) || repdl__size_mul(&t, s->nq)) return REPDL_ERR_OVERFLOW;
+    *nrows = t;
+    if (repdl__size_mul(&t, s->d) || repdl__size_mul(&t, s->nk)) return REPDL_ERR_OVERFLOW;
+    t = s->batch;
+    if (repdl__size_mul(&t, s->hkv) || repdl__size_mul(&t, *R) || repdl__size_mul(&t, s->d))
+        return REPDL_ERR_OVERFLOW;
+    *nkeys = t;
+    t = s->batch;
+    if (repdl__size_mul(&t, s->nq) || repdl__size_mul(&t, s->nk)) return REPDL_ERR_OVERFLOW;
+    return REPDL_OK;
+}
+
+REPDL_FN repdl_status repdl__attn_setup(repdl__attn *a, const repdl_attention_shape *s,
+                                        float scale, const float *q, const float *k,
+                                        const float *v, const float *mask,
+                                        const unsigned char *key_keep, size_t *nrows,
+                                        size_t *nkeys)
+{
+    repdl_status st = repdl__attn_check_shape(s, &a->R, nrows, nkeys);
+    if (st != REPDL_OK) return st;
+    a->s = *s;
+    a->G = s->hq / s->hkv;
+    a->scale = scale;
+    a->q = q;
+    a->k = k;
+    a->v = v;
+    a->mask = mask;
+    a->keep = key_keep;
+    a->out = a->lse = a->dout = NULL;
+    a->o_out = a->o_lse = a->dq = a->dk = a->dv = a->P = a->dS = NULL;
+    if (*nrows && !q) return REPDL_ERR_INVALID;
+    if (s->batch && s->hkv && s->nk && (!k || !v)) return REPDL_ERR_INVALID;
+    return REPDL_OK;
+}
+
+/* ---- Public functions ---- */
+
+REPDL_API repdl_status repdl_attention_forward_f32(const repdl_attention_shape *s, float scale,
+                                                   const float *q, const float *k,
+                                                   const float *v, const float *mask,
+                                                   const unsigned char *key_keep, float *out,
+                                                   float *lse)
+{
+    REPDL__FPENV_CHECK();
+    repdl__attn a;
+    repdl__attn_ws w;
+    size_t nrows, nkeys, u;
+    repdl_status st = repdl__attn_setup(&a, s, scale, q, k, v, mask, key_keep, &nrows, &nkeys);
+    if (st != REPDL_OK) return st;
+    (void)nkeys;
+    if (nrows == 0) return REPDL_OK;
+    if (!out) return REPDL_ERR_INVALID;
+    if (!repdl__attn_ws_bytes(&a, 0)) return REPDL_ERR_OVERFLOW;
+    a.o_out = out;
+    a.o_lse = lse;
+    if (repdl__attn_ws_init(&w, &a, 0)) return REPDL_ERR_NOMEM;
+    for (u = 0; u < nrows; u++) repdl__attn_fwd_row(&a, &w, u);
+    repdl__attn_ws_free(&w);
+    return REPDL_OK;
+}
+
+/* The backward's arrays and its P / dS matrices (2 batch hq nq nk floats,
+   malloc). */
+REPDL_FN repdl_status repdl__attn_bwd_setup(repdl__attn *a, const repdl_attention_shape *s,
+                                            float scale, const float *q, const float *k,
+                                            const float *v, const float *mask,
+                                            const unsigned char *key_keep, const float *out,
+                                            const float *lse, const float *dout, float *dq,
+                                            float *dk, float *dv, size_t *nrows, size_t *nkeys)
+{
+    size_t pm;
+    repdl_status st = repdl__attn_setup(a, s, scale, q, k, v, mask, key_keep, nrows, nkeys);
+    if (st != REPDL_OK) return st;
+    if (*nrows && (!out || !lse || !dout)) return REPDL_ERR_INVALID;
+    a->out = out;
+    a->lse = lse;
+    a->dout = dout;
+    a->dq = dq;
+    a->dk = dk;
+    a->dv = dv;
+    pm = *nrows;
+    if (repdl__size_mul(&pm, s->nk) || repdl__size_mul(&pm, 2)) return REPDL_ERR_OVERFLOW;
+    if (!repdl__attn_ws_bytes(a, 1)) return REPDL_ERR_OVERFLOW;
+    return REPDL_OK;
+}
+
+/* dk and dv of a call with no query row: the empty sums. */
+REPDL_FN void repdl__attn_bwd_empty(const repdl__attn *a)
+{
+    size_t kh, j, c, d = a->s.d, nh = a->s.batch * a->s.hkv;
+    for (kh = 0; kh < nh; kh++)
+        for (j = 0; j < a->s.nk; j++)
+            for (c = 0; c < d; c++) {
+                if (a->dk) a->dk[(kh * a->R + j) * d + c] = repdl__fmul(a->scale, -0.0f);
+                if (a->dv) a->dv[(kh * a->R + j) * d + c] = -0.0f;
+            }
+}
+
+REPDL_API repdl_status repdl_attention_backward_f32(
+    const repdl_attention_shape *s, float scale, const float *q, const float *k, const float *v,
+    const float *mask, const unsigned char *key_keep, const float *out, const float *lse,
+    const float *dout, float *dq, float *dk, float *dv)
+{
+    REPDL__FPENV_CHECK();
+    repdl__attn a;
+    repdl__attn_ws w;
+    size_t nrows, nkeys, u, nkr;
+    float *pm;
+    repdl_status st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, dout,
+                                            dq, dk, dv, &nrows, &nkeys);
+    if (st != REPDL_OK) return st;
+    if (nrows == 0) {
+        repdl__attn_bwd_empty(&a);
+        return REPDL_OK;
+    }
+    nkr = s->batch * s->hkv * s->nk;
+    if (repdl__attn_ws_init(&w, &a, 1)) return REPDL_ERR_NOMEM;
+    pm = s->nk != 0 ? (float *)REPDL__ALLOC(2 * nrows * s->nk * sizeof(float)) : NULL;
+    if (s->nk != 0 && !pm) {
+        repdl__attn_ws_free(&w);
+        return REPDL_ERR_NOMEM;
+    }
+    a.P = pm;
+    a.dS = pm ? pm + nrows * s->nk : NULL;
+    for (u = 0; u < nrows; u++) repdl__attn_bwd_row(&a, &w, u);
+    for (u = 0; u < nkr; u++) repdl__attn_bwd_key(&a, &w, u);
+    free(pm);
+    repdl__attn_ws_free(&w);
+    return REPDL_OK;
+}
+
+/* ---- The key/value cache ----
+   The keys and values of the tokens seen so far, in the caller's buffers
+   k, v of [batch][hkv][capacity][d] floats (len tokens filled).
+     repdl_kv_cache c;
+     repdl_kv_cache_init(&c, batch, hkv, capacity, d, kbuf, vbuf);
+     repdl_kv_cache_append_f32(&c, ntok, k_tok, v_tok);   [batch][hkv][ntok][d]
+     repdl_kv_cache_attend_f32(&c, hq, nq, scale, q, mask, key_keep, out, lse);
+   attend is repdl_attention_forward_f32 with nk = len, kv_stride =
+   capacity, causal, and q_pos0 = len - nq: the queries are the last nq
+   tokens appended.  A row's bits depend only on its query, the keys it
+   sees and their positions, so they are those of the forward over the
+   whole sequence (prefilled in one call, in chunks, or a token at a time).
+   mask is [batch][nq][len], key_keep [batch][len] (NULL: none).  Bad
+   input: init with d == 0, hkv == 0 or NULL buffers with a nonzero
+   extent, append past capacity (len + ntok > capacity), attend with nq >
+   len or hq not a multiple of hkv: REPDL_ERR_INVALID, nothing written (the
+   cache unchanged). */
+typedef struct repdl_kv_cache {
+    size_t batch, hkv, capacity, d, len;
+    float *k, *v;
+} repdl_kv_cache;
+
+REPDL_API repdl_status repdl_kv_cache_init(repdl_kv_cache *c, size_t batch, size_t hkv,
+                                           size_t capacity, size_t d, float *k, float *v)
+{
+    size_t t = batch;
+    if (!c || d == 0 || hkv == 0) return REPDL_ERR_INVALID;
+    if (repdl__size_mul(&t, hkv) || repdl__size_mul(&t, capacity) || repdl__size_mul(&t, d))
+        return REPDL_ERR_OVERFLOW;
+    if (t && (!k || !v)) return REPDL_ERR_INVALID;
+    c->batch = batch;
+    c->hkv = hkv;
+    c->capacity = capacity;
+    c->d = d;
+    c->len = 0;
+    c->k = k;
+    c->v = v;
+    return REPDL_OK;
+}
+
+REPDL_API repdl_status repdl_kv_cache_append_f32(repdl_kv_cache *c, size_t ntok,
+                                                 const float *k_tok, const float *v_tok)
+{
+    size_t kh, nh, d;
+    REPDL__FPENV_CHECK();
+    if (!c || c->len > c->capacity || ntok > c->capacity - c->len) return REPDL_ERR_INVALID;
+    nh = c->batch * c->hkv;
+    d = c->d;
+    if (ntok == 0 || nh == 0) return REPDL_OK;
+    if (!k_tok || !v_tok) return REPDL_ERR_INVALID;
+    for (kh = 0; kh < nh; kh++) {
+        memcpy(c->k + (kh * c->capacity + c->len) * d, k_tok + kh * ntok * d, ntok * d * sizeof(float));
+        memcpy(c->v + (kh * c->capacity + c->len) * d, v_tok + kh * ntok * d, ntok * d * sizeof(float));
+    }
+    c->len += ntok;
+    return REPDL_OK;
+}
+
+/* The shape of an attend call over the cache. */
+REPDL_FN repdl_status repdl__kv_shape(const repdl_kv_cache *c, size_t hq, size_t nq,
+                                      repdl_attention_shape *s)
+{
+    if (!c || nq > c->len) return REPDL_ERR_INVALID;
+    s->batch = c->batch;
+    s->hq = hq;
+    s->hkv = c->hkv;
+    s->nq = nq;
+    s->nk = c->len;
+    s->d = c->d;
+    s->q_pos0 = c->len - nq;
+    s->kv_stride = c->capacity;
+    s->causal = 1;
+    return REPDL_OK;
+}
+
+REPDL_API repdl_status repdl_kv_cache_attend_f32(const repdl_kv_cache *c, size_t hq, size_t nq,
+                                                 float scale, const float *q, const float *mask,
+                                                 const unsigned char *key_keep, float *out,
+                                                 float *lse)
+{
+    repdl_attention_shape s;
+    REPDL__FPENV_CHECK();
+    if (repdl__kv_shape(c, hq, nq, &s) != REPDL_OK) return REPDL_ERR_INVALID;
+    return repdl_attention_forward_f32(&s, scale, q, c->k, c->v, mask, key_keep, out, lse);
+}
+
+REPDL_END_CODE
+#endif
