@@ -26,7 +26,8 @@ from . import nn
 from . import optim
 from . import distributed
 from .convert import from_torch_module, UnsupportedModuleError
+from .mode import mode, UnsupportedOperationError
 
 __version__ = '%d.%d.%d' % tuple(_C.version)
 __all__ = ['check_fpenv', 'FloatingPointEnvironmentError', 'ops', 'nn', 'optim', 'random', 'distributed', 'from_torch_module',
-           'UnsupportedModuleError', 'cuda_built', 'cuda_available']
+           'UnsupportedModuleError', 'mode', 'UnsupportedOperationError', 'cuda_built', 'cuda_available']

@@ -1,0 +1,848 @@
+# SPDX-License-Identifier: MIT
+"""repdl.mode: unmodified PyTorch code computed by repdl, or refused
+(docs/python.md, "repdl.mode").
+
+    with repdl.mode():                 # strict: refuse what repdl cannot do
+        loss = my_loss(model(x), y)    # plain torch code and torch.nn modules
+        loss.backward()                # autograd's backward ops, routed too
+        opt.step()                     # torch.optim.AdamW(..., foreach=False)
+
+A torch.utils._python_dispatch.TorchDispatchMode: it sees every aten
+operation below autograd, forward and backward, on plain tensors.  Each
+operation is in exactly one of three lists (ROUTED, PASSED, and the rest):
+
+- ROUTED: computed by repdl's C functions through repdl._C (the
+  canonical orders of docs/canonical-order.md), or, for the operations
+  that are one IEEE rounding per element (add, sub, mul, div, neg, abs),
+  by PyTorch's kernel with NaN outputs made canonical (0x7fc00000);
+- PASSED: pure data movement, selection, comparisons and constants
+  (no arithmetic rounds, so any kernel gives the same bits);
+- anything else that touches a floating-point tensor is refused
+  (strict, the default: UnsupportedOperationError naming the aten
+  operation and the user's line) or run by PyTorch and listed at exit
+  (strict=False).
+
+Operations on integer and boolean tensors only pass (exact arithmetic).
+"""
+import collections
+import os
+import sys
+import traceback
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from ._device import C as _C
+
+__all__ = ['mode', 'UnsupportedOperationError', 'ROUTED', 'PASSED']
+
+aten = torch.ops.aten
+_NAN = float('nan')
+_F32 = torch.float32
+
+
+class UnsupportedOperationError(RuntimeError):
+    """A floating-point aten operation that repdl.mode(strict=True) does not
+    compute reproducibly: the message names the operation, the reason and
+    the Python line that called it."""
+
+
+class _Refuse(Exception):
+    """Raised by a handler for a configuration it does not compute."""
+
+
+# ---- Helpers ----
+
+def _bind(func, args, kwargs):
+    """The operation's arguments by schema name (defaults filled in)."""
+    out = {}
+    for i, a in enumerate(func._schema.arguments):
+        if i < len(args):
+            out[a.name] = args[i]
+        elif a.name in kwargs:
+            out[a.name] = kwargs[a.name]
+        else:
+            out[a.name] = a.default_value
+    return out
+
+
+def _f32(t, what='input'):
+    """A float32 tensor on the CPU (or a CUDA device, CUDA build), contiguous."""
+    if t.dtype != _F32:
+        raise _Refuse(f'{what} has dtype {t.dtype}; repdl.mode computes float32 only')
+    if t.is_sparse:
+        raise _Refuse(f'{what} is sparse')
+    if t.device.type != 'cpu' and not (t.device.type == 'cuda' and _C_has('cuda_built')
+                                       and _C.cuda_built):
+        raise _Refuse(f'{what} is on {t.device} and repdl._C is the CPU build')
+    return t.contiguous()
+
+
+def _C_has(name):
+    return hasattr(_C, name)
+
+
+def _canon(y):
+    """NaN outputs made canonical (0x7fc00000), in place."""
+    if y.is_floating_point():
+        y.masked_fill_(torch.isnan(y), _NAN)
+    return y
+
+
+def _is_float(t):
+    return isinstance(t, torch.Tensor) and t.is_floating_point()
+
+
+def _any_float(args, kwargs):
+    for a in list(args) + list(kwargs.values()):
+        if _is_float(a):
+            return True
+        if isinstance(a, (list, tuple)) and any(_is_float(b) for b in a):
+            return True
+    return False
+
+
+def _dims(dim, ndim):
+    """Reduced dimensions, sorted, non-negative; None or [] is all of them."""
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(ndim))
+    if isinstance(dim, int):
+        dim = [dim]
+    n = max(ndim, 1)
+    out = sorted({d % n for d in dim})
+    return [d for d in out if d < ndim] if ndim else []
+
+
+# ---- Elementwise functions (repdl_<op>_array_f32) ----
+
+_UNARY = set(getattr(_C, 'unary_ops', ()))
+
+
+def _map(op, x):
+    """repdl's forward of op: the unary binding (ops with a backward pass)
+    or, where the extension has it, the map binding (erf, sin, cos, ...)."""
+    x = _f32(x)
+    if op in _UNARY:
+        return _C.unary(op, x)
+    if _C_has('map'):
+        try:
+            return _C.map(op, x)
+        except RuntimeError as e:
+            raise _Refuse(f'repdl._C has no {op}: {e}')
+    raise _Refuse(f'repdl._C has no {op} binding yet')
+
+
+def _h_unary(op):
+    def h(func, a):
+        return _map(op, a['self'])
+    return h
+
+
+def _h_gelu(func, a):
+    ap = a.get('approximate', 'none')
+    if ap not in ('none', 'tanh'):
+        raise _Refuse(f'approximate={ap!r}')
+    return _map('gelu' if ap == 'none' else 'gelu_tanh', a['self'])
+
+
+def _h_softplus(func, a):
+    if float(a['beta']) != 1.0 or float(a['threshold']) != 20.0:
+        raise _Refuse('repdl softplus has beta 1 and threshold 20 only')
+    return _map('softplus', a['self'])
+
+
+def _bwd(op, x, y, g):
+    return _C.unary_backward(op, x, y, _f32(g, 'grad_output'))
+
+
+def _h_bwd_y(op):
+    def h(func, a):
+        y = _f32(a['output'], 'output')
+        return _bwd(op, y, y, a['grad_output'])
+    return h
+
+
+def _h_bwd_x(op):
+    def h(func, a):
+        x = _f32(a['self'])
+        return _bwd(op, x, x, a['grad_output'])
+    return h
+
+
+def _h_gelu_bwd(func, a):
+    ap = a.get('approximate', 'none')
+    if ap not in ('none', 'tanh'):
+        raise _Refuse(f'approximate={ap!r}')
+    x = _f32(a['self'])
+    return _bwd('gelu' if ap == 'none' else 'gelu_tanh', x, x, a['grad_output'])
+
+
+def _h_softplus_bwd(func, a):
+    if float(a['beta']) != 1.0 or float(a['threshold']) != 20.0:
+        raise _Refuse('repdl softplus has beta 1 and threshold 20 only')
+    x = _f32(a['self'])
+    return _bwd('softplus', x, x, a['grad_output'])
+
+
+def _mulx(x, y):
+    return _canon(torch.mul(x, y))
+
+
+def _h_pow(func, a):
+    """x^k for an integer k: 0 -> 1, 1 -> x, k > 1 -> products left to
+    right RN(RN(x x) x)..., k < 0 -> RN(1 / x^-k); k = 0.5 -> sqrt."""
+    x, e = a['self'], a['exponent']
+    if isinstance(e, torch.Tensor):
+        raise _Refuse('a tensor exponent')
+    _f32(x)
+    if float(e) == 0.5:
+        return _map('sqrt', x)
+    if float(e) != int(e) or abs(int(e)) > 64:
+        raise _Refuse(f'exponent {e}: only integer exponents (|k| <= 64) and 0.5')
+    k = int(e)
+    if k == 0:
+        return torch.ones_like(x)
+    y = x.clone()
+    for _ in range(abs(k) - 1):
+        y = _mulx(y, x)
+    return _canon(torch.reciprocal(y)) if k < 0 else y
+
+
+# Exact per element: one IEEE rounding (or none) per element in PyTorch's
+# kernels, vectorised or not; NaN outputs made canonical.
+def _alpha(a):
+    al = a.get('alpha', 1)
+    return 1 if al is None else al
+
+
+def _h_addsub(sub, rev=False):
+    def h(func, a):
+        x, o, al = a['self'], a['other'], _alpha(a)
+        if rev:
+            x, o = o, x
+        if al != 1:
+            o = torch.mul(o, al)          # RN(alpha * other): its own rounding
+        return _canon(torch.sub(x, o) if sub else torch.add(x, o))
+    return h
+
+
+def _h_exact(func, a, args, kwargs):
+    return _canon(func(*args, **kwargs))
+
+
+def _h_addcmul(func, a):
+    """RN(self + RN(RN(value * t1) * t2)), three roundings left to right."""
+    t = torch.mul(a['tensor1'], a['value']) if a['value'] != 1 else a['tensor1']
+    return _canon(torch.add(a['self'], torch.mul(t, a['tensor2'])))
+
+
+def _h_addcdiv(func, a):
+    """RN(self + RN(value * RN(t1 / t2))), three roundings."""
+    q = torch.div(a['tensor1'], a['tensor2'])
+    if a['value'] != 1:
+        q = torch.mul(q, a['value'])
+    return _canon(torch.add(a['self'], q))
+
+
+def _h_rsqrt(func, a):
+    if _C_has('map'):
+        try:
+            return _C.map('rsqrt', _f32(a['self']))
+        except RuntimeError:
+            pass
+    return _canon(torch.reciprocal(_map('sqrt', a['self'])))
+
+
+# ---- Reductions ----
+
+def _col_sum_batch(x2):
+    """Column sums of x2 [M, N] over M in the batch order (micro-batches of
+    16 rows, buddy tree): repdl_linear_backward_f32's db."""
+    M, N = x2.shape
+    e = x2.new_empty((M, 0))
+    return _C.linear_backward(e, x2.new_empty((N, 0)), x2, False, False, True)[2]
+
+
+def _reduce(kind, x, dim, keepdim, ddof=0):
+    """repdl's reduction over dims: the reduced dimensions, in increasing
+    order, flattened row-major, then repdl_<kind>_rows_f32 (canonical
+    order); a sum over exactly dimension 0 of a tensor of 2 or more
+    dimensions (the batch dimension: autograd's bias gradients) in the batch
+    order."""
+    x = _f32(x)
+    nd = x.dim()
+    ds = _dims(dim, nd)
+    keep = [d for d in range(nd) if d not in ds]
+    out_shape = [1 if (d in ds) else s for d, s in enumerate(x.shape)] if keepdim \
+        else [x.shape[d] for d in keep]
+    n = 1
+    for d in ds:
+        n *= x.shape[d]
+    rows = 1
+    for d in keep:
+        rows *= x.shape[d]
+    if kind == 'sum' and nd >= 2 and ds == [0]:
+        return _col_sum_batch(x.reshape(x.shape[0], rows)).reshape(out_shape)
+    xm = x.permute(keep + ds).contiguous().reshape(rows, n)
+    return _C.reduce_rows(kind, rows, n, ddof, xm).reshape(out_shape)
+
+
+def _no_dtype(a):
+    if a.get('dtype') is not None and a['dtype'] != _F32:
+        raise _Refuse(f'dtype={a["dtype"]}')
+
+
+def _h_sum(func, a):
+    _no_dtype(a)
+    return _reduce('sum', a['self'], a.get('dim'), a.get('keepdim', False))
+
+
+def _h_mean(func, a):
+    _no_dtype(a)
+    return _reduce('mean', a['self'], a.get('dim'), a.get('keepdim', False))
+
+
+def _ddof(a):
+    if 'correction' in a:
+        c = a['correction']
+        return 1 if c is None else int(c)
+    return 1 if a.get('unbiased', True) else 0
+
+
+def _h_var(func, a):
+    return _reduce('var', a['self'], a.get('dim'), a.get('keepdim', False), _ddof(a))
+
+
+def _h_std(func, a):
+    return _map('sqrt', _reduce('var', a['self'], a.get('dim'), a.get('keepdim', False), _ddof(a)))
+
+
+def _h_norm(func, a):
+    p = a.get('ord', a.get('p', 2))
+    if p is None:
+        p = 2
+    if float(p) != 2.0:
+        raise _Refuse(f'norm of order {p}: repdl has the 2-norm only')
+    _no_dtype(a)
+    return _reduce('norm', a['self'], a.get('dim'), a.get('keepdim', False))
+
+
+# ---- Matrix products ----
+
+def _gemm(A, B, bias=None):
+    """repdl_gemm_f32 of A [M, K] and B [K, N] (each C[i][j] one fma chain
+    over k ascending); a transposed operand is read as such, not copied."""
+    M, K = A.shape
+    N = B.shape[1]
+    ta = not A.is_contiguous() and A.t().is_contiguous()
+    tb = not B.is_contiguous() and B.t().is_contiguous()
+    a = _f32(A.t() if ta else A, 'mat1')
+    b = _f32(B.t() if tb else B, 'mat2')
+    return _C.gemm(ta, tb, M, N, K, a, b, None if bias is None else _f32(bias, 'bias'))
+
+
+def _mm(A, B):
+    """A B.  A a transposed row-major matrix (A = X^T: the weight gradient
+    X^T G that autograd builds for a linear layer) reduces over its inner
+    dimension, the batch, in the batch order (repdl_linear_backward_f32's
+    dW); every other product is repdl_gemm_f32."""
+    _f32(A, 'mat1'), _f32(B, 'mat2')
+    if A.shape[1] != B.shape[0]:
+        raise _Refuse(f'shapes {tuple(A.shape)} and {tuple(B.shape)}')
+    if A.dim() == 2 and not A.is_contiguous() and A.t().is_contiguous() and A.shape[1] > 0:
+        X = A.t()
+        G = _f32(B, 'mat2')
+        W = X.new_empty((G.shape[1], X.shape[1]))
+        return _C.linear_backward(X, W, G, False, True, False)[1].t()
+    return _gemm(A, B)
+
+
+def _h_mm(func, a):
+    return _mm(a['self'], a['mat2'])
+
+
+def _h_addmm(func, a):
+    """beta = alpha = 1.  A 1-D bias (or [1, N]) is the gemm's bias, as in
+    repdl_linear_forward_f32; any other addend is added after the product
+    (one rounding)."""
+    if a['beta'] != 1 or a['alpha'] != 1:
+        raise _Refuse('beta and alpha other than 1')
+    c, A, B = a['self'], a['mat1'], a['mat2']
+    N = B.shape[1]
+    if c.dim() == 1 and c.shape[0] == N or c.dim() == 2 and c.shape[0] == 1 and c.shape[1] == N:
+        return _gemm(A, B, c.reshape(N))
+    return _canon(torch.add(_mm(A, B), c))
+
+
+def _h_bmm(func, a):
+    A, B = a['self'], a['mat2']
+    _f32(A, 'self'), _f32(B, 'mat2')
+    if A.shape[0] == 0:
+        return A.new_empty((0, A.shape[1], B.shape[2]))
+    return torch.stack([_gemm(A[i], B[i]) for i in range(A.shape[0])])
+
+
+def _h_dot(func, a):
+    return _C.dot(_f32(a['self']), _f32(a['tensor'], 'tensor'))
+
+
+def _h_mv(func, a):
+    return _gemm(a['self'], a['vec'].reshape(-1, 1)).reshape(-1)
+
+
+# ---- Softmax ----
+
+def _rows_last(x, dim):
+    d = dim % max(x.dim(), 1)
+    xm = x.movedim(d, -1).contiguous() if x.dim() else x.reshape(1)
+    n = xm.shape[-1]
+    return xm, d, n
+
+
+def _h_softmax(logsm):
+    def h(func, a):
+        if a.get('half_to_float'):
+            raise _Refuse('half_to_float')
+        x = _f32(a['self'])
+        xm, d, n = _rows_last(x, a['dim'])
+        rows = xm.numel() // n if n else 0
+        y = _C.softmax(rows, n, xm.reshape(rows, n), logsm)
+        return y.reshape(xm.shape).movedim(-1, d) if x.dim() else y.reshape(())
+    return h
+
+
+def _h_softmax_bwd(logsm):
+    def h(func, a):
+        y, g = _f32(a['output'], 'output'), _f32(a['grad_output'], 'grad_output')
+        ym, d, n = _rows_last(y, a['dim'])
+        gm, _, _ = _rows_last(g, a['dim'])
+        rows = ym.numel() // n if n else 0
+        dx = _C.softmax_backward(rows, n, ym.reshape(rows, n), gm.reshape(rows, n), logsm)
+        return dx.reshape(ym.shape).movedim(-1, d) if y.dim() else dx.reshape(())
+    return h
+
+
+# ---- Normalizations ----
+
+def _h_layer_norm(func, a):
+    x = _f32(a['input'])
+    shape = list(a['normalized_shape'])
+    cols = 1
+    for s in shape:
+        cols *= s
+    rows = x.numel() // cols if cols else 0
+    g = None if a['weight'] is None else _f32(a['weight'], 'weight').reshape(cols)
+    b = None if a['bias'] is None else _f32(a['bias'], 'bias').reshape(cols)
+    y, m, r = _C.layer_norm_forward(rows, cols, float(a['eps']), x, g, b)
+    st = list(x.shape[:x.dim() - len(shape)]) + [1] * len(shape)
+    return y.reshape(x.shape), m.reshape(st), r.reshape(st)
+
+
+def _h_layer_norm_bwd(func, a):
+    x, go = _f32(a['input']), _f32(a['grad_out'], 'grad_out')
+    shape = list(a['normalized_shape'])
+    cols = 1
+    for s in shape:
+        cols *= s
+    rows = x.numel() // cols if cols else 0
+    w = a['weight']
+    g = None if w is None else _f32(w, 'weight').reshape(cols)
+    mask = list(a['output_mask'])
+    ng = bool(mask[1]) and w is not None
+    nb = bool(mask[2]) and a['bias'] is not None
+    dx, dg, db = _C.layer_norm_backward(rows, cols, x, g, _f32(a['mean'], 'mean').reshape(rows),
+                                        _f32(a['rstd'], 'rstd').reshape(rows), go, ng, nb)
+    return (dx.reshape(x.shape) if mask[0] else None,
+            dg.reshape(w.shape) if ng else None,
+            db.reshape(a['bias'].shape) if nb else None)
+
+
+def _bn_dims(x):
+    n, c = x.shape[0], x.shape[1]
+    hw = x.numel() // (n * c) if n * c else 0
+    return n, c, hw
+
+
+def _h_batch_norm(func, a):
+    x = _f32(a['input'])
+    if x.dim() < 2:
+        raise _Refuse('input of fewer than 2 dimensions')
+    n, c, hw = _bn_dims(x)
+    g = None if a['weight'] is None else _f32(a['weight'], 'weight')
+    b = None if a['bias'] is None else _f32(a['bias'], 'bias')
+    rm, rv = a['running_mean'], a['running_var']
+    for t, nm in ((rm, 'running_mean'), (rv, 'running_var')):
+        if t is not None and (t.dtype != _F32 or not t.is_contiguous()):
+            raise _Refuse(f'{nm} must be contiguous float32 (updated in place)')
+    if a['training']:
+        if a['momentum'] is None:
+            raise _Refuse('momentum=None (cumulative average)')
+        y, sm, sr = _C.batch_norm_forward_train(n, c, hw, float(a['eps']), float(a['momentum']),
+                                                x, g, b, rm, rv)
+        return y.reshape(x.shape), sm, sr
+    if rm is None or rv is None:
+        raise _Refuse('evaluation mode without running statistics')
+    y = _C.batch_norm_forward_infer(n, c, hw, float(a['eps']), x, g, b, rm, rv)
+    return y.reshape(x.shape), x.new_empty((0,)), x.new_empty((0,))
+
+
+def _h_batch_norm_bwd(func, a):
+    if not a['train']:
+        raise _Refuse('batch norm backward in evaluation mode has no repdl backward pass')
+    x, go = _f32(a['input']), _f32(a['grad_out'], 'grad_out')
+    n, c, hw = _bn_dims(x)
+    w = a['weight']
+    g = None if w is None else _f32(w, 'weight')
+    mask = list(a['output_mask'])
+    ng = bool(mask[1]) and w is not None
+    nb = bool(mask[2])
+    dx, dg, db = _C.batch_norm_backward(n, c, hw, x, g, _f32(a['save_mean'], 'save_mean'),
+                                        _f32(a['save_invstd'], 'save_invstd'), go, ng, nb)
+    return (dx.reshape(x.shape) if mask[0] else None, dg if ng else None, db if nb else None)
+
+
+# ---- Convolution and pooling ----
+
+def _conv_conf(a):
+    if a['transposed']:
+        raise _Refuse('transposed convolution')
+    if a['groups'] != 1:
+        raise _Refuse(f'groups={a["groups"]}')
+    if len(a['stride']) != 2:
+        raise _Refuse('only 2-D convolution (NCHW)')
+    if any(a['output_padding']):
+        raise _Refuse('output_padding')
+    return list(a['stride']), list(a['padding']), list(a['dilation'])
+
+
+def _h_conv(func, a):
+    st, pad, dil = _conv_conf(a)
+    x, w = _f32(a['input']), _f32(a['weight'], 'weight')
+    if x.dim() != 4:
+        raise _Refuse('input must be 4-D (N, C, H, W)')
+    b = None if a['bias'] is None else _f32(a['bias'], 'bias')
+    return _C.conv2d_forward(x, w, b, st, pad, dil)
+
+
+def _h_conv_bwd(func, a):
+    st, pad, dil = _conv_conf(a)
+    x, w = _f32(a['input']), _f32(a['weight'], 'weight')
+    go = _f32(a['grad_output'], 'grad_output')
+    if x.dim() != 4:
+        raise _Refuse('input must be 4-D (N, C, H, W)')
+    mask = list(a['output_mask'])
+    nb = bool(mask[2]) and a['bias_sizes'] is not None
+    dx, dw, db = _C.conv2d_backward(x, w, go, st, pad, dil, bool(mask[0]), bool(mask[1]), nb)
+    return (dx if mask[0] else None, dw if mask[1] else None, db if nb else None)
+
+
+def _pool_conf(a, name):
+    if a.get('ceil_mode'):
+        raise _Refuse('ceil_mode=True')
+    if 'dilation' in a and list(a['dilation']) not in ([1, 1], [1]):
+        raise _Refuse('dilation other than 1')
+    if a.get('divisor_override') is not None:
+        raise _Refuse('divisor_override')
+
+    def pair(v):
+        v = list(v)
+        return [v[0], v[0]] if len(v) == 1 else v
+    k = pair(a['kernel_size'])
+    st = k if not a['stride'] else pair(a['stride'])
+    pad = pair(a['padding'])
+    return k, st, pad
+
+
+def _4d(x):
+    if x.dim() == 3:
+        return x.unsqueeze(0), True
+    if x.dim() != 4:
+        raise _Refuse('input must be 3-D or 4-D')
+    return x, False
+
+
+def _h_max_pool(func, a):
+    k, st, pad = _pool_conf(a, 'max_pool2d')
+    x, unb = _4d(_f32(a['self']))
+    y, idx = _C.max_pool2d_forward(x, k, st, pad)
+    return (y.squeeze(0), idx.squeeze(0)) if unb else (y, idx)
+
+
+def _h_max_pool_bwd(func, a):
+    k, st, pad = _pool_conf(a, 'max_pool2d')
+    x, unb = _4d(_f32(a['self']))
+    g = _f32(a['grad_output'], 'grad_output')
+    idx = a['indices'].contiguous()
+    if unb:
+        g, idx = g.unsqueeze(0), idx.unsqueeze(0)
+    dx = _C.max_pool2d_backward(x, idx, g, k, st, pad)
+    return dx.squeeze(0) if unb else dx
+
+
+def _h_avg_pool(func, a):
+    k, st, pad = _pool_conf(a, 'avg_pool2d')
+    x, unb = _4d(_f32(a['self']))
+    y = _C.avg_pool2d_forward(x, k, st, pad, bool(a['count_include_pad']))
+    return y.squeeze(0) if unb else y
+
+
+def _h_avg_pool_bwd(func, a):
+    k, st, pad = _pool_conf(a, 'avg_pool2d')
+    x, unb = _4d(_f32(a['self']))
+    g = _f32(a['grad_output'], 'grad_output')
+    if unb:
+        g = g.unsqueeze(0)
+    dx = _C.avg_pool2d_backward(x, g, k, st, pad, bool(a['count_include_pad']))
+    return dx.squeeze(0) if unb else dx
+
+
+def _adaptive_k(x, out):
+    H, W = x.shape[-2], x.shape[-1]
+    oh, ow = list(out) if len(out) == 2 else [out[0], out[0]]
+    if not oh or not ow or H % oh or W % ow:
+        raise _Refuse(f'adaptive pooling from {H}x{W} to {oh}x{ow}: repdl pools windows of one '
+                      'size only (output size dividing the input size)')
+    return [H // oh, W // ow]
+
+
+def _h_adaptive_avg(func, a):
+    x, unb = _4d(_f32(a['self']))
+    k = _adaptive_k(x, a['output_size'])
+    y = _C.avg_pool2d_forward(x, k, k, [0, 0], True)
+    return y.squeeze(0) if unb else y
+
+
+def _h_adaptive_avg_bwd(func, a):
+    x, unb = _4d(_f32(a['self']))
+    g = _f32(a['grad_output'], 'grad_output')
+    if unb:
+        g = g.unsqueeze(0)
+    k = [x.shape[-2] // g.shape[-2], x.shape[-1] // g.shape[-1]]
+    dx = _C.avg_pool2d_backward(x, g, k, k, [0, 0], True)
+    return dx.squeeze(0) if unb else dx
+
+
+# ---- Losses ----
+
+_RED = {1: 0, 2: 1}     # aten's Reduction (1 mean, 2 sum) -> repdl's (0 mean, 1 sum)
+
+
+def _loss_args(a):
+    if a['weight'] is not None:
+        raise _Refuse('class weights')
+    if a['reduction'] not in _RED:
+        raise _Refuse("reduction='none'")
+    x, t = _f32(a['self']), a['target']
+    if x.dim() != 2 or t.dim() != 1:
+        raise _Refuse('input [N, C] and target [N] only')
+    t = t.contiguous()
+    if bool((t == a['ignore_index']).any()):
+        raise _Refuse(f'targets equal to ignore_index ({a["ignore_index"]})')
+    return x, t
+
+
+def _h_nll(func, a):
+    x, t = _loss_args(a)
+    loss = _C.loss(False, _RED[a['reduction']], x, t, False, 0)[0]
+    return loss, x.new_full((), float(t.shape[0]))
+
+
+def _h_nll_bwd(func, a):
+    x, t = _loss_args(a)
+    grad = _C.loss(False, _RED[a['reduction']], x, t, True, 0)[1]
+    return _C.scale(float(a['grad_output'].item()), grad)
+
+
+# ---- The lists ----
+
+def _inplace(h):
+    """The in-place form: the out-of-place value copied into self."""
+    def hi(func, a, args, kwargs):
+        y = h(func, a, args, kwargs)
+        return a['self'].copy_(y)
+    return hi
+
+
+def _plain(h):
+    return lambda func, a, args, kwargs: h(func, a)
+
+
+_H = {}
+
+
+def _reg(names, h, raw=False, inplace=True):
+    hh = h if raw else _plain(h)
+    for n in names.split():
+        _H[n] = hh
+        if inplace and n + '_' not in _H:
+            _H[n + '_'] = _inplace(hh)
+
+
+for _op in ('exp log tanh sigmoid sqrt erf sin cos expm1 log1p exp2 log2 relu silu').split():
+    _reg(_op, _h_unary(_op))
+_reg('rsqrt', _h_rsqrt)
+_reg('gelu', _h_gelu, inplace=False)
+_reg('softplus', _h_softplus, inplace=False)
+_reg('tanh_backward', _h_bwd_y('tanh'), inplace=False)
+_reg('sigmoid_backward', _h_bwd_y('sigmoid'), inplace=False)
+_reg('gelu_backward', _h_gelu_bwd, inplace=False)
+_reg('silu_backward', _h_bwd_x('silu'), inplace=False)
+_reg('softplus_backward', _h_softplus_bwd, inplace=False)
+_reg('pow', _h_pow)
+_reg('add', _h_addsub(False))
+_reg('sub', _h_addsub(True))
+_reg('rsub', _h_addsub(True, rev=True), inplace=False)
+_reg('mul div neg abs reciprocal leaky_relu leaky_relu_backward', _h_exact, raw=True)
+_reg('addcmul', _h_addcmul)
+_reg('addcdiv', _h_addcdiv)
+_reg('sum', _h_sum, inplace=False)
+_reg('mean', _h_mean, inplace=False)
+_reg('var', _h_var, inplace=False)
+_reg('std', _h_std, inplace=False)
+_reg('linalg_vector_norm norm', _h_norm, inplace=False)
+_reg('mm', _h_mm, inplace=False)
+_reg('addmm', _h_addmm)
+_reg('bmm', _h_bmm, inplace=False)
+_reg('dot', _h_dot, inplace=False)
+_reg('mv', _h_mv, inplace=False)
+_reg('_softmax', _h_softmax(False), inplace=False)
+_reg('_log_softmax', _h_softmax(True), inplace=False)
+_reg('_softmax_backward_data', _h_softmax_bwd(False), inplace=False)
+_reg('_log_softmax_backward_data', _h_softmax_bwd(True), inplace=False)
+_reg('native_layer_norm', _h_layer_norm, inplace=False)
+_reg('native_layer_norm_backward', _h_layer_norm_bwd, inplace=False)
+_reg('native_batch_norm', _h_batch_norm, inplace=False)
+_reg('native_batch_norm_backward', _h_batch_norm_bwd, inplace=False)
+_reg('convolution', _h_conv, inplace=False)
+_reg('convolution_backward', _h_conv_bwd, inplace=False)
+_reg('max_pool2d_with_indices', _h_max_pool, inplace=False)
+_reg('max_pool2d_with_indices_backward', _h_max_pool_bwd, inplace=False)
+_reg('avg_pool2d', _h_avg_pool, inplace=False)
+_reg('avg_pool2d_backward', _h_avg_pool_bwd, inplace=False)
+_reg('_adaptive_avg_pool2d', _h_adaptive_avg, inplace=False)
+_reg('_adaptive_avg_pool2d_backward', _h_adaptive_avg_bwd, inplace=False)
+_reg('nll_loss_forward', _h_nll, inplace=False)
+_reg('nll_loss_backward', _h_nll_bwd, inplace=False)
+
+#: aten operations (overload packets) computed by repdl.
+ROUTED = frozenset(_H)
+
+#: aten operations that move, select or compare data, or make constants:
+#: no rounding, any kernel gives the same bits.
+PASSED = frozenset('''
+view _unsafe_view reshape _reshape_alias t transpose permute expand expand_as detach alias
+clone copy_ contiguous zero_ fill_ zeros ones full empty empty_like empty_strided zeros_like
+ones_like full_like new_empty new_empty_strided new_zeros new_ones new_full scalar_tensor
+lift_fresh lift_fresh_copy _local_scalar_dense as_strided slice select unsqueeze squeeze
+split split_with_sizes chunk unbind narrow cat stack index_select gather index embedding
+flip roll repeat diagonal tril triu constant_pad_nd select_backward slice_backward
+eq ne lt le gt ge isnan isinf isfinite logical_not logical_and logical_or where masked_fill
+threshold_backward clamp clamp_min clamp_max maximum minimum max min amax amin argmax argmin
+_to_copy to sign one_hot masked_select nonzero unfold upsample_nearest2d upsample_nearest1d
+'''.split())
+
+
+def _packet_name(func):
+    return func.overloadpacket.__name__
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_TORCH = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+def _user_line():
+    """file:line: code of the innermost frame outside torch and repdl."""
+    for fr in reversed(traceback.extract_stack()):
+        f = os.path.abspath(fr.filename)
+        if not (f.startswith(_HERE) or f.startswith(_TORCH)):
+            return f'{fr.filename}:{fr.lineno}: {(fr.line or "").strip()}'
+    return '<unknown line>'
+
+
+def _returns_tensor(func):
+    """Whether the operation returns a tensor (is_same_size, sizes and the
+    like return none: they compute nothing)."""
+    r = _RETURNS.get(func)
+    if r is None:
+        r = _RETURNS[func] = any('Tensor' in str(x.type) for x in func._schema.returns)
+    return r
+
+
+_RETURNS = {}
+
+
+def _float_out(r):
+    if isinstance(r, (list, tuple)):
+        return any(_float_out(x) for x in r)
+    return _is_float(r)
+
+
+class mode(TorchDispatchMode):
+    """with repdl.mode(): every floating-point aten operation, forward and
+    backward, is computed by repdl (ROUTED), passes (PASSED: data movement,
+    selection, comparisons, constants) or is refused.
+
+    strict=True (the default): a floating-point operation that repdl does
+    not compute raises UnsupportedOperationError naming the aten operation
+    and the Python line that called it (for backward operations: the line
+    that called .backward()).  strict=False: PyTorch computes it, and it is
+    recorded in .outside (name -> [count, first line, reason]) and listed
+    on stderr when the block exits.
+
+    float32 tensors only (others are refused), on the CPU (CUDA tensors with
+    the CUDA build of repdl._C).  Not re-entrant across threads: the mode
+    applies to the thread that entered it (and autograd's CPU backward,
+    which runs on that thread)."""
+
+    def __init__(self, strict=True):
+        super().__init__()
+        self.strict = bool(strict)
+        self.outside = collections.OrderedDict()
+
+    def __exit__(self, *exc):
+        r = super().__exit__(*exc)
+        if not self.strict and self.outside:
+            print('repdl.mode: operations computed outside repdl (not reproducible):',
+                  file=sys.stderr)
+            for name, (n, line, why) in self.outside.items():
+                print(f'  {name} x{n} ({why}); first at {line}', file=sys.stderr)
+        return r
+
+    def _outside(self, func, why):
+        """Strict: raise.  Permissive: record (PyTorch computes it)."""
+        name = f'aten.{_packet_name(func)}'
+        if self.strict:
+            raise UnsupportedOperationError(
+                f'repdl.mode: {name} ({func}) is not computed by repdl: {why}; called from '
+                f'{_user_line()} (strict mode; repdl.mode(strict=False) runs it with PyTorch '
+                'and lists it)')
+        rec = self.outside.get(name)
+        if rec is None:
+            self.outside[name] = [1, _user_line(), why]
+        else:
+            rec[0] += 1
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = _packet_name(func)
+        h = _H.get(name)
+        if h is not None and _any_float(args, kwargs):
+            try:
+                return h(func, _bind(func, args, kwargs), args, kwargs)
+            except _Refuse as e:
+                self._outside(func, str(e))
+                return func(*args, **kwargs)
+        if name in PASSED or h is not None or not _returns_tensor(func):
+            return func(*args, **kwargs)
+        if not _any_float(args, kwargs):
+            r = func(*args, **kwargs)
+            if _float_out(r):
+                self._outside(func, 'it makes floating-point values (a random or computed '
+                                    'factory)')
+            return r
+        self._outside(func, 'repdl has no implementation of it')
+        return func(*args, **kwargs)
+
+
+mode.ROUTED = ROUTED
+mode.PASSED = PASSED
