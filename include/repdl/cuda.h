@@ -461,6 +461,19 @@ int repdl_cuda_norm2_rows_backward_f32(size_t rows, size_t n, const float *x, co
                                        const float *dy, float *dx, void *stream);
 /* (end backward passes) */
 
+/* ---- Rotary position embeddings (cuda/rope.cu; include/repdl/rope.h) ----
+   The host functions' checks, statuses and bits; tables and arrays in
+   device memory.  y == x (dx == dy) in place allowed, other overlaps not. */
+int repdl_cuda_rope_table_f32(size_t positions, size_t d, float base, float *cos_tab,
+                              float *sin_tab, void *stream);
+int repdl_cuda_rope_forward_f32(size_t batch, size_t heads, size_t n, size_t d, size_t pos0,
+                                size_t positions, const float *cos_tab, const float *sin_tab,
+                                const float *x, float *y, void *stream);
+int repdl_cuda_rope_backward_f32(size_t batch, size_t heads, size_t n, size_t d, size_t pos0,
+                                 size_t positions, const float *cos_tab, const float *sin_tab,
+                                 const float *dy, float *dx, void *stream);
+/* (end rotary position embeddings) */
+
 #ifdef __cplusplus
 }
 #endif
