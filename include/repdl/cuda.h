@@ -461,6 +461,19 @@ int repdl_cuda_norm2_rows_backward_f32(size_t rows, size_t n, const float *x, co
                                        const float *dy, float *dx, void *stream);
 /* (end backward passes) */
 
+/* ---- Embedding (cuda/embedding.cu; include/repdl/embedding.h) ----
+   The host functions on device arrays, same arguments plus the stream,
+   same bits.  Both copy the n ids to the host and synchronise `stream`
+   to check them (REPDL_ERR_INVALID for an id outside [0, vocab), nothing
+   launched); the backward pass sorts the positions by id there and takes
+   a stream-ordered workspace of (vocab + 1 + n) size_t.  Outputs must not
+   overlap inputs (REPDL_ERR_INVALID). */
+int repdl_cuda_embedding_forward_f32(const float *table, size_t vocab, size_t dim,
+                                     const int64_t *ids, size_t n, float *out, void *stream);
+int repdl_cuda_embedding_backward_f32(const float *dout, const int64_t *ids, size_t n,
+                                      size_t vocab, size_t dim, float *dtable, void *stream);
+/* (end embedding) */
+
 /* ---- Rotary position embeddings (cuda/rope.cu; include/repdl/rope.h) ----
    The host functions' checks, statuses and bits; tables and arrays in
    device memory.  y == x (dx == dy) in place allowed, other overlaps not. */

@@ -58,16 +58,24 @@ REPDL_FN int repdl__embedding_ids_ok(const int64_t *ids, size_t n, size_t vocab)
     return 1;
 }
 
-/* The checks shared by both passes, before anything is written: sizes,
-   then NULL arrays, then the ids.  ta: table or dtable, io: out or dout. */
-REPDL_FN repdl_status repdl__embedding_check(size_t vocab, size_t dim, const int64_t *ids,
-                                             size_t n, const void *ta, const void *io)
+/* The checks of both passes that read no array, host and CUDA launchers
+   alike: sizes, then NULL arrays.  ta: table or dtable, io: out or dout. */
+REPDL_FN repdl_status repdl__embedding_args(size_t vocab, size_t dim, const int64_t *ids,
+                                            size_t n, const void *ta, const void *io)
 {
     size_t tv = vocab, tn = n;
     if (repdl__size_mul(&tv, dim) || repdl__size_mul(&tn, dim)) return REPDL_ERR_OVERFLOW;
     if ((n && !ids) || (tv && !ta) || (tn && !io)) return REPDL_ERR_INVALID;
-    if (!repdl__embedding_ids_ok(ids, n, vocab)) return REPDL_ERR_INVALID;
     return REPDL_OK;
+}
+
+/* repdl__embedding_args, then every id: all before anything is written. */
+REPDL_FN repdl_status repdl__embedding_check(size_t vocab, size_t dim, const int64_t *ids,
+                                             size_t n, const void *ta, const void *io)
+{
+    repdl_status st = repdl__embedding_args(vocab, dim, ids, n, ta, io);
+    if (st != REPDL_OK) return st;
+    return repdl__embedding_ids_ok(ids, n, vocab) ? REPDL_OK : REPDL_ERR_INVALID;
 }
 
 /* out[i][d] = table[ids[i]][d], a NaN as 0x7fc00000. */
