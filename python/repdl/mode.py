@@ -169,6 +169,13 @@ def _h_bwd_x(op):
     return h
 
 
+def _h_sigmoid_bwd(func, a):
+    """aten gives the output y only (repdl_sigmoid_backward_f32 reads x):
+    dx = RN(dy RN(y RN(1 - y))), one IEEE operation each."""
+    y, g = _f32(a['output'], 'output'), _f32(a['grad_output'], 'grad_output')
+    return _canon(torch.mul(g, torch.mul(y, torch.rsub(y, 1.0))))
+
+
 def _h_gelu_bwd(func, a):
     ap = a.get('approximate', 'none')
     if ap not in ('none', 'tanh'):
@@ -684,7 +691,7 @@ _reg('rsqrt', _h_rsqrt)
 _reg('gelu', _h_gelu, inplace=False)
 _reg('softplus', _h_softplus, inplace=False)
 _reg('tanh_backward', _h_bwd_y('tanh'), inplace=False)
-_reg('sigmoid_backward', _h_bwd_y('sigmoid'), inplace=False)
+_reg('sigmoid_backward', _h_sigmoid_bwd, inplace=False)
 _reg('gelu_backward', _h_gelu_bwd, inplace=False)
 _reg('silu_backward', _h_bwd_x('silu'), inplace=False)
 _reg('softplus_backward', _h_softplus_bwd, inplace=False)
@@ -738,7 +745,7 @@ split split_with_sizes chunk unbind narrow cat stack index_select gather index e
 flip roll repeat diagonal tril triu constant_pad_nd select_backward slice_backward
 eq ne lt le gt ge isnan isinf isfinite logical_not logical_and logical_or where masked_fill
 threshold_backward clamp clamp_min clamp_max maximum minimum max min amax amin argmax argmin
-_to_copy to sign one_hot masked_select nonzero unfold upsample_nearest2d upsample_nearest1d
+_to_copy to sign sgn one_hot masked_select nonzero unfold upsample_nearest2d upsample_nearest1d
 '''.split())
 
 

@@ -1,0 +1,329 @@
+# SPDX-License-Identifier: MIT
+"""repdl.mode on unmodified torch.nn models (docs/python.md, "repdl.mode").
+
+- models built from torch.nn modules and plain tensor code, trained with
+  torch.optim.AdamW(foreach=False) under the mode, give one state_dict
+  hash at torch.set_num_threads 1, 2 and 3, each in its own process;
+- under the mode a model gives the outputs, gradients and running
+  statistics of the same model converted by repdl.from_torch_module, bit
+  for bit (the claim of docs/python.md);
+- routed operations give repdl._C's bits (computed here by repdl.ops, an
+  independent path: its own autograd functions);
+- operations repdl does not compute are refused with their name and the
+  user's line, or (strict=False) listed at exit.
+
+Run as a script (python3 test_mode.py THREADS [--plain]) it prints the
+hashes of the training runs; --plain trains without the mode (the
+evidence that the thread test can fail).
+"""
+import copy
+import hashlib
+import os
+import subprocess
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE)))
+
+import repdl  # noqa: E402
+from repdl import ops  # noqa: E402
+
+F = torch.nn.functional
+nn = torch.nn
+
+
+def bits(t):
+    t = t.detach().contiguous()
+    return t.view(torch.int32) if t.dtype == torch.float32 else t
+
+
+def same(a, b):
+    return a.shape == b.shape and torch.equal(bits(a), bits(b))
+
+
+# ---- The models (plain torch.nn) ----
+
+def mlp():
+    return nn.Sequential(nn.Linear(48, 96), nn.LayerNorm(96), nn.GELU(), nn.Linear(96, 64),
+                         nn.Tanh(), nn.Linear(64, 10))
+
+
+def mlp_loss(out, y):
+    """A hand-written loss: cross-entropy from log_softmax and a one-hot
+    mask, plus a small penalty on the logits' variance over the batch."""
+    logp = out.log_softmax(-1)
+    onehot = F.one_hot(y, 10).float()
+    return -(logp * onehot).sum(-1).mean() + 1e-3 * out.var(0).mean() + 1e-4 * (out ** 2).sum()
+
+
+def cnn():
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Conv2d(8, 12, 3, padding=1), nn.SiLU(),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(12, 10))
+
+
+class Tiny(nn.Module):
+    """A tiny transformer classifier: nn.TransformerEncoderLayer (dropout 0)
+    over 6 tokens, mean-pooled."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(8, 16)
+        self.enc = nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, dropout=0.0,
+                                              batch_first=True)
+        self.out = nn.Linear(16, 10)
+
+    def forward(self, x):
+        return self.out(self.enc(self.inp(x)).mean(1))
+
+
+def data(seed, shape, classes=10, n=None):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g), torch.randint(0, classes, (shape[0],), generator=g)
+
+
+def sha(model):
+    h = hashlib.sha256()
+    for k, v in model.state_dict().items():
+        h.update(k.encode())
+        h.update(v.detach().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
+def train(name, steps, use_mode=True):
+    torch.manual_seed(1)
+    if name == 'mlp':
+        model, shape, loss_fn = mlp(), (72, 48), mlp_loss
+    elif name == 'cnn':
+        model, shape, loss_fn = cnn(), (20, 3, 12, 12), F.cross_entropy
+    else:
+        model, shape, loss_fn = Tiny(), (12, 6, 8), F.cross_entropy
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.01, foreach=False)
+    for step in range(steps):
+        x, y = data(100 + step, shape)
+        with (repdl.mode() if use_mode else _Null()):
+            loss = loss_fn(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return sha(model)
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+STEPS = {'mlp': 20, 'cnn': 10, 'tiny': 10}
+
+
+def _run(threads, plain=False):
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), str(threads)] +
+                       (['--plain'] if plain else []), capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_threads_same_state_dict():
+    """20 (MLP) and 10 (CNN, transformer) AdamW steps under the mode: one
+    state_dict hash at 1, 2 and 3 threads, in separate processes; the
+    training changed the weights."""
+    outs = [_run(t) for t in (1, 2, 3)]
+    assert outs[0] == outs[1] == outs[2], outs
+    lines = dict(line.split() for line in outs[0].splitlines())
+    assert set(lines) == {'mlp', 'cnn', 'tiny', 'mlp_init'}
+    assert lines['mlp'] != lines['mlp_init']
+
+
+# ---- Agreement with from_torch_module ----
+
+def _pair(make):
+    torch.manual_seed(3)
+    m = make()
+    c = repdl.from_torch_module(copy.deepcopy(m))
+    return m, c
+
+
+def _check_agree(m, c, x, gshape):
+    g = torch.Generator().manual_seed(9)
+    G = torch.randn(gshape, generator=g)
+    with repdl.mode():
+        o1 = m(x)
+        o1.backward(G)
+    o2 = c(x)
+    o2.backward(G)
+    assert same(o1, o2)
+    for (n, p), (_, q) in zip(m.named_parameters(), c.named_parameters()):
+        assert same(p.grad, q.grad), n
+    for (n, p), (_, q) in zip(m.named_buffers(), c.named_buffers()):
+        assert same(p, q), n
+
+
+def test_agrees_with_conversion_mlp():
+    """Linear (forward, dx, dW and db in the batch order at 72 rows: 5
+    micro-batches, a short last one), LayerNorm, GELU, Tanh: the mode's bits
+    are the converted model's."""
+    m, c = _pair(mlp)
+    x, _ = data(5, (72, 48))
+    _check_agree(m, c, x, (72, 10))
+
+
+def test_agrees_with_conversion_cnn():
+    """Conv2d, BatchNorm2d (training: running statistics too), ReLU,
+    MaxPool2d, AvgPool2d, Linear."""
+    def make():
+        return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                             nn.MaxPool2d(2), nn.Conv2d(8, 8, 3), nn.ReLU(), nn.AvgPool2d(2),
+                             nn.Flatten(), nn.Linear(8 * 2 * 2, 10))
+    m, c = _pair(make)
+    x, _ = data(6, (20, 3, 12, 12))
+    _check_agree(m, c, x, (20, 10))
+
+
+def test_routed_ops_bits():
+    """Plain tensor code under the mode against repdl.ops (its own autograd
+    functions over repdl._C): forward and input gradient."""
+    x0, _ = data(7, (5, 33))
+    w0, _ = data(8, (33, 7))
+    cases = [
+        (lambda x: x.exp(), ops.exp), (lambda x: torch.log(x.abs()), lambda x: ops.log(x.abs())),
+        (torch.tanh, ops.tanh), (torch.sigmoid, ops.sigmoid), (F.gelu, ops.gelu),
+        (lambda x: F.gelu(x, approximate='tanh'), lambda x: ops.gelu(x, approximate='tanh')),
+        (F.silu, ops.silu), (F.softplus, ops.softplus), (torch.relu, ops.relu),
+        (lambda x: x.softmax(0), lambda x: ops.softmax(x, 0)),
+        (lambda x: x.log_softmax(1), lambda x: ops.log_softmax(x, 1)),
+        (lambda x: x.sum(1), lambda x: ops.sum(x, 1)), (lambda x: x.mean(), ops.mean),
+        (lambda x: x.mean(-1, keepdim=True), lambda x: ops.mean(x, -1, keepdim=True)),
+        (lambda x: x.var(1), lambda x: ops.var(x, 1)),
+        (lambda x: x @ w0, lambda x: ops.mm(x, w0)),
+        (lambda x: F.layer_norm(x, (33,)), lambda x: ops.layer_norm(x, (33,))),
+    ]
+    for i, (plain, ref) in enumerate(cases):
+        xa = x0.clone().requires_grad_()
+        xb = x0.clone().requires_grad_()
+        with repdl.mode():
+            ya = plain(xa)
+            ya.sum().backward() if ya.dim() == 0 else ya.backward(torch.ones_like(ya))
+        yb = ref(xb)
+        yb.backward(torch.ones_like(yb))
+        assert same(ya, yb), i
+        if i != 3:                    # sigmoid: the mode's own backward formula
+            assert same(xa.grad, xb.grad), i
+
+
+def test_sigmoid_backward():
+    """aten's sigmoid_backward has y only: dx = RN(dy RN(y RN(1 - y))),
+    checked against numpy's float32 operations (one rounding each)."""
+    import numpy as np
+    x = data(12, (1000,))[0].requires_grad_()
+    g = data(13, (1000,))[0]
+    with repdl.mode():
+        y = torch.sigmoid(x)
+        y.backward(g)
+    yn, gn = y.detach().numpy(), g.numpy()
+    want = gn * (yn * (np.float32(1) - yn))
+    assert np.array_equal(x.grad.numpy().view(np.int32), want.astype(np.float32).view(np.int32))
+    assert same(y, ops.sigmoid(x.detach()))
+
+
+def test_batch_order_sum():
+    """sum over dimension 0 (a bias gradient) is in the batch order:
+    repdl.ops.linear's db for the same rows; sum over dimension 1 is the
+    canonical sum (repdl.ops.sum)."""
+    g, _ = data(11, (100, 6))
+    x = torch.zeros(100, 1)
+    w = torch.zeros(6, 1)
+    b = torch.zeros(6, requires_grad=True)
+    ops.linear(x, w, b).backward(g)
+    with repdl.mode():
+        s0 = g.sum(0)
+        s1 = g.sum(1)
+    assert same(s0, b.grad)
+    assert same(s1, ops.sum(g, 1))
+
+
+def test_nan_canonical():
+    """Passed-through arithmetic makes NaN outputs canonical."""
+    a = torch.tensor([float('nan'), 1.0, -float('nan')])
+    a.view(torch.int32)[0] = 0x7fc00123
+    with repdl.mode():
+        y = -a
+        z = a * 2.0
+    for t in (y, z):
+        assert t.view(torch.int32)[0].item() == 0x7fc00000
+        assert t.view(torch.int32)[2].item() == 0x7fc00000
+
+
+# ---- Refusals ----
+
+def test_strict_refuses_fft():
+    x = torch.randn(8)
+    try:
+        with repdl.mode():
+            torch.fft.fft(x)
+    except repdl.UnsupportedOperationError as e:
+        msg = str(e)
+    else:
+        raise AssertionError('torch.fft ran under repdl.mode()')
+    assert 'aten._fft_r2c' in msg and 'torch.fft.fft(x)' in msg and 'test_mode.py' in msg
+
+
+def test_strict_refuses_interpolate_backward():
+    """Nearest-neighbour interpolation moves data (passes), its backward
+    adds into each source pixel (refused, during .backward())."""
+    x = torch.randn(1, 2, 4, 4, requires_grad=True)
+    with repdl.mode():
+        y = F.interpolate(x, scale_factor=2)
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            msg = str(e)
+        else:
+            raise AssertionError('interpolate backward ran under repdl.mode()')
+    assert 'aten.upsample_nearest2d_backward' in msg and 'y.sum().backward()' in msg
+
+
+def test_strict_refuses_dtype_and_rng():
+    with repdl.mode():
+        for f in (lambda: torch.randn(3), lambda: torch.ones(3, dtype=torch.float64).exp(),
+                  lambda: F.dropout(torch.ones(4), 0.5)):
+            try:
+                f()
+            except repdl.UnsupportedOperationError:
+                pass
+            else:
+                raise AssertionError('not refused')
+
+
+def test_permissive_lists_outside(capfd):
+    x = torch.randn(8)
+    m = repdl.mode(strict=False)
+    with m:
+        torch.fft.fft(x)
+        y = x.exp()
+    assert 'aten._fft_r2c' in m.outside and m.outside['aten._fft_r2c'][0] == 1
+    assert 'aten.exp' not in m.outside
+    assert same(y, ops.exp(x))
+    assert 'aten._fft_r2c' in capfd.readouterr().err
+
+
+def test_lists_are_disjoint():
+    assert not (repdl.mode.ROUTED & repdl.mode.PASSED)
+    assert {'mm', 'addmm', 'sum', '_softmax', 'native_layer_norm', 'convolution_backward'} \
+        <= repdl.mode.ROUTED
+
+
+if __name__ == '__main__':
+    torch.set_num_threads(int(sys.argv[1]))
+    plain = '--plain' in sys.argv
+    torch.manual_seed(1)
+    print('mlp_init', sha(mlp()))
+    for name in ('mlp', 'cnn', 'tiny'):
+        print(name, train(name, STEPS[name], use_mode=not plain))
