@@ -41,9 +41,10 @@
      dq_i[c] = RN(scale * sum over j < nk of RN(ds_ij k_j[c]))
      dk_j[c] = RN(scale * sum over r < G nq of RN(ds_r,j q_r[c]))
      dv_j[c] = sum over r < G nq of RN(P_r,j dout_r[c])
-   where G = hq / hkv and r = g nq + i runs over the G query heads of the
-   group (head h G + g, g ascending) and their queries: the rows of those
-   heads in memory order.  Every NaN output is 0x7fc00000.
+   where G = hq / hkv and r = i G + g runs over the queries i of the G
+   query heads of the group (head h G + g): query major, so that a query
+   row's index depends on i and g only, not on nq (rows past a prompt's end
+   come after all of its own).  Every NaN output is 0x7fc00000.
 
    Return value (docs/api.md): REPDL_ERR_FPENV first; REPDL_ERR_INVALID
    for s == NULL, d == 0, hkv == 0, hq not a multiple of hkv, kv_stride in
@@ -174,23 +175,29 @@ typedef struct repdl__attn {
 
 /* Per-thread workspace (floats unless said): T (REPDL__ATTN_SCRATCH),
    trees (REPDL__ATTN_COLS), KT and VT (d x nk: the transposed keys and
-   values of the current kv head), row (nk, or G nq), row2 (nk, or G nq),
-   use (bytes: nk, or G nq). */
+   values of the current kv head; in the backward's second phase QG and GG:
+   the group's queries and output gradients in the order r = i G + g,
+   G nq x d each), row (nk, or G nq), row2 (nk, or G nq), use (bytes: nk,
+   or G nq). */
 typedef struct repdl__attn_ws {
     float *T, *KT, *VT, *row, *row2;
     repdl__tree *tr;
     unsigned char *use;
-    size_t head; /* the kv head (b hkv + h) in KT / VT, or (size_t)-1 */
+    size_t head;  /* the kv head (b hkv + h) in KT / VT, or (size_t)-1 */
+    size_t group; /* the kv head whose group is in QG / GG, or (size_t)-1 */
     void *block;
 } repdl__attn_ws;
 
 /* Bytes of one workspace; 0 when that does not fit in size_t. */
 REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
 {
-    size_t n = a->s.nk, rows = a->G, kt = a->s.d, t, b;
+    size_t n = a->s.nk, rows = a->G, kt = a->s.d, t, b, qg;
     if (repdl__size_mul(&rows, a->s.nq)) return 0;
     if (backward && rows > n) n = rows;
     if (repdl__size_mul(&kt, a->s.nk)) return 0;
+    qg = rows;
+    if (repdl__size_mul(&qg, a->s.d)) return 0;
+    if (backward && qg > kt) kt = qg;
     t = kt;
     if (repdl__size_add(&t, kt) || repdl__size_add(&t, n) || repdl__size_add(&t, n) ||
         repdl__size_add(&t, REPDL__ATTN_SCRATCH) || repdl__size_add(&t, 64))
@@ -206,6 +213,7 @@ REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int ba
     size_t bytes = repdl__attn_ws_bytes(a, backward);
     char *p;
     if (backward && rows > n) n = rows;
+    if (backward && rows * a->s.d > kt) kt = rows * a->s.d;
     w->block = bytes ? REPDL__ALLOC(bytes) : NULL;
     if (!w->block) return -1;
     p = (char *)w->block;
@@ -217,7 +225,7 @@ REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int ba
     w->row = w->VT + kt;
     w->row2 = w->row + n;
     w->use = (unsigned char *)(void *)(w->row2 + n);
-    w->head = (size_t)-1;
+    w->head = w->group = (size_t)-1;
     return 0;
 }
 
@@ -239,6 +247,7 @@ REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, siz
         for (j = 0; j < nk; j++)
             for (t = 0; t < d; t++) w->VT[t * nk + j] = V[j * d + t];
     w->head = kh;
+    w->group = (size_t)-1; /* QG, GG overwritten */
 }
 
 /* use[j] for j < n: key j seen by query i of batch entry b. */
@@ -365,23 +374,32 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
     size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d, G = a->G, j = x % nk, kh = x / nk,
            b = kh / a->s.hkv, h = kh % a->s.hkv, rows = G * nq, r, c;
     size_t u0 = (b * a->s.hq + h * G) * nq; /* the group's first query row */
+    if (w->group != kh) { /* QG, GG: the group's rows in the order r = i G + g */
+        for (r = 0; r < rows; r++) {
+            size_t src = (u0 + (r % G) * nq + r / G) * d;
+            memcpy(w->KT + r * d, a->q + src, d * sizeof(float));
+            memcpy(w->VT + r * d, a->dout + src, d * sizeof(float));
+        }
+        w->head = (size_t)-1; /* KT, VT overwritten */
+        w->group = kh;
+    }
     for (r = 0; r < rows; r++) {
-        size_t i = r % nq;
+        size_t i = r / G, row = u0 + (r % G) * nq + i;
         const float *mk = a->mask ? a->mask + (b * nq + i) * nk : NULL;
         w->use[r] = (unsigned char)((!a->s.causal || j <= a->s.q_pos0 + i) &&
                                     (!a->keep || a->keep[b * nk + j] != 0) &&
                                     (!mk || repdl__asuint(mk[j]) != 0xff800000u));
-        w->row[r] = a->dS[(u0 + r) * nk + j];
-        w->row2[r] = a->P[(u0 + r) * nk + j];
+        w->row[r] = a->dS[row * nk + j];
+        w->row2[r] = a->P[row * nk + j];
     }
     if (a->dk) {
         float *g = a->dk + (kh * a->R + j) * d;
-        repdl__attn_wsum(rows, d, w->row, w->use, a->q + u0 * d, d, w->T, w->tr, g);
+        repdl__attn_wsum(rows, d, w->row, w->use, w->KT, d, w->T, w->tr, g);
         for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
     }
     if (a->dv) {
         float *g = a->dv + (kh * a->R + j) * d;
-        repdl__attn_wsum(rows, d, w->row2, w->use, a->dout + u0 * d, d, w->T, w->tr, g);
+        repdl__attn_wsum(rows, d, w->row2, w->use, w->VT, d, w->T, w->tr, g);
         for (c = 0; c < d; c++) g[c] = repdl__canon(g[c]);
     }
 }
@@ -436,6 +454,24 @@ REPDL_FN repdl_status repdl__attn_setup(repdl__attn *a, const repdl_attention_sh
 
 /* ---- Public functions ---- */
 
+/* The forward's checks and problem: REPDL_OK with *nrows = 0 when there
+   is nothing to compute. */
+REPDL_FN repdl_status repdl__attn_fwd_setup(repdl__attn *a, const repdl_attention_shape *s,
+                                            float scale, const float *q, const float *k,
+                                            const float *v, const float *mask,
+                                            const unsigned char *key_keep, float *out,
+                                            float *lse, size_t *nrows)
+{
+    size_t nkeys;
+    repdl_status st = repdl__attn_setup(a, s, scale, q, k, v, mask, key_keep, nrows, &nkeys);
+    if (st != REPDL_OK || *nrows == 0) return st;
+    if (!out) return REPDL_ERR_INVALID;
+    if (!repdl__attn_ws_bytes(a, 0)) return REPDL_ERR_OVERFLOW;
+    a->o_out = out;
+    a->o_lse = lse;
+    return REPDL_OK;
+}
+
 REPDL_API repdl_status repdl_attention_forward_f32(const repdl_attention_shape *s, float scale,
                                                    const float *q, const float *k,
                                                    const float *v, const float *mask,
@@ -445,15 +481,9 @@ REPDL_API repdl_status repdl_attention_forward_f32(const repdl_attention_shape *
     REPDL__FPENV_CHECK();
     repdl__attn a;
     repdl__attn_ws w;
-    size_t nrows, nkeys, u;
-    repdl_status st = repdl__attn_setup(&a, s, scale, q, k, v, mask, key_keep, &nrows, &nkeys);
-    if (st != REPDL_OK) return st;
-    (void)nkeys;
-    if (nrows == 0) return REPDL_OK;
-    if (!out) return REPDL_ERR_INVALID;
-    if (!repdl__attn_ws_bytes(&a, 0)) return REPDL_ERR_OVERFLOW;
-    a.o_out = out;
-    a.o_lse = lse;
+    size_t nrows, u;
+    repdl_status st = repdl__attn_fwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, &nrows);
+    if (st != REPDL_OK || nrows == 0) return st;
     if (repdl__attn_ws_init(&w, &a, 0)) return REPDL_ERR_NOMEM;
     for (u = 0; u < nrows; u++) repdl__attn_fwd_row(&a, &w, u);
     repdl__attn_ws_free(&w);
@@ -497,6 +527,18 @@ REPDL_FN void repdl__attn_bwd_empty(const repdl__attn *a)
             }
 }
 
+/* P and dS of the backward (2 batch hq nq nk floats, one block; checked
+   by repdl__attn_bwd_setup): 0, or -1 when out of memory. */
+REPDL_FN int repdl__attn_pm_alloc(repdl__attn *a, size_t nrows)
+{
+    size_t n = nrows * a->s.nk;
+    if (n == 0) return 0;
+    a->P = (float *)REPDL__ALLOC(2 * n * sizeof(float));
+    if (!a->P) return -1;
+    a->dS = a->P + n;
+    return 0;
+}
+
 REPDL_API repdl_status repdl_attention_backward_f32(
     const repdl_attention_shape *s, float scale, const float *q, const float *k, const float *v,
     const float *mask, const unsigned char *key_keep, const float *out, const float *lse,
@@ -506,7 +548,6 @@ REPDL_API repdl_status repdl_attention_backward_f32(
     repdl__attn a;
     repdl__attn_ws w;
     size_t nrows, nkeys, u, nkr;
-    float *pm;
     repdl_status st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, dout,
                                             dq, dk, dv, &nrows, &nkeys);
     if (st != REPDL_OK) return st;
@@ -516,16 +557,13 @@ REPDL_API repdl_status repdl_attention_backward_f32(
     }
     nkr = s->batch * s->hkv * s->nk;
     if (repdl__attn_ws_init(&w, &a, 1)) return REPDL_ERR_NOMEM;
-    pm = s->nk != 0 ? (float *)REPDL__ALLOC(2 * nrows * s->nk * sizeof(float)) : NULL;
-    if (s->nk != 0 && !pm) {
+    if (repdl__attn_pm_alloc(&a, nrows)) {
         repdl__attn_ws_free(&w);
         return REPDL_ERR_NOMEM;
     }
-    a.P = pm;
-    a.dS = pm ? pm + nrows * s->nk : NULL;
     for (u = 0; u < nrows; u++) repdl__attn_bwd_row(&a, &w, u);
     for (u = 0; u < nkr; u++) repdl__attn_bwd_key(&a, &w, u);
-    free(pm);
+    free(a.P);
     repdl__attn_ws_free(&w);
     return REPDL_OK;
 }
