@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/* repdl/gemm_cr.h: correctly rounded single-precision matrix product.
+
+     repdl_gemm_cr_f32(transA, transB, M, N, K, A, lda, B, ldb, bias, C, ldc);
+     C[i][j] = RN( sum_k opA[i][k] * opB[k][j]  [+ bias[j]] )
+
+   op(A), op(B), the leading dimensions and the argument check are those of
+   repdl_gemm_f32 (gemm.h, row-major).  The sum is the exact real sum of the
+   K products (and bias[j]), rounded once to binary32, nearest-even: the
+   answer is unique, so it does not depend on any order, blocking, split of
+   K, thread count, vector width or machine.  There is no alpha and no beta:
+   RN(alpha * RN(s)) is not RN(alpha * s), so they would break the claim.
+   Full proof: docs/functions/gemm_cr.md.
+
+   Special values (the IEEE result of the exact sum):
+     - a NaN input, 0 * inf, or infinite products (or bias) of both signs:
+       NaN, written as 0x7fc00000; otherwise an infinite product or bias
+       gives that infinity.  Non-finite values are never sliced or scaled.
+     - a finite exact sum beyond the binary32 range rounds to +-inf;
+       subnormal results are rounded once (never flushed).
+     - an exact zero sum is +0, except when every term (product, bias) is
+       -0, or K == 0 without bias: then -0 (IEEE addition under
+       round-to-nearest, the empty sum of gemm.h).
+
+   Algorithm: a fast path and an exact path, with a rule that decides.
+     fast:  every product a*b of two binary32 is exact in binary64 (24 + 24
+            significand bits, exponent within [-298, 256]); the K products
+            (and the bias) are added in binary64 in any order: t.  Sums
+            cannot overflow binary64 (K < 2^64 terms of at most 2^256) and
+            never underflow (every partial sum is a multiple of 2^-298).
+            For any order, |t - s| <= gamma_K * T, gamma_K = K u / (1 - K u),
+            u = 2^-53, T = sum |terms| (Higham, recursive/blocked summation).
+     bound: T <= min(||a_i||_1 ||b_j||_inf, ||a_i||_inf ||b_j||_1) + |bias|,
+            the norms computed once per row of op(A) and column of op(B);
+            E = K * 2^-53 (1 + 2^-8) * T_computed + 2^-51 |t| covers gamma_K,
+            the rounding of T's computation and of t -+ E (K <= 2^36).
+     rule:  lo = t - E, hi = t + E; if 0 is outside [lo, hi] and
+            (float)lo == (float)hi (bits), that is the answer (RN is
+            monotone and s lies in [lo, hi]); otherwise (near a midpoint,
+            cancellation, an exact zero) the exact path.
+     exact: every product m_a m_b 2^(e_a + e_b) (an integer below 2^48
+            times a power of two >= 2^-298) is added to a fixed-point
+            accumulator of 21 signed 64-bit digits of 32 bits each (value
+            sum d[i] 2^(32 i - 298)); carries are propagated at least every
+            2^28 terms (|digit increment| < 2^34, so no digit ever wraps),
+            and the integer is rounded to nearest-even binary32 once.
+   The fast path runs blocked: op(B) is converted to binary64 panels once
+   per column block, op(A) per row block, and an MR x NR micro-kernel (x86
+   with gcc or clang: AVX2 + FMA or AVX-512F chosen at run time as in
+   gemm.h; elsewhere portable C) accumulates the binary64 sums.  No kernel
+   choice can change a bit: every accepted t was proven to round to RN(s).
+
+   Edge cases: M == 0 or N == 0: nothing is read or written.  K == 0: A and
+   B are not read; C[i][j] = bias ? canonical(bias[j]) : -0.  C must not
+   overlap A, B or bias.  Scratch memory is taken with malloc; if it cannot
+   be had every output takes the exact path (same bits, slower). */
+#ifndef REPDL_GEMM_CR_H
+#define REPDL_GEMM_CR_H
+
+#include "gemm.h"
+REPDL_BEGIN_CODE
+
+/* ---- Blocking (performance only: no value depends on these) ---- */
+#ifndef REPDL_GEMM_CR_KC
+#define REPDL_GEMM_CR_KC 256 /* K panel of the fast path */
+#endif
+#ifndef REPDL_GEMM_CR_MC
+#define REPDL_GEMM_CR_MC 96 /* rows of a block; multiple of REPDL__GEMM_CR_MR */
+#endif
+#ifndef REPDL_GEMM_CR_NC
+#define REPDL_GEMM_CR_NC 256 /* columns of a block; multiple of 16 */
+#endif
+#define REPDL__GEMM_CR_MR 6
+#define REPDL__GEMM_CR_DIGITS 21
+/* Above this K the fast path's bound is not used (every output exact);
+   the bound's margin needs K <= 2^36.  Tests set it to 0 to send every
+   output with K > 0 to the exact path. */
+#ifndef REPDL_GEMM_CR_KFAST
+#define REPDL_GEMM_CR_KFAST ((size_t)1 << 36)
+#endif
+/* The exact path propagates carries after this many nonzero products (at
+   most 2^28, so no digit can wrap); tests set it small. */
+#ifndef REPDL_GEMM_CR_CARRY_EVERY
+#define REPDL_GEMM_CR_CARRY_EVERY ((size_t)1 << 28)
+#endif
+
+/* ---- The exact path ---- */
+
+/* x = m 2^e exactly, m < 2^24 an integer, e >= -149 (x finite). */
+REPDL_FN uint32_t repdl__gemm_cr_split(float x, int *e)
+{
+    uint32_t u = repdl__asuint(x) & 0x7fffffffu, be = u >> 23;
+    *e = (be ? (int)be : 1) - 150;
+    return be ? (u & 0x7fffffu) | 0x800000u : u;
+}
+
+/* d += sign * m 2^pos (pos >= 0 in units of 2^-298, m < 2^48): three
+   chunks below 2^33 each into digits pos/32 .. pos/32 + 2. */
+REPDL_FN void repdl__gemm_cr_add(int64_t *d, uint64_t m, int pos, int neg)
+{
+    int q = pos >> 5, sh = pos & 31;
+    uint64_t lo = (m & 0xffffffffu) << sh, hi = (m >> 32) << sh;
+    int64_t c0 = (int64_t)(lo & 0xffffffffu);
+    int64_t c1 = (int64_t)((lo >> 32) + (hi & 0xffffffffu));
+    int64_t c2 = (int64_t)(hi >> 32);
+    if (neg) {
+        d[q] -= c0; d[q + 1] -= c1; d[q + 2] -= c2;
+    } else {
+        d[q] += c0; d[q + 1] += c1; d[q + 2] += c2;
+    }
+}
+
+/* Carry propagation: afterwards d[0 .. D-2] are in [0, 2^32) and the value
+   is unchanged (d[D-1] takes the signed rest). */
+REPDL_FN void repdl__gemm_cr_carry(int64_t *d)
+{
+    int i;
+    for (i = 0; i < REPDL__GEMM_CR_DIGITS - 1; i++) {
+        int64_t low = d[i] & (int64_t)0xffffffff;
+        d[i + 1] += (d[i] - low) / ((int64_t)1 << 32);
+        d[i] = low;
+    }
+}
+
+/* Bits [pos, pos + 32) of the non-negative normalised integer d (pos >= 0). */
+REPDL_FN uint64_t repdl__gemm_cr_bits(const int64_t *d, int pos)
+{
+    int q = pos >> 5, sh = pos & 31;
+    uint64_t v = (uint64_t)d[q] >> sh;
+    if (sh && q + 1 < REPDL__GEMM_CR_DIGITS) v |= (uint64_t)d[q + 1] << (32 - sh);
+    return v & 0xffffffffu;
+}
+
+/* RN to binary32 of the integer d times 2^-298; zero: the sign negzero. */
+REPDL_FN float repdl__gemm_cr_round(int64_t *d, int negzero)
+{
+    int i, h, tb, lsb, neg;
+    uint64_t top, q, rb, sticky;
+    uint32_t bits;
+    repdl__gemm_cr_carry(d);
+    neg = d[REPDL__GEMM_CR_DIGITS - 1] < 0;
+    if (neg) {
+        for (i = 0; i < REPDL__GEMM_CR_DIGITS; i++) d[i] = -d[i];
+        repdl__gemm_cr_carry(d);
+    }
+    for (h = REPDL__GEMM_CR_DIGITS - 1; h >= 0 && d[h] == 0; h--) {}
+    if (h < 0) return negzero ? -0.0f : 0.0f;
+    top = (uint64_t)d[h];
+    for (tb = 32 * h; top > 1; top >>= 1) tb++;
+    /* The last kept bit: 24 bits below the top, at least 2^-149 (= 149). */
+    lsb = tb - 23 > 149 ? tb - 23 : 149;
+    q = repdl__gemm_cr_bits(d, lsb) & 0x1ffffffu;
+    rb = (repdl__gemm_cr_bits(d, lsb - 1)) & 1u;
+    sticky = 0;
+    {
+        int pos = lsb - 1, w = pos >> 5;
+        for (i = 0; i < w; i++) sticky |= (uint64_t)d[i];
+        sticky |= (uint64_t)d[w] & ((((uint64_t)1) << (pos & 31)) - 1);
+    }
+    if (rb && (sticky || (q & 1u))) q++;
+    /* value q 2^(lsb - 298), q <= 2^24: bits ((lsb - 149) << 23) + q. */
+    if (lsb - 149 >= 255) bits = 0x7f800000u;
+    else {
+        uint64_t b = ((uint64_t)(lsb - 149) << 23) + q;
+        bits = b >= 0x7f800000u ? 0x7f800000u : (uint32_t)b;
+    }
+    return repdl__asfloat(bits | (neg ? 0x80000000u : 0u));
+}
+
+/* The exact path for one output (finite inputs): RN(sum_k a[k sa] b[k sb]
+   [+ *bias]). */
+REPDL_FN float repdl__gemm_cr_exact(size_t K, const float *a, size_t sa, const float *b,
+                                    size_t sb, const float *bias)
+{
+    int64_t d[REPDL__GEMM_CR_DIGITS];
+    int negzero = 1, i;
+    size_t k, since = 0;
+    for (i = 0; i < REPDL__GEMM_CR_DIGITS; i++) d[i] = 0;
+    if (bias) {
+        int e;
+        uint32_t m = repdl__gemm_cr_split(*bias, &e);
+        int neg = (repdl__asuint(*bias) >> 31) != 0;
+        if (m) repdl__gemm_cr_add(d, m, e + 149 + 149, neg);
+        negzero = m == 0 && neg;
+    }
+    for (k = 0; k < K; k++) {
+        float x = a[k * sa], y = b[k * sb];
+        int ex, ey;
+        uint64_t m = (uint64_t)repdl__gemm_cr_split(x, &ex) * repdl__gemm_cr_split(y, &ey);
+        int neg = ((repdl__asuint(x) ^ repdl__asuint(y)) >> 31) != 0;
+        if (m) {
+            repdl__gemm_cr_add(d, m, ex + ey + 298, neg);
+            negzero = 0;
+            if (++since >= REPDL_GEMM_CR_CARRY_EVERY) {
+                repdl__gemm_cr_carry(d);
+                since = 0;
+            }
+        } else if (!neg) {
+            negzero = 0;
+        }
+    }
+    return repdl__gemm_cr_round(d, negzero);
+}
+
+/* ---- The fast path ---- */
+
+/* The micro-kernel: S (MR x nr doubles, ld lds) += the packed a panel
+   (kc x MR, k-major) times the packed b panel (kc x nr). */
+#define REPDL__GEMM_CR_UKR_BODY(NR)                                              \
+    {                                                                            \
+        double c[REPDL__GEMM_CR_MR][NR];                                         \
+        size_t k;                                                                \
+        int i, j;                                                                \
+        for (i = 0; i < REPDL__GEMM_CR_MR; i++)                                  \
+            for (j = 0; j < NR; j++) c[i][j] = S[(size_t)i * lds + j];           \
+        for (k = 0; k < kc; k++) {                                               \
+            const double *bk = b + k * NR, *ak = a + k * REPDL__GEMM_CR_MR;      \
+            for (i = 0; i < REPDL__GEMM_CR_MR; i++)                              \
+                for (j = 0; j < NR; j++) c[i][j] += ak[i] * bk[j];               \
+        }                                                                        \
+        for (i = 0; i < REPDL__GEMM_CR_MR; i++)                                  \
+            for (j = 0; j < NR; j++) S[(size_t)i * lds + j] = c[i][j];           \
+    }
+
+REPDL_FN void repdl__gemm_cr_ukr8(size_t kc, const double *a, const double *b, double *S,
+                                  size_t lds)
+REPDL__GEMM_CR_UKR_BODY(8)
+
+#if REPDL__GEMM_X86
+__attribute__((target("avx2,fma"))) static void
+repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, const double *b, double *S, size_t lds)
+{
+    __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+    size_t k;
+#define REPDL__CRL(i) c##i##0 = _mm256_loadu_pd(S + i * lds); c##i##1 = _mm256_loadu_pd(S + i * lds + 4);
+    REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
+#undef REPDL__CRL
+    for (k = 0; k < kc; k++) {
+        __m256d b0 = _mm256_loadu_pd(b + 8 * k), b1 = _mm256_loadu_pd(b + 8 * k + 4), x;
+        const double *ak = a + 6 * k;
+#define REPDL__CRF(i) x = _mm256_broadcast_sd(ak + i); c##i##0 = _mm256_fmadd_pd(x, b0, c##i##0); \
+        c##i##1 = _mm256_fmadd_pd(x, b1, c##i##1);
+        REPDL__CRF(0) REPDL__CRF(1) REPDL__CRF(2) REPDL__CRF(3) REPDL__CRF(4) REPDL__CRF(5)
+#undef REPDL__CRF
+    }
+#define REPDL__CRS(i) _mm256_storeu_pd(S + i * lds, c##i##0); _mm256_storeu_pd(S + i * lds + 4, c##i##1);
+    REPDL__CRS(0) REPDL__CRS(1) REPDL__CRS(2) REPDL__CRS(3) REPDL__CRS(4) REPDL__CRS(5)
+#undef REPDL__CRS
+}
+
+__attribute__((target("avx512f"))) static void
+repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, const double *b, double *S, size_t lds)
+{
+    __m512d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+    size_t k;
+#define REPDL__CRL(i) c##i##0 = _mm512_loadu_pd(S + i * lds); c##i##1 = _mm512_loadu_pd(S + i * lds + 8);
+    REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
+#undef REPDL__CRL
+    for (k = 0; k < kc; k++) {
+        __m512d b0 = _mm512_loadu_pd(b + 16 * k), b1 = _mm512_loadu_pd(b + 16 * k + 8), x;
+        const double *ak = a + 6 * k;
+#define REPDL__CRF(i) x = _mm512_set1_pd(ak[i]); c##i##0 = _mm512_fmadd_pd(x, b0, c##i##0); \
+        c##i##1 = _mm512_fmadd_pd(x, b1, c##i##1);
+        REPDL__CRF(0) REPDL__CRF(1) REPDL__CRF(2) REPDL__CRF(3) REPDL__CRF(4) REPDL__CRF(5)
+#undef REPDL__CRF
+    }
+#define REPDL__CRS(i) _mm512_storeu_pd(S + i * lds, c##i##0); _mm512_storeu_pd(S + i * lds + 8, c##i##1);
+    REPDL__CRS(0) REPDL__CRS(1) REPDL__CRS(2) REPDL__CRS(3) REPDL__CRS(4) REPDL__CRS(5)
+#undef REPDL__CRS
+}
+#endif
+
+REPDL_FN int repdl__gemm_cr_nr(int isa) { return isa == 2 ? 16 : 8; }
+
+REPDL_FN void repdl__gemm_cr_ukr(int isa, size_t kc, const double *a, const double *b, double *S,
+                                 size_t lds)
+{
+#if REPDL__GEMM_X86
+    if (isa == 2) { repdl__gemm_cr_ukr_avx512(kc, a, b, S, lds); return; }
+    if (isa == 1) { repdl__gemm_cr_ukr_avx2(kc, a, b, S, lds); return; }
+#endif
+    (void)isa;
+    repdl__gemm_cr_ukr8(kc, a, b, S, lds);
+}
+
+/* Per line (row of op(A) or column of op(B)), n values at stride s: the
+   binary64 sum of |x| and max |x| (+inf or NaN when a value is not finite). */
+REPDL_FN void repdl__gemm_cr_norms(size_t n, const float *x, size_t s, double *l1, double *mx)
+{
+    double a = 0.0, m = 0.0;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        double v = (double)x[k * s];
+        v = v < 0 ? -v : v;
+        a += v;
+        if (!(v <= m)) m = v; /* a NaN sticks */
+    }
+    *l1 = a;
+    *mx = m;
+}
+
+/* The rule of the header: RN(s) from t, the bound T on sum |terms|, or the
+   exact path.  T not finite: a non-finite input, and t is the IEEE sum. */
+REPDL_FN float repdl__gemm_cr_decide(double t, double T, size_t K, const float *a, size_t sa,
+                                     const float *b, size_t sb, const float *bias)
+{
+    if (!(T - T == 0.0)) return repdl__canon((float)t);
+    if (K <= REPDL_GEMM_CR_KFAST) {
+        double at = t < 0 ? -t : t;
+        double E = (double)K * 0x1.01p-53 * T + at * 0x1p-51;
+        double lo = t - E, hi = t + E;
+        if (lo > 0.0 || hi < 0.0) {
+            float fl = (float)lo, fh = (float)hi;
+            if (repdl__asuint(fl) == repdl__asuint(fh)) return fl;
+        }
+    }
+    return repdl__gemm_cr_exact(K, a, sa, b, sb, bias);
+}
+
+/* Every output by the exact path (or non-finite rule): no scratch. */
+REPDL_FN void repdl__gemm_cr_plain(int transA, int transB, size_t M, size_t N, size_t K,
+                                   const float *A, size_t lda, const float *B, size_t ldb,
+                                   const float *bias, float *C, size_t ldc)
+{
+    size_t i, j, k;
+    size_t sa = transA ? lda : 1, sb = transB ? 1 : ldb;
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            const float *a = transA ? A + i : A + i * lda;
+            const float *b = transB ? B + j * ldb : B + j;
+            double t = bias ? (double)bias[j] : -0.0, T = bias ? t - t : 0.0;
+            for (k = 0; k < K; k++) {
+                double p = (double)a[k * sa] * (double)b[k * sb];
+                t += p;
+                T += p - p; /* NaN when a term is not finite */
+            }
+            if (T - T == 0.0) C[i * ldc + j] = repdl__gemm_cr_exact(K, a, sa, b, sb, bias);
+            else C[i * ldc + j] = repdl__canon((float)t);
+        }
+}
+
+REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, size_t K,
+                                  const float *A, size_t lda, const float *B, size_t ldb,
+                                  const float *bias, float *C, size_t ldc)
+{
+    const int MR = REPDL__GEMM_CR_MR;
+    int isa = repdl__gemm_isa();
+    size_t nr = (size_t)repdl__gemm_cr_nr(isa);
+    size_t kc0 = K < REPDL_GEMM_CR_KC ? K : REPDL_GEMM_CR_KC;
+    size_t nc0 = N < REPDL_GEMM_CR_NC ? N : REPDL_GEMM_CR_NC;
+    size_t mc0 = M < REPDL_GEMM_CR_MC ? M : REPDL_GEMM_CR_MC;
+    size_t ncp = (nc0 + nr - 1) / nr * nr, mcp = (mc0 + MR - 1) / MR * MR;
+    size_t sa = transA ? lda : 1, sb = transB ? 1 : ldb;
+    size_t nS = mcp * ncp, nA = mcp * kc0, nB, nstat = 2 * (M + N), words, t;
+    size_t i, j, k, ic, jc, pc;
+    double *S, *ap, *bp, *ra1, *ramax, *cb1, *cbmax;
+    void *blk;
+    if (M == 0 || N == 0) return;
+    if (K == 0) {
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) C[i * ldc + j] = bias ? repdl__canon(bias[j]) : -0.0f;
+        return;
+    }
+    /* B: all of K for one column block. */
+    nB = K;
+    words = nS + nA + nstat;
+    t = nB;
+    if (repdl__size_mul(&t, ncp) || repdl__size_add(&words, t) ||
+        words > ((size_t)-1) / sizeof(double) - 8)
+        blk = NULL;
+    else
+        blk = malloc(words * sizeof(double) + 64);
+    if (!blk) {
+        repdl__gemm_cr_plain(transA, transB, M, N, K, A, lda, B, ldb, bias, C, ldc);
+        return;
+    }
+    S = (double *)(((uintptr_t)blk + 63) & ~(uintptr_t)63);
+    ap = S + nS;
+    bp = ap + nA;
+    ra1 = bp + nB * ncp;
+    ramax = ra1 + M;
+    cb1 = ramax + M;
+    cbmax = cb1 + N;
+    for (i = 0; i < M; i++)
+        repdl__gemm_cr_norms(K, transA ? A + i : A + i * lda, sa, &ra1[i], &ramax[i]);
+    for (j = 0; j < N; j++)
+        repdl__gemm_cr_norms(K, transB ? B + j * ldb : B + j, sb, &cb1[j], &cbmax[j]);
+    for (jc = 0; jc < N; jc += nc0) {
+        size_t nc = N - jc < nc0 ? N - jc : nc0, ncr = (nc + nr - 1) / nr * nr;
+        /* Pack op(B)[0..K)[jc..jc+nc) as doubles: K-panels of kc0 rows, each
+           as nr-wide column strips (kc x nr, k-major), zero-padded. */
+        for (pc = 0; pc < K; pc += kc0) {
+            size_t kc = K - pc < kc0 ? K - pc : kc0;
+            double *panel = bp + pc * ncr;
+            size_t jr;
+            for (jr = 0; jr < ncr; jr += nr) {
+                double *d = panel + jr * kc;
+                size_t jj;
+                for (k = 0; k < kc; k++)
+                    for (jj = 0; jj < nr; jj++) {
+                        size_t col = jc + jr + jj;
+                        d[k * nr + jj] =
+                            jr + jj < nc ? (double)(transB ? B[col * ldb + pc + k]
+                                                           : B[(pc + k) * ldb + col])
+                                         : 0.0;
+                    }
+            }
+        }
+        for (ic = 0; ic < M; ic += mc0) {
+            size_t mc = M - ic < mc0 ? M - ic : mc0, mcr = (mc + MR - 1) / MR * MR;
+            size_t ir, jr;
+            for (i = 0; i < mcr; i++)
+                for (j = 0; j < ncr; j++)
+                    S[i * ncr + j] = (bias && j < nc) ? (double)bias[jc + j] : -0.0;
+            for (pc = 0; pc < K; pc += kc0) {
+                size_t kc = K - pc < kc0 ? K - pc : kc0;
+                for (ir = 0; ir < mcr; ir += MR) {
+                    double *d = ap + ir * kc;
+                    int ii;
+                    for (k = 0; k < kc; k++)
+                        for (ii = 0; ii < MR; ii++) {
+                            size_t row = ic + ir + (size_t)ii;
+                            d[k * MR + ii] = ir + (size_t)ii < mc
+                                                 ? (double)(transA ? A[(pc + k) * lda + row]
+                                                                   : A[row * lda + pc + k])
+                                                 : 0.0;
+                        }
+                }
+                for (jr = 0; jr < ncr; jr += nr)
+                    for (ir = 0; ir < mcr; ir += MR)
+                        repdl__gemm_cr_ukr(isa, kc, ap + ir * kc, bp + pc * ncr + jr * kc,
+                                           S + ir * ncr + jr, ncr);
+            }
+            for (i = 0; i < mc; i++) {
+                size_t row = ic + i;
+                const float *a = transA ? A + row : A + row * lda;
+                for (j = 0; j < nc; j++) {
+                    size_t col = jc + j;
+                    const float *b = transB ? B + col * ldb : B + col;
+                    double T1 = ra1[row] * cbmax[col], T2 = ramax[row] * cb1[col], T;
+                    T = T1 < T2 ? T1 : T2;
+                    if (T1 != T1 || T2 != T2) T = T1 + T2; /* NaN stays NaN */
+                    if (bias) {
+                        double v = (double)bias[col];
+                        T += v < 0 ? -v : v;
+                    }
+                    C[row * ldc + col] = repdl__gemm_cr_decide(S[i * ncr + j], T, K, a, sa, b,
+                                                               sb, bias ? bias + col : NULL);
+                }
+            }
+        }
+    }
+    free(blk);
+}
+
+/* C[i][j] = RN(sum_k opA[i][k] opB[k][j] [+ bias[j]]), the header's rules. */
+REPDL_API repdl_status repdl_gemm_cr_f32(int transA, int transB, size_t M, size_t N, size_t K,
+                                         const float *A, size_t lda, const float *B, size_t ldb,
+                                         const float *bias, float *C, size_t ldc)
+{
+    REPDL__FPENV_CHECK();
+    repdl_status st = repdl__gemm_check(transA, transB, M, N, K, A, lda, B, ldb, C, ldc);
+    if (st != REPDL_OK) return st;
+    repdl__gemm_cr_core(transA, transB, M, N, K, A, lda, B, ldb, bias, C, ldc);
+    return REPDL_OK;
+}
+
+REPDL_END_CODE
+#endif /* REPDL_GEMM_CR_H */

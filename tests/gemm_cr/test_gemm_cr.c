@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/gemm_cr/test_gemm_cr.c: repdl_gemm_cr_f32 (include/repdl/gemm_cr.h)
+   against the MPFR oracle of reference/gemm_cr_ref.h, bit for bit.
+
+   Data families (each on random shapes, transposes, leading dimensions,
+   with and without bias): moderate and full binary32 ranges, constructed
+   cancellations (exact zero and tiny sums), subnormal results, overflow,
+   NaN / inf / signed zeros; exact ties (midpoints built from the bits of a
+   random float, the expected result derived from its last bit, not from
+   the oracle), ties moved by a tiny term either way, the overflow
+   threshold; long K (several K panels).  The same products through the
+   threaded form (1 to 4 threads) and cut into random sub-blocks: the same
+   bits.  Bad arguments: the status and C untouched.
+   --small: fewer shapes (slow builds). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPDL_GEMM_THREADS_MIN 0.0 /* every call splits */
+#include <repdl/gemm_cr_threads.h>
+
+#include "gemm_cr_ref.h"
+#include "../common/check.h"
+#include "../common/splitmix64.h"
+
+static splitmix64 rng;
+static uint64_t rnd(void) { return splitmix64_next(&rng); }
+static size_t rnd_below(size_t n) { return (size_t)(rnd() % n); }
+
+static float f_of(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+static uint32_t u_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+/* 2^e, e in [-149, 127], from the bits. */
+static float pow2f(int e)
+{
+    return e >= -126 ? f_of((uint32_t)(e + 127) << 23) : f_of(1u << (e + 149));
+}
+
+/* A random finite value of the family `mode`. */
+enum { M_MODERATE, M_FULL, M_SUBNORMAL, M_OVERFLOW, M_SPECIAL, M_ZEROS, M_SMALLINT, M_COUNT };
+static float gen(int mode)
+{
+    uint32_t s = (uint32_t)(rnd() & 1u) << 31, m = (uint32_t)rnd() & 0x7fffffu;
+    int e;
+    switch (mode) {
+    case M_MODERATE: e = (int)rnd_below(41) - 20; break;
+    case M_FULL: {
+        uint32_t u = (uint32_t)rnd() & 0x7fffffffu;
+        if (u >= 0x7f800000u) u -= 0x7f800000u;
+        return f_of(s | u);
+    }
+    case M_SUBNORMAL: e = (int)rnd_below(30) - 85; break;
+    case M_OVERFLOW: e = (int)rnd_below(12) + 58; break;
+    case M_SPECIAL: {
+        uint32_t r = (uint32_t)rnd_below(40);
+        if (r == 0) return f_of(s | 0x7f800000u);
+        if (r == 1) return f_of(0x7fc00000u | (uint32_t)(rnd() & 0x3fffffu) | s);
+        if (r < 5) return f_of(s);
+        e = (int)rnd_below(21) - 10;
+        break;
+    }
+    case M_ZEROS: {
+        uint32_t r = (uint32_t)rnd_below(8);
+        if (r < 6) return f_of(r < 4 ? 0x80000000u : 0u);
+        e = (int)rnd_below(11) - 5;
+        break;
+    }
+    default: /* small integers: frequent exact cancellation and ties */
+        return (float)((int)rnd_below(9) - 4);
+    }
+    return f_of(s | (uint32_t)(e + 127) << 23 | m);
+}
+
+static long n_outputs;
+
+/* One random product of family `mode`, compared with the oracle; then the
+   threaded form and a random cut into four blocks. */
+static void one_case(int mode, size_t M, size_t N, size_t K, int cancel)
+{
+    int tA = (int)(rnd() & 1), tB = (int)(rnd() & 1), T;
+    size_t lda = (tA ? M : K) + rnd_below(3), ldb = (tB ? K : N) + rnd_below(3);
+    size_t ldc = N + rnd_below(3), i, j, k;
+    size_t nA = (tA ? K : M) * lda + 1, nB = (tB ? N : K) * ldb + 1, nC = M * ldc + 1;
+    float *A = (float *)malloc(nA * sizeof(float)), *B = (float *)malloc(nB * sizeof(float));
+    float *bias = (rnd() & 1) ? (float *)malloc(N * sizeof(float)) : NULL;
+    float *C = (float *)malloc(nC * sizeof(float)), *R = (float *)malloc(nC * sizeof(float));
+    float *D = (float *)malloc(nC * sizeof(float));
+    for (i = 0; i < nA; i++) A[i] = gen(mode);
+    for (i = 0; i < nB; i++) B[i] = gen(mode);
+    if (bias)
+        for (j = 0; j < N; j++) bias[j] = gen(mode);
+    if (cancel && K >= 2) {
+        /* The second half of every dot product negates the first, up to a
+           few terms of other scales: exact zeros and sums far below the
+           terms (the fast path's bound cannot decide them). */
+        size_t h = K / 2;
+        for (k = 0; k < h; k++) {
+            for (i = 0; i < M; i++) {
+                float *s = tA ? &A[k * lda + i] : &A[i * lda + k];
+                float *d = tA ? &A[(k + h) * lda + i] : &A[i * lda + k + h];
+                *d = *s;
+            }
+            for (j = 0; j < N; j++) {
+                float *s = tB ? &B[j * ldb + k] : &B[k * ldb + j];
+                float *d = tB ? &B[j * ldb + k + h] : &B[(k + h) * ldb + j];
+                *d = -*s;
+            }
+        }
+        if (cancel == 2 && rnd() & 1) {
+            size_t kk = rnd_below(K);
+            for (i = 0; i < M; i++) *(tA ? &A[kk * lda + i] : &A[i * lda + kk]) = gen(M_SUBNORMAL);
+        }
+        if (bias && (rnd() & 1))
+            for (j = 0; j < N; j++) bias[j] = 0.0f;
+    }
+    for (i = 0; i < nC; i++) C[i] = R[i] = D[i] = f_of(0x7f800001u + (uint32_t)i); /* sentinels */
+    CHECK(repdl_gemm_cr_f32(tA, tB, M, N, K, A, lda, B, ldb, bias, C, ldc) == REPDL_OK,
+          "status mode %d", mode);
+    gemm_cr_ref(tA, tB, M, N, K, A, lda, B, ldb, bias, R, ldc);
+    CHECK_SAME(C, R, nC, "mode %d cancel %d M %zu N %zu K %zu tA %d tB %d bias %d", mode, cancel,
+               M, N, K, tA, tB, bias != NULL);
+    n_outputs += (long)(M * N);
+    for (T = 1; T <= 4; T++) {
+        memcpy(D, R, nC * sizeof(float));
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) D[i * ldc + j] = f_of(0xffc00001u);
+        CHECK(repdl_gemm_cr_threads_f32(tA, tB, M, N, K, T, A, lda, B, ldb, bias, D, ldc) ==
+                  REPDL_OK,
+              "threads status");
+        CHECK_SAME(D, C, nC, "threads %d mode %d M %zu N %zu K %zu", T, mode, M, N, K);
+    }
+    {
+        /* Four blocks at a random row and column cut. */
+        size_t r = rnd_below(M + 1), c = rnd_below(N + 1), b;
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) D[i * ldc + j] = f_of(0xffc00001u);
+        for (b = 0; b < 4; b++) {
+            size_t i0 = (b & 1) ? r : 0, m = (b & 1) ? M - r : r;
+            size_t j0 = (b & 2) ? c : 0, n = (b & 2) ? N - c : c;
+            const float *Ab = tA ? A + i0 : A + i0 * lda, *Bb = tB ? B + j0 * ldb : B + j0;
+            if (m == 0 || n == 0) continue;
+            CHECK(repdl_gemm_cr_f32(tA, tB, m, n, K, Ab, lda, Bb, ldb, bias ? bias + j0 : NULL,
+                                    D + i0 * ldc + j0, ldc) == REPDL_OK,
+                  "block status");
+        }
+        CHECK_SAME(D, C, nC, "blocks mode %d M %zu N %zu K %zu", mode, M, N, K);
+    }
+    free(A);
+    free(B);
+    free(bias);
+    free(C);
+    free(R);
+    free(D);
+}
+
+/* A dot product of the given terms in a random order (through a 1 x 1
+   product with random transposes), checked against `want` and the
+   oracle. */
+static void dot_case(size_t K, const float *a, const float *b, const float *bias, float want,
+                     const char *what)
+{
+    float *A = (float *)malloc((K + 1) * sizeof(float)), *B = (float *)malloc((K + 1) * sizeof(float));
+    size_t k, *perm = (size_t *)malloc((K + 1) * sizeof(size_t));
+    float c = f_of(0x7f800001u), r;
+    int tA, tB;
+    for (k = 0; k < K; k++) perm[k] = k;
+    for (k = K; k > 1; k--) {
+        size_t t = rnd_below(k), x = perm[k - 1];
+        perm[k - 1] = perm[t];
+        perm[t] = x;
+    }
+    for (k = 0; k < K; k++) {
+        A[k] = a[perm[k]];
+        B[k] = b[perm[k]];
+    }
+    /* 1 x K times K x 1; transposed, A is K x 1 (lda 1), B is 1 x K (ldb K). */
+    tA = (int)(rnd() & 1);
+    tB = (int)(rnd() & 1);
+    CHECK(repdl_gemm_cr_f32(tA, tB, 1, 1, K, A, tA ? 1 : K, B, tB ? K : 1, bias, &c, 1) ==
+              REPDL_OK,
+          "%s status", what);
+    r = gemm_cr_ref_one(K, A, 1, B, 1, bias);
+    CHECK_BITS(r, want, "%s: oracle against the construction", what);
+    CHECK_BITS(c, want, "%s", what);
+    n_outputs++;
+    free(A);
+    free(B);
+    free(perm);
+}
+
+/* Exact midpoints: f + ulp(f)/2 written as f*1 + p*q (p q = ulp/2), plus a
+   large pair that cancels; the result is f or its successor, whichever is
+   even (the successor of the largest float is inf); a tiny term of either
+   sign moves the sum off the midpoint.  Negated: the negated result. */
+static void ties(int n)
+{
+    int t;
+    for (t = 0; t < n; t++) {
+        uint32_t fu = (uint32_t)rnd_below(0x7f7fffffu) + 1u; /* (0, FLT_MAX] */
+        float f = f_of(fu), a[6], b[6], bias = pow2f(100), want;
+        int be = (int)(fu >> 23), h = (be ? be : 1) - 150 - 1; /* ulp(f)/2 = 2^h */
+        int kind = (int)rnd_below(3), e = h - 30 < -298 ? -298 : h - 30;
+        size_t K = 4, k;
+        a[0] = f; b[0] = 1.0f;
+        a[1] = pow2f(h / 2); b[1] = pow2f(h - h / 2);
+        a[2] = pow2f(60); b[2] = pow2f(40);
+        a[3] = -pow2f(60); b[3] = pow2f(40);
+        want = f_of((fu & 1u) ? fu + 1u : fu);
+        if (kind) {
+            a[4] = (kind == 1 ? 1.0f : -1.0f) * pow2f(e / 2);
+            b[4] = pow2f(e - e / 2);
+            K = 5;
+            want = f_of(kind == 1 ? fu + 1u : fu);
+        }
+        if (rnd() & 1) {
+            for (k = 0; k < K; k++) a[k] = -a[k];
+            want = f_of(u_of(want) ^ 0x80000000u);
+        }
+        if (rnd() & 1) {
+            /* a bias of 2^100 that cancels against one more product */
+            a[K] = pow2f(50); b[K] = -pow2f(50);
+            dot_case(K + 1, a, b, &bias, want, "tie with bias");
+        } else {
+            dot_case(K, a, b, NULL, want, "tie");
+        }
+    }
+}
+
+/* Directed cases with results derived by hand. */
+static void directed(void)
+{
+    float fmax = f_of(0x7f7fffffu), one = 1.0f, inf = f_of(0x7f800000u), nan = f_of(0x7fc00000u);
+    float a[4], b[4], z = 0.0f, nz = f_of(0x80000000u);
+    /* FLT_MAX + 2^103 is the midpoint to 2^128: inf; minus 2^-100: FLT_MAX. */
+    a[0] = fmax; b[0] = one; a[1] = pow2f(103); b[1] = one;
+    dot_case(2, a, b, NULL, inf, "overflow threshold");
+    a[2] = -pow2f(-50); b[2] = pow2f(-50);
+    dot_case(3, a, b, NULL, fmax, "below the overflow threshold");
+    /* Cancellation far below the terms: 2^100 + 2^-140 - 2^100. */
+    a[0] = pow2f(60); b[0] = pow2f(40); a[1] = pow2f(-70); b[1] = pow2f(-70);
+    a[2] = -pow2f(60); b[2] = pow2f(40);
+    dot_case(3, a, b, NULL, pow2f(-140), "cancellation to a subnormal");
+    /* 2^-150 exactly: the midpoint between 0 and 2^-149: +0 (even); a
+       tiny extra term: 2^-149. */
+    a[0] = pow2f(-75); b[0] = pow2f(-75);
+    dot_case(1, a, b, NULL, z, "half the smallest subnormal");
+    a[1] = pow2f(-149); b[1] = pow2f(-100);
+    dot_case(2, a, b, NULL, pow2f(-149), "just above half the smallest subnormal");
+    a[0] = -pow2f(-75);
+    a[1] = -pow2f(-149);
+    dot_case(2, a, b, NULL, -pow2f(-149), "negative, just above half the smallest subnormal");
+    dot_case(1, a, b, NULL, nz, "-2^-150: -0");
+    /* Zeros: all products -0 gives -0; one +0 gives +0; 1 - 1 gives +0. */
+    a[0] = nz; b[0] = one; a[1] = z; b[1] = -one; a[2] = -one; b[2] = z;
+    dot_case(3, a, b, NULL, nz, "all products -0");
+    a[1] = z; b[1] = one;
+    dot_case(3, a, b, NULL, z, "one product +0");
+    a[0] = one; b[0] = one; a[1] = -one; b[1] = one;
+    dot_case(2, a, b, NULL, z, "1 - 1");
+    a[0] = nz; b[0] = one;
+    dot_case(1, a, b, &nz, nz, "-0 product and -0 bias");
+    dot_case(1, a, b, &z, z, "-0 product and +0 bias");
+    /* Non-finite: inf - inf and 0 * inf are NaN; inf + finite is inf. */
+    a[0] = inf; b[0] = one; a[1] = fmax; b[1] = fmax;
+    dot_case(2, a, b, NULL, inf, "inf + a finite overflow");
+    a[1] = -inf;
+    dot_case(2, a, b, NULL, nan, "inf - inf");
+    a[0] = inf; b[0] = z;
+    dot_case(1, a, b, NULL, nan, "inf * 0");
+    a[0] = one; b[0] = one;
+    dot_case(1, a, b, &inf, inf, "1 + inf bias");
+    a[0] = f_of(0xffc12345u); /* a NaN with a payload: canonical NaN */
+    dot_case(1, a, b, NULL, nan, "NaN input");
+    /* K == 0: bias or -0. */
+    dot_case(0, a, b, NULL, nz, "K = 0");
+    dot_case(0, a, b, &one, one, "K = 0 with bias");
+}
+
+/* Bad arguments: the status, and C untouched. */
+static void bad_args(void)
+{
+    float A[4] = {1, 2, 3, 4}, B[4] = {1, 2, 3, 4}, C[4] = {9, 9, 9, 9};
+    CHECK(repdl_gemm_cr_f32(0, 0, 2, 2, 2, NULL, 2, B, 2, NULL, C, 2) == REPDL_ERR_INVALID, "NULL A");
+    CHECK(repdl_gemm_cr_f32(0, 0, 2, 2, 2, A, 2, NULL, 2, NULL, C, 2) == REPDL_ERR_INVALID, "NULL B");
+    CHECK(repdl_gemm_cr_f32(0, 0, 2, 2, 2, A, 2, B, 2, NULL, NULL, 2) == REPDL_ERR_INVALID, "NULL C");
+    CHECK(repdl_gemm_cr_f32(0, 0, 2, 2, 2, A, 1, B, 2, NULL, C, 2) == REPDL_ERR_INVALID, "lda");
+    CHECK(repdl_gemm_cr_f32(0, 0, 2, 2, 2, A, 2, B, 1, NULL, C, 2) == REPDL_ERR_INVALID, "ldb");
+    CHECK(repdl_gemm_cr_f32(0, 0, 2, 2, 2, A, 2, B, 2, NULL, C, 1) == REPDL_ERR_INVALID, "ldc");
+    CHECK(repdl_gemm_cr_threads_f32(0, 0, 2, 2, 2, 2, A, 2, B, 2, NULL, C, 1) == REPDL_ERR_INVALID,
+          "threads ldc");
+    CHECK(repdl_gemm_cr_f32(0, 0, (size_t)1 << 40, (size_t)1 << 40, 2, A, 2, B, (size_t)1 << 40,
+                            NULL, C, (size_t)1 << 40) == REPDL_ERR_OVERFLOW,
+          "size overflow");
+    CHECK(C[0] == 9 && C[1] == 9 && C[2] == 9 && C[3] == 9, "C untouched");
+    CHECK(repdl_gemm_cr_f32(0, 0, 0, 2, 2, NULL, 2, NULL, 2, NULL, NULL, 2) == REPDL_OK, "M = 0");
+    CHECK(repdl_gemm_cr_f32(0, 0, 2, 0, 2, NULL, 2, NULL, 2, NULL, NULL, 0) == REPDL_OK, "N = 0");
+    CHECK(repdl_gemm_cr_f32(0, 0, 2, 2, 0, NULL, 0, NULL, 2, NULL, C, 2) == REPDL_OK &&
+              u_of(C[0]) == 0x80000000u && u_of(C[3]) == 0x80000000u,
+          "K = 0, A and B NULL: -0");
+}
+
+int main(int argc, char **argv)
+{
+    int small = argc > 1 && strcmp(argv[1], "--small") == 0, mode, rep;
+    int reps = small ? 4 : 8;
+    splitmix64_seed(&rng, 0x243f6a8885a308d3ull);
+    directed();
+    bad_args();
+    ties(small ? 300 : 1500);
+    for (mode = 0; mode < M_COUNT; mode++)
+        for (rep = 0; rep < reps; rep++) {
+            size_t M = 1 + rnd_below(13), N = 1 + rnd_below(21), K = rnd_below(rep < 2 ? 8 : 90);
+            one_case(mode, M, N, K, 0);
+            one_case(mode, M, N, K, 1 + (int)(rnd() & 1));
+        }
+    /* Several blocks and K panels of the fast path (MC 96, NC 256, KC 256). */
+    one_case(M_MODERATE, 100, 40, small ? 300 : 500, 0);
+    one_case(M_FULL, 30, 260, 300, 0);
+    one_case(M_SMALLINT, 20, 30, 600, 2);
+    one_case(M_MODERATE, 7, 9, small ? 600 : 2000, 1);
+    printf("gemm_cr: %ld outputs compared with the MPFR oracle\n", n_outputs);
+    return check_summary("gemm_cr");
+}
