@@ -4,10 +4,12 @@
 Each supported module's class becomes its repdl.nn subclass (the object,
 its parameters, buffers and hooks stay: the weights are kept exactly).
 Before anything changes, every module is checked; if any cannot be made
-reproducible (an unknown layer, an unsupported configuration, a non-float32
-parameter, a user-defined module whose own forward() repdl cannot see),
-UnsupportedModuleError names each of them and the model is left as it was:
-a PyTorch kernel is never left silently in the path.
+reproducible (a layer repdl has no version of, an unsupported
+configuration, a non-float32 parameter, a forward hook or pre-hook, a
+parametrization such as weight_norm or spectral_norm, a module of the
+user's own class whose forward() repdl cannot see), UnsupportedModuleError
+names each of them and what repdl supports instead, and the model is left
+as it was: a PyTorch kernel is never left silently in the path.
 """
 import torch
 
@@ -18,27 +20,57 @@ __all__ = ['from_torch_module', 'UnsupportedModuleError']
 
 
 class UnsupportedModuleError(TypeError):
-    pass
+    """Raised by from_torch_module: the message lists each module that
+    cannot be made reproducible, and why."""
 
 
 _SWAP = {
     torch.nn.Linear: rnn.Linear, torch.nn.Conv2d: rnn.Conv2d, torch.nn.ReLU: rnn.ReLU,
     torch.nn.GELU: rnn.GELU, torch.nn.SiLU: rnn.SiLU, torch.nn.Sigmoid: rnn.Sigmoid,
-    torch.nn.Tanh: rnn.Tanh, torch.nn.MaxPool2d: rnn.MaxPool2d,
+    torch.nn.Tanh: rnn.Tanh, torch.nn.Softplus: rnn.Softplus, torch.nn.LeakyReLU: rnn.LeakyReLU,
+    torch.nn.AdaptiveAvgPool2d: rnn.AdaptiveAvgPool2d, torch.nn.MaxPool2d: rnn.MaxPool2d,
     torch.nn.AvgPool2d: rnn.AvgPool2d, torch.nn.LayerNorm: rnn.LayerNorm,
     torch.nn.BatchNorm1d: rnn.BatchNorm1d, torch.nn.BatchNorm2d: rnn.BatchNorm2d,
     torch.nn.Dropout: rnn.Dropout, torch.nn.Softmax: rnn.Softmax,
     torch.nn.LogSoftmax: rnn.LogSoftmax, torch.nn.CrossEntropyLoss: rnn.CrossEntropyLoss,
     torch.nn.NLLLoss: rnn.NLLLoss, torch.nn.Flatten: rnn.Flatten,
-    torch.nn.Identity: rnn.Identity,
+    torch.nn.Identity: rnn.Identity, torch.nn.Embedding: rnn.Embedding,
 }
 _REPDL = set(_SWAP.values()) | {rnn.RMSNorm}
 _CONTAINERS = (torch.nn.Sequential, torch.nn.ModuleList, torch.nn.ModuleDict)
 
 
+def _hook_problem(m):
+    """Why m's hooks or parametrizations keep PyTorch in its path, or None."""
+    if torch.nn.utils.parametrize.is_parametrized(m):
+        return ('parametrized (torch.nn.utils.parametrize: ' +
+                ', '.join(sorted(m.parametrizations.keys())) + '): PyTorch would compute the '
+                'parameter in every call; repdl does not convert parametrizations yet (planned): '
+                'fold them first with torch.nn.utils.parametrize.remove_parametrizations(module, '
+                "name, leave_parametrized=True)")
+    pre = list(getattr(m, '_forward_pre_hooks', {}).values())
+    names = sorted({type(h).__name__ for h in pre})
+    if any(n in ('WeightNorm', 'SpectralNorm') for n in names):
+        return (f'carries {" and ".join(n for n in names if n in ("WeightNorm", "SpectralNorm"))} '
+                '(torch.nn.utils.weight_norm / spectral_norm): PyTorch recomputes the weight in a '
+                'forward pre-hook; repdl does not convert them yet (planned): fold the weight '
+                'first with torch.nn.utils.remove_weight_norm / remove_spectral_norm')
+    kinds = [k for k, d in (('forward pre-hook', pre),
+                            ('forward hook', getattr(m, '_forward_hooks', {})),
+                            ('backward hook', getattr(m, '_backward_hooks', {})))
+             if len(d)]
+    if kinds:
+        return (f'has {" and ".join(kinds)}s: code repdl cannot see runs in every call; '
+                'remove them (handle.remove()) before converting, or compute inside them with '
+                'repdl.ops only and register them after converting')
+    return None
+
+
 def _config_problem(m):
     """Why a supported class in this configuration is not reproducible by
     repdl, or None."""
+    if isinstance(m, torch.nn.Softplus) and m.beta != 1:
+        return f'beta={m.beta} (repdl: beta=1; other betas are planned)'
     if isinstance(m, torch.nn.Conv2d):
         if m.groups != 1:
             return f'groups={m.groups} (repdl: groups=1 only)'
@@ -58,6 +90,9 @@ def _config_problem(m):
         if m.weight is not None or getattr(m, 'label_smoothing', 0.0) or \
                 m.reduction not in ('mean', 'sum'):
             return "class weights, label smoothing or reduction='none' (repdl: none of them)"
+    if isinstance(m, torch.nn.Embedding) and (m.max_norm is not None or
+                                              m.scale_grad_by_freq or m.sparse):
+        return 'max_norm, scale_grad_by_freq or sparse=True (repdl: none of them)'
     if isinstance(m, torch.nn.Softmax) or isinstance(m, torch.nn.LogSoftmax):
         if m.dim is None:
             return 'dim=None (repdl needs an explicit dim)'
@@ -72,10 +107,20 @@ def _config_problem(m):
     return None
 
 
-def from_torch_module(model, strict=True):
-    """Converts model in place and returns it.
+_LIST = ', '.join(sorted(t.__name__ for t in _SWAP))
 
-    strict=True (default): a module of a user-defined class with children
+
+def from_torch_module(model, strict=True):
+    """Converts model in place and returns it: each module of a class
+    repdl supports becomes its repdl.nn subclass (the same object,
+    parameters and buffers).  Refused, with UnsupportedModuleError naming
+    each module and nothing converted: a class repdl has no version of
+    (PyTorch's own: support may be planned; the supported classes are
+    listed in the message), an unsupported configuration, a non-float32 or
+    unsupported-device parameter, a forward hook, pre-hook or backward hook
+    (weight_norm, spectral_norm among them), a parametrization.
+
+    strict=True (default): a module of the user's own class with children
     (its own forward(), which may call PyTorch functions) is refused;
     strict=False converts its children and trusts its forward() to call
     only repdl.ops or data movement (reshape, flatten, ...).
@@ -87,6 +132,10 @@ def from_torch_module(model, strict=True):
     for name, m in model.named_modules():
         label = name or '<root>'
         t = type(m)
+        why = _hook_problem(m)
+        if why:
+            problems.append(f'{label} ({t.__module__}.{t.__name__}): {why}')
+            continue
         if t in _REPDL or t in _SWAP:
             why = _config_problem(m)
             if why:
@@ -95,19 +144,26 @@ def from_torch_module(model, strict=True):
                 swaps.append(m)
         elif t in _CONTAINERS:
             continue
+        elif t.__module__.startswith('torch.'):
+            problems.append(f'{label} ({t.__module__}.{t.__name__}): PyTorch\'s {t.__name__} has '
+                            'no repdl version yet (support may be planned; the classes repdl '
+                            'converts are listed below)')
         elif any(True for _ in m.children()) and not strict:
             continue
         elif any(True for _ in m.children()):
-            problems.append(f'{label} ({t.__module__}.{t.__name__}): a user-defined module with '
-                            'its own forward(), which repdl cannot see (rewrite it with repdl.ops '
-                            'and pass strict=False, or build it from torch.nn.Sequential)')
+            problems.append(f'{label} ({t.__module__}.{t.__name__}): a module of your own class, '
+                            'whose forward() repdl cannot see: pass strict=False to convert its '
+                            'children if that forward() calls only repdl.ops and data movement '
+                            '(reshape, flatten, ...)')
         else:
-            problems.append(f'{label} ({t.__module__}.{t.__name__}): no reproducible repdl '
-                            'version of this module')
+            problems.append(f'{label} ({t.__module__}.{t.__name__}): a module of your own class '
+                            'with no children, whose forward() repdl cannot see: compute it with '
+                            'repdl.ops (or repdl.nn modules)')
     if problems:
         raise UnsupportedModuleError('repdl.from_torch_module: cannot make these modules '
                                      'reproducible (nothing was converted):\n  ' +
-                                     '\n  '.join(problems))
+                                     '\n  '.join(problems) + '\nrepdl converts: ' + _LIST +
+                                     ' (containers Sequential, ModuleList, ModuleDict stay)')
     for m in swaps:
         m.__class__ = _SWAP[type(m)]
     return model

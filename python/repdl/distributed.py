@@ -151,3 +151,87 @@ def register_batch_order_hook(ddp_model, batch_size, process_group=None):
     state = BatchOrderState(batch_size, process_group)
     ddp_model.register_comm_hook(state, batch_order_hook)
     return state
+
+
+def units_combine(units, bounds, nodes):
+    """The canonical batch-order sum over `units` micro-batches from the node
+    vectors of consecutive ranges (repdl_units_combine_f32).
+
+    bounds: P + 1 micro-batch bounds 0 = b_0 <= ... <= b_P = units (from
+    shard_bounds, each range one node of the batch tree); nodes: P float32
+    CPU tensors, nodes[p] the value of range p (for a range that is one
+    node, the backward pass over its rows alone), all of one size V.
+    Returns a 1-D float32 tensor of V elements: the bits of the pass over
+    the whole batch.  Bad bounds or sizes raise RuntimeError."""
+    flat = [n.detach().reshape(-1).contiguous() for n in nodes]
+    if not flat:
+        raise ValueError('repdl.distributed.units_combine: no node vectors')
+    return _C.units_combine(units, list(bounds), flat, flat[0].numel())
+
+
+class GradientAccumulation:
+    """Gradient accumulation with the bits of the whole batch.
+
+        acc = repdl.distributed.GradientAccumulation(model.parameters(),
+                                                     batch_size=B, chunks=4)
+        loss_fn = repdl.nn.CrossEntropyLoss(global_batch_size=B)
+        for lo, hi in acc.rows():
+            acc.backward(loss_fn(model(x[lo:hi]), y[lo:hi]))
+        acc.finish()           # each p.grad: the gradient of the whole batch
+        opt.step()
+
+    Calling .backward() per chunk adds each chunk's gradient into .grad in
+    PyTorch's order, which is not the batch order (docs/canonical-order.md):
+    the bits differ from one backward over the whole batch.  Here the
+    chunks are nodes of the batch tree (shard_bounds(batch_size, chunks):
+    as even as the tree allows), each chunk's backward computes its node
+    exactly, and finish() adds the nodes by the tree (units_combine), so
+    every p.grad is the whole batch's, bit for bit, for models whose
+    backward sums over the batch only in repdl's batch order (repdl.nn's
+    layers) and whose loss divides by the whole batch (global_batch_size=B).
+    Not for BatchNorm in training (statistics per chunk) nor Dropout with
+    p > 0 (masks numbered per call): refused.
+
+    backward(loss) runs torch.autograd.grad for the chunk (p.grad is not
+    touched); finish() sets p.grad (replacing it, as a backward after
+    zero_grad(set_to_none=True)); a parameter with no gradient in any chunk
+    keeps p.grad, one with a gradient in some chunks only counts +0 for the
+    others.  Chunks must be run in order, each once.
+    """
+
+    def __init__(self, params, batch_size, chunks, model=None):
+        self.params = [p for p in params if p.requires_grad]
+        self.batch_size = batch_size
+        self.bounds = shard_bounds(batch_size, chunks)
+        self.units = self.bounds[-1]
+        if model is not None:
+            _check_model(model)
+        self._nodes = []
+
+    def rows(self):
+        """The chunks' row ranges (lo, hi), in order."""
+        return [(min(a * MICROBATCH, self.batch_size), min(b * MICROBATCH, self.batch_size))
+                for a, b in zip(self.bounds[:-1], self.bounds[1:])]
+
+    def backward(self, loss):
+        """The next chunk's backward (of its loss, divided by the whole
+        batch): its gradients are kept for finish()."""
+        if len(self._nodes) == len(self.bounds) - 1:
+            raise RuntimeError('repdl.distributed.GradientAccumulation: more backward calls than '
+                               f'chunks ({len(self.bounds) - 1})')
+        gs = torch.autograd.grad(loss, self.params, allow_unused=True)
+        self._nodes.append([None if g is None else g.detach() for g in gs])
+
+    def finish(self):
+        """Sets each p.grad to the batch-order sum of the chunks' gradients."""
+        P = len(self.bounds) - 1
+        if len(self._nodes) != P:
+            raise RuntimeError(f'repdl.distributed.GradientAccumulation: {len(self._nodes)} '
+                               f'backward calls for {P} chunks')
+        for i, p in enumerate(self.params):
+            gs = [node[i] for node in self._nodes]
+            if all(g is None for g in gs):
+                continue
+            parts = [torch.zeros_like(p) if g is None else g for g in gs]
+            p.grad = units_combine(self.units, self.bounds, parts).reshape(p.shape)
+        self._nodes = []

@@ -19,9 +19,9 @@ Sequential = torch.nn.Sequential
 ModuleList = torch.nn.ModuleList
 ModuleDict = torch.nn.ModuleDict
 
-__all__ = ['Linear', 'Conv2d', 'ReLU', 'GELU', 'SiLU', 'Sigmoid', 'Tanh', 'MaxPool2d',
-           'AvgPool2d', 'LayerNorm', 'RMSNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout',
-           'Softmax', 'LogSoftmax', 'CrossEntropyLoss', 'NLLLoss', 'Flatten', 'Identity',
+__all__ = ['Linear', 'Conv2d', 'ReLU', 'GELU', 'SiLU', 'Sigmoid', 'Tanh', 'Softplus',
+           'LeakyReLU', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'LayerNorm', 'RMSNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout',
+           'Softmax', 'LogSoftmax', 'CrossEntropyLoss', 'NLLLoss', 'Flatten', 'Identity', 'Embedding',
            'Sequential', 'ModuleList', 'ModuleDict']
 
 
@@ -32,6 +32,14 @@ def _default_init(tensor, fan_in, generator=None):
 
 
 class Linear(torch.nn.Linear):
+    """torch.nn.Linear computed by repdl: y = x W^T + b by
+    repdl_linear_forward_f32 (each output one fma chain over the inputs in
+    ascending order: the same bits at every thread count and batch size);
+    backward repdl_linear_backward_f32 (dW, db summed over the batch in the
+    batch order, docs/canonical-order.md).  Zero extents (in_features or
+    out_features 0, an empty batch) give PyTorch's empty or bias-only
+    results.  Initialisation: PyTorch's bound, repdl's Philox (module doc)."""
+
     def reset_parameters(self):
         _default_init(self.weight, self.in_features)
         if self.bias is not None:
@@ -42,7 +50,9 @@ class Linear(torch.nn.Linear):
 
 
 class Conv2d(torch.nn.Conv2d):
-    """groups=1 and padding_mode='zeros' only (NotImplementedError otherwise)."""
+    """torch.nn.Conv2d computed by repdl (ops.conv2d: im2col and the
+    canonical gemm; dw, db in the batch order); groups=1 and
+    padding_mode='zeros' only (NotImplementedError otherwise)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -62,50 +72,104 @@ class Conv2d(torch.nn.Conv2d):
 
 
 class ReLU(torch.nn.ReLU):
+    """max(x, 0) by repdl (ops.relu); inplace is ignored."""
+
     def forward(self, input):
         return ops.relu(input)
 
 
 class GELU(torch.nn.GELU):
+    """Correctly rounded GELU, exact or approximate='tanh' (ops.gelu)."""
+
     def forward(self, input):
         return ops.gelu(input, approximate=getattr(self, 'approximate', 'none'))
 
 
 class SiLU(torch.nn.SiLU):
+    """Correctly rounded x sigmoid(x) (ops.silu)."""
+
     def forward(self, input):
         return ops.silu(input)
 
 
 class Sigmoid(torch.nn.Sigmoid):
+    """Correctly rounded 1 / (1 + e^-x) (ops.sigmoid)."""
+
     def forward(self, input):
         return ops.sigmoid(input)
 
 
 class Tanh(torch.nn.Tanh):
+    """Correctly rounded tanh (ops.tanh)."""
+
     def forward(self, input):
         return ops.tanh(input)
 
 
+class Softplus(torch.nn.Softplus):
+    """Correctly rounded log(1 + e^x), x above threshold (ops.softplus);
+    beta must be 1 (NotImplementedError otherwise)."""
+
+    def __init__(self, beta=1, threshold=20):
+        super().__init__(beta, threshold)
+        if beta != 1:
+            raise NotImplementedError(f'repdl.nn.Softplus supports beta=1 only, got {beta} '
+                                      '(support for other betas is planned)')
+
+    def forward(self, input):
+        return ops.softplus(input, self.beta, self.threshold)
+
+
+class LeakyReLU(torch.nn.LeakyReLU):
+    """x where x > 0, else RN(negative_slope x): one correctly rounded
+    product, PyTorch's bits (ops.leaky_relu); inplace is ignored."""
+
+    def forward(self, input):
+        return ops.leaky_relu(input, self.negative_slope)
+
+
 class MaxPool2d(torch.nn.MaxPool2d):
+    """Max pooling by repdl (ops.max_pool2d: the first maximum in window
+    order, NaN propagates); dilation 1 and ceil_mode=False only."""
+
     def forward(self, input):
         return ops.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                               self.ceil_mode, self.return_indices)
 
 
 class AvgPool2d(torch.nn.AvgPool2d):
+    """Average pooling by repdl (ops.avg_pool2d: each window's canonical
+    sum divided once); ceil_mode=False and divisor_override=None only."""
+
     def forward(self, input):
         return ops.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                               self.count_include_pad, self.divisor_override)
 
 
+class AdaptiveAvgPool2d(torch.nn.AdaptiveAvgPool2d):
+    """Adaptive average pooling where each output size divides the input
+    size (ops.adaptive_avg_pool2d: then an avg_pool2d with equal windows);
+    other sizes raise NotImplementedError when called."""
+
+    def forward(self, input):
+        return ops.adaptive_avg_pool2d(input, self.output_size)
+
+
 class LayerNorm(torch.nn.LayerNorm):
+    """Layer norm by repdl_layer_norm_forward_f32 (two-pass mean and
+    variance, canonical sums); backward repdl_layer_norm_backward_f32
+    (dgamma, dbeta in the batch order)."""
+
     def forward(self, input):
         return ops.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
 
 class RMSNorm(torch.nn.Module):
     """PyTorch 2.4's torch.nn.RMSNorm (not in PyTorch 1.13): weight of
-    normalized_shape, initialised to ones; eps None is float32's epsilon."""
+    normalized_shape, initialised to ones; eps None is float32's epsilon.
+    y = RN(RN(x rstd) w), rstd from the canonical sum of squares
+    (repdl_rms_norm_forward_f32, ops.rms_norm); backward
+    repdl_rms_norm_backward_f32 (dweight in the batch order)."""
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
                  dtype=None):
@@ -149,10 +213,14 @@ class _BatchNormMixin:
 
 
 class BatchNorm1d(_BatchNormMixin, torch.nn.BatchNorm1d):
+    """Batch norm by repdl (ops.batch_norm): training uses the batch's
+    statistics (canonical sums in the batch order), evaluation the running
+    ones; both have a backward pass.  momentum=None is refused."""
     _want_dims = (2, 3)
 
 
 class BatchNorm2d(_BatchNormMixin, torch.nn.BatchNorm2d):
+    """BatchNorm1d's rules over (N, C, H, W)."""
     _want_dims = (4,)
 
 
@@ -166,18 +234,24 @@ class Dropout(torch.nn.Dropout):
 
 
 class Softmax(torch.nn.Softmax):
+    """Softmax over dim by repdl_softmax_f32 (dim=None refused)."""
+
     def forward(self, input):
         return ops.softmax(input, self.dim)
 
 
 class LogSoftmax(torch.nn.LogSoftmax):
+    """Log-softmax over dim by repdl_log_softmax_f32 (dim=None refused)."""
+
     def forward(self, input):
         return ops.log_softmax(input, self.dim)
 
 
 class CrossEntropyLoss(torch.nn.CrossEntropyLoss):
-    """torch's constructor, plus keyword global_batch_size (default None):
-    the mean over a global batch of that many rows of which each call sees
+    """Cross-entropy by repdl_cross_entropy_f32 (ops.cross_entropy):
+    reduction 'mean' or 'sum', ignore_index (default -100) honoured, no
+    class weights or label smoothing.  torch's constructor, plus keyword
+    global_batch_size (default None): the mean over a global batch of that many rows of which each call sees
     a shard (data parallel: repdl.distributed; ops.cross_entropy)."""
 
     def __init__(self, *args, global_batch_size=None, **kwargs):
@@ -191,7 +265,8 @@ class CrossEntropyLoss(torch.nn.CrossEntropyLoss):
 
 
 class NLLLoss(torch.nn.NLLLoss):
-    """torch's constructor, plus keyword global_batch_size (CrossEntropyLoss)."""
+    """NLL loss by repdl_nll_loss_f32 (ops.nll_loss), CrossEntropyLoss's
+    rules; torch's constructor, plus keyword global_batch_size."""
 
     def __init__(self, *args, global_batch_size=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -209,3 +284,27 @@ class Flatten(torch.nn.Flatten):
 
 class Identity(torch.nn.Identity):
     """Computes nothing (torch's own forward)."""
+
+
+class Embedding(torch.nn.Embedding):
+    """torch.nn.Embedding computed by repdl (ops.embedding: the lookup a
+    copy, the weight's gradient summed over repeated indices in the batch
+    order).  Initialisation: PyTorch's N(0, 1) drawn from repdl's Philox
+    (repdl.random.default_generator), the padding_idx row then +0.
+    max_norm, scale_grad_by_freq and sparse=True: NotImplementedError at
+    construction."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.max_norm is not None or self.scale_grad_by_freq or self.sparse:
+            raise NotImplementedError('repdl.nn.Embedding supports neither max_norm, '
+                                      'scale_grad_by_freq nor sparse=True')
+
+    def reset_parameters(self):
+        _random.normal_(self.weight, 0.0, 1.0)
+        if self.padding_idx is not None:
+            with torch.no_grad():
+                self.weight[self.padding_idx].fill_(0.0)
+
+    def forward(self, input):
+        return ops.embedding(input, self.weight, self.padding_idx)

@@ -13,7 +13,13 @@ tensors are made contiguous (a copy, the same values).  Other dtypes raise
 TypeError (repdl never casts silently), other devices RuntimeError, and
 shape mismatches raise PyTorch's errors.  requires_grad propagates as in
 PyTorch: an output requires grad iff a floating input does.
+
+Double backward (torch.autograd.grad(..., create_graph=True), gradient
+penalties) is not supported: repdl's backward passes are not themselves
+differentiable, so a backward run with create_graph=True raises
+RuntimeError (never a gradient that silently has no graph).
 """
+import functools
 import math
 
 import torch
@@ -23,10 +29,12 @@ from ._device import C as _C
 from . import random as _random
 
 __all__ = [
-    'exp', 'log', 'tanh', 'sqrt', 'sigmoid', 'relu', 'gelu', 'silu', 'softplus',
+    'exp', 'log', 'tanh', 'sqrt', 'sigmoid', 'relu', 'gelu', 'silu', 'softplus', 'leaky_relu',
+    'erf', 'sin', 'cos',
     'sum', 'mean', 'var', 'norm', 'dot', 'softmax', 'log_softmax',
     'mm', 'matmul', 'linear', 'conv2d', 'max_pool2d', 'avg_pool2d',
-    'layer_norm', 'rms_norm', 'batch_norm', 'dropout', 'cross_entropy', 'nll_loss',
+    'adaptive_avg_pool2d', 'layer_norm', 'rms_norm', 'batch_norm', 'dropout', 'cross_entropy',
+    'nll_loss', 'embedding',
 ]
 
 _builtin_sum = sum
@@ -39,8 +47,9 @@ def _check(x, name='input'):
         raise TypeError(f'repdl: {name} must be a torch.Tensor, got {type(x).__name__}')
     _device.check(x, name)
     if x.dtype != torch.float32:
-        raise TypeError(f'repdl: {name} has dtype {x.dtype}; repdl supports torch.float32 only '
-                        '(convert explicitly with .float(): repdl never casts silently)')
+        raise TypeError(f'repdl: {name} has dtype {x.dtype}; repdl.ops computes on torch.float32 '
+                        'only (convert explicitly with .float(): repdl never casts silently; the '
+                        'bfloat16/float16 forms exist in the C library, not yet in Python)')
     if x.is_sparse:
         raise TypeError(f'repdl: {name} is sparse; repdl supports dense (strided) tensors only')
     return x.contiguous()
@@ -52,6 +61,21 @@ def _opt(x, name):
 
 def _grad(g):
     return _check(g, 'grad_output')
+
+
+def _once(backward):
+    """Wraps a Function's backward: refuses to run it with grad mode on
+    (a backward of create_graph=True), since its result would have no
+    graph."""
+    @functools.wraps(backward)
+    def run(ctx, *grads):
+        if torch.is_grad_enabled():
+            raise RuntimeError('repdl: double backward (create_graph=True, e.g. a gradient '
+                               'penalty) is not supported: repdl\'s backward passes are not '
+                               'differentiable (support is planned); compute the first '
+                               'gradient without create_graph')
+        return backward(ctx, *grads)
+    return run
 
 
 def _dim(dim, ndim):
@@ -83,6 +107,7 @@ class _Unary(torch.autograd.Function):
         return y
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         return _C.unary_backward(ctx.op, x, y, _grad(g)), None
@@ -124,6 +149,10 @@ def relu(input, inplace=False):
 
 
 def gelu(input, approximate='none'):
+    """GELU, correctly rounded: x Phi(x) = x/2 (1 + erf(x / sqrt 2))
+    rounded once (repdl_geluf, include/repdl/gelu.h); approximate='tanh':
+    the correctly rounded x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    (repdl_gelu_tanhf).  Backward: repdl_gelu_backward (_tanh_backward)."""
     if approximate == 'none':
         return _unary('gelu', input)
     if approximate == 'tanh':
@@ -132,13 +161,117 @@ def gelu(input, approximate='none'):
 
 
 def silu(input, inplace=False):
+    """Correctly rounded x / (1 + e^-x) (repdl_siluf); inplace is accepted
+    and ignored (a new tensor); backward repdl_silu_backward."""
     return _unary('silu', input)
 
 
-def softplus(input):
-    """log(1 + e^x) (beta 1, no threshold: above 20 the result rounds to x
-    anyway)."""
-    return _unary('softplus', input)
+class _Softplus(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, threshold):
+        y = _C.unary('softplus', x)
+        ctx.save_for_backward(x, y)
+        ctx.threshold = threshold
+        if threshold is None:
+            return y
+        return torch.where(x > threshold, x, y)
+
+    @staticmethod
+    @_once
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        g = _grad(g)
+        dx = _C.unary_backward('softplus', x, y, g)
+        if ctx.threshold is not None:
+            dx = torch.where(x > ctx.threshold, _C.scale(1.0, g), dx)
+        return dx, None
+
+
+def softplus(input, beta=1, threshold=20):
+    """The correctly rounded log(1 + e^x) (repdl_softplusf) where
+    x <= threshold, x itself where x > threshold (PyTorch's rule; for
+    threshold >= 16 this is the correctly rounded value everywhere, since
+    there e^-x < half an ulp of x).  threshold=None: no threshold.  beta
+    must be 1 (other betas: NotImplementedError; support is planned).
+    Backward repdl_softplus_backward, dy where x > threshold (NaN
+    canonical)."""
+    if beta != 1:
+        raise NotImplementedError(f'repdl: softplus supports beta=1 only, got beta={beta} '
+                                  '(support for other betas is planned)')
+    thr = None if threshold is None else float(threshold)
+    return _Softplus.apply(_check(input), thr)
+
+
+class _LeakyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, slope):
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        return torch.where(x > 0, x, _C.scale(slope, x))
+
+    @staticmethod
+    @_once
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        g = _grad(g)
+        dx = torch.where(x > 0, _C.scale(1.0, g), _C.scale(ctx.slope, g))
+        return torch.where(x != x, torch.full_like(x, math.nan), dx), None
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x where x > 0, else RN(s x) with s = RN32(negative_slope) (one
+    correctly rounded product: PyTorch's bits; NaN stays NaN, canonical).
+    Backward dx = dy where x > 0, else RN(s dy), NaN where x is NaN (as
+    relu's backward; PyTorch gives RN(s dy) there); NaN canonical.  inplace
+    is accepted and ignored (a new tensor)."""
+    return _LeakyReLU.apply(_check(input), float(negative_slope))
+
+
+class _Map(torch.autograd.Function):
+    """erf, sin, cos: the correctly rounded forward (repdl_<op>_array_f32);
+    the backward from correctly rounded steps (see each function)."""
+
+    @staticmethod
+    def forward(ctx, x, op):
+        ctx.op = op
+        ctx.save_for_backward(x)
+        return _C.map(op, x)
+
+    @staticmethod
+    @_once
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        g = _grad(g)
+        if ctx.op == 'sin':
+            d = _C.map('cos', x)
+        elif ctx.op == 'cos':
+            d = _C.scale(-1.0, _C.map('sin', x))
+        else:
+            d = _C.scale(_ERF_SLOPE, _C.unary('exp', _C.scale(-1.0, _C.mul(x, x))))
+        return _C.mul(g, d), None
+
+
+# RN32(2 / sqrt(pi)): erf'(x) = 2/sqrt(pi) e^(-x^2)
+_ERF_SLOPE = 1.1283791670955126
+
+
+def erf(input):
+    """Correctly rounded erf x (repdl_erff); backward
+    dx = RN(dy * RN(c * exp(-RN(x * x)))), c = RN32(2 / sqrt(pi)), exp
+    correctly rounded."""
+    return _Map.apply(_check(input), 'erf')
+
+
+def sin(input):
+    """Correctly rounded sin x (repdl_sinf, any binary32 argument); backward
+    dx = RN(dy * cos x), cos correctly rounded."""
+    return _Map.apply(_check(input), 'sin')
+
+
+def cos(input):
+    """Correctly rounded cos x (repdl_cosf); backward dx = RN(dy * -sin x),
+    sin correctly rounded."""
+    return _Map.apply(_check(input), 'cos')
 
 
 # ---- Reductions ----
@@ -152,6 +285,7 @@ class _Reduce(torch.autograd.Function):
         return y
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         x2, y = ctx.saved_tensors
         return _C.reduce_rows_backward(ctx.kind, x2.shape[0], x2.shape[1], ctx.ddof, x2, y,
@@ -197,6 +331,8 @@ def sum(input, dim=None, keepdim=False):
 
 
 def mean(input, dim=None, keepdim=False):
+    """The canonical sum divided once by the count (repdl_mean_f32,
+    repdl_mean_rows_f32); dim as sum."""
     return _reduce('mean', input, dim, keepdim)
 
 
@@ -221,6 +357,7 @@ class _Dot(torch.autograd.Function):
         return _C.dot(x, y)
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         s = float(_grad(g).item())
@@ -252,6 +389,7 @@ class _Softmax(torch.autograd.Function):
         return y
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
         return _C.softmax_backward(y.shape[0], y.shape[1], y, _grad(g), ctx.logsm), None
@@ -272,12 +410,17 @@ def _softmax(x, dim, logsm):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Softmax over dim (required) by repdl_softmax_f32: the row maximum,
+    correctly rounded exp of the differences, their canonical sum, one
+    division each; backward repdl_softmax_backward_f32."""
     if dtype is not None and dtype != torch.float32:
         raise TypeError(f'repdl: softmax supports dtype=torch.float32 only, got {dtype}')
     return _softmax(input, dim, False)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Log-softmax over dim (required) by repdl_log_softmax_f32; backward
+    repdl_log_softmax_backward_f32."""
     if dtype is not None and dtype != torch.float32:
         raise TypeError(f'repdl: log_softmax supports dtype=torch.float32 only, got {dtype}')
     return _softmax(input, dim, True)
@@ -294,6 +437,7 @@ class _MM(torch.autograd.Function):
         return _C.gemm(False, False, M, N, K, a, b, None)
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         g = _grad(g)
@@ -365,6 +509,7 @@ class _Linear(torch.autograd.Function):
         return _C.linear_forward(x2, w, b)
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         x2, w = ctx.saved_tensors
         need = ctx.needs_input_grad
@@ -390,7 +535,10 @@ def linear(input, weight, bias=None):
                            f'{w.shape[1]}x{w.shape[0]})')
     if b is not None and (b.dim() != 1 or b.shape[0] != w.shape[0]):
         raise RuntimeError(f'repdl: linear bias must be [{w.shape[0]}], got {tuple(b.shape)}')
-    y = _Linear.apply(x.reshape(-1, K), w, b)
+    rows = 1
+    for s_ in x.shape[:-1]:
+        rows *= s_
+    y = _Linear.apply(x.reshape(rows, K), w, b)
     return y.reshape(*x.shape[:-1], w.shape[0])
 
 
@@ -405,6 +553,7 @@ class _Conv2d(torch.autograd.Function):
         return _C.conv2d_forward(x, w, b, stride, pad, dil)
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         x, w = ctx.saved_tensors
         need = ctx.needs_input_grad
@@ -474,6 +623,7 @@ class _MaxPool2d(torch.autograd.Function):
         return y, idx
 
     @staticmethod
+    @_once
     def backward(ctx, g, _gidx):
         x, idx = ctx.saved_tensors
         return _C.max_pool2d_backward(x, idx, _grad(g), *ctx.conf), None, None, None
@@ -487,6 +637,7 @@ class _AvgPool2d(torch.autograd.Function):
         return _C.avg_pool2d_forward(x, k, st, pad, cip)
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         k, st, pad, cip = ctx.conf
@@ -535,12 +686,48 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """Average pooling (repdl_avg_pool2d_forward_f32: each window's
+    canonical sum divided once); ceil_mode=False and divisor_override=None
+    only."""
     if divisor_override is not None:
         raise NotImplementedError('repdl: avg_pool2d supports divisor_override=None only')
     x, k, st, pad, unb = _pool_args(_check(input), kernel_size, stride, padding, ceil_mode,
                                     'avg_pool2d')
     y = _AvgPool2d.apply(x, k, st, pad, bool(count_include_pad))
     return y.squeeze(0) if unb else y
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Adaptive average pooling where every output extent divides its input
+    extent (global average pooling, output_size 1, among them): then it is
+    avg_pool2d with kernel = stride = in / out, no padding, the same
+    windows as PyTorch's; other sizes raise NotImplementedError (PyTorch's
+    overlapping windows; support is planned).  output_size: int, pair, or a
+    pair with None (that extent kept)."""
+    x = _check(input)
+    if x.dim() not in (3, 4):
+        raise RuntimeError(f'adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got '
+                           f'{list(x.shape)}')
+    if isinstance(output_size, int):
+        out = [output_size, output_size]
+    else:
+        out = list(output_size)
+        if len(out) == 1:
+            out = [out[0], out[0]]
+    if len(out) != 2:
+        raise ValueError(f'repdl: adaptive_avg_pool2d output_size must be an int or a pair, '
+                         f'got {output_size!r}')
+    ins = list(x.shape[-2:])
+    out = [ins[i] if out[i] is None else int(out[i]) for i in range(2)]
+    if min(out) < 1 or min(ins) < 1:
+        raise NotImplementedError(f'repdl: adaptive_avg_pool2d of input {ins} to {out}: empty '
+                                  'extents are not supported')
+    if ins[0] % out[0] or ins[1] % out[1]:
+        raise NotImplementedError(f'repdl: adaptive_avg_pool2d from {ins} to {out}: repdl pools '
+                                  'only where each output size divides the input size (equal '
+                                  'windows; support for the overlapping ones is planned)')
+    k = [ins[0] // out[0], ins[1] // out[1]]
+    return avg_pool2d(x, k, k, 0)
 
 
 # ---- Normalizations ----
@@ -568,6 +755,7 @@ class _LayerNorm(torch.autograd.Function):
         return y
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         x, gamma, mean, rstd = ctx.saved_tensors
         need = ctx.needs_input_grad
@@ -602,6 +790,7 @@ class _RMSNorm(torch.autograd.Function):
         return y
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         x, gamma, rstd = ctx.saved_tensors
         ng = bool(ctx.needs_input_grad[3]) and ctx.has_gamma
@@ -631,22 +820,42 @@ class _BatchNorm(torch.autograd.Function):
         ctx.dims = (n, c, hw)
         ctx.has = (gamma is not None, beta is not None)
         ctx.training = training
+        ctx.eps = eps
         if training:
             y, sm, sr = _C.batch_norm_forward_train(n, c, hw, eps, momentum, x, gamma, beta, rm, rv)
             ctx.save_for_backward(x, gamma, sm, sr)
         else:
             y = _C.batch_norm_forward_infer(n, c, hw, eps, x, gamma, beta, rm, rv)
+            ctx.save_for_backward(x, gamma, rm, rv)
         return y
 
     @staticmethod
+    @_once
     def backward(ctx, g):
-        if not ctx.training:
-            raise NotImplementedError('repdl: batch_norm backward in evaluation mode (running '
-                                      'statistics) has no repdl backward pass; use training mode')
-        x, gamma, sm, sr = ctx.saved_tensors
         need = ctx.needs_input_grad
         ng, nb = bool(need[1]) and ctx.has[0], bool(need[2]) and ctx.has[1]
-        dx, dg, db = _C.batch_norm_backward(*ctx.dims, x, gamma, sm, sr, _grad(g), ng, nb)
+        g = _grad(g)
+        if ctx.training:
+            x, gamma, sm, sr = ctx.saved_tensors
+            dx, dg, db = _C.batch_norm_backward(*ctx.dims, x, gamma, sm, sr, g, ng, nb)
+            return dx, dg if ng else None, db if nb else None, None, None, None, None, None
+        # Evaluation: the statistics are constants.  rstd as the forward's
+        # (repdl_batch_norm_forward_infer_f32 of x = 1, mean 0 gives it
+        # exactly); dgamma, dbeta the training pass's batch-order sums with
+        # (running_mean, rstd) for (save_mean, save_rstd); dx = RN(dy k),
+        # k = RN(gamma rstd) (rstd without gamma), per channel.
+        x, gamma, rm, rv = ctx.saved_tensors
+        n, c, hw = ctx.dims
+        rs = _C.batch_norm_forward_infer(1, c, 1, ctx.eps, torch.ones_like(rv).reshape(1, c),
+                                         None, None, torch.zeros_like(rm), rv).reshape(c)
+        dg = db = None
+        if ng or nb:
+            _, dg, db = _C.batch_norm_backward(n, c, hw, x, gamma, rm.contiguous(), rs, g, ng, nb)
+        dx = None
+        if need[0]:
+            k = rs if gamma is None else _C.mul(gamma, rs)
+            kx = k.reshape([1, c] + [1] * (x.dim() - 2)).expand(x.shape).contiguous()
+            dx = _C.mul(g, kx)
         return dx, dg if ng else None, db if nb else None, None, None, None, None, None
 
 
@@ -700,6 +909,7 @@ class _Dropout(torch.autograd.Function):
         return y
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         (mask,) = ctx.saved_tensors
         return _C.dropout_backward(ctx.p, mask, _grad(g)), None, None, None
@@ -729,16 +939,26 @@ _REDUCTIONS = {'mean': 0, 'sum': 1}
 
 class _Loss(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, target, ce, reduction, divisor):
-        loss, grad = _C.loss(ce, reduction, x, target, bool(ctx.needs_input_grad[0]), divisor)
-        ctx.save_for_backward(grad if ctx.needs_input_grad[0] else None)
+    def forward(ctx, x, target, ce, reduction, divisor, keep):
+        need = bool(ctx.needs_input_grad[0])
+        if keep is None:
+            loss, grad = _C.loss(ce, reduction, x, target, need, divisor)
+        else:
+            loss, gk = _C.loss(ce, reduction, x.index_select(0, keep).contiguous(),
+                               target.index_select(0, keep).contiguous(), need, divisor)
+            grad = None
+            if need:
+                grad = torch.zeros_like(x)
+                grad.index_copy_(0, keep, gk)
+        ctx.save_for_backward(grad if need else None)
         return loss
 
     @staticmethod
+    @_once
     def backward(ctx, g):
         (grad,) = ctx.saved_tensors
         s = float(_grad(g).item())
-        return _C.scale(s, grad), None, None, None, None
+        return _C.scale(s, grad), None, None, None, None, None
 
 
 def _divisor(name, reduction, rows, global_batch_size):
@@ -781,14 +1001,19 @@ def _loss(name, ce, input, target, weight, ignore_index, reduction, label_smooth
         raise ValueError(f'Expected input batch_size ({x.shape[0]}) to match target batch_size '
                          f'({target.shape[0] if target.dim() else 0}).')
     target = target.contiguous()
-    if (target == ignore_index).any():
-        raise NotImplementedError(f'repdl: {name}: targets equal to ignore_index '
-                                  f'({ignore_index}) are not supported')
-    if target.numel() and (int(target.min()) < 0 or int(target.max()) >= x.shape[1]):
-        bad = int(target.max()) if int(target.max()) >= x.shape[1] else int(target.min())
+    ignored = target == ignore_index
+    keep = None
+    if ignored.any():
+        if global_batch_size is not None:
+            raise NotImplementedError(f'repdl: {name}: global_batch_size with ignored targets '
+                                      '(ignore_index) is not supported')
+        keep = (~ignored).nonzero().reshape(-1)
+    kt = target if keep is None else target.index_select(0, keep)
+    if kt.numel() and (int(kt.min()) < 0 or int(kt.max()) >= x.shape[1]):
+        bad = int(kt.max()) if int(kt.max()) >= x.shape[1] else int(kt.min())
         raise IndexError(f'Target {bad} is out of bounds.')
     divisor = _divisor(name, reduction, x.shape[0], global_batch_size)
-    return _Loss.apply(x, target, ce, _REDUCTIONS[reduction], divisor)
+    return _Loss.apply(x, target, ce, _REDUCTIONS[reduction], divisor, keep)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -796,6 +1021,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """repdl_cross_entropy_f32: -log_softmax(x)[t] per row, the canonical
     sum or mean over rows; the gradient is computed with the loss and scaled
     by the incoming gradient (RN(g * d), exact for g = 1).
+
+    ignore_index (default -100, PyTorch's padding convention): rows whose
+    target equals it count for nothing: the loss is the one of the other
+    rows alone (the canonical sum of their row losses; mean: divided by
+    their number, NaN when every row is ignored, as PyTorch), and their
+    gradient rows are +0.
 
     global_batch_size=B (with reduction='mean'): these rows are a shard of a
     batch of B rows (data parallel, repdl.distributed): the loss is the
@@ -814,3 +1045,61 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise NotImplementedError('repdl: size_average and reduce are deprecated; use reduction')
     return _loss('nll_loss', False, input, target, weight, ignore_index, reduction, 0.0,
                  global_batch_size)
+
+
+# ---- Embedding ----
+
+class _Embedding(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, ids, w, padding_idx):
+        ctx.save_for_backward(ids)
+        ctx.vocab = w.shape[0]
+        ctx.padding_idx = padding_idx
+        return _C.embedding_forward(w, ids)
+
+    @staticmethod
+    def backward(ctx, g):
+        if torch.is_grad_enabled():
+            raise RuntimeError('repdl: double backward (create_graph=True) is not supported: '
+                               "repdl's backward passes are not differentiable")
+        ids, = ctx.saved_tensors
+        if not ctx.needs_input_grad[1]:
+            return None, None, None
+        dw = _C.embedding_backward(_grad(g), ids, ctx.vocab)
+        if ctx.padding_idx is not None:
+            dw[ctx.padding_idx] = 0.0  # no gradient to the padding row: +0, a row no id hits
+        return None, dw, None
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """torch.nn.functional.embedding by repdl_embedding_forward_f32 (a
+    copy of rows); backward repdl_embedding_backward_f32: each row of the
+    weight's gradient is the sum of the gradients of the positions holding
+    its id in the batch order (docs/nn.md, "Embedding"), the same bits at
+    every thread count and batch split; rows no id hits, the padding_idx
+    row and every zero are +0.  input: int64 or int32 indices of any shape
+    (int32 is widened, exactly); an index outside [0, num_embeddings) is a
+    RuntimeError.  max_norm, scale_grad_by_freq and sparse:
+    NotImplementedError."""
+    w = _check(weight, 'weight')
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(f'repdl: embedding indices must be a torch.Tensor, got '
+                        f'{type(input).__name__}')
+    if input.dtype not in (torch.int64, torch.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {input.dtype} instead")
+    _device.check(input, 'indices')
+    if w.dim() != 2:
+        raise RuntimeError(f"'weight' must be 2-D, got {tuple(w.shape)}")
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError('repdl: embedding with max_norm, scale_grad_by_freq or sparse '
+                                  'gradients is not supported')
+    if padding_idx is not None:
+        padding_idx = int(padding_idx)
+        if not -w.shape[0] <= padding_idx < w.shape[0]:
+            raise AssertionError('Padding_idx must be within num_embeddings')
+        padding_idx %= w.shape[0]
+    ids = input.reshape(-1).to(torch.int64).contiguous()
+    out = _Embedding.apply(ids, w, padding_idx)
+    return out.reshape(*input.shape, w.shape[1])

@@ -41,6 +41,11 @@ def _refuse(name, **flags):
 
 
 class SGD(Optimizer):
+    """torch.optim.SGD's arguments and semantics, each update
+    repdl_sgd_step_f32 (momentum buffer, dampening, nesterov, weight decay
+    as PyTorch; every element one fixed sequence of correctly rounded
+    binary32 operations).  maximize, foreach, differentiable: refused."""
+
     def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False):
         if lr is not required and lr < 0.0:
@@ -57,6 +62,8 @@ class SGD(Optimizer):
 
     @torch.no_grad()
     def step(self, closure=None):
+        """One update of every parameter with a gradient (closure: as
+        torch.optim, re-evaluates the loss, returned)."""
         loss = None
         if closure is not None:
             with torch.enable_grad():
@@ -81,6 +88,11 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
+    """torch.optim.Adam's arguments and semantics, each update
+    repdl_adam_step_f32 (bias corrections from beta1^t, beta2^t kept as
+    running products in state['beta_pows']; weight decay added to the
+    gradient).  amsgrad, foreach, maximize, capturable, differentiable,
+    fused: refused."""
     _decoupled = False
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
@@ -100,6 +112,8 @@ class Adam(Optimizer):
 
     @torch.no_grad()
     def step(self, closure=None):
+        """One update of every parameter with a gradient (closure: as
+        torch.optim, re-evaluates the loss, returned)."""
         loss = None
         if closure is not None:
             with torch.enable_grad():
@@ -125,6 +139,9 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
+    """torch.optim.AdamW (decoupled weight decay, default 1e-2): Adam's
+    rules, the parameter first scaled by RN(1 - RN(lr wd)) then updated
+    (repdl_adam_step_f32 with decoupled = 1)."""
     _decoupled = True
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
