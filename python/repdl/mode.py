@@ -83,8 +83,10 @@ def _C_has(name):
 
 
 def _canon(y):
-    """NaN outputs made canonical (0x7fc00000), in place."""
-    if y.is_floating_point():
+    """NaN outputs made canonical (0x7fc00000), in place.  The test is one
+    read of y: a sum is NaN if any element is NaN (and, harmlessly, when
+    infinities of both signs meet)."""
+    if y.is_floating_point() and y.numel() and torch.isnan(y.sum()):
         y.masked_fill_(torch.isnan(y), _NAN)
     return y
 
@@ -222,13 +224,15 @@ def _alpha(a):
     return 1 if al is None else al
 
 
-def _h_addsub(sub, rev=False):
+def _h_addsub(sub, rev=False, inplace=False):
     def h(func, a):
         x, o, al = a['self'], a['other'], _alpha(a)
         if rev:
             x, o = o, x
         if al != 1:
             o = torch.mul(o, al)          # RN(alpha * other): its own rounding
+        if inplace:
+            return _canon(x.sub_(o) if sub else x.add_(o))
         return _canon(torch.sub(x, o) if sub else torch.add(x, o))
     return h
 
@@ -237,18 +241,23 @@ def _h_exact(func, a, args, kwargs):
     return _canon(func(*args, **kwargs))
 
 
-def _h_addcmul(func, a):
-    """RN(self + RN(RN(value * t1) * t2)), three roundings left to right."""
-    t = torch.mul(a['tensor1'], a['value']) if a['value'] != 1 else a['tensor1']
-    return _canon(torch.add(a['self'], torch.mul(t, a['tensor2'])))
+def _h_addcmul(inplace):
+    def h(func, a):
+        """RN(self + RN(RN(value * t1) * t2)), three roundings left to right."""
+        t = torch.mul(a['tensor1'], a['value']) if a['value'] != 1 else a['tensor1']
+        t = torch.mul(t, a['tensor2'])
+        return _canon(a['self'].add_(t) if inplace else torch.add(a['self'], t))
+    return h
 
 
-def _h_addcdiv(func, a):
-    """RN(self + RN(value * RN(t1 / t2))), three roundings."""
-    q = torch.div(a['tensor1'], a['tensor2'])
-    if a['value'] != 1:
-        q = torch.mul(q, a['value'])
-    return _canon(torch.add(a['self'], q))
+def _h_addcdiv(inplace):
+    def h(func, a):
+        """RN(self + RN(value * RN(t1 / t2))), three roundings."""
+        q = torch.div(a['tensor1'], a['tensor2'])
+        if a['value'] != 1:
+            q = q.mul_(a['value'])
+        return _canon(a['self'].add_(q) if inplace else torch.add(a['self'], q))
+    return h
 
 
 def _h_rsqrt(func, a):
@@ -666,7 +675,7 @@ def _inplace(h):
     """The in-place form: the out-of-place value copied into self."""
     def hi(func, a, args, kwargs):
         y = h(func, a, args, kwargs)
-        return a['self'].copy_(y)
+        return y if y is a['self'] else a['self'].copy_(y)
     return hi
 
 
@@ -696,12 +705,16 @@ _reg('gelu_backward', _h_gelu_bwd, inplace=False)
 _reg('silu_backward', _h_bwd_x('silu'), inplace=False)
 _reg('softplus_backward', _h_softplus_bwd, inplace=False)
 _reg('pow', _h_pow)
+_reg('add_', _h_addsub(False, inplace=True), inplace=False)
+_reg('sub_', _h_addsub(True, inplace=True), inplace=False)
 _reg('add', _h_addsub(False))
 _reg('sub', _h_addsub(True))
 _reg('rsub', _h_addsub(True, rev=True), inplace=False)
 _reg('mul div neg abs reciprocal leaky_relu leaky_relu_backward', _h_exact, raw=True)
-_reg('addcmul', _h_addcmul)
-_reg('addcdiv', _h_addcdiv)
+_reg('addcmul_', _h_addcmul(True), inplace=False)
+_reg('addcdiv_', _h_addcdiv(True), inplace=False)
+_reg('addcmul', _h_addcmul(False))
+_reg('addcdiv', _h_addcdiv(False))
 _reg('sum', _h_sum, inplace=False)
 _reg('mean', _h_mean, inplace=False)
 _reg('var', _h_var, inplace=False)
