@@ -669,6 +669,24 @@ def _h_nll_bwd(func, a):
     return _C.scale(float(a['grad_output'].item()), grad)
 
 
+# ---- Embedding ----
+
+def _h_embedding_bwd(func, a):
+    """repdl_embedding_backward_f32 (docs/nn.md: each row's gradient the
+    canonical sum of the rows that hit it); the padding row +0."""
+    if a['scale_grad_by_freq']:
+        raise _Refuse('scale_grad_by_freq')
+    if not _C_has('embedding_backward'):
+        raise _Refuse('this repdl._C has no embedding_backward (rebuild: scripts/python.sh build)')
+    g = _f32(a['grad_output'], 'grad_output')
+    ids = a['indices'].reshape(-1).to(torch.int64).contiguous()
+    dw = _C.embedding_backward(g.reshape(ids.numel(), g.shape[-1]), ids, int(a['num_weights']))
+    p = a['padding_idx']
+    if p is not None and p >= 0:
+        dw[p] = 0.0
+    return dw
+
+
 # ---- The lists ----
 
 def _inplace(h):
@@ -743,6 +761,7 @@ _reg('_adaptive_avg_pool2d', _h_adaptive_avg, inplace=False)
 _reg('_adaptive_avg_pool2d_backward', _h_adaptive_avg_bwd, inplace=False)
 _reg('nll_loss_forward', _h_nll, inplace=False)
 _reg('nll_loss_backward', _h_nll_bwd, inplace=False)
+_reg('embedding_dense_backward', _h_embedding_bwd, inplace=False)
 
 #: aten operations (overload packets) computed by repdl.
 ROUTED = frozenset(_H)

@@ -261,6 +261,69 @@ def test_nan_canonical():
         assert t.view(torch.int32)[2].item() == 0x7fc00000
 
 
+def test_cross_entropy_loss_value():
+    """F.cross_entropy reaches aten as _log_softmax + nll_loss: the loss is
+    repdl_cross_entropy_f32's (repdl.ops.cross_entropy), the gradient
+    repdl.ops.log_softmax's backward of repdl.ops.nll_loss's."""
+    for seed in range(3):
+        x, y = data(20 + seed, (37, 11))
+        for red in ('mean', 'sum'):
+            a, b, c = (x.clone().requires_grad_() for _ in range(3))
+            with repdl.mode():
+                la = F.cross_entropy(a, y, reduction=red)
+                la.backward()
+            assert same(la, ops.cross_entropy(b, y, reduction=red))
+            ops.nll_loss(ops.log_softmax(c, 1), y, reduction=red).backward()
+            assert same(a.grad, c.grad)
+
+
+def test_gradient_accumulation():
+    """Sum loss: two chunks that are the halves of 4 micro-batches give the
+    whole batch's gradient; four chunks of one micro-batch do not."""
+    torch.manual_seed(4)
+    m = mlp()
+    m2, m4 = copy.deepcopy(m), copy.deepcopy(m)
+    x, y = data(30, (64, 48))
+    with repdl.mode():
+        F.cross_entropy(m(x), y, reduction='sum').backward()
+        for c in (slice(0, 32), slice(32, 64)):
+            F.cross_entropy(m2(x[c]), y[c], reduction='sum').backward()
+        for i in range(4):
+            c = slice(16 * i, 16 * i + 16)
+            F.cross_entropy(m4(x[c]), y[c], reduction='sum').backward()
+    for (n, p), (_, q), (_, r) in zip(m.named_parameters(), m2.named_parameters(),
+                                      m4.named_parameters()):
+        assert same(p.grad, q.grad), n
+    assert not same(m[0].weight.grad, m4[0].weight.grad)
+
+
+def test_layouts():
+    """Non-contiguous and channels_last inputs: the contiguous input's bits."""
+    torch.manual_seed(5)
+    conv = nn.Conv2d(3, 4, 3)
+    x, _ = data(31, (2, 3, 8, 8))
+    xt, _ = data(32, (9, 7))
+    with repdl.mode():
+        a = conv(x)
+        b = conv(x.to(memory_format=torch.channels_last))
+        c = xt.t().exp().sum(1)
+        d = xt.t().contiguous().exp().sum(1)
+    assert same(a, b) and same(c, d)
+
+
+def test_docs_list_every_op():
+    """docs/python.md names every routed and passed operation (an in-place
+    form x_ through x: the section says the _ forms are routed with x)."""
+    root = os.path.dirname(os.path.dirname(HERE))
+    with open(os.path.join(root, 'docs', 'python.md')) as f:
+        doc = f.read()
+    sec = doc[doc.index('## `repdl.mode`'):]
+    words = set(sec.replace('`', ' ').replace(',', ' ').replace(';', ' ').split())
+    missing = sorted(n for n in repdl.mode.ROUTED | repdl.mode.PASSED
+                     if n not in words and not (n.endswith('_') and n[:-1] in words))
+    assert not missing, missing
+
+
 # ---- Refusals ----
 
 def test_strict_refuses_fft():
