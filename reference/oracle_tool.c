@@ -45,7 +45,7 @@ static void show_value(char *buf, size_t n, int format, uint32_t bits)
 {
     double v = format == REPDL_ORACLE_F32 ? (double)repdl__asfloat(bits) : (double)repdl_oracle_h2f(format, bits);
     int w = format == REPDL_ORACLE_F32 ? 8 : 4;
-    if (v != v) snprintf(buf, n, "nan (0x%0*" PRIx32 ")", w, bits);
+    if (v != v) snprintf(buf, n, "%snan (0x%0*" PRIx32 ")", bits >> (4 * w - 1) ? "-" : "", w, bits);
     else snprintf(buf, n, "%a (0x%0*" PRIx32 ")", v, w, bits);
 }
 
