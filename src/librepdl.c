@@ -13,5 +13,6 @@
 #include <repdl/reduce_threads.h>
 #include <repdl/reduce_units.h>
 #include <repdl/gemm_threads.h>
+#include <repdl/gemm_cr_threads.h>
 #include <repdl/conv2d_threads.h>
 #include <repdl/data_parallel.h>

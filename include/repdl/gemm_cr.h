@@ -307,7 +307,9 @@ REPDL_FN float repdl__gemm_cr_decide(double t, double T, size_t K, const float *
     if (!(T - T == 0.0)) return repdl__canon((float)t);
     if (K <= REPDL_GEMM_CR_KFAST) {
         double at = t < 0 ? -t : t;
-        double E = (double)K * 0x1.01p-53 * T + at * 0x1p-51;
+        /* 0x1.01p-53 and 0x1p-51 (no hexadecimal literals: C++14) */
+        double E = (double)K * repdl__asdouble(0x3ca0100000000000ull) * T +
+                   at * repdl__asdouble(0x3cc0000000000000ull);
         double lo = t - E, hi = t + E;
         if (lo > 0.0 || hi < 0.0) {
             float fl = (float)lo, fh = (float)hi;

@@ -53,6 +53,7 @@
 #include "reduce.h"
 /* matrix products */
 #include "gemm.h"
+#include "gemm_cr.h"
 #include "linear.h"
 #include "conv2d.h"
 #include "embedding.h"
