@@ -82,71 +82,142 @@ typedef struct repdl_attention_shape {
 
 /* ---- Columns of a leaf ----
    The width of a block of columns summed together, and the scratch it
-   needs: REPDL_SUM_LEAF rows of REPDL__ATTN_COLS floats. */
+   needs: 64 lane rows and 16 vector rows of REPDL__ATTN_COLS floats (20
+   KiB: in L1). */
 #define REPDL__ATTN_COLS 64
-#define REPDL__ATTN_SCRATCH ((size_t)REPDL_SUM_LEAF * REPDL__ATTN_COLS)
+#define REPDL__ATTN_SCRATCH ((size_t)(REPDL_SUM_LANES + REPDL_SUM_VECS) * REPDL__ATTN_COLS)
 
-/* The leaf of len (1 .. 1024) rows of terms T[r][0..nc), row stride ld,
-   for each column at once, in place: T[0][c] is the leaf value of column c
-   (docs/canonical-order.md, section 3; rows >= len are -0 padding).
-   Row r is lane r mod 64 of vector r / 64.  Lane l has nv = ceil((len -
-   l) / 64) vectors that are not padding; the adjacent pairwise tree of
-   section 3.1 over its 16 vectors is computed with the node (v, s) (the
-   vectors v .. v + 2s - 1) reduced to its left half when its right half
-   v + s .. is all padding (left + -0 == left exactly).  Then the lane fold
-   of section 3.2 over lanes < min(len, 64), the same way. */
-REPDL_FN void repdl__attn_leaf_cols(float *T, size_t ld, size_t len, size_t nc)
+/* The term of row r, columns c < nc, into t: RN(w[r] * M[r ldm + c]), or
+   -0 when use != NULL and use[r] == 0. */
+REPDL_FN void repdl__attn_terms(float *t, size_t r, size_t nc, const float *w,
+                                const unsigned char *use, const float *M, size_t ldm)
 {
-    size_t l, v, s, c, h, lanes = len < REPDL_SUM_LANES ? len : REPDL_SUM_LANES;
+    size_t c;
+    if (use && !use[r]) {
+        for (c = 0; c < nc; c++) t[c] = -0.0f;
+    } else {
+        const float *m = M + r * ldm;
+        float wr = w[r];
+        for (c = 0; c < nc; c++) t[c] = repdl__fmul(wr, m[c]);
+    }
+}
+
+/* The leaf of the len (1 .. 1024) rows j .. j + len - 1 of terms, for the
+   columns c < nc at once: out[c] (docs/canonical-order.md, section 3; rows
+   past len are -0 padding).  Row j + r is lane r mod 64 of vector r / 64.
+   A term that is -0 by definition (padding, or an unseen row) is an
+   identity of every addition it enters: x + -0 == -0 + x == x for every x
+   (-0 + +0 = +0, -0 + -0 = -0; a NaN stays a NaN, canonicalised at the
+   output).  So a node of the tree whose right (left) subtree holds only
+   such terms has the value of its left (right) subtree, and a node with
+   none but such terms is -0: those nodes are not computed, which gives
+   the tree's value bit for bit.  Lane l's seen terms go to E (16 rows,
+   vector v in row v), flags f[v] say which rows hold a term; the adjacent
+   pairwise tree of section 3.1 runs on them under that rule (a full lane,
+   16 seen rows, as one expression per column); lane l's value goes to row
+   l of A (64 rows), then the lane fold of section 3.2 under the same rule.
+   T: REPDL__ATTN_SCRATCH floats (A, then E). */
+REPDL_FN void repdl__attn_leaf(size_t j, size_t len, size_t nc, const float *w,
+                               const unsigned char *use, const float *M, size_t ldm, float *T,
+                               float *out)
+{
+    float *A = T, *E = T + REPDL_SUM_LANES * REPDL__ATTN_COLS;
+    unsigned char lf[REPDL_SUM_LANES], f[REPDL_SUM_VECS];
+    size_t l, v, s, c, h, lanes = len < REPDL_SUM_LANES ? len : REPDL_SUM_LANES, any = 0;
     for (l = 0; l < lanes; l++) {
-        size_t nv = (len - l + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES;
+        size_t nv = (len - l + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES, seen = 0;
+        float *al = A + l * REPDL__ATTN_COLS;
+        for (v = 0; v < nv; v++) {
+            size_t r = j + v * REPDL_SUM_LANES + l;
+            f[v] = (unsigned char)(!use || use[r]);
+            if (f[v]) {
+                repdl__attn_terms(E + seen * REPDL__ATTN_COLS, r, nc, w, NULL, M, ldm);
+                seen++;
+            }
+        }
+        lf[l] = (unsigned char)(seen != 0);
+        if (seen == 0) continue;
+        any = 1;
+        REPDL__MATERIALIZE(E); /* the products are rounded before any sum */
+        if (seen == 1) {
+            for (c = 0; c < nc; c++) al[c] = E[c];
+            continue;
+        }
+        if (seen == REPDL_SUM_VECS) {
+#define REPDL__EV(k) E[(k) * REPDL__ATTN_COLS + c]
+            for (c = 0; c < nc; c++) al[c] = REPDL__TREE16(REPDL__EV);
+#undef REPDL__EV
+            continue;
+        }
+        /* compacted: seen rows are E[0 .. seen); place them by vector */
+        for (v = nv, s = seen; v-- > 0;)
+            if (f[v] && --s != v) memcpy(E + v * REPDL__ATTN_COLS, E + s * REPDL__ATTN_COLS, nc * sizeof(float));
         for (s = 1; s < REPDL_SUM_VECS; s *= 2)
             for (v = 0; v + s < nv; v += 2 * s) {
-                float *a = T + (v * REPDL_SUM_LANES + l) * ld;
-                const float *b = T + ((v + s) * REPDL_SUM_LANES + l) * ld;
-                for (c = 0; c < nc; c++) a[c] = repdl__fadd(a[c], b[c]);
+                float *x = E + v * REPDL__ATTN_COLS;
+                const float *y = E + (v + s) * REPDL__ATTN_COLS;
+                if (!f[v + s]) continue;
+                if (f[v])
+                    for (c = 0; c < nc; c++) x[c] = repdl__fadd(x[c], y[c]);
+                else
+                    memcpy(x, y, nc * sizeof(float));
+                f[v] = 1;
             }
+        for (c = 0; c < nc; c++) al[c] = E[c];
+    }
+    if (!any) {
+        for (c = 0; c < nc; c++) out[c] = -0.0f;
+        return;
     }
     for (h = REPDL_SUM_LANES / 2; h >= 1; h /= 2)
         for (l = 0; l < h && l + h < lanes; l++) {
-            float *a = T + l * ld;
-            const float *b = T + (l + h) * ld;
-            for (c = 0; c < nc; c++) a[c] = repdl__fadd(a[c], b[c]);
+            float *x = A + l * REPDL__ATTN_COLS;
+            const float *y = A + (l + h) * REPDL__ATTN_COLS;
+            if (!lf[l + h]) continue;
+            if (lf[l])
+                for (c = 0; c < nc; c++) x[c] = repdl__fadd(x[c], y[c]);
+            else
+                memcpy(x, y, nc * sizeof(float));
+            lf[l] = 1;
         }
+    for (c = 0; c < nc; c++) out[c] = A[c];
 }
 
-/* out[c] = the canonical sum over r < n of the terms
-     use == NULL or use[r]:  RN(w[r] * M[r ldm + c]),    otherwise -0,
-   for c < nc (nc <= REPDL__ATTN_COLS), through T (REPDL__ATTN_SCRATCH
-   floats) and the trees tr[0..nc) (n > 1024).  n == 0: -0. */
+/* 1 when every row of [j, j + len) is unseen (use[r] == 0). */
+REPDL_FN int repdl__attn_none(const unsigned char *use, size_t j, size_t len)
+{
+    size_t r;
+    if (!use) return 0;
+    for (r = 0; r < len; r++)
+        if (use[j + r]) return 0;
+    return 1;
+}
+
+/* out[c] = the canonical sum over r < n of the terms of repdl__attn_terms,
+   for c < nc (nc <= REPDL__ATTN_COLS), through T and the trees tr[0..nc)
+   (n > 1024).  A leaf of unseen rows only is -0 (every term -0) and is not
+   computed.  n == 0: -0. */
 REPDL_FN void repdl__attn_wcols(size_t n, size_t nc, const float *w, const unsigned char *use,
                                 const float *M, size_t ldm, float *T, repdl__tree *tr,
                                 float *out)
 {
-    size_t j, len, r, c;
+    size_t j, len, c;
     if (n == 0) {
         for (c = 0; c < nc; c++) out[c] = -0.0f;
         return;
     }
+    if (n <= REPDL_SUM_LEAF) {
+        repdl__attn_leaf(0, n, nc, w, use, M, ldm, T, out);
+        return;
+    }
     for (c = 0; c < nc; c++) repdl__tree_init(&tr[c]);
     REPDL__LEAVES(n, j, len) {
-        for (r = 0; r < len; r++) {
-            float *t = T + r * REPDL__ATTN_COLS;
-            const float *m = M + (j + r) * ldm;
-            if (use && !use[j + r]) {
-                for (c = 0; c < nc; c++) t[c] = -0.0f;
-            } else {
-                float wr = w[j + r];
-                for (c = 0; c < nc; c++) t[c] = repdl__fmul(wr, m[c]);
-            }
+        if (repdl__attn_none(use, j, len)) {
+            for (c = 0; c < nc; c++) repdl__tree_push(&tr[c], 0, -0.0f);
+            continue;
         }
-        REPDL__MATERIALIZE(T); /* the products are rounded before any sum */
-        repdl__attn_leaf_cols(T, REPDL__ATTN_COLS, len, nc);
-        if (n <= REPDL_SUM_LEAF) {
-            for (c = 0; c < nc; c++) out[c] = T[c];
-            return;
-        }
-        for (c = 0; c < nc; c++) repdl__tree_push(&tr[c], 0, T[c]);
+        repdl__attn_leaf(j, len, nc, w, use, M, ldm, T, out);
+        for (c = 0; c < nc; c++) repdl__tree_push(&tr[c], 0, out[c]);
     }
     for (c = 0; c < nc; c++) out[c] = repdl__tree_root(&tr[c]);
 }
@@ -177,23 +248,30 @@ typedef struct repdl__attn {
    trees (REPDL__ATTN_COLS), KT and VT (d x nk: the transposed keys and
    values of the current kv head; in the backward's second phase QG and GG:
    the group's queries and output gradients in the order r = i G + g,
-   G nq x d each), row (nk, or G nq), row2 (nk, or G nq), use (bytes: nk,
-   or G nq). */
+   G nq x d each), row and row2 (nk; in the backward at least
+   REPDL__ATTN_COLS (G nq + REPDL__ATTN_PAD): the second phase's dS and P
+   of a block of REPDL__ATTN_COLS keys, key-major, r = i G + g within a
+   key; the pad keeps the keys' rows off one cache set), use (bytes:
+   nk, or G nq). */
+#define REPDL__ATTN_PAD 16
 typedef struct repdl__attn_ws {
     float *T, *KT, *VT, *row, *row2;
     repdl__tree *tr;
     unsigned char *use;
     size_t head;  /* the kv head (b hkv + h) in KT / VT, or (size_t)-1 */
     size_t group; /* the kv head whose group is in QG / GG, or (size_t)-1 */
+    size_t blk;   /* the key block (kh nblocks + j / COLS) in row / row2, or (size_t)-1 */
     void *block;
 } repdl__attn_ws;
 
 /* Bytes of one workspace; 0 when that does not fit in size_t. */
 REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
 {
-    size_t n = a->s.nk, rows = a->G, kt = a->s.d, t, b, qg;
+    size_t n = a->s.nk, rows = a->G, kt = a->s.d, t, b, qg, blk;
     if (repdl__size_mul(&rows, a->s.nq)) return 0;
-    if (backward && rows > n) n = rows;
+    blk = rows;
+    if (repdl__size_add(&blk, REPDL__ATTN_PAD) || repdl__size_mul(&blk, REPDL__ATTN_COLS)) return 0;
+    if (backward && blk > n) n = blk;
     if (repdl__size_mul(&kt, a->s.nk)) return 0;
     qg = rows;
     if (repdl__size_mul(&qg, a->s.d)) return 0;
@@ -212,7 +290,8 @@ REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int ba
     size_t n = a->s.nk, rows = a->G * a->s.nq, kt = a->s.d * a->s.nk;
     size_t bytes = repdl__attn_ws_bytes(a, backward);
     char *p;
-    if (backward && rows > n) n = rows;
+    if (backward && (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS > n)
+        n = (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS;
     if (backward && rows * a->s.d > kt) kt = rows * a->s.d;
     w->block = bytes ? REPDL__ALLOC(bytes) : NULL;
     if (!w->block) return -1;
@@ -225,7 +304,7 @@ REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int ba
     w->row = w->VT + kt;
     w->row2 = w->row + n;
     w->use = (unsigned char *)(void *)(w->row2 + n);
-    w->head = w->group = (size_t)-1;
+    w->head = w->group = w->blk = (size_t)-1;
     return 0;
 }
 
@@ -304,6 +383,7 @@ REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
            hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
     float *o = a->o_out + u * d, *sc = w->row, m = -0.0f, l, lse;
     int any = 0;
+    w->blk = (size_t)-1; /* row overwritten */
     repdl__attn_scores(a, w, b, hh, i, n, sc);
     for (j = 0; j < n; j++) {
         float x = sc[j];
@@ -323,7 +403,10 @@ REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
         if (a->o_lse) a->o_lse[u] = repdl__nanf();
         return;
     }
-    for (j = 0; j < n; j++) sc[j] = w->use[j] ? repdl_exp_f32(repdl__fsub(sc[j], m)) : -0.0f;
+    for (j = 0; j < n; j++) sc[j] = repdl__fsub(sc[j], m);
+    REPDL__CR_ARRAY(n, sc, sc, repdl__exp_lane, repdl_exp_f32);
+    for (j = 0; j < n; j++)
+        if (!w->use[j]) sc[j] = -0.0f;
     {
         repdl__tree t;
         size_t j0, len;
@@ -346,6 +429,7 @@ REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
            hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
     const float *go = a->dout + u * d, *o = a->out + u * d;
     float *P = a->P + u * nk, *dS = a->dS + u * nk, *dp = w->row2, lse = a->lse[u], D;
+    w->blk = (size_t)-1; /* row2 overwritten */
     repdl__attn_scores(a, w, b, hh, i, n, P);
     repdl__attn_wcols(d, 1, go, NULL, o, 1, w->T, w->tr, &D);
     repdl__attn_dots(a, w, go, w->VT, n, dp);
@@ -383,23 +467,43 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
         w->head = (size_t)-1; /* KT, VT overwritten */
         w->group = kh;
     }
-    for (r = 0; r < rows; r++) {
-        size_t i = r / G, row = u0 + (r % G) * nq + i;
-        const float *mk = a->mask ? a->mask + (b * nq + i) * nk : NULL;
-        w->use[r] = (unsigned char)((!a->s.causal || j <= a->s.q_pos0 + i) &&
-                                    (!a->keep || a->keep[b * nk + j] != 0) &&
-                                    (!mk || repdl__asuint(mk[j]) != 0xff800000u));
-        w->row[r] = a->dS[row * nk + j];
-        w->row2[r] = a->P[row * nk + j];
+    {
+        size_t nb = (nk + REPDL__ATTN_COLS - 1) / REPDL__ATTN_COLS, jb = j / REPDL__ATTN_COLS;
+        if (w->blk != kh * nb + jb) { /* the columns of keys jb COLS .. of dS and P */
+            size_t j0 = jb * REPDL__ATTN_COLS, jn = nk - j0 < REPDL__ATTN_COLS ? nk - j0 : REPDL__ATTN_COLS, jj;
+            size_t i, g;
+            for (i = 0, r = 0; i < nq; i++)
+                for (g = 0; g < G; g++, r++) {
+                    size_t row = u0 + g * nq + i;
+                    const float *ds = a->dS + row * nk + j0, *pp = a->P + row * nk + j0;
+                    for (jj = 0; jj < jn; jj++) {
+                        w->row[jj * (rows + REPDL__ATTN_PAD) + r] = ds[jj];
+                        w->row2[jj * (rows + REPDL__ATTN_PAD) + r] = pp[jj];
+                    }
+                }
+            w->blk = kh * nb + jb;
+        }
+    }
+    {
+        size_t i, g;
+        int kept = !a->keep || a->keep[b * nk + j] != 0;
+        for (i = 0, r = 0; i < nq; i++) {
+            const float *mk = a->mask ? a->mask + (b * nq + i) * nk : NULL;
+            unsigned char u = (unsigned char)(kept && (!a->s.causal || j <= a->s.q_pos0 + i) &&
+                                              (!mk || repdl__asuint(mk[j]) != 0xff800000u));
+            for (g = 0; g < G; g++, r++) w->use[r] = u;
+        }
     }
     if (a->dk) {
         float *g = a->dk + (kh * a->R + j) * d;
-        repdl__attn_wsum(rows, d, w->row, w->use, w->KT, d, w->T, w->tr, g);
+        repdl__attn_wsum(rows, d, w->row + (j % REPDL__ATTN_COLS) * (rows + REPDL__ATTN_PAD), w->use, w->KT, d,
+                         w->T, w->tr, g);
         for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
     }
     if (a->dv) {
         float *g = a->dv + (kh * a->R + j) * d;
-        repdl__attn_wsum(rows, d, w->row2, w->use, w->VT, d, w->T, w->tr, g);
+        repdl__attn_wsum(rows, d, w->row2 + (j % REPDL__ATTN_COLS) * (rows + REPDL__ATTN_PAD), w->use, w->VT, d,
+                         w->T, w->tr, g);
         for (c = 0; c < d; c++) g[c] = repdl__canon(g[c]);
     }
 }

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* bench/attention/bench_attention.c: repdl attention forward and backward
+   (attention_threads.h), causal, batch 1, H heads, head_dim 64, at
+   sequence lengths 128 .. 1024 and T threads.  Prints one line per
+   (seq, threads): the median wall time of forward and backward in ms.
+   bench/attention/run.sh runs it beside the PyTorch anchor
+   (bench_attention_torch.py) and prints the ratios.
+
+     bench_attention [reps] [heads] [threads...]   (defaults 7 4 1 2) */
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <repdl/attention_threads.h>
+
+#include "../../tests/common/splitmix64.h"
+#include "../../tests/common/timer.h"
+
+static float *rand_array(splitmix64 *r, size_t n)
+{
+    float *p = (float *)malloc(n * sizeof(float));
+    size_t i;
+    if (!p) abort();
+    for (i = 0; i < n; i++) p[i] = (float)(splitmix64_next(r) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    static const size_t seqs[4] = {128, 256, 512, 1024};
+    int reps = argc > 1 ? atoi(argv[1]) : 7, H = argc > 2 ? atoi(argv[2]) : 4;
+    int threads[8] = {1, 2}, nt = 2, a, z, ti;
+    splitmix64 r;
+    if (argc > 3) {
+        nt = 0;
+        for (a = 3; a < argc && nt < 8; a++) threads[nt++] = atoi(argv[a]);
+    }
+    if (reps < 1 || reps > 101 || H < 1) return 2;
+    splitmix64_seed(&r, 1);
+    printf("# repdl attention: batch 1, heads %d, head_dim 64, causal, median of %d (ms)\n", H, reps);
+    printf("# seq threads forward_ms backward_ms\n");
+    for (z = 0; z < 4; z++) {
+        size_t n = seqs[z], d = 64, m = (size_t)H * n * d;
+        repdl_attention_shape s;
+        float *q = rand_array(&r, m), *k = rand_array(&r, m), *v = rand_array(&r, m),
+              *g = rand_array(&r, m), *o = rand_array(&r, m), *l = rand_array(&r, (size_t)H * n),
+              *dq = rand_array(&r, m), *dk = rand_array(&r, m), *dv = rand_array(&r, m);
+        s.batch = 1; s.hq = s.hkv = (size_t)H; s.nq = s.nk = n; s.d = d;
+        s.q_pos0 = 0; s.kv_stride = 0; s.causal = 1;
+        for (ti = 0; ti < nt; ti++) {
+            double tf[101], tb[101];
+            int i;
+            for (i = 0; i < reps; i++) {
+                double t0 = timer_now(TIMER_WALL), t1, t2;
+                if (repdl_attention_forward_threads_f32(&s, threads[ti], 0.125f, q, k, v, NULL, NULL, o, l))
+                    return 1;
+                t1 = timer_now(TIMER_WALL);
+                if (repdl_attention_backward_threads_f32(&s, threads[ti], 0.125f, q, k, v, NULL, NULL,
+                                                         o, l, g, dq, dk, dv))
+                    return 1;
+                t2 = timer_now(TIMER_WALL);
+                tf[i] = t1 - t0;
+                tb[i] = t2 - t1;
+            }
+            printf("%zu %d %.3f %.3f\n", n, threads[ti], 1e3 * timer_median(tf, (size_t)reps),
+                   1e3 * timer_median(tb, (size_t)reps));
+            fflush(stdout);
+        }
+        free(q); free(k); free(v); free(g); free(o); free(l); free(dq); free(dk); free(dv);
+    }
+    return 0;
+}

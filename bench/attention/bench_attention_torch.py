@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+"""bench/attention/bench_attention_torch.py: the anchor of bench_attention.c.
+
+PyTorch's CPU attention in the math form (torch 1.13 has no
+scaled_dot_product_attention; this is the computation of
+nn.MultiheadAttention's internals, F._scaled_dot_product_attention: one
+batched matmul for the scores, an additive causal mask, softmax, one
+batched matmul with v), forward, and its autograd backward (dq, dk, dv).
+Same shapes as bench_attention.c: batch 1, H heads, head_dim 64, causal.
+
+    python3 bench_attention_torch.py [reps] [heads] [threads...]
+prints "seq threads forward_ms backward_ms" lines (medians, ms)."""
+import statistics
+import sys
+import time
+
+import torch
+
+
+def main():
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    heads = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+    threads = [int(t) for t in sys.argv[3:]] or [1, 2]
+    print(f"# torch {torch.__version__} math attention: batch 1, heads {heads}, head_dim 64, "
+          f"causal, median of {reps} (ms)")
+    print("# seq threads forward_ms backward_ms")
+    gen = torch.Generator().manual_seed(1)
+    for n in (128, 256, 512, 1024):
+        q0, k0, v0, g = (torch.rand(heads, n, 64, generator=gen) * 2 - 1 for _ in range(4))
+        mask = torch.full((n, n), float("-inf")).triu(1)
+        for t in threads:
+            torch.set_num_threads(t)
+            tf, tb = [], []
+            for _ in range(reps):
+                q, k, v = (x.clone().requires_grad_() for x in (q0, k0, v0))
+                t0 = time.perf_counter()
+                s = torch.baddbmm(mask, q, k.transpose(1, 2), alpha=0.125)
+                o = torch.bmm(torch.softmax(s, dim=-1), v)
+                t1 = time.perf_counter()
+                o.backward(g)
+                t2 = time.perf_counter()
+                tf.append(t1 - t0)
+                tb.append(t2 - t1)
+            print(f"{n} {t} {1e3 * statistics.median(tf):.3f} {1e3 * statistics.median(tb):.3f}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
