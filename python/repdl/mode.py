@@ -358,14 +358,15 @@ def _gemm(A, B, bias=None):
 
 
 def _mm(A, B):
-    """A B.  A a transposed row-major matrix (A = X^T: the weight gradient
-    X^T G that autograd builds for a linear layer) reduces over its inner
-    dimension, the batch, in the batch order (repdl_linear_backward_f32's
-    dW); every other product is repdl_gemm_f32."""
+    """A B.  A column-major (strides (1, rows): A = X^T, X row-major, the
+    weight gradient X^T G that autograd builds for a linear layer, also
+    when X has one column) with an inner dimension above 1 reduces over
+    it, the batch, in the batch order (repdl_linear_backward_f32's dW);
+    every other product is repdl_gemm_f32."""
     _f32(A, 'mat1'), _f32(B, 'mat2')
     if A.shape[1] != B.shape[0]:
         raise _Refuse(f'shapes {tuple(A.shape)} and {tuple(B.shape)}')
-    if A.dim() == 2 and not A.is_contiguous() and A.t().is_contiguous() and A.shape[1] > 0:
+    if A.shape[1] > 1 and A.stride(0) == 1 and A.stride(1) == A.shape[0]:
         X = A.t()
         G = _f32(B, 'mat2')
         W = X.new_empty((G.shape[1], X.shape[1]))

@@ -175,6 +175,16 @@ def test_agrees_with_conversion_mlp():
     _check_agree(m, c, x, (72, 10))
 
 
+def test_agrees_with_conversion_narrow_linear():
+    """One input or one output feature (autograd then multiplies with other
+    layouts: the weight gradient's batch order must still be found), and a
+    batch of one row."""
+    for fin, fout, rows in ((1, 4, 40), (5, 1, 40), (3, 4, 1), (3, 4, 17)):
+        m, c = _pair(lambda: nn.Linear(fin, fout))
+        x, _ = data(40 + fin, (rows, fin))
+        _check_agree(m, c, x, (rows, fout))
+
+
 def test_agrees_with_conversion_cnn():
     """Conv2d, BatchNorm2d (training: running statistics too), ReLU,
     MaxPool2d, AvgPool2d, Linear."""
@@ -185,6 +195,18 @@ def test_agrees_with_conversion_cnn():
     m, c = _pair(make)
     x, _ = data(6, (20, 3, 12, 12))
     _check_agree(m, c, x, (20, 10))
+
+
+def test_agrees_with_conversion_embedding():
+    """nn.Embedding (with and without padding_idx) and a Linear over it:
+    embedding_dense_backward is repdl_embedding_backward_f32."""
+    import pytest
+    if not hasattr(repdl._C, 'embedding_backward'):
+        pytest.skip('this build of repdl._C has no embedding_backward: rebuild it')
+    for pad in (None, 3):
+        m, c = _pair(lambda: nn.Sequential(nn.Embedding(20, 8, padding_idx=pad), nn.Linear(8, 4)))
+        ids = torch.randint(0, 20, (7, 9), generator=torch.Generator().manual_seed(pad or 0))
+        _check_agree(m, c, ids, (7, 9, 4))
 
 
 def test_routed_ops_bits():
