@@ -252,6 +252,7 @@ typedef struct repdl_oracle_run_ {
     uint64_t count, next, done;
     int finished;
     pthread_mutex_t lock;
+    pthread_cond_t ended;       /* signalled as each worker ends */
     repdl_oracle_report *r;
 } repdl_oracle_run_;
 
@@ -325,6 +326,7 @@ static inline void *repdl_oracle_worker_(void *arg)
     }
     repdl_oracle_merge_(run, mine, nmine);
     run->finished++;
+    pthread_cond_signal(&run->ended);
     pthread_mutex_unlock(&run->lock);
     free(mine);
     mpfr_free_cache();
@@ -367,6 +369,7 @@ static inline int repdl_oracle_check(const repdl_oracle_args *a, repdl_oracle_re
     run.inf = run.f16 ? repdl_hr_inf(run.f16) : 0x7f800000u;
     run.count = (a->hi - a->lo) / a->stride + 1;
     pthread_mutex_init(&run.lock, NULL);
+    pthread_cond_init(&run.ended, NULL);
     nt = a->threads >= 1 ? a->threads : sysconf(_SC_NPROCESSORS_ONLN);
     if (nt < 1) nt = 1;
     th = (pthread_t *)calloc((size_t)nt, sizeof *th);
@@ -378,14 +381,17 @@ static inline int repdl_oracle_check(const repdl_oracle_args *a, repdl_oracle_re
     }
     if (started == 0) repdl_oracle_worker_(&run);      /* no thread: this one */
     for (;;) {
-        struct timespec nap = {0, 100000000};           /* 0.1 s */
+        struct timespec until;
         int fin;
         double now;
+        clock_gettime(CLOCK_REALTIME, &until);          /* the condition variable's clock */
+        until.tv_nsec += 200000000;                     /* wake at least every 0.2 s */
+        if (until.tv_nsec >= 1000000000) { until.tv_sec++; until.tv_nsec -= 1000000000; }
         pthread_mutex_lock(&run.lock);
+        if (run.finished < (started ? started : 1)) pthread_cond_timedwait(&run.ended, &run.lock, &until);
         fin = run.finished;
         pthread_mutex_unlock(&run.lock);
         if (fin >= (started ? started : 1)) break;
-        nanosleep(&nap, NULL);
         now = repdl_oracle_now_();
         if (a->progress && now - last >= (isatty(2) ? 1.0 : 30.0)) {
             uint64_t d = __atomic_load_n(&run.done, __ATOMIC_RELAXED);
@@ -401,6 +407,7 @@ static inline int repdl_oracle_check(const repdl_oracle_args *a, repdl_oracle_re
     if (a->progress && isatty(2)) fprintf(stderr, "\r%78s\r", "");
     free(th);
     pthread_mutex_destroy(&run.lock);
+    pthread_cond_destroy(&run.ended);
     r->checked = run.count;
     r->seconds = repdl_oracle_now_() - t0;
     r->threads = (int)(started ? started : 1);
