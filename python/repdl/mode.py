@@ -30,7 +30,13 @@ import sys
 import traceback
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+try:
+    from torch.utils._python_dispatch import TorchDispatchMode
+except ImportError:     # torch before 1.13: repdl.mode() raises, the rest of repdl works
+    class TorchDispatchMode:
+        def __init__(self, *a, **k):
+            raise RuntimeError(f'repdl.mode needs torch >= 1.13 (TorchDispatchMode); this is '
+                               f'torch {torch.__version__}')
 
 from ._device import C as _C
 

@@ -79,6 +79,55 @@ class Tiny(nn.Module):
         return self.out(self.enc(self.inp(x)).mean(1))
 
 
+class Block(nn.Module):
+    """A GPT block in plain PyTorch: causal self-attention written out
+    (split, view, transpose, q k^T scaled, masked_fill with -inf, softmax,
+    att v) and a GELU MLP, pre-LayerNorm, residual adds."""
+
+    def __init__(self, d, h):
+        super().__init__()
+        self.h = h
+        self.ln1, self.qkv, self.proj = nn.LayerNorm(d), nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.ln2, self.fc, self.out = nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        B, T, D = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(D, dim=2)
+        q, k, v = (t.view(B, T, self.h, D // self.h).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (D // self.h) ** 0.5)
+        mask = torch.ones(T, T, dtype=torch.bool).triu(1)
+        att = att.masked_fill(mask, float('-inf')).softmax(-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, T, D)
+        x = x + self.proj(y)
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+class GPT(nn.Module):
+    """Token and position embeddings, two blocks, a final LayerNorm and a
+    bias-free head: the shape of examples/train_gpt.c's model, in plain
+    PyTorch."""
+
+    def __init__(self, V=32, T=8, d=16, h=2, L=2):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(V, d), nn.Embedding(T, d)
+        self.blocks = nn.ModuleList([Block(d, h) for _ in range(L)])
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, V, bias=False)
+
+    def forward(self, idx):
+        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1]))
+        for b in self.blocks:
+            x = b(x)
+        return self.head(self.ln(x))
+
+
+def gpt_loss(logits, idx):
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), idx.reshape(-1))
+
+
+def has_embedding():
+    return hasattr(repdl._C, 'embedding_backward')
+
+
 def data(seed, shape, classes=10, n=None):
     g = torch.Generator().manual_seed(seed)
     return torch.randn(shape, generator=g), torch.randint(0, classes, (shape[0],), generator=g)
@@ -98,13 +147,20 @@ def train(name, steps, use_mode=True):
         model, shape, loss_fn = mlp(), (72, 48), mlp_loss
     elif name == 'cnn':
         model, shape, loss_fn = cnn(), (20, 3, 12, 12), F.cross_entropy
+    elif name == 'gpt':
+        model, shape, loss_fn = GPT(), (6, 9), None
     else:
         model, shape, loss_fn = Tiny(), (12, 6, 8), F.cross_entropy
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.01, foreach=False)
     for step in range(steps):
         x, y = data(100 + step, shape)
+        if name == 'gpt':
+            idx = torch.randint(0, 32, shape, generator=torch.Generator().manual_seed(step))
         with (repdl.mode() if use_mode else _Null()):
-            loss = loss_fn(model(x), y)
+            if name == 'gpt':
+                loss = gpt_loss(model(idx[:, :-1]), idx[:, 1:])
+            else:
+                loss = loss_fn(model(x), y)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -119,7 +175,7 @@ class _Null:
         return False
 
 
-STEPS = {'mlp': 20, 'cnn': 10, 'tiny': 10}
+STEPS = {'mlp': 20, 'cnn': 10, 'tiny': 10, 'gpt': 10}
 
 
 def _run(threads, plain=False):
@@ -132,14 +188,22 @@ def _run(threads, plain=False):
 
 
 def test_threads_same_state_dict():
-    """20 (MLP) and 10 (CNN, transformer) AdamW steps under the mode: one
-    state_dict hash at 1, 2 and 3 threads, in separate processes; the
-    training changed the weights."""
+    """20 (MLP) and 10 (CNN, TransformerEncoderLayer, GPT) AdamW steps under
+    the mode: one state_dict hash at 1, 2 and 3 threads, in separate
+    processes; the training changed the weights.  The GPT needs
+    repdl._C.embedding_backward (test_gpt_trains says when it is missing)."""
     outs = [_run(t) for t in (1, 2, 3)]
     assert outs[0] == outs[1] == outs[2], outs
     lines = dict(line.split() for line in outs[0].splitlines())
-    assert set(lines) == {'mlp', 'cnn', 'tiny', 'mlp_init'}
+    assert set(lines) == {'mlp', 'cnn', 'tiny', 'mlp_init'} | ({'gpt'} if has_embedding() else set())
     assert lines['mlp'] != lines['mlp_init']
+
+
+def test_gpt_trains():
+    """The GPT of test_threads_same_state_dict is in its run."""
+    import pytest
+    if not has_embedding():
+        pytest.skip('this build of repdl._C has no embedding_backward: the GPT is not trained')
 
 
 # ---- Agreement with from_torch_module ----
@@ -410,5 +474,5 @@ if __name__ == '__main__':
     plain = '--plain' in sys.argv
     torch.manual_seed(1)
     print('mlp_init', sha(mlp()))
-    for name in ('mlp', 'cnn', 'tiny'):
+    for name in ('mlp', 'cnn', 'tiny') + (('gpt',) if has_embedding() else ()):
         print(name, train(name, STEPS[name], use_mode=not plain))
