@@ -304,6 +304,29 @@ def test_routed_ops_bits():
             assert same(xa.grad, xb.grad), i
 
 
+def test_map_functions():
+    """erf, sin, cos, rsqrt, expm1, log1p, exp2, log2 under the mode: repdl._C.map's
+    forward (repdl.ops' functions where they exist, forward and gradient)."""
+    import pytest
+    if not hasattr(repdl._C, 'map'):
+        pytest.skip('this build of repdl._C has no map binding (erf, sin, cos, ...): rebuild it')
+    x0, _ = data(14, (300,))
+    for op in ('erf', 'sin', 'cos', 'rsqrt', 'expm1', 'log1p', 'exp2', 'log2'):
+        xa = x0.abs().clone().requires_grad_() if op in ('rsqrt', 'log2', 'log1p') else \
+            x0.clone().requires_grad_()
+        with repdl.mode():
+            ya = getattr(torch, op)(xa)
+        assert same(ya, repdl._C.map(op, xa.detach())), op
+        if hasattr(ops, op):
+            xb = xa.detach().clone().requires_grad_()
+            yb = getattr(ops, op)(xb)
+            assert same(ya, yb), op
+            with repdl.mode():
+                ya.backward(torch.ones_like(ya))
+            yb.backward(torch.ones_like(yb))
+            assert same(xa.grad, xb.grad), op
+
+
 def test_sigmoid_backward():
     """aten's sigmoid_backward has y only: dx = RN(dy RN(y RN(1 - y))),
     checked against numpy's float32 operations (one rounding each)."""
