@@ -285,17 +285,18 @@ REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
     return b + n;
 }
 
-REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int backward)
+/* Lays a workspace out in block (repdl__attn_ws_bytes(a, backward)
+   bytes, aligned for a pointer; the device launchers carve one per device
+   thread out of one allocation). */
+REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int backward,
+                                    void *block)
 {
     size_t n = a->s.nk, rows = a->G * a->s.nq, kt = a->s.d * a->s.nk;
-    size_t bytes = repdl__attn_ws_bytes(a, backward);
-    char *p;
+    char *p = (char *)block;
     if (backward && (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS > n)
         n = (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS;
     if (backward && rows * a->s.d > kt) kt = rows * a->s.d;
-    w->block = bytes ? REPDL__ALLOC(bytes) : NULL;
-    if (!w->block) return -1;
-    p = (char *)w->block;
+    w->block = block;
     w->tr = (repdl__tree *)(void *)p;
     p += REPDL__ATTN_COLS * sizeof(repdl__tree);
     w->T = (float *)(void *)p;
@@ -305,6 +306,15 @@ REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int ba
     w->row2 = w->row + n;
     w->use = (unsigned char *)(void *)(w->row2 + n);
     w->head = w->group = w->blk = (size_t)-1;
+}
+
+/* The host's workspace: malloc (REPDL__ALLOC); 0, or -1 out of memory. */
+REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int backward)
+{
+    size_t bytes = repdl__attn_ws_bytes(a, backward);
+    void *block = bytes ? REPDL__ALLOC(bytes) : NULL;
+    if (!block) return -1;
+    repdl__attn_ws_attach(w, a, backward, block);
     return 0;
 }
 

@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# bench/attention/run.sh: repdl attention (bench_attention.c) against the
+# PyTorch CPU anchor (bench_attention_torch.py) in the same run, and the
+# ratios repdl / torch (below 1: repdl faster).  Batch 1, H heads,
+# head_dim 64, causal, sequences 128 .. 1024, threads 1 and 2.
+#   bench/attention/run.sh [reps] [heads] [cflags...]    (defaults 7 4 -O3)
+# Takes a few minutes at the defaults on 2 cores.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+reps=${1:-7}
+heads=${2:-4}
+[ $# -ge 2 ] && shift 2 || shift $#
+cflags=${*:--O3}
+exe=$(mktemp /tmp/bench_attention.XXXXXX)
+trap 'rm -f "$exe" "$exe.r" "$exe.t"' EXIT
+${CC:-cc} -std=c99 $cflags -I"$root/include" "$here/bench_attention.c" -o "$exe" -lpthread
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -m), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg), cflags $cflags"
+grep -m1 'model name' /proc/cpuinfo || true
+"$exe" "$reps" "$heads" 1 2 | tee "$exe.r"
+${PYTHON:-/usr/bin/python3} "$here/bench_attention_torch.py" "$reps" "$heads" 1 2 | tee "$exe.t"
+echo "# seq threads forward_ratio backward_ratio (repdl / torch)"
+grep -v '^#' "$exe.r" > "$exe.r2"; grep -v '^#' "$exe.t" > "$exe.t2"
+paste -d' ' "$exe.r2" "$exe.t2" | awk '{ printf "%s %s %.2f %.2f\n", $1, $2, $3 / $7, $4 / $8 }'
+rm -f "$exe.r2" "$exe.t2"
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
