@@ -51,6 +51,7 @@
 #define REPDL_ROPE_H
 
 #include "config.h"
+#include "detail/barrier.h"
 #include "exp2.h"
 #include "log2.h"
 #include "sin.h"
@@ -79,12 +80,15 @@ REPDL_FN float repdl__rope_angle(size_t p, float theta)
    b[0] = the element d/2 further. */
 REPDL_FN void repdl__rope_pair(float c, float s, int dir, float u, float v, float *a, float *b)
 {
+    /* each product kept rounded (detail/barrier.h): no FMA with the sum */
+    float uc = repdl__fkeep(repdl__fmul(u, c)), vs = repdl__fkeep(repdl__fmul(v, s));
+    float vc = repdl__fkeep(repdl__fmul(v, c)), us = repdl__fkeep(repdl__fmul(u, s));
     if (!dir) {
-        *a = repdl__canon(repdl__fsub(repdl__fmul(u, c), repdl__fmul(v, s)));
-        *b = repdl__canon(repdl__fadd(repdl__fmul(v, c), repdl__fmul(u, s)));
+        *a = repdl__canon(repdl__fsub(uc, vs));
+        *b = repdl__canon(repdl__fadd(vc, us));
     } else {
-        *a = repdl__canon(repdl__fadd(repdl__fmul(u, c), repdl__fmul(v, s)));
-        *b = repdl__canon(repdl__fsub(repdl__fmul(v, c), repdl__fmul(u, s)));
+        *a = repdl__canon(repdl__fadd(uc, vs));
+        *b = repdl__canon(repdl__fsub(vc, us));
     }
 }
 
