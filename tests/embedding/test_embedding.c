@@ -21,7 +21,8 @@
        INT64_MAX, also with dim 0), NULL arrays with a nonzero extent,
        extents that overflow, every allocation refused: the documented
        status and not one output byte written; NULL with zero extents,
-       n == 0 (dtable +0).
+       n == 0 (dtable +0); flush-to-zero set (x86-64): REPDL_ERR_FPENV,
+       nothing written.
    Exit 0 when every check passes. */
 #include "../common/oom_alloc.h" /* before repdl: REPDL__ALLOC */
 
@@ -33,6 +34,10 @@
 
 #include <repdl/embedding.h>
 #include <repdl/reduce_units.h>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <xmmintrin.h> /* MXCSR: the flush-to-zero mode */
+#endif
 
 #include "../common/check.h"
 #include "../common/splitmix64.h"
@@ -335,6 +340,25 @@ static void bad_input(void)
     }
 }
 
+/* Flush-to-zero set: both passes REPDL_ERR_FPENV, nothing written. */
+static void fpenv(void)
+{
+#if defined(__x86_64__) || defined(_M_X64)
+    float table[6] = {1, 2, 3, 4, 5, 6}, out[6], dt[6];
+    int64_t ids[2] = {1, 0};
+    unsigned csr = _mm_getcsr();
+    int a, b;
+    fill_canary(out, 6);
+    fill_canary(dt, 6);
+    _mm_setcsr(csr | 0x8000u); /* FTZ */
+    a = repdl_embedding_forward_f32(table, 3, 2, ids, 2, out);
+    b = repdl_embedding_backward_f32(table, ids, 2, 3, 2, dt);
+    _mm_setcsr(csr);
+    CHECK(a == REPDL_ERR_FPENV && b == REPDL_ERR_FPENV, "FTZ: %d %d", a, b);
+    CHECK(untouched(out, 6) && untouched(dt, 6), "written under FTZ");
+#endif
+}
+
 int main(void)
 {
     static const size_t ns[] = {0, 1, 2, 5, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 100,
@@ -355,5 +379,6 @@ int main(void)
     }
     split_case(7, 3, 16 * 37 + 5);
     bad_input();
+    fpenv();
     return check_summary("embedding");
 }
