@@ -494,6 +494,7 @@ static inline int repdl_oracle_probe(const repdl_oracle_args *a, repdl_oracle_fa
     }
     mpfr_set_emin(emin);
     mpfr_set_emax(emax);
+    mpfr_free_cache();          /* this thread's constant caches (LeakSanitizer) */
     return bad;
 }
 
