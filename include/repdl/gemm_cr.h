@@ -283,40 +283,109 @@ REPDL_FN void repdl__gemm_cr_ukr(int isa, size_t kc, const double *a, const doub
     repdl__gemm_cr_ukr8(kc, a, b, S, lds);
 }
 
-/* Per line (row of op(A) or column of op(B)), n values at stride s: the
-   binary64 sum of |x| and max |x| (+inf or NaN when a value is not finite). */
-REPDL_FN void repdl__gemm_cr_norms(size_t n, const float *x, size_t s, double *l1, double *mx)
+/* |x| as a double, by the bits (no branch on the sign). */
+REPDL_FN double repdl__gemm_cr_abs(float x)
 {
-    double a = 0.0, m = 0.0;
-    size_t k;
-    for (k = 0; k < n; k++) {
-        double v = (double)x[k * s];
-        v = v < 0 ? -v : v;
-        a += v;
-        if (!(v <= m)) m = v; /* a NaN sticks */
-    }
-    *l1 = a;
-    *mx = m;
+    return (double)repdl__asfloat(repdl__asuint(x) & 0x7fffffffu);
 }
 
-/* The rule of the header: RN(s) from t, the bound T on sum |terms|, or the
-   exact path.  T not finite: a non-finite input, and t is the IEEE sum. */
-REPDL_FN float repdl__gemm_cr_decide(double t, double T, size_t K, const float *a, size_t sa,
-                                     const float *b, size_t sb, const float *bias)
+/* Norms of `lines` lines of n values, for the bound: l1[i] = the binary64
+   sum of |x| (any order: the error analysis of the header holds for every
+   summation tree; NaN when a value is NaN, +inf when one is infinite) and
+   mx[i] = max |x|.  Line i is x + i ld (along) or x[k ld + i] (across). */
+REPDL_FN void repdl__gemm_cr_norms(size_t lines, size_t n, const float *x, size_t ld, int across,
+                                   double *l1, double *mx)
 {
-    if (!(T - T == 0.0)) return repdl__canon((float)t);
-    if (K <= REPDL_GEMM_CR_KFAST) {
-        double at = t < 0 ? -t : t;
-        /* 0x1.01p-53 and 0x1p-51 (no hexadecimal literals: C++14) */
-        double E = (double)K * repdl__asdouble(0x3ca0100000000000ull) * T +
-                   at * repdl__asdouble(0x3cc0000000000000ull);
-        double lo = t - E, hi = t + E;
-        if (lo > 0.0 || hi < 0.0) {
-            float fl = (float)lo, fh = (float)hi;
-            if (repdl__asuint(fl) == repdl__asuint(fh)) return fl;
-        }
+    size_t i, k;
+    if (across) {
+        for (i = 0; i < lines; i++) l1[i] = mx[i] = 0.0;
+        for (k = 0; k < n; k++)
+            for (i = 0; i < lines; i++) {
+                double v = repdl__gemm_cr_abs(x[k * ld + i]);
+                l1[i] += v;
+                mx[i] = v > mx[i] ? v : mx[i];
+            }
+        return;
     }
-    return repdl__gemm_cr_exact(K, a, sa, b, sb, bias);
+    for (i = 0; i < lines; i++) {
+        const float *r = x + i * ld;
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0, m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+        size_t nb = n & ~(size_t)3;
+        for (k = 0; k < nb; k += 4) {
+            double v0 = repdl__gemm_cr_abs(r[k]), v1 = repdl__gemm_cr_abs(r[k + 1]),
+                   v2 = repdl__gemm_cr_abs(r[k + 2]), v3 = repdl__gemm_cr_abs(r[k + 3]);
+            s0 += v0; s1 += v1; s2 += v2; s3 += v3;
+            m0 = v0 > m0 ? v0 : m0;
+            m1 = v1 > m1 ? v1 : m1;
+            m2 = v2 > m2 ? v2 : m2;
+            m3 = v3 > m3 ? v3 : m3;
+        }
+        for (k = nb; k < n; k++) {
+            double v = repdl__gemm_cr_abs(r[k]);
+            s0 += v;
+            m0 = v > m0 ? v : m0;
+        }
+        m0 = m1 > m0 ? m1 : m0;
+        m2 = m3 > m2 ? m3 : m2;
+        l1[i] = (s0 + s1) + (s2 + s3);
+        mx[i] = m2 > m0 ? m2 : m0;
+    }
+}
+
+/* The rule of the header over a row of a block, branch-free (the compiler
+   vectorizes it): c[j] = (float)lo and flag[j] = 0 when lo and hi round to
+   the same binary32 and 0 is outside [lo, hi]; else flag[j] = 1.  Float
+   equality suffices: with 0 outside [lo, hi] both ends have one sign.  A
+   non-finite t (a non-finite input) is the IEEE sum: +-inf is accepted
+   (lo = hi = t), NaN is flagged.  kf = K (1 + 2^-8) 2^-53, c51 = 2^-51. */
+#define REPDL__GEMM_CR_DECIDE_BODY                                               \
+    {                                                                            \
+        size_t j;                                                                \
+        for (j = 0; j < n; j++) {                                                \
+            double t = s[j], T1 = a1 * bmx[j], T2 = amx * b1[j];                 \
+            double T = (T1 < T2 ? T1 : T2) + babs[j], at = t < 0 ? -t : t;       \
+            double E = kf * T + at * c51, lo = t - E, hi = t + E;                \
+            float fl = (float)lo, fh = (float)hi;                                \
+            c[j] = fl;                                                           \
+            flag[j] = (unsigned char)!((fl == fh) & ((lo > 0.0) | (hi < 0.0)));  \
+        }                                                                        \
+    }
+
+REPDL_FN void repdl__gemm_cr_decide_c(size_t n, const double *s, double a1, double amx,
+                                      const double *b1, const double *bmx, const double *babs,
+                                      double kf, double c51, float *c, unsigned char *flag)
+REPDL__GEMM_CR_DECIDE_BODY
+
+#if REPDL__GEMM_X86
+__attribute__((target("avx2,fma"))) static void
+repdl__gemm_cr_decide_avx2(size_t n, const double *s, double a1, double amx, const double *b1,
+                           const double *bmx, const double *babs, double kf, double c51, float *c,
+                           unsigned char *flag)
+REPDL__GEMM_CR_DECIDE_BODY
+
+__attribute__((target("avx512f"))) static void
+repdl__gemm_cr_decide_avx512(size_t n, const double *s, double a1, double amx, const double *b1,
+                             const double *bmx, const double *babs, double kf, double c51,
+                             float *c, unsigned char *flag)
+REPDL__GEMM_CR_DECIDE_BODY
+#endif
+
+REPDL_FN void repdl__gemm_cr_decide(int isa, size_t n, const double *s, double a1, double amx,
+                                    const double *b1, const double *bmx, const double *babs,
+                                    double kf, double c51, float *c, unsigned char *flag)
+{
+#if REPDL__GEMM_X86
+    if (isa == 2) {
+        repdl__gemm_cr_decide_avx512(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
+        return;
+    }
+    if (isa == 1) {
+        repdl__gemm_cr_decide_avx2(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
+        return;
+    }
+#endif
+    (void)isa;
+    repdl__gemm_cr_decide_c(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
 }
 
 /* Every output by the exact path (or non-finite rule): no scratch. */
@@ -353,9 +422,17 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     size_t mc0 = M < REPDL_GEMM_CR_MC ? M : REPDL_GEMM_CR_MC;
     size_t ncp = (nc0 + nr - 1) / nr * nr, mcp = (mc0 + MR - 1) / MR * MR;
     size_t sa = transA ? lda : 1, sb = transB ? 1 : ldb;
-    size_t nS = mcp * ncp, nA = mcp * kc0, nB, nstat = 2 * (M + N), words, t;
+    size_t nS = mcp * ncp, nA = mcp * kc0, nB, nstat = 2 * M + 3 * N + ncp / 8 + 1, words, t;
     size_t i, j, k, ic, jc, pc;
-    double *S, *ap, *bp, *ra1, *ramax, *cb1, *cbmax;
+    double *S, *ap, *bp, *ra1, *ramax, *cb1, *cbmax, *babs;
+    unsigned char *flag;
+    /* The bound's factors (no hexadecimal literals: C++14): K (1 + 2^-8)
+       2^-53 with 0x1.01p-53 = 0x3ca0100000000000, and 2^-51; above
+       REPDL_GEMM_CR_KFAST the factor is +inf, so every output is flagged. */
+    double kf = K <= REPDL_GEMM_CR_KFAST
+                    ? (double)K * repdl__asdouble(0x3ca0100000000000ull)
+                    : repdl__asdouble(0x7ff0000000000000ull);
+    double c51 = repdl__asdouble(0x3cc0000000000000ull);
     void *blk;
     if (M == 0 || N == 0) return;
     if (K == 0) {
@@ -383,10 +460,14 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     ramax = ra1 + M;
     cb1 = ramax + M;
     cbmax = cb1 + N;
-    for (i = 0; i < M; i++)
-        repdl__gemm_cr_norms(K, transA ? A + i : A + i * lda, sa, &ra1[i], &ramax[i]);
-    for (j = 0; j < N; j++)
-        repdl__gemm_cr_norms(K, transB ? B + j * ldb : B + j, sb, &cb1[j], &cbmax[j]);
+    babs = cbmax + N;
+    flag = (unsigned char *)(babs + N);
+    repdl__gemm_cr_norms(M, K, A, lda, transA, ra1, ramax);
+    repdl__gemm_cr_norms(N, K, B, ldb, !transB, cb1, cbmax);
+    for (j = 0; j < N; j++) {
+        double v = bias ? (double)bias[j] : 0.0;
+        babs[j] = v < 0 ? -v : v;
+    }
     for (jc = 0; jc < N; jc += nc0) {
         size_t nc = N - jc < nc0 ? N - jc : nc0, ncr = (nc + nr - 1) / nr * nr;
         /* Pack op(B)[0..K)[jc..jc+nc) as doubles: K-panels of kc0 rows, each
@@ -436,18 +517,21 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
             for (i = 0; i < mc; i++) {
                 size_t row = ic + i;
                 const float *a = transA ? A + row : A + row * lda;
+                const double *srow = S + i * ncr;
+                float *crow = C + row * ldc + jc;
+                repdl__gemm_cr_decide(isa, nc, srow, ra1[row], ramax[row], cb1 + jc, cbmax + jc,
+                                      babs + jc, kf, c51, crow, flag);
                 for (j = 0; j < nc; j++) {
                     size_t col = jc + j;
-                    const float *b = transB ? B + col * ldb : B + col;
-                    double T1 = ra1[row] * cbmax[col], T2 = ramax[row] * cb1[col], T;
-                    T = T1 < T2 ? T1 : T2;
-                    if (T1 != T1 || T2 != T2) T = T1 + T2; /* NaN stays NaN */
-                    if (bias) {
-                        double v = (double)bias[col];
-                        T += v < 0 ? -v : v;
+                    if (!flag[j]) continue;
+                    if (!(srow[j] - srow[j] == 0.0)) crow[j] = repdl__canon((float)srow[j]);
+                    else {
+#ifdef REPDL_GEMM_CR_ON_EXACT
+                        REPDL_GEMM_CR_ON_EXACT(); /* a counting hook for benchmarks */
+#endif
+                        crow[j] = repdl__gemm_cr_exact(K, a, sa, transB ? B + col * ldb : B + col,
+                                                       sb, bias ? bias + col : NULL);
                     }
-                    C[row * ldc + col] = repdl__gemm_cr_decide(S[i * ncr + j], T, K, a, sa, b,
-                                                               sb, bias ? bias + col : NULL);
                 }
             }
         }

@@ -200,7 +200,8 @@ static void dot_case(size_t K, const float *a, const float *b, const float *bias
 /* Exact midpoints: f + ulp(f)/2 written as f*1 + p*q (p q = ulp/2), plus a
    large pair that cancels; the result is f or its successor, whichever is
    even (the successor of the largest float is inf); a tiny term of either
-   sign moves the sum off the midpoint.  Negated: the negated result. */
+   sign moves the sum off the midpoint.  Negated: the negated result.  Or
+   f as the bias with the half-ulp (and tiny) products alone. */
 static void ties(int n)
 {
     int t;
@@ -214,6 +215,7 @@ static void ties(int n)
         a[1] = pow2f(h / 2); b[1] = pow2f(h - h / 2);
         a[2] = pow2f(60); b[2] = pow2f(40);
         a[3] = -pow2f(60); b[3] = pow2f(40);
+        a[4] = b[4] = 0.0f;
         want = f_of((fu & 1u) ? fu + 1u : fu);
         if (kind) {
             a[4] = (kind == 1 ? 1.0f : -1.0f) * pow2f(e / 2);
@@ -225,12 +227,23 @@ static void ties(int n)
             for (k = 0; k < K; k++) a[k] = -a[k];
             want = f_of(u_of(want) ^ 0x80000000u);
         }
-        if (rnd() & 1) {
+        switch (rnd_below(3)) {
+        case 0:
+            dot_case(K, a, b, NULL, want, "tie");
+            break;
+        case 1:
             /* a bias of 2^100 that cancels against one more product */
             a[K] = pow2f(50); b[K] = -pow2f(50);
             dot_case(K + 1, a, b, &bias, want, "tie with bias");
-        } else {
-            dot_case(K, a, b, NULL, want, "tie");
+            break;
+        default:
+            /* f itself as the bias, no large pair: the bias dominates the
+               bound (its binary64 sum with the products is inexact) */
+            bias = a[0];
+            a[0] = a[1]; b[0] = b[1];
+            a[1] = a[4]; b[1] = b[4];
+            dot_case(K - 3, a, b, &bias, want, "tie on the bias");
+            break;
         }
     }
 }
