@@ -510,8 +510,11 @@ def _h_batch_norm(func, a):
 
 
 def _h_batch_norm_bwd(func, a):
-    if not a['train']:
-        raise _Refuse('batch norm backward in evaluation mode has no repdl backward pass')
+    """Training: repdl_batch_norm_backward_f32.  Evaluation (the statistics
+    are constants), as repdl.ops.batch_norm: rstd as the forward's
+    (repdl_batch_norm_forward_infer_f32 of x = 1, mean 0); dgamma, dbeta
+    the training pass's batch-order sums with (running_mean, rstd);
+    dx = RN(dy k), k = RN(gamma rstd) (rstd without gamma), per channel."""
     x, go = _f32(a['input']), _f32(a['grad_out'], 'grad_out')
     n, c, hw = _bn_dims(x)
     w = a['weight']
@@ -519,9 +522,24 @@ def _h_batch_norm_bwd(func, a):
     mask = list(a['output_mask'])
     ng = bool(mask[1]) and w is not None
     nb = bool(mask[2])
-    dx, dg, db = _C.batch_norm_backward(n, c, hw, x, g, _f32(a['save_mean'], 'save_mean'),
-                                        _f32(a['save_invstd'], 'save_invstd'), go, ng, nb)
-    return (dx.reshape(x.shape) if mask[0] else None, dg if ng else None, db if nb else None)
+    if a['train']:
+        dx, dg, db = _C.batch_norm_backward(n, c, hw, x, g, _f32(a['save_mean'], 'save_mean'),
+                                            _f32(a['save_invstd'], 'save_invstd'), go, ng, nb)
+        return (dx.reshape(x.shape) if mask[0] else None, dg if ng else None, db if nb else None)
+    rm, rv = a['running_mean'], a['running_var']
+    if rm is None or rv is None:
+        raise _Refuse('evaluation mode without running statistics')
+    rm, rv = _f32(rm, 'running_mean'), _f32(rv, 'running_var')
+    rs = _C.batch_norm_forward_infer(1, c, 1, float(a['eps']), torch.ones_like(rv).reshape(1, c),
+                                     None, None, torch.zeros_like(rm), rv).reshape(c)
+    dg = db = None
+    if ng or nb:
+        _, dg, db = _C.batch_norm_backward(n, c, hw, x, g, rm, rs, go, ng, nb)
+    dx = None
+    if mask[0]:
+        k = rs if g is None else _canon(torch.mul(g, rs))
+        dx = _canon(torch.mul(go, k.reshape([1, c] + [1] * (x.dim() - 2))))
+    return (dx, dg if ng else None, db if nb else None)
 
 
 # ---- Convolution and pooling ----
@@ -651,6 +669,8 @@ _RED = {1: 0, 2: 1}     # aten's Reduction (1 mean, 2 sum) -> repdl's (0 mean, 1
 
 
 def _loss_args(a):
+    """(x, target, kept rows or None): rows whose target is ignore_index
+    count for nothing, as in repdl.ops.nll_loss (their gradient rows +0)."""
     if a['weight'] is not None:
         raise _Refuse('class weights')
     if a['reduction'] not in _RED:
@@ -659,20 +679,33 @@ def _loss_args(a):
     if x.dim() != 2 or t.dim() != 1:
         raise _Refuse('input [N, C] and target [N] only')
     t = t.contiguous()
-    if bool((t == a['ignore_index']).any()):
-        raise _Refuse(f'targets equal to ignore_index ({a["ignore_index"]})')
-    return x, t
+    ignored = t == a['ignore_index']
+    keep = (~ignored).nonzero().reshape(-1) if bool(ignored.any()) else None
+    return x, t, keep
+
+
+def _kept(x, t, keep):
+    if keep is None:
+        return x, t
+    return x.index_select(0, keep).contiguous(), t.index_select(0, keep).contiguous()
 
 
 def _h_nll(func, a):
-    x, t = _loss_args(a)
-    loss = _C.loss(False, _RED[a['reduction']], x, t, False, 0)[0]
-    return loss, x.new_full((), float(t.shape[0]))
+    x, t, keep = _loss_args(a)
+    xk, tk = _kept(x, t, keep)
+    loss = _C.loss(False, _RED[a['reduction']], xk, tk, False, 0)[0]
+    return loss, x.new_full((), float(tk.shape[0]))
 
 
 def _h_nll_bwd(func, a):
-    x, t = _loss_args(a)
-    grad = _C.loss(False, _RED[a['reduction']], x, t, True, 0)[1]
+    x, t, keep = _loss_args(a)
+    xk, tk = _kept(x, t, keep)
+    gk = _C.loss(False, _RED[a['reduction']], xk, tk, True, 0)[1]
+    if keep is None:
+        grad = gk
+    else:
+        grad = torch.zeros_like(x)
+        grad.index_copy_(0, keep, gk)
     return _C.scale(float(a['grad_output'].item()), grad)
 
 

@@ -273,6 +273,37 @@ def test_agrees_with_conversion_embedding():
         _check_agree(m, c, ids, (7, 9, 4))
 
 
+def test_agrees_with_conversion_batch_norm_eval():
+    """BatchNorm2d in evaluation mode, backward included (repdl.ops' formula
+    with the running statistics as constants)."""
+    import pytest
+    if not hasattr(repdl._C, 'mul'):
+        pytest.skip('this build of repdl._C has no mul (repdl.ops\' eval backward): rebuild it')
+
+    def make():
+        m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.Flatten(), nn.Linear(4 * 6 * 6, 5))
+        m(data(50, (8, 3, 8, 8))[0])          # running statistics
+        return m.eval()
+    m, c = _pair(make)
+    _check_agree(m, c, data(51, (8, 3, 8, 8))[0], (8, 5))
+
+
+def test_nll_ignore_index():
+    """Targets equal to ignore_index (-100) count for nothing: loss and
+    gradient of repdl.ops.nll_loss (the kept rows alone, ignored rows +0)."""
+    for red in ('mean', 'sum'):
+        x, t = data(52, (10, 6), classes=6)
+        t[2] = t[7] = -100
+        a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+        with repdl.mode():
+            la = F.cross_entropy(a, t, reduction=red)
+            la.backward()
+        lb = ops.nll_loss(ops.log_softmax(b, 1), t, reduction=red)
+        lb.backward()
+        assert same(la, lb) and same(a.grad, b.grad), red
+        assert not a.grad[2].any() and not a.grad[7].any()
+
+
 def test_routed_ops_bits():
     """Plain tensor code under the mode against repdl.ops (its own autograd
     functions over repdl._C): forward and input gradient."""
