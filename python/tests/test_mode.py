@@ -494,15 +494,25 @@ def test_strict_refuses_interpolate_backward():
 
 
 def test_strict_refuses_dtype_and_rng():
+    """Operations that repdl._C computes refuse float64, float16 and
+    bfloat16 (naming the dtype); PyTorch's generator is refused; one-rounding
+    arithmetic accepts every floating dtype."""
     with repdl.mode():
-        for f in (lambda: torch.randn(3), lambda: torch.ones(3, dtype=torch.float64).exp(),
-                  lambda: F.dropout(torch.ones(4), 0.5)):
+        for f, word in ((lambda: torch.randn(3), 'aten.randn'),
+                        (lambda: F.dropout(torch.ones(4), 0.5), 'aten.bernoulli'),
+                        (lambda: torch.ones(3, dtype=torch.float64).exp(), 'torch.float64'),
+                        (lambda: torch.ones(3, dtype=torch.float16).tanh(), 'torch.float16'),
+                        (lambda: torch.ones(2, 3, dtype=torch.bfloat16).sum(1), 'torch.bfloat16'),
+                        (lambda: torch.ones(2, 2, dtype=torch.float64) @ torch.ones(2, 2,
+                         dtype=torch.float64), 'torch.float64')):
             try:
                 f()
-            except repdl.UnsupportedOperationError:
-                pass
+            except repdl.UnsupportedOperationError as e:
+                assert word in str(e), (word, str(e))
             else:
-                raise AssertionError('not refused')
+                raise AssertionError(f'not refused: {word}')
+        h = torch.ones(3, dtype=torch.float16) + torch.ones(3, dtype=torch.float16)
+    assert h.dtype == torch.float16 and bool((h == 2).all())
 
 
 def test_permissive_lists_outside(capfd):
