@@ -4,7 +4,7 @@
 the same model converted by repdl.from_torch_module, in the same run, as ratios.
 
     /usr/bin/python3 bench/python/bench_mode.py [--threads 1,2] [--reps 9] [--min-time 200]
-                                                [--profile]
+                                                [--cpu] [--profile]
 
 Models (float32, CPU, batch 64):
   mlp   784-512-512-10: Linear, LayerNorm, GELU, Linear, LayerNorm, GELU, Linear
@@ -20,8 +20,10 @@ Under the mode the loss is F.cross_entropy (aten's log_softmax + nll_loss, both 
 converted, repdl.nn.CrossEntropyLoss.
 
 Timing: in each of R repetitions both sides run, alternately first, each looping until
-MS milliseconds have passed; a row prints the medians (ms per step), the ratio mode /
-converted and the smallest and largest paired ratio.  Performance is never a test.
+MS milliseconds have passed (wall time, or with --cpu this process's CPU time over all
+its threads, which other processes on a loaded machine disturb less); a row prints the
+medians (ms per step), the ratio mode / converted and the smallest and largest paired
+ratio.  Performance is never a test.
 --profile prints torch.autograd.profiler's self CPU time per aten op of 20 mode steps.
 """
 import argparse
@@ -93,11 +95,11 @@ def make_steps(make):
             'step-r': (mode_step_r, conv_step)}
 
 
-def per_call(f, n):
-    t = time.perf_counter()
+def per_call(f, n, clock=time.perf_counter):
+    t = clock()
     for _ in range(n):
         f()
-    return (time.perf_counter() - t) / n
+    return (clock() - t) / n
 
 
 def calibrate(f, ms):
@@ -110,16 +112,16 @@ def calibrate(f, ms):
         n *= 2
 
 
-def measure(a, b, reps, ms):
+def measure(a, b, reps, ms, clock):
     na, nb = calibrate(a, ms), calibrate(b, ms)
     ta, tb = [], []
     for r in range(reps):
         if r % 2 == 0:
-            ta.append(per_call(a, na))
-            tb.append(per_call(b, nb))
+            ta.append(per_call(a, na, clock))
+            tb.append(per_call(b, nb, clock))
         else:
-            tb.append(per_call(b, nb))
-            ta.append(per_call(a, na))
+            tb.append(per_call(b, nb, clock))
+            ta.append(per_call(a, na, clock))
     ratios = [x / y for x, y in zip(ta, tb)]
     return statistics.median(ta), statistics.median(tb), min(ratios), max(ratios)
 
@@ -130,15 +132,20 @@ def main():
     ap.add_argument('--reps', type=int, default=9)
     ap.add_argument('--min-time', type=float, default=200.0)
     ap.add_argument('--profile', action='store_true')
+    ap.add_argument('--cpu', action='store_true',
+                    help='time.process_time (this process\'s CPU time, all threads) instead of '
+                    'wall time: less sensitive to other processes on a loaded machine')
     o = ap.parse_args()
+    clock = time.process_time if o.cpu else time.perf_counter
     print(f'torch {torch.__version__}, repdl {repdl.__version__}, {os.cpu_count()} CPUs, '
           f'load {os.getloadavg()[0]:.2f}')
+    print(f'clock: {"process CPU time" if o.cpu else "wall"}')
     print(f'{"model":6} {"row":8} {"thr":>3} {"mode ms":>9} {"conv ms":>9} {"ratio":>6}  range')
     for T in [int(t) for t in o.threads.split(',')]:
         torch.set_num_threads(T)
         for name, make in models().items():
             for row, (a, b) in make_steps(make).items():
-                ma, mb, lo, hi = measure(a, b, o.reps, o.min_time)
+                ma, mb, lo, hi = measure(a, b, o.reps, o.min_time, clock)
                 print(f'{name:6} {row:8} {T:3d} {ma * 1e3:9.3f} {mb * 1e3:9.3f} {ma / mb:6.3f}  '
                       f'{lo:.3f}-{hi:.3f}', flush=True)
     if o.profile:

@@ -59,16 +59,20 @@ class _Refuse(Exception):
 
 # ---- Helpers ----
 
+_SCHEMA = {}
+
+
 def _bind(func, args, kwargs):
     """The operation's arguments by schema name (defaults filled in)."""
+    sch = _SCHEMA.get(func)
+    if sch is None:
+        sch = _SCHEMA[func] = [(a.name, a.default_value) for a in func._schema.arguments]
     out = {}
-    for i, a in enumerate(func._schema.arguments):
+    for i, (name, default) in enumerate(sch):
         if i < len(args):
-            out[a.name] = args[i]
-        elif a.name in kwargs:
-            out[a.name] = kwargs[a.name]
+            out[name] = args[i]
         else:
-            out[a.name] = a.default_value
+            out[name] = kwargs.get(name, default)
     return out
 
 
@@ -850,6 +854,19 @@ def _returns_tensor(func):
 _RETURNS = {}
 
 
+_PASS = object()
+_KIND = {}
+
+
+def _kind(func):
+    """_PASS for an operation that always passes (PASSED, or no tensor
+    returned and no handler), else None (decided per call)."""
+    name = _packet_name(func)
+    if name not in _H and (name in PASSED or not _returns_tensor(func)):
+        return _PASS
+    return 0
+
+
 def _float_out(r):
     if isinstance(r, (list, tuple)):
         return any(_float_out(x) for x in r)
@@ -903,6 +920,11 @@ class mode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        kind = _KIND.get(func)
+        if kind is None:
+            kind = _KIND[func] = _kind(func)
+        if kind is _PASS:
+            return func(*args, **kwargs)
         name = _packet_name(func)
         h = _H.get(name)
         if h is not None and _any_float(args, kwargs):
