@@ -689,11 +689,16 @@ REPDL_API repdl_status repdl_attention_backward_f32(
      repdl_kv_cache_init(&c, batch, hkv, capacity, d, kbuf, vbuf);
      repdl_kv_cache_append_f32(&c, ntok, k_tok, v_tok);   [batch][hkv][ntok][d]
      repdl_kv_cache_attend_f32(&c, hq, nq, scale, q, mask, key_keep, out, lse);
+     repdl_kv_cache_write_f32(&c, b, pos, ntok, k_tok, v_tok);  one sequence, [hkv][ntok][d]
    attend is repdl_attention_forward_f32 with nk = len, kv_stride =
    capacity, causal, and q_pos0 = len - nq: the queries are the last nq
    tokens appended.  A row's bits depend only on its query, the keys it
    sees and their positions, so they are those of the forward over the
    whole sequence (prefilled in one call, in chunks, or a token at a time).
+   A batch of sequences of different lengths: each writes its tokens at
+   its own positions (write), and attend's key_keep marks the slots each
+   one has written; a query then sees exactly the keys, at the positions,
+   that it sees alone, so its bits are those of the sequence alone.
    mask is [batch][nq][len], key_keep [batch][len] (NULL: none).  Bad
    input: init with d == 0, hkv == 0 or NULL buffers with a nonzero
    extent, append past capacity (len + ntok > capacity), attend with nq >
@@ -737,6 +742,31 @@ REPDL_API repdl_status repdl_kv_cache_append_f32(repdl_kv_cache *c, size_t ntok,
         memcpy(c->v + (kh * c->capacity + c->len) * d, v_tok + kh * ntok * d, ntok * d * sizeof(float));
     }
     c->len += ntok;
+    return REPDL_OK;
+}
+
+/* Writes the ntok tokens of batch entry b ([hkv][ntok][d]) at positions
+   pos .. pos + ntok - 1, and len = max(len, pos + ntok): for batches whose
+   sequences have different lengths (each decodes at its own position;
+   attend then takes key_keep to mark each sequence's slots).  b >= batch
+   or pos + ntok > capacity: REPDL_ERR_INVALID, nothing written. */
+REPDL_API repdl_status repdl_kv_cache_write_f32(repdl_kv_cache *c, size_t b, size_t pos,
+                                                size_t ntok, const float *k_tok,
+                                                const float *v_tok)
+{
+    size_t h, d;
+    REPDL__FPENV_CHECK();
+    if (!c || b >= c->batch || pos > c->capacity || ntok > c->capacity - pos)
+        return REPDL_ERR_INVALID;
+    d = c->d;
+    if (ntok == 0) return REPDL_OK;
+    if (!k_tok || !v_tok) return REPDL_ERR_INVALID;
+    for (h = 0; h < c->hkv; h++) {
+        size_t kh = b * c->hkv + h;
+        memcpy(c->k + (kh * c->capacity + pos) * d, k_tok + h * ntok * d, ntok * d * sizeof(float));
+        memcpy(c->v + (kh * c->capacity + pos) * d, v_tok + h * ntok * d, ntok * d * sizeof(float));
+    }
+    if (pos + ntok > c->len) c->len = pos + ntok;
     return REPDL_OK;
 }
 
