@@ -209,7 +209,8 @@ def _mulx(x, y):
 
 def _h_pow(func, a):
     """x^k for an integer k: 0 -> 1, 1 -> x, k > 1 -> products left to
-    right RN(RN(x x) x)..., k < 0 -> RN(1 / x^-k); k = 0.5 -> sqrt."""
+    right RN(RN(x x) x)..., k < 0 -> RN(1 / x^-k); k = 0.5 -> sqrt.
+    Correctly rounded for k in -1..2 only; one answer everywhere."""
     x, e = a['self'], a['exponent']
     if isinstance(e, torch.Tensor):
         raise _Refuse('a tensor exponent')
@@ -731,6 +732,24 @@ def _h_embedding_bwd(func, a):
     return dw
 
 
+# ---- Data movement with a variant that adds ----
+
+def _h_index_put(func, a, args, kwargs):
+    """index_put without accumulate writes values (passes); with accumulate
+    it adds in PyTorch's order (refused)."""
+    if a.get('accumulate'):
+        raise _Refuse('accumulate=True adds into the tensor in an order repdl does not define')
+    return func(*args, **kwargs)
+
+
+def _h_scatter(func, a, args, kwargs):
+    """scatter writes values (passes); with reduce= it combines them
+    (refused)."""
+    if a.get('reduce') is not None:
+        raise _Refuse(f'reduce={a["reduce"]!r} combines values in an order repdl does not define')
+    return func(*args, **kwargs)
+
+
 # ---- The lists ----
 
 def _inplace(h):
@@ -806,6 +825,8 @@ _reg('_adaptive_avg_pool2d_backward', _h_adaptive_avg_bwd, inplace=False)
 _reg('nll_loss_forward', _h_nll, inplace=False)
 _reg('nll_loss_backward', _h_nll_bwd, inplace=False)
 _reg('embedding_dense_backward', _h_embedding_bwd, inplace=False)
+_reg('index_put index_put_ _index_put_impl_', _h_index_put, raw=True, inplace=False)
+_reg('scatter scatter_', _h_scatter, raw=True, inplace=False)
 
 #: aten operations (overload packets) computed by repdl.
 ROUTED = frozenset(_H)

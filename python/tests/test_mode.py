@@ -515,6 +515,25 @@ def test_strict_refuses_dtype_and_rng():
     assert h.dtype == torch.float16 and bool((h == 2).all())
 
 
+def test_writes_pass_adds_refused():
+    """index_put and scatter write (pass); with accumulate or reduce they add
+    (refused), as index_add."""
+    x, i, v = torch.zeros(5), torch.tensor([1, 3]), torch.tensor([1., 2.])
+    with repdl.mode():
+        y = x.index_put((i,), v)
+        z = x.scatter(0, i, v)
+        for f, word in ((lambda: x.index_put((i,), v, accumulate=True), 'aten.index_put'),
+                        (lambda: x.scatter(0, i, v, reduce='add'), 'aten.scatter'),
+                        (lambda: x.index_add(0, i, v), 'aten.index_add')):
+            try:
+                f()
+            except repdl.UnsupportedOperationError as e:
+                assert word in str(e)
+            else:
+                raise AssertionError(f'not refused: {word}')
+    assert y.tolist() == z.tolist() == [0, 1, 0, 2, 0]
+
+
 def test_permissive_lists_outside(capfd):
     x = torch.randn(8)
     m = repdl.mode(strict=False)
