@@ -28,11 +28,14 @@
             (and the bias) are added in binary64 in any order: t.  Sums
             cannot overflow binary64 (K < 2^64 terms of at most 2^256) and
             never underflow (every partial sum is a multiple of 2^-298).
-            For any order, |t - s| <= gamma_K * T, gamma_K = K u / (1 - K u),
-            u = 2^-53, T = sum |terms| (Higham, recursive/blocked summation).
+            For any summation tree of depth d (at most d additions from a
+            term to the root), |t - s| <= gamma_d * T, gamma_d = d u / (1 -
+            d u), u = 2^-53, T = sum |terms| (Higham).  Each K panel of kc
+            products is summed from 0 and then added to the running sum:
+            d = kc + ceil(K / kc) <= K + 1.
      bound: T <= min(||a_i||_1 ||b_j||_inf, ||a_i||_inf ||b_j||_1) + |bias|,
             the norms computed once per row of op(A) and column of op(B);
-            E = K * 2^-53 (1 + 2^-8) * T_computed + 2^-51 |t| covers gamma_K,
+            E = d * 2^-53 (1 + 2^-8) * T_computed + 2^-51 |t| covers gamma_d,
             the rounding of T's computation and of t -+ E (K <= 2^36).
      rule:  lo = t - E, hi = t + E; if 0 is outside [lo, hi] and
             (float)lo == (float)hi (bits), that is the answer (RN is
@@ -205,21 +208,23 @@ REPDL_FN float repdl__gemm_cr_exact(size_t K, const float *a, size_t sa, const f
 /* ---- The fast path ---- */
 
 /* The micro-kernel: S (MR x nr doubles, ld lds) += the packed a panel
-   (kc x MR, k-major) times the packed b panel (kc x nr). */
+   (kc x MR, k-major) times the packed b panel (kc x nr), the panel's kc
+   products summed from 0 first: every term reaches the root through at
+   most kc + (number of panels) additions (the depth in the bound). */
 #define REPDL__GEMM_CR_UKR_BODY(NR)                                              \
     {                                                                            \
         double c[REPDL__GEMM_CR_MR][NR];                                         \
         size_t k;                                                                \
         int i, j;                                                                \
         for (i = 0; i < REPDL__GEMM_CR_MR; i++)                                  \
-            for (j = 0; j < NR; j++) c[i][j] = S[(size_t)i * lds + j];           \
+            for (j = 0; j < NR; j++) c[i][j] = 0.0;                              \
         for (k = 0; k < kc; k++) {                                               \
             const double *bk = b + k * NR, *ak = a + k * REPDL__GEMM_CR_MR;      \
             for (i = 0; i < REPDL__GEMM_CR_MR; i++)                              \
                 for (j = 0; j < NR; j++) c[i][j] += ak[i] * bk[j];               \
         }                                                                        \
         for (i = 0; i < REPDL__GEMM_CR_MR; i++)                                  \
-            for (j = 0; j < NR; j++) S[(size_t)i * lds + j] = c[i][j];           \
+            for (j = 0; j < NR; j++) S[(size_t)i * lds + j] += c[i][j];          \
     }
 
 REPDL_FN void repdl__gemm_cr_ukr8(size_t kc, const double *a, const double *b, double *S,
@@ -232,7 +237,7 @@ repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, const double *b, double *S, 
 {
     __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     size_t k;
-#define REPDL__CRL(i) c##i##0 = _mm256_loadu_pd(S + i * lds); c##i##1 = _mm256_loadu_pd(S + i * lds + 4);
+#define REPDL__CRL(i) c##i##0 = _mm256_setzero_pd(); c##i##1 = _mm256_setzero_pd();
     REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
 #undef REPDL__CRL
     for (k = 0; k < kc; k++) {
@@ -243,7 +248,9 @@ repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, const double *b, double *S, 
         REPDL__CRF(0) REPDL__CRF(1) REPDL__CRF(2) REPDL__CRF(3) REPDL__CRF(4) REPDL__CRF(5)
 #undef REPDL__CRF
     }
-#define REPDL__CRS(i) _mm256_storeu_pd(S + i * lds, c##i##0); _mm256_storeu_pd(S + i * lds + 4, c##i##1);
+#define REPDL__CRS(i) \
+    _mm256_storeu_pd(S + i * lds, _mm256_add_pd(_mm256_loadu_pd(S + i * lds), c##i##0)); \
+    _mm256_storeu_pd(S + i * lds + 4, _mm256_add_pd(_mm256_loadu_pd(S + i * lds + 4), c##i##1));
     REPDL__CRS(0) REPDL__CRS(1) REPDL__CRS(2) REPDL__CRS(3) REPDL__CRS(4) REPDL__CRS(5)
 #undef REPDL__CRS
 }
@@ -253,7 +260,7 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, const double *b, double *S
 {
     __m512d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     size_t k;
-#define REPDL__CRL(i) c##i##0 = _mm512_loadu_pd(S + i * lds); c##i##1 = _mm512_loadu_pd(S + i * lds + 8);
+#define REPDL__CRL(i) c##i##0 = _mm512_setzero_pd(); c##i##1 = _mm512_setzero_pd();
     REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
 #undef REPDL__CRL
     for (k = 0; k < kc; k++) {
@@ -264,7 +271,9 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, const double *b, double *S
         REPDL__CRF(0) REPDL__CRF(1) REPDL__CRF(2) REPDL__CRF(3) REPDL__CRF(4) REPDL__CRF(5)
 #undef REPDL__CRF
     }
-#define REPDL__CRS(i) _mm512_storeu_pd(S + i * lds, c##i##0); _mm512_storeu_pd(S + i * lds + 8, c##i##1);
+#define REPDL__CRS(i) \
+    _mm512_storeu_pd(S + i * lds, _mm512_add_pd(_mm512_loadu_pd(S + i * lds), c##i##0)); \
+    _mm512_storeu_pd(S + i * lds + 8, _mm512_add_pd(_mm512_loadu_pd(S + i * lds + 8), c##i##1));
     REPDL__CRS(0) REPDL__CRS(1) REPDL__CRS(2) REPDL__CRS(3) REPDL__CRS(4) REPDL__CRS(5)
 #undef REPDL__CRS
 }
@@ -426,11 +435,13 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     size_t i, j, k, ic, jc, pc;
     double *S, *ap, *bp, *ra1, *ramax, *cb1, *cbmax, *babs;
     unsigned char *flag;
-    /* The bound's factors (no hexadecimal literals: C++14): K (1 + 2^-8)
-       2^-53 with 0x1.01p-53 = 0x3ca0100000000000, and 2^-51; above
+    /* The bound's factors (no hexadecimal literals: C++14): d (1 + 2^-8)
+       2^-53 with d = kc0 + ceil(K / kc0) the depth of the fast path's
+       summation tree (<= K + 1) and 0x1.01p-53 = 0x3ca0100000000000, and
+       2^-51; above
        REPDL_GEMM_CR_KFAST the factor is +inf, so every output is flagged. */
     double kf = K <= REPDL_GEMM_CR_KFAST
-                    ? (double)K * repdl__asdouble(0x3ca0100000000000ull)
+                    ? (double)(kc0 + (kc0 ? (K + kc0 - 1) / kc0 : 0)) * repdl__asdouble(0x3ca0100000000000ull)
                     : repdl__asdouble(0x7ff0000000000000ull);
     double c51 = repdl__asdouble(0x3cc0000000000000ull);
     void *blk;
