@@ -76,14 +76,13 @@ int main(int argc, char **argv)
     repdl_oracle_args a;
     repdl_oracle_report *r;
     void *h, *p;
-    int i, quiet = 0, probe = 1, rc;
+    int i, quiet = 0, probe = 1, ranged = 0, rc;
     uint64_t top, v;
     size_t k;
 
     memset(&a, 0, sizeof a);
     a.stride = 1;
     a.show = 10;
-    a.hi = (uint64_t)-1;                                /* every input, set below */
     for (i = 1; i < argc; i++) {
         const char *o = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--quiet") == 0) { quiet = 1; continue; }
@@ -103,8 +102,9 @@ int main(int argc, char **argv)
             lo[colon - arg] = '\0';
             if (!parse_u64(lo, 16, &a.lo) || !parse_u64(colon + 1, 16, &a.hi))
                 return usage("--range: LO:HI in hex");
+            ranged = 1;
         } else if (strcmp(o, "--stride") == 0) {
-            if (!parse_u64(arg, 0, &a.stride) || a.stride < 1) return usage("--stride: a positive integer");
+            if (!parse_u64(arg, 10, &a.stride) || a.stride < 1) return usage("--stride: a positive integer");
         } else if (strcmp(o, "--threads") == 0) {
             if (!parse_u64(arg, 10, &v) || v < 1 || v > 4096) return usage("--threads: 1 to 4096");
             a.threads = (int)v;
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
     else if (strcmp(fmt, "f16") == 0) a.format = REPDL_ORACLE_F16;
     else return usage("--format: f32, bf16 or f16");
     top = a.format == REPDL_ORACLE_F32 ? 0xffffffffu : 0xffffu;
-    if (a.hi == (uint64_t)-1) a.hi = top;
+    if (!ranged) a.hi = top;                            /* every input */
     if (a.lo > a.hi || a.hi > top) return usage("--range: LO <= HI, both patterns of the format");
     a.progress = !quiet;
 
