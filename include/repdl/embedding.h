@@ -20,7 +20,7 @@
    from +0, and a sum of two values neither of which is -0, is never -0,
    no value of this order is -0 and +0 + x == x for every x: the tree over
    every micro-batch is the tree over the micro-batches that hold id v
-   alone, which is what is computed (repdl__embedding_grad_elem).  So:
+   alone, which is what is computed (repdl__embedding_grad_cols).  So:
      - a row that no id hits is +0 (torch's zero-filled gradient);
      - signed zeros: every zero of dtable is +0 (a row hit only by -0
        gradients is +0, as torch's index_add into zeros);
@@ -93,22 +93,26 @@ REPDL_API repdl_status repdl_embedding_forward_f32(const float *table, size_t vo
     return REPDL_OK;
 }
 
-/* dtable[v][d] for one element: pos[0 .. cnt) are the positions with id v,
-   ascending.  The chain of each micro-batch, then the buddy tree over the
-   micro-batches that occur: two consecutive ones g < h meet at the level
-   L(g, h) = bit length of g ^ h, and a pending node is added into the
-   current one when its level is at most the current one's meeting level
-   with the next (the carries of a binary counter, empty leaves skipped).
-   At most 64 pending nodes: levels strictly decrease up the stack.
-   Shared by the host and the CUDA kernel. */
-REPDL_FN float repdl__embedding_grad_elem(const float *dout, size_t dim, size_t d,
-                                          const size_t *pos, size_t cnt)
+/* Columns d0 .. d0 + w - 1 of row v of dtable, out[0 .. w): pos[0 .. cnt)
+   are the positions with id v, ascending.  The chain of each micro-batch,
+   then the buddy tree over the micro-batches that occur: two consecutive
+   ones g < h meet at the level L(g, h) = bit length of g ^ h, and a
+   pending node is added into the current one when its level is at most
+   the current one's meeting level with the next (the carries of a binary
+   counter, empty leaves skipped).  At most 64 pending nodes: levels
+   strictly decrease up the stack.  Each column on its own (additions
+   only), so w does not change a bit: the host takes blocks of columns,
+   the CUDA kernel w = 1.  Scratch: stk holds 65 w floats, cur w. */
+REPDL_FN void repdl__embedding_grad_cols(const float *dout, size_t dim, size_t d0, size_t w,
+                                         const size_t *pos, size_t cnt, float *stk, float *cur,
+                                         float *out)
 {
-    float stk[65], cur = 0.0f;
     unsigned lv[65], top = 0;
-    size_t k, g = 0;
+    size_t k, j, g = 0;
+    for (j = 0; j < w; j++) cur[j] = 0.0f; /* +0 */
     for (k = 0; k < cnt; k++) {
         size_t p = pos[k], h = p / REPDL_MICROBATCH;
+        const float *r = dout + p * dim + d0;
         if (k > 0 && h != g) { /* micro-batch g done: meet level with h */
             size_t x = g ^ h;
             unsigned L = 0;
@@ -118,21 +122,33 @@ REPDL_FN float repdl__embedding_grad_elem(const float *dout, size_t dim, size_t 
             }
             while (top > 0 && lv[top - 1] <= L) {
                 top--;
-                cur = repdl__fadd(stk[top], cur);
+                for (j = 0; j < w; j++) cur[j] = repdl__fadd(stk[top * w + j], cur[j]);
             }
-            stk[top] = cur;
+            for (j = 0; j < w; j++) {
+                stk[top * w + j] = cur[j];
+                cur[j] = 0.0f;
+            }
             lv[top] = L;
             top++;
-            cur = 0.0f;
         }
         g = h;
-        cur = repdl__fadd(cur, dout[p * dim + d]);
+        for (j = 0; j < w; j++) cur[j] = repdl__fadd(cur[j], r[j]);
     }
     while (top > 0) {
         top--;
-        cur = repdl__fadd(stk[top], cur);
+        for (j = 0; j < w; j++) cur[j] = repdl__fadd(stk[top * w + j], cur[j]);
     }
-    return repdl__canon(cur);
+    for (j = 0; j < w; j++) out[j] = repdl__canon(cur[j]);
+}
+
+/* One element (the CUDA kernel's call): repdl__embedding_grad_cols with
+   w = 1. */
+REPDL_FN float repdl__embedding_grad_elem(const float *dout, size_t dim, size_t d,
+                                          const size_t *pos, size_t cnt)
+{
+    float stk[65], cur, out;
+    repdl__embedding_grad_cols(dout, dim, d, 1, pos, cnt, stk, &cur, &out);
+    return out;
 }
 
 /* The positions sorted by id, stably (ascending within an id): pos[start[v]
@@ -153,12 +169,17 @@ REPDL_FN void repdl__embedding_sort(const int64_t *ids, size_t n, size_t vocab, 
     start[0] = 0;
 }
 
+/* Columns a host call adds side by side (stack scratch: 66 of them, 8.4
+   KiB). */
+#define REPDL__EMB_COLS 32
+
 /* dtable (overwritten) = the batch-order sums above. */
 REPDL_API repdl_status repdl_embedding_backward_f32(const float *dout, const int64_t *ids, size_t n,
                                                     size_t vocab, size_t dim, float *dtable)
 {
     REPDL__FPENV_CHECK();
     size_t v, d, *start, words = vocab;
+    float stk[65 * REPDL__EMB_COLS], cur[REPDL__EMB_COLS];
     repdl_status st = repdl__embedding_check(vocab, dim, ids, n, dtable, dout);
     if (st != REPDL_OK) return st;
     if (vocab == 0 || dim == 0) return REPDL_OK; /* dtable has no element */
@@ -171,10 +192,19 @@ REPDL_API repdl_status repdl_embedding_backward_f32(const float *dout, const int
     start = (size_t *)REPDL__ALLOC(words * sizeof(size_t));
     if (!start) return REPDL_ERR_NOMEM;
     repdl__embedding_sort(ids, n, vocab, start, start + vocab + 1);
-    for (v = 0; v < vocab; v++)
-        for (d = 0; d < dim; d++)
-            dtable[v * dim + d] = repdl__embedding_grad_elem(
-                dout, dim, d, start + vocab + 1 + start[v], start[v + 1] - start[v]);
+    for (v = 0; v < vocab; v++) {
+        size_t cnt = start[v + 1] - start[v];
+        float *row = dtable + v * dim;
+        if (cnt == 0) { /* a row no id hits */
+            for (d = 0; d < dim; d++) row[d] = 0.0f;
+            continue;
+        }
+        for (d = 0; d < dim; d += REPDL__EMB_COLS) {
+            size_t w = dim - d < REPDL__EMB_COLS ? dim - d : REPDL__EMB_COLS;
+            repdl__embedding_grad_cols(dout, dim, d, w, start + vocab + 1 + start[v], cnt, stk,
+                                       cur, row + d);
+        }
+    }
     free(start);
     return REPDL_OK;
 }
