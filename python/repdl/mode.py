@@ -732,6 +732,27 @@ def _h_embedding_bwd(func, a):
     return dw
 
 
+# ---- Dropout's mask ----
+
+def _h_bernoulli_(func, a):
+    """self.bernoulli_(q) with a float q, as PyTorch's CPU dropout draws its
+    mask (then divides by q and multiplies): element j is 1 iff
+    repdl_dropout_forward_f32 with p = RN32(1 - q) keeps it (Philox uniform j
+    of the next slot of repdl.random.default_generator >= p), else 0: the
+    mask of repdl.ops.dropout at that slot.  A torch.Generator is refused."""
+    from . import random as _random
+    if a.get('generator') is not None:
+        raise _Refuse('a torch.Generator: the mask comes from repdl.random.default_generator')
+    t = a['self']
+    if not isinstance(a['p'], (int, float)):
+        raise _Refuse('a tensor of probabilities')
+    _f32(t, 'self')
+    gen = _random.default_generator
+    seed, offset = gen.seed(), gen.next_offset()
+    _, keep = _C.dropout_forward(1.0 - float(a['p']), seed, offset, torch.ones_like(t))
+    return t.copy_(keep)
+
+
 # ---- Data movement with a variant that adds ----
 
 def _h_index_put(func, a, args, kwargs):
@@ -827,6 +848,7 @@ _reg('nll_loss_backward', _h_nll_bwd, inplace=False)
 _reg('embedding_dense_backward', _h_embedding_bwd, inplace=False)
 _reg('index_put index_put_ _index_put_impl_', _h_index_put, raw=True, inplace=False)
 _reg('scatter scatter_', _h_scatter, raw=True, inplace=False)
+_reg('bernoulli_', _h_bernoulli_, inplace=False)
 
 #: aten operations (overload packets) computed by repdl.
 ROUTED = frozenset(_H)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """repdl.mode on unmodified torch.nn models (docs/python.md, "repdl.mode").
 
-- models built from torch.nn modules and plain tensor code, trained with
+- models built from torch.nn modules and plain tensor code (dropout
+  included: its mask from repdl's Philox streams), trained with
   torch.optim.AdamW(foreach=False) under the mode, give one state_dict
   hash at torch.set_num_threads 1, 2 and 3, each in its own process;
 - under the mode a model gives the outputs, gradients and running
@@ -61,7 +62,7 @@ def mlp_loss(out, y):
 def cnn():
     return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
                          nn.MaxPool2d(2), nn.Conv2d(8, 12, 3, padding=1), nn.SiLU(),
-                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(12, 10))
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(12, 10))
 
 
 class Tiny(nn.Module):
@@ -495,11 +496,12 @@ def test_strict_refuses_interpolate_backward():
 
 def test_strict_refuses_dtype_and_rng():
     """Operations that repdl._C computes refuse float64, float16 and
-    bfloat16 (naming the dtype); PyTorch's generator is refused; one-rounding
-    arithmetic accepts every floating dtype."""
+    bfloat16 (naming the dtype); PyTorch's generator is refused (randn,
+    bernoulli with a tensor of probabilities); one-rounding arithmetic
+    accepts every floating dtype."""
     with repdl.mode():
         for f, word in ((lambda: torch.randn(3), 'aten.randn'),
-                        (lambda: F.dropout(torch.ones(4), 0.5), 'aten.bernoulli'),
+                        (lambda: torch.bernoulli(torch.full((4,), 0.5)), 'aten.bernoulli'),
                         (lambda: torch.ones(3, dtype=torch.float64).exp(), 'torch.float64'),
                         (lambda: torch.ones(3, dtype=torch.float16).tanh(), 'torch.float16'),
                         (lambda: torch.ones(2, 3, dtype=torch.bfloat16).sum(1), 'torch.bfloat16'),
@@ -513,6 +515,27 @@ def test_strict_refuses_dtype_and_rng():
                 raise AssertionError(f'not refused: {word}')
         h = torch.ones(3, dtype=torch.float16) + torch.ones(3, dtype=torch.float16)
     assert h.dtype == torch.float16 and bool((h == 2).all())
+
+
+def test_dropout_philox():
+    """F.dropout under the mode (PyTorch's CPU path: bernoulli_, div_, mul)
+    keeps the elements repdl.ops.dropout keeps at the same slot of
+    repdl.random.default_generator, with its bits; a dropped element is
+    x * 0 (the sign of x: repdl.ops writes +0); the gradients are equal."""
+    x, _ = data(60, (1000,))
+    for p in (0.1, 0.5):
+        a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+        repdl.random.manual_seed(7)
+        with repdl.mode():
+            ya = F.dropout(a, p)
+            ya.backward(torch.full_like(ya, 1.5))
+        repdl.random.manual_seed(7)
+        yb = ops.dropout(b, p)
+        yb.backward(torch.full_like(yb, 1.5))
+        kept = yb != 0
+        assert 0 < int(kept.sum()) < 1000
+        assert same(ya[kept], yb[kept]) and same(ya[~kept], x[~kept] * 0.0)
+        assert same(a.grad, b.grad), p
 
 
 def test_writes_pass_adds_refused():
