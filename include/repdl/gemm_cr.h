@@ -346,7 +346,7 @@ REPDL_FN void repdl__gemm_cr_norms(size_t lines, size_t n, const float *x, size_
    the same binary32 and 0 is outside [lo, hi]; else flag[j] = 1.  Float
    equality suffices: with 0 outside [lo, hi] both ends have one sign.  A
    non-finite t (a non-finite input) is the IEEE sum: +-inf is accepted
-   (lo = hi = t), NaN is flagged.  kf = K (1 + 2^-8) 2^-53, c51 = 2^-51. */
+   (lo = hi = t), NaN is flagged.  kf = d (1 + 2^-8) 2^-53, c51 = 2^-51. */
 #define REPDL__GEMM_CR_DECIDE_BODY                                               \
     {                                                                            \
         size_t j;                                                                \
