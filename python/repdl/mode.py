@@ -790,6 +790,7 @@ _H = {}
 
 def _reg(names, h, raw=False, inplace=True):
     hh = h if raw else _plain(h)
+    hh.raw = raw
     for n in names.split():
         _H[n] = hh
         if inplace and n + '_' not in _H:
@@ -897,6 +898,28 @@ def _returns_tensor(func):
 _RETURNS = {}
 
 
+_OUTS = {}
+
+
+def _out_form(h, func, outs, args, kwargs):
+    """An out= form (torch.exp(x, out=y)): the handler's value written into
+    the one output tensor, resized as PyTorch does; several outputs are
+    refused."""
+    if getattr(h, 'raw', False):
+        return h(func, _bind(func, args, kwargs), args, kwargs)   # writes out itself
+    if len(outs) != 1:
+        raise _Refuse('an out= form with several outputs')
+    a = _bind(func, args, kwargs)
+    out = a.pop(outs[0])
+    y = h(func, a, (), {})
+    if not isinstance(y, torch.Tensor):
+        raise _Refuse('an out= form')
+    if out.dtype != y.dtype:
+        raise _Refuse(f'out has dtype {out.dtype}, the result {y.dtype}')
+    out.resize_(y.shape)
+    return out.copy_(y)
+
+
 _PASS = object()
 _KIND = {}
 
@@ -972,6 +995,11 @@ class mode(TorchDispatchMode):
         h = _H.get(name)
         if h is not None and _any_float(args, kwargs):
             try:
+                outs = _OUTS.get(func)
+                if outs is None:
+                    outs = _OUTS[func] = [a.name for a in func._schema.arguments if a.is_out]
+                if outs:
+                    return _out_form(h, func, outs, args, kwargs)
                 return h(func, _bind(func, args, kwargs), args, kwargs)
             except _Refuse as e:
                 self._outside(func, str(e))

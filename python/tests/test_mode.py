@@ -538,6 +538,32 @@ def test_dropout_philox():
         assert same(a.grad, b.grad), p
 
 
+def test_out_forms():
+    """out= forms write the routed value into out (resized); a form with two
+    outputs is refused."""
+    x, _ = data(61, (10, 10))
+    x.view(-1)[:4] = torch.tensor([float('nan'), float('inf'), -float('inf'), -0.0])
+    x.view(torch.int32).view(-1)[0] = 0x7fc00abc
+    o1, o2, o3 = torch.empty(3), torch.empty(100), torch.empty(0)
+    img = data(62, (1, 1, 4, 4))[0]
+    with repdl.mode():
+        torch.sum(x, 1, out=o1)
+        torch.mul(x.reshape(-1), 2.0, out=o2)
+        torch.exp(x, out=o3)
+        try:
+            torch.ops.aten.max_pool2d_with_indices.out(img, [2, 2], [2, 2], [0, 0], [1, 1], False,
+                                                       out=torch.empty(0),
+                                                       indices=torch.empty(0, dtype=torch.long))
+        except repdl.UnsupportedOperationError as e:
+            assert 'several outputs' in str(e)
+        else:
+            raise AssertionError('max_pool2d_with_indices.out not refused')
+    assert same(o1, ops.sum(x, 1)) and same(o3, ops.exp(x))
+    want = x.reshape(-1) * 2.0
+    want[torch.isnan(want)] = float('nan')
+    assert same(o2, want)
+
+
 def test_writes_pass_adds_refused():
     """index_put and scatter write (pass); with accumulate or reduce they add
     (refused), as index_add."""
