@@ -15,4 +15,5 @@
 #include <repdl/gemm_threads.h>
 #include <repdl/gemm_cr_threads.h>
 #include <repdl/conv2d_threads.h>
+#include <repdl/attention_threads.h>
 #include <repdl/data_parallel.h>

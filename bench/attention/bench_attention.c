@@ -2,7 +2,9 @@
 /* bench/attention/bench_attention.c: repdl attention forward and backward
    (attention_threads.h), causal, batch 1, H heads, head_dim 64, at
    sequence lengths 128 .. 1024 and T threads.  Prints one line per
-   (seq, threads): the median wall time of forward and backward in ms.
+   (seq, threads): the median wall time of forward and backward in ms, and
+   the median CPU time of the calling thread (the whole work when threads
+   is 1; a loaded machine inflates wall time, not this).
    bench/attention/run.sh runs it beside the PyTorch anchor
    (bench_attention_torch.py) and prints the ratios.
 
@@ -38,7 +40,7 @@ int main(int argc, char **argv)
     if (reps < 1 || reps > 101 || H < 1) return 2;
     splitmix64_seed(&r, 1);
     printf("# repdl attention: batch 1, heads %d, head_dim 64, causal, median of %d (ms)\n", H, reps);
-    printf("# seq threads forward_ms backward_ms\n");
+    printf("# seq threads forward_ms backward_ms forward_cpu_ms backward_cpu_ms\n");
     for (z = 0; z < 4; z++) {
         size_t n = seqs[z], d = 64, m = (size_t)H * n * d;
         repdl_attention_shape s;
@@ -48,22 +50,27 @@ int main(int argc, char **argv)
         s.batch = 1; s.hq = s.hkv = (size_t)H; s.nq = s.nk = n; s.d = d;
         s.q_pos0 = 0; s.kv_stride = 0; s.causal = 1;
         for (ti = 0; ti < nt; ti++) {
-            double tf[101], tb[101];
+            double tf[101], tb[101], cf[101], cb[101];
             int i;
             for (i = 0; i < reps; i++) {
-                double t0 = timer_now(TIMER_WALL), t1, t2;
+                double c0 = timer_now(TIMER_CPU), t0 = timer_now(TIMER_WALL), t1, t2, c1, c2;
                 if (repdl_attention_forward_threads_f32(&s, threads[ti], 0.125f, q, k, v, NULL, NULL, o, l))
                     return 1;
                 t1 = timer_now(TIMER_WALL);
+                c1 = timer_now(TIMER_CPU);
                 if (repdl_attention_backward_threads_f32(&s, threads[ti], 0.125f, q, k, v, NULL, NULL,
                                                          o, l, g, dq, dk, dv))
                     return 1;
                 t2 = timer_now(TIMER_WALL);
+                c2 = timer_now(TIMER_CPU);
                 tf[i] = t1 - t0;
                 tb[i] = t2 - t1;
+                cf[i] = c1 - c0;
+                cb[i] = c2 - c1;
             }
-            printf("%zu %d %.3f %.3f\n", n, threads[ti], 1e3 * timer_median(tf, (size_t)reps),
-                   1e3 * timer_median(tb, (size_t)reps));
+            printf("%zu %d %.3f %.3f %.3f %.3f\n", n, threads[ti], 1e3 * timer_median(tf, reps),
+                   1e3 * timer_median(tb, reps), 1e3 * timer_median(cf, reps),
+                   1e3 * timer_median(cb, reps));
             fflush(stdout);
         }
         free(q); free(k); free(v); free(g); free(o); free(l); free(dq); free(dk); free(dv);

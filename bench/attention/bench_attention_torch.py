@@ -9,7 +9,9 @@ batched matmul with v), forward, and its autograd backward (dq, dk, dv).
 Same shapes as bench_attention.c: batch 1, H heads, head_dim 64, causal.
 
     python3 bench_attention_torch.py [reps] [heads] [threads...]
-prints "seq threads forward_ms backward_ms" lines (medians, ms)."""
+prints "seq threads forward_ms backward_ms forward_cpu_ms backward_cpu_ms"
+lines (medians, ms; cpu: time.thread_time of the calling thread, the whole
+work at 1 thread)."""
 import statistics
 import sys
 import time
@@ -23,26 +25,28 @@ def main():
     threads = [int(t) for t in sys.argv[3:]] or [1, 2]
     print(f"# torch {torch.__version__} math attention: batch 1, heads {heads}, head_dim 64, "
           f"causal, median of {reps} (ms)")
-    print("# seq threads forward_ms backward_ms")
+    print("# seq threads forward_ms backward_ms forward_cpu_ms backward_cpu_ms")
     gen = torch.Generator().manual_seed(1)
     for n in (128, 256, 512, 1024):
         q0, k0, v0, g = (torch.rand(heads, n, 64, generator=gen) * 2 - 1 for _ in range(4))
         mask = torch.full((n, n), float("-inf")).triu(1)
         for t in threads:
             torch.set_num_threads(t)
-            tf, tb = [], []
+            tf, tb, cf, cb = [], [], [], []
             for _ in range(reps):
                 q, k, v = (x.clone().requires_grad_() for x in (q0, k0, v0))
-                t0 = time.perf_counter()
+                c0, t0 = time.thread_time(), time.perf_counter()
                 s = torch.baddbmm(mask, q, k.transpose(1, 2), alpha=0.125)
                 o = torch.bmm(torch.softmax(s, dim=-1), v)
-                t1 = time.perf_counter()
+                t1, c1 = time.perf_counter(), time.thread_time()
                 o.backward(g)
-                t2 = time.perf_counter()
+                t2, c2 = time.perf_counter(), time.thread_time()
                 tf.append(t1 - t0)
                 tb.append(t2 - t1)
-            print(f"{n} {t} {1e3 * statistics.median(tf):.3f} {1e3 * statistics.median(tb):.3f}",
-                  flush=True)
+                cf.append(c1 - c0)
+                cb.append(c2 - c1)
+            print(f"{n} {t} {1e3 * statistics.median(tf):.3f} {1e3 * statistics.median(tb):.3f} "
+                  f"{1e3 * statistics.median(cf):.3f} {1e3 * statistics.median(cb):.3f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -m), $(nproc) cpus, load $(cut -d' '
 grep -m1 'model name' /proc/cpuinfo || true
 "$exe" "$reps" "$heads" 1 2 | tee "$exe.r"
 ${PYTHON:-/usr/bin/python3} "$here/bench_attention_torch.py" "$reps" "$heads" 1 2 | tee "$exe.t"
-echo "# seq threads forward_ratio backward_ratio (repdl / torch)"
+echo "# seq threads forward_ratio backward_ratio forward_cpu_ratio backward_cpu_ratio (repdl / torch; cpu: 1 thread only)"
 grep -v '^#' "$exe.r" > "$exe.r2"; grep -v '^#' "$exe.t" > "$exe.t2"
-paste -d' ' "$exe.r2" "$exe.t2" | awk '{ printf "%s %s %.2f %.2f\n", $1, $2, $3 / $7, $4 / $8 }'
+paste -d' ' "$exe.r2" "$exe.t2" | awk '{ if ($2 == 1) c = sprintf(" %.2f %.2f", $5 / $11, $6 / $12); else c = " - -";
+    printf "%s %s %.2f %.2f%s\n", $1, $2, $3 / $9, $4 / $10, c }'
 rm -f "$exe.r2" "$exe.t2"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
