@@ -538,6 +538,16 @@ def test_dropout_philox():
         assert same(a.grad, b.grad), p
 
 
+def test_print_inside():
+    """Printing a tensor inside the block works (torch's formatting passes);
+    the same operations outside formatting are still routed or refused."""
+    y, _ = data(63, (4, 5))
+    with repdl.mode():
+        text = repr(y * 2)
+        z = torch.ceil(y)
+    assert text.startswith('tensor([[') and same(z, y.ceil())
+
+
 def test_out_forms():
     """out= forms write the routed value into out (resized); a form with two
     outputs is refused."""
