@@ -3,6 +3,8 @@
 
      repdl_gemm_cr_f32(transA, transB, M, N, K, A, lda, B, ldb, bias, C, ldc);
      C[i][j] = RN( sum_k opA[i][k] * opB[k][j]  [+ bias[j]] )
+     repdl_gemm_cr_bf16(...): A and B in bfloat16 (uint16_t), bias and C
+     binary32, the same definition (at the end of this header).
 
    op(A), op(B), the leading dimensions and the argument check are those of
    repdl_gemm_f32 (gemm.h, row-major).  The sum is the exact real sum of the
@@ -559,6 +561,48 @@ REPDL_API repdl_status repdl_gemm_cr_f32(int transA, int transB, size_t M, size_
     repdl_status st = repdl__gemm_check(transA, transB, M, N, K, A, lda, B, ldb, C, ldc);
     if (st != REPDL_OK) return st;
     repdl__gemm_cr_core(transA, transB, M, N, K, A, lda, B, ldb, bias, C, ldc);
+    return REPDL_OK;
+}
+
+/* The bf16-input form: A and B hold bfloat16 bit patterns (uint16_t, the
+   layout and leading dimensions of repdl_gemm_cr_f32), bias and C are
+   binary32.  Every bf16 value is a binary32 exactly (its bits << 16), so
+   C[i][j] is the correctly rounded binary32 of the exact sum of the bf16
+   products [+ bias[j]], the same rules.  op(A) and op(B) are converted to
+   binary32 in scratch memory first (M K + K N floats): REPDL_ERR_NOMEM,
+   nothing written, when it cannot be had. */
+REPDL_API repdl_status repdl_gemm_cr_bf16(int transA, int transB, size_t M, size_t N, size_t K,
+                                          const uint16_t *A, size_t lda, const uint16_t *B,
+                                          size_t ldb, const float *bias, float *C, size_t ldc)
+{
+    REPDL__FPENV_CHECK();
+    repdl_status st = repdl__gemm_check(transA, transB, M, N, K, (const float *)(const void *)A,
+                                        lda, (const float *)(const void *)B, ldb, C, ldc);
+    size_t na = M, nb = N, i, j, k;
+    float *Af, *Bf;
+    if (st != REPDL_OK) return st;
+    if (M == 0 || N == 0) return REPDL_OK;
+    if (K == 0) {
+        repdl__gemm_cr_core(0, 1, M, N, 0, NULL, 0, NULL, 0, bias, C, ldc);
+        return REPDL_OK;
+    }
+    if (repdl__size_mul(&na, K) || repdl__size_mul(&nb, K) || repdl__size_add(&na, nb) ||
+        na > ((size_t)-1) / sizeof(float))
+        return REPDL_ERR_OVERFLOW;
+    Af = (float *)malloc(na * sizeof(float));
+    if (!Af) return REPDL_ERR_NOMEM;
+    Bf = Af + M * K;
+    /* Dense op(A) (M x K, row-major) and op(B)^T (N x K, row-major). */
+    for (i = 0; i < M; i++)
+        for (k = 0; k < K; k++)
+            Af[i * K + k] = repdl__asfloat((uint32_t)(transA ? A[k * lda + i] : A[i * lda + k])
+                                           << 16);
+    for (j = 0; j < N; j++)
+        for (k = 0; k < K; k++)
+            Bf[j * K + k] = repdl__asfloat((uint32_t)(transB ? B[j * ldb + k] : B[k * ldb + j])
+                                           << 16);
+    repdl__gemm_cr_core(0, 1, M, N, K, Af, K, Bf, K, bias, C, ldc);
+    free(Af);
     return REPDL_OK;
 }
 

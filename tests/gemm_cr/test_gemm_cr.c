@@ -10,7 +10,8 @@
    the oracle), ties moved by a tiny term either way, the overflow
    threshold; long K (several K panels).  The same products through the
    threaded form (1 to 4 threads) and cut into random sub-blocks: the same
-   bits.  Bad arguments: the status and C untouched.
+   bits.  The bf16-input form (repdl_gemm_cr_bf16) against the oracle on the
+   widened values.  Bad arguments: the status and C untouched.
    --small: fewer shapes (slow builds). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,6 +299,38 @@ static void directed(void)
     dot_case(0, a, b, &one, one, "K = 0 with bias");
 }
 
+/* The bf16-input form on random shapes: bf16 patterns from every family
+   (the top halves of its binary32 values, plus random patterns with NaN
+   and inf), against the oracle on the same values widened to binary32. */
+static void bf16_case(int mode, size_t M, size_t N, size_t K)
+{
+    int tA = (int)(rnd() & 1), tB = (int)(rnd() & 1);
+    size_t lda = (tA ? M : K) + rnd_below(3), ldb = (tB ? K : N) + rnd_below(3);
+    size_t ldc = N + rnd_below(3), i;
+    size_t nA = (tA ? K : M) * lda + 1, nB = (tB ? N : K) * ldb + 1, nC = M * ldc + 1;
+    uint16_t *A = (uint16_t *)malloc(nA * 2), *B = (uint16_t *)malloc(nB * 2);
+    float *Af = (float *)malloc(nA * sizeof(float)), *Bf = (float *)malloc(nB * sizeof(float));
+    float *bias = (rnd() & 1) ? (float *)malloc(N * sizeof(float)) : NULL;
+    float *C = (float *)malloc(nC * sizeof(float)), *R = (float *)malloc(nC * sizeof(float));
+    for (i = 0; i < nA; i++) {
+        A[i] = (rnd() & 15) ? (uint16_t)(u_of(gen(mode)) >> 16) : (uint16_t)rnd();
+        Af[i] = f_of((uint32_t)A[i] << 16);
+    }
+    for (i = 0; i < nB; i++) {
+        B[i] = (rnd() & 15) ? (uint16_t)(u_of(gen(mode)) >> 16) : (uint16_t)rnd();
+        Bf[i] = f_of((uint32_t)B[i] << 16);
+    }
+    if (bias)
+        for (i = 0; i < N; i++) bias[i] = gen(mode);
+    for (i = 0; i < nC; i++) C[i] = R[i] = f_of(0x7f800001u + (uint32_t)i);
+    CHECK(repdl_gemm_cr_bf16(tA, tB, M, N, K, A, lda, B, ldb, bias, C, ldc) == REPDL_OK,
+          "bf16 status");
+    gemm_cr_ref(tA, tB, M, N, K, Af, lda, Bf, ldb, bias, R, ldc);
+    CHECK_SAME(C, R, nC, "bf16 mode %d M %zu N %zu K %zu tA %d tB %d", mode, M, N, K, tA, tB);
+    n_outputs += (long)(M * N);
+    free(A); free(B); free(Af); free(Bf); free(bias); free(C); free(R);
+}
+
 /* Bad arguments: the status, and C untouched. */
 static void bad_args(void)
 {
@@ -313,6 +346,17 @@ static void bad_args(void)
     CHECK(repdl_gemm_cr_f32(0, 0, (size_t)1 << 40, (size_t)1 << 40, 2, A, 2, B, (size_t)1 << 40,
                             NULL, C, (size_t)1 << 40) == REPDL_ERR_OVERFLOW,
           "size overflow");
+    {
+        uint16_t h[4] = {0x3f80, 0x4000, 0x4040, 0x4080};
+        CHECK(repdl_gemm_cr_bf16(0, 0, 2, 2, 2, NULL, 2, h, 2, NULL, C, 2) == REPDL_ERR_INVALID,
+              "bf16 NULL A");
+        CHECK(repdl_gemm_cr_bf16(1, 0, 2, 2, 2, h, 1, h, 2, NULL, C, 2) == REPDL_ERR_INVALID,
+              "bf16 lda");
+        CHECK(repdl_gemm_cr_bf16(0, 0, 1, 2, 0, NULL, 0, NULL, 0, &A[0], C + 2, 2) == REPDL_OK &&
+                  u_of(C[2]) == u_of(1.0f) && u_of(C[3]) == u_of(2.0f),
+              "bf16 K = 0: the bias");
+        C[2] = C[3] = 9;
+    }
     CHECK(C[0] == 9 && C[1] == 9 && C[2] == 9 && C[3] == 9, "C untouched");
     CHECK(repdl_gemm_cr_f32(0, 0, 0, 2, 2, NULL, 2, NULL, 2, NULL, NULL, 2) == REPDL_OK, "M = 0");
     CHECK(repdl_gemm_cr_f32(0, 0, 2, 0, 2, NULL, 2, NULL, 2, NULL, NULL, 0) == REPDL_OK, "N = 0");
@@ -335,6 +379,9 @@ int main(int argc, char **argv)
             one_case(mode, M, N, K, 0);
             one_case(mode, M, N, K, 1 + (int)(rnd() & 1));
         }
+    for (mode = 0; mode < M_COUNT; mode++)
+        for (rep = 0; rep < 3; rep++)
+            bf16_case(mode, 1 + rnd_below(9), 1 + rnd_below(17), rnd_below(rep ? 70 : 6));
     /* Several blocks and K panels of the fast path (MC 96, NC 256, KC 256). */
     one_case(M_MODERATE, 100, 40, small ? 300 : 500, 0);
     one_case(M_FULL, 30, 260, 300, 0);
