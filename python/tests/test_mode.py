@@ -538,6 +538,20 @@ def test_dropout_philox():
         assert same(a.grad, b.grad), p
 
 
+def test_thread_local():
+    """The mode applies to the thread that entered it only."""
+    import threading
+    seen = []
+
+    def other():
+        seen.append(torch.fft.fft(torch.ones(4)).shape)
+    with repdl.mode():
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    assert seen == [torch.Size([4])]
+
+
 def test_print_inside():
     """Printing a tensor inside the block works (torch's formatting passes);
     the same operations outside formatting are still routed or refused."""
