@@ -900,6 +900,26 @@ _RETURNS = {}
 
 
 _OUTS = {}
+
+# What to use instead, for refusals that have an answer.
+_HINTS = {
+    'randn': 'use repdl.random.normal_, or initialise outside the block',
+    'rand': 'use repdl.random.uniform_, or initialise outside the block',
+    'normal_': 'use repdl.random.normal_, or initialise outside the block',
+    'uniform_': 'use repdl.random.uniform_, or initialise outside the block',
+    'bernoulli': 'use repdl.ops.dropout (F.dropout is routed under the mode)',
+    'cross_entropy_loss': 'use F.cross_entropy with class indices',
+    'mse_loss': 'write it as ((x - y) ** 2).mean()',
+    'lerp_': 'use repdl.optim',
+}
+
+
+def _hint(name):
+    if name.startswith('_foreach_'):
+        return '; use the optimizer with foreach=False, or repdl.optim'
+    h = _HINTS.get(name)
+    return f'; {h}' if h else ''
+
 _TENSOR_STR = os.path.join(_TORCH, '_tensor_str.py')
 
 
@@ -1025,11 +1045,11 @@ class mode(TorchDispatchMode):
             r = func(*args, **kwargs)
             if _float_out(r):
                 self._outside(func, 'it makes floating-point values (a random or computed '
-                                    'factory)')
+                                    'factory)' + _hint(name))
             return r
         if _in_tensor_str():
             return func(*args, **kwargs)
-        self._outside(func, 'repdl has no implementation of it')
+        self._outside(func, 'repdl has no implementation of it' + _hint(name))
         return func(*args, **kwargs)
 
 

@@ -477,6 +477,11 @@ def test_strict_refuses_fft():
     else:
         raise AssertionError('torch.fft ran under repdl.mode()')
     assert 'aten._fft_r2c' in msg and 'torch.fft.fft(x)' in msg and 'test_mode.py' in msg
+    try:
+        with repdl.mode():
+            torch.randn(3)
+    except repdl.UnsupportedOperationError as e:
+        assert 'aten.randn' in str(e) and 'repdl.random.normal_' in str(e)
 
 
 def test_strict_refuses_interpolate_backward():
