@@ -121,8 +121,18 @@ def _dims(dim, ndim):
     if isinstance(dim, int):
         dim = [dim]
     n = max(ndim, 1)
+    for d in dim:
+        _check_dim(d, n)
     out = sorted({d % n for d in dim})
     return [d for d in out if d < ndim] if ndim else []
+
+
+def _check_dim(d, n):
+    """PyTorch's error for a dimension out of range (its kernels check it
+    after the dispatch, so the mode checks it here)."""
+    if not -n <= d < n:
+        raise IndexError(f'Dimension out of range (expected to be in range of [{-n}, {n - 1}], '
+                         f'but got {d})')
 
 
 # ---- Elementwise functions (repdl_<op>_array_f32) ----
@@ -375,8 +385,9 @@ def _mm(A, B):
     it, the batch, in the batch order (repdl_linear_backward_f32's dW);
     every other product is repdl_gemm_f32."""
     _f32(A, 'mat1'), _f32(B, 'mat2')
-    if A.shape[1] != B.shape[0]:
-        raise _Refuse(f'shapes {tuple(A.shape)} and {tuple(B.shape)}')
+    if A.dim() != 2 or B.dim() != 2 or A.shape[1] != B.shape[0]:
+        raise RuntimeError(f'mat1 and mat2 shapes cannot be multiplied ({A.shape[0]}x{A.shape[1]} '
+                           f'and {B.shape[0]}x{B.shape[1]})')
     if A.shape[1] > 1 and A.stride(0) == 1 and A.stride(1) == A.shape[0]:
         X = A.t()
         G = _f32(B, 'mat2')
@@ -421,6 +432,7 @@ def _h_mv(func, a):
 # ---- Softmax ----
 
 def _rows_last(x, dim):
+    _check_dim(dim, max(x.dim(), 1))
     d = dim % max(x.dim(), 1)
     xm = x.movedim(d, -1).contiguous() if x.dim() else x.reshape(1)
     n = xm.shape[-1]
@@ -561,11 +573,32 @@ def _conv_conf(a):
     return list(a['stride']), list(a['padding']), list(a['dilation'])
 
 
+def _conv_shapes(x, w, b, st, pad, dil):
+    """PyTorch's errors for shapes its convolution kernel would refuse."""
+    if w.dim() != 4 or x.shape[1] != w.shape[1]:
+        raise RuntimeError(f'Given groups=1, weight of size {list(w.shape)}, expected input'
+                           f'{list(x.shape)} to have {w.shape[1] if w.dim() > 1 else "?"} '
+                           f'channels, but got {x.shape[1]} channels instead')
+    if b is not None and (b.dim() != 1 or b.shape[0] != w.shape[0]):
+        raise RuntimeError(f'Given weight of size {list(w.shape)}, expected bias to be 1-dimensional '
+                           f'with {w.shape[0]} elements, but got bias of size {list(b.shape)} '
+                           'instead')
+    if min(st) < 1 or min(dil) < 1 or min(pad) < 0:
+        raise RuntimeError('non-positive stride or dilation, or negative padding, is not supported')
+    for i in range(2):
+        if x.shape[2 + i] + 2 * pad[i] < dil[i] * (w.shape[2 + i] - 1) + 1:
+            raise RuntimeError(f'Calculated padded input size per channel: '
+                               f'({x.shape[2] + 2 * pad[0]} x {x.shape[3] + 2 * pad[1]}). Kernel '
+                               f'size: ({w.shape[2]} x {w.shape[3]}). Kernel size can\'t be '
+                               'greater than actual input size')
+
+
 def _h_conv(func, a):
     st, pad, dil = _conv_conf(a)
     x, w = _f32(a['input']), _f32(a['weight'], 'weight')
     if x.dim() != 4:
         raise _Refuse('input must be 4-D (N, C, H, W)')
+    _conv_shapes(x, w, a['bias'], st, pad, dil)
     b = None if a['bias'] is None else _f32(a['bias'], 'bias')
     return _C.conv2d_forward(x, w, b, st, pad, dil)
 
@@ -607,9 +640,23 @@ def _4d(x):
     return x, False
 
 
+def _pool_shapes(x, k, st, pad):
+    """PyTorch's errors for windows its pooling kernels would refuse."""
+    if min(k) < 1 or min(st) < 1:
+        raise RuntimeError('kernel_size and stride must be greater than zero')
+    if pad[0] > k[0] // 2 or pad[1] > k[1] // 2:
+        raise RuntimeError('pad should be at most half of effective kernel size, but got '
+                           f'pad={pad}, kernel_size={k} and dilation=1')
+    for i in range(2):
+        if x.shape[2 + i] + 2 * pad[i] < k[i]:
+            raise RuntimeError(f'Given input size: ({x.shape[1]}x{x.shape[2]}x{x.shape[3]}). '
+                               'Calculated output size is too small')
+
+
 def _h_max_pool(func, a):
     k, st, pad = _pool_conf(a, 'max_pool2d')
     x, unb = _4d(_f32(a['self']))
+    _pool_shapes(x, k, st, pad)
     y, idx = _C.max_pool2d_forward(x, k, st, pad)
     return (y.squeeze(0), idx.squeeze(0)) if unb else (y, idx)
 
@@ -628,6 +675,7 @@ def _h_max_pool_bwd(func, a):
 def _h_avg_pool(func, a):
     k, st, pad = _pool_conf(a, 'avg_pool2d')
     x, unb = _4d(_f32(a['self']))
+    _pool_shapes(x, k, st, pad)
     y = _C.avg_pool2d_forward(x, k, st, pad, bool(a['count_include_pad']))
     return y.squeeze(0) if unb else y
 
@@ -684,8 +732,15 @@ def _loss_args(a):
     if x.dim() != 2 or t.dim() != 1:
         raise _Refuse('input [N, C] and target [N] only')
     t = t.contiguous()
+    if t.shape[0] != x.shape[0]:
+        raise ValueError(f'Expected input batch_size ({x.shape[0]}) to match target batch_size '
+                         f'({t.shape[0]}).')
     ignored = t == a['ignore_index']
     keep = (~ignored).nonzero().reshape(-1) if bool(ignored.any()) else None
+    kt = t if keep is None else t.index_select(0, keep)
+    if kt.numel() and (int(kt.min()) < 0 or int(kt.max()) >= x.shape[1]):
+        bad = int(kt.max()) if int(kt.max()) >= x.shape[1] else int(kt.min())
+        raise IndexError(f'Target {bad} is out of bounds.')
     return x, t, keep
 
 

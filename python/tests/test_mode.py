@@ -567,6 +567,31 @@ def test_print_inside():
     assert text.startswith('tensor([[') and same(z, y.ceil())
 
 
+def test_bad_input_errors():
+    """Shapes and arguments PyTorch's kernels refuse raise PyTorch's error
+    types under the mode too (its kernels check after the dispatch, so the
+    mode checks): nothing is computed from a wrong shape."""
+    x, _ = data(64, (3, 4))
+    cases = [
+        (lambda: x.sum(5), IndexError), (lambda: x.softmax(2), IndexError),
+        (lambda: x.mean(-3), IndexError), (lambda: x.mm(x), RuntimeError),
+        (lambda: F.nll_loss(x, torch.tensor([0, 1, 7])), IndexError),
+        (lambda: F.nll_loss(x, torch.tensor([0, 1])), ValueError),
+        (lambda: F.conv2d(x.reshape(1, 3, 2, 2), x.reshape(1, 4, 3, 1)), RuntimeError),
+        (lambda: F.conv2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 3, 3)), RuntimeError),
+        (lambda: F.max_pool2d(torch.ones(1, 1, 2, 2), 3), RuntimeError),
+        (lambda: F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, padding=2), RuntimeError),
+    ]
+    with repdl.mode():
+        for i, (f, err) in enumerate(cases):
+            try:
+                f()
+            except err:
+                pass
+            else:
+                raise AssertionError(f'case {i} computed a value')
+
+
 def test_out_forms():
     """out= forms write the routed value into out (resized); a form with two
     outputs is refused."""
