@@ -80,6 +80,16 @@ typedef struct repdl_attention_shape {
     int causal;            /* nonzero: query i sees keys j <= q_pos0 + i */
 } repdl_attention_shape;
 
+/* The leaf and column-sum helpers below are kept out of line (host and
+   device alike): they are called from several places, and inlining them
+   into each made the CUDA kernels' PTX six times larger and their compile
+   fourteen times slower.  Never changes a value. */
+#if defined(__GNUC__) || defined(__clang__) || defined(__CUDACC__)
+#define REPDL__ATTN_OUTLINE static __attribute__((noinline, unused)) REPDL_HD
+#else
+#define REPDL__ATTN_OUTLINE REPDL_FN
+#endif
+
 /* ---- Columns of a leaf ----
    The width of a block of columns summed together, and the scratch it
    needs: 64 lane rows and 16 vector rows of REPDL__ATTN_COLS floats (20
@@ -117,7 +127,7 @@ REPDL_FN void repdl__attn_terms(float *t, size_t r, size_t nc, const float *w,
    16 seen rows, as one expression per column); lane l's value goes to row
    l of A (64 rows), then the lane fold of section 3.2 under the same rule.
    T: REPDL__ATTN_SCRATCH floats (A, then E). */
-REPDL_FN void repdl__attn_leaf(size_t j, size_t len, size_t nc, const float *w,
+REPDL__ATTN_OUTLINE void repdl__attn_leaf(size_t j, size_t len, size_t nc, const float *w,
                                const unsigned char *use, const float *M, size_t ldm, float *T,
                                float *out)
 {
@@ -197,7 +207,7 @@ REPDL_FN int repdl__attn_none(const unsigned char *use, size_t j, size_t len)
    for c < nc (nc <= REPDL__ATTN_COLS), through T and the trees tr[0..nc)
    (n > 1024).  A leaf of unseen rows only is -0 (every term -0) and is not
    computed.  n == 0: -0. */
-REPDL_FN void repdl__attn_wcols(size_t n, size_t nc, const float *w, const unsigned char *use,
+REPDL__ATTN_OUTLINE void repdl__attn_wcols(size_t n, size_t nc, const float *w, const unsigned char *use,
                                 const float *M, size_t ldm, float *T, repdl__tree *tr,
                                 float *out)
 {
@@ -398,8 +408,9 @@ REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     for (j = 0; j < n; j++) {
         float x = sc[j];
         if (!w->use[j]) continue;
-        if (x != x) { m = x; any = 2; break; }
-        if (!any || x > m || (x == m && (repdl__asuint(m) >> 31) && !(repdl__asuint(x) >> 31)))
+        if (repdl__fne(x, x)) { m = x; any = 2; break; }
+        if (!any || repdl__fgt(x, m) ||
+            (repdl__feq(x, m) && (repdl__asuint(m) >> 31) && !(repdl__asuint(x) >> 31)))
             m = x;
         any = 1;
     }
