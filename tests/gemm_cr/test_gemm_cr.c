@@ -380,8 +380,10 @@ int main(int argc, char **argv)
             one_case(mode, M, N, K, 1 + (int)(rnd() & 1));
         }
     for (mode = 0; mode < M_COUNT; mode++)
-        for (rep = 0; rep < 3; rep++)
-            bf16_case(mode, 1 + rnd_below(9), 1 + rnd_below(17), rnd_below(rep ? 70 : 6));
+        for (rep = 0; rep < 3; rep++) {
+            size_t M = 1 + rnd_below(9), N = 1 + rnd_below(17), K = rnd_below(rep ? 70 : 6);
+            bf16_case(mode, M, N, K);
+        }
     /* Several blocks and K panels of the fast path (MC 96, NC 256, KC 256). */
     one_case(M_MODERATE, 100, 40, small ? 300 : 500, 0);
     one_case(M_FULL, 30, 260, 300, 0);
