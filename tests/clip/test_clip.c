@@ -11,7 +11,8 @@
        max_norm (eps pushes it over, as in PyTorch), max_norm +inf, 0;
      - NaN and infinite norms (a NaN or inf element, squares that overflow):
        the norm returned (canonical NaN, +inf), the gradients untouched;
-     - bad input: a status and nothing written. */
+     - bad input: a status and nothing written; under flush-to-zero
+       REPDL_ERR_FPENV (x86, MXCSR). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,11 @@
 #include "clip_ref.h"
 #include "../common/check.h"
 #include "../common/splitmix64.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE__)
+#include <xmmintrin.h>
+#define HAVE_MXCSR 1
+#endif
 
 static splitmix64 rng;
 
@@ -222,6 +228,26 @@ static void test_bad_input(void)
     CHECK(repdl_grad_norm_f32(1, sz, NULL, &nrm) == REPDL_ERR_INVALID, "grad_norm NULL grads");
 }
 
+/* Under flush-to-zero (MXCSR's FTZ bit): REPDL_ERR_FPENV, nothing written. */
+static void test_fpenv(void)
+{
+#ifdef HAVE_MXCSR
+    float g[2] = {3.0f, 4.0f}, *gp[1], nrm = -7.0f, gn = -7.0f;
+    const float *cg[1];
+    size_t sz[1] = {2};
+    unsigned old = _mm_getcsr();
+    repdl_status a, b;
+    gp[0] = g;
+    cg[0] = g;
+    _mm_setcsr(old | 0x8000u);
+    a = repdl_clip_grad_norm_f32(1, sz, 1.0f, 0.0f, gp, &nrm);
+    b = repdl_grad_norm_f32(1, sz, cg, &gn);
+    _mm_setcsr(old);
+    CHECK(a == REPDL_ERR_FPENV && b == REPDL_ERR_FPENV, "FTZ: %d %d", (int)a, (int)b);
+    CHECK(nrm == -7.0f && gn == -7.0f && g[0] == 3.0f && g[1] == 4.0f, "FTZ: written");
+#endif
+}
+
 int main(void)
 {
     splitmix64_seed(&rng, 31);
@@ -229,5 +255,6 @@ int main(void)
     test_split();
     test_rule();
     test_bad_input();
+    test_fpenv();
     return check_summary("test_clip");
 }

@@ -20,6 +20,11 @@
 #include "../common/check.h"
 #include "../common/splitmix64.h"
 
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE__)
+#include <xmmintrin.h>
+#define HAVE_MXCSR 1
+#endif
+
 static splitmix64 rng;
 
 static float rnd_value(void)
@@ -255,6 +260,27 @@ static void test_bad_input(void)
     }
 }
 
+/* Under flush-to-zero (MXCSR's FTZ bit): REPDL_ERR_FPENV, nothing written. */
+static void test_fpenv(void)
+{
+#ifdef HAVE_MXCSR
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8], c[8], s[8];
+    unsigned old = _mm_getcsr(), k;
+    repdl_status a, b, t;
+    int same = 1;
+    for (k = 0; k < 8; k++) y[k] = c[k] = s[k] = -7.0f;
+    _mm_setcsr(old | 0x8000u);
+    t = repdl_rope_table_f32(4, 4, 10000.0f, c, s);
+    a = repdl_rope_forward_f32(1, 1, 2, 4, 0, 4, tc, ts, x, y);
+    b = repdl_rope_backward_f32(1, 1, 2, 4, 0, 4, tc, ts, x, y);
+    _mm_setcsr(old);
+    CHECK(t == REPDL_ERR_FPENV && a == REPDL_ERR_FPENV && b == REPDL_ERR_FPENV, "FTZ: %d %d %d",
+          (int)t, (int)a, (int)b);
+    for (k = 0; k < 8; k++) same &= y[k] == -7.0f && c[k] == -7.0f && s[k] == -7.0f;
+    CHECK(same, "FTZ: written");
+#endif
+}
+
 int main(void)
 {
     splitmix64_seed(&rng, 30);
@@ -264,5 +290,6 @@ int main(void)
     test_invariance();
     test_backward_fd();
     test_bad_input();
+    test_fpenv();
     return check_summary("test_rope");
 }
