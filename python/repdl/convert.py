@@ -35,8 +35,17 @@ _SWAP = {
     torch.nn.LogSoftmax: rnn.LogSoftmax, torch.nn.CrossEntropyLoss: rnn.CrossEntropyLoss,
     torch.nn.NLLLoss: rnn.NLLLoss, torch.nn.Flatten: rnn.Flatten,
     torch.nn.Identity: rnn.Identity, torch.nn.Embedding: rnn.Embedding,
+    torch.nn.MultiheadAttention: rnn.MultiheadAttention,
+    # MultiheadAttention's out_proj: its weight and bias are read by the
+    # attention's forward, its own forward never runs
+    torch.nn.modules.linear.NonDynamicallyQuantizableLinear: rnn.Linear,
+    torch.nn.TransformerEncoderLayer: rnn.TransformerEncoderLayer,
+    torch.nn.TransformerDecoderLayer: rnn.TransformerDecoderLayer,
+    torch.nn.TransformerEncoder: rnn.TransformerEncoder,
+    torch.nn.TransformerDecoder: rnn.TransformerDecoder,
+    torch.nn.Transformer: rnn.Transformer,
 }
-_REPDL = set(_SWAP.values()) | {rnn.RMSNorm}
+_REPDL = set(_SWAP.values()) | {rnn.RMSNorm, rnn.RotaryEmbedding}
 _CONTAINERS = (torch.nn.Sequential, torch.nn.ModuleList, torch.nn.ModuleDict)
 
 
@@ -93,6 +102,18 @@ def _config_problem(m):
     if isinstance(m, torch.nn.Embedding) and (m.max_norm is not None or
                                               m.scale_grad_by_freq or m.sparse):
         return 'max_norm, scale_grad_by_freq or sparse=True (repdl: none of them)'
+    if isinstance(m, torch.nn.MultiheadAttention):
+        if not m._qkv_same_embed_dim:
+            return (f'kdim={m.kdim}, vdim={m.vdim} differ from embed_dim={m.embed_dim} '
+                    '(repdl: equal)')
+        if m.bias_k is not None or m.add_zero_attn:
+            return 'add_bias_kv or add_zero_attn (repdl: neither)'
+    if isinstance(m, (torch.nn.TransformerEncoderLayer, torch.nn.TransformerDecoderLayer)):
+        act = m.activation
+        if not (act is torch.nn.functional.relu or act is torch.nn.functional.gelu or
+                isinstance(act, torch.nn.Module)):
+            return (f'activation {getattr(act, "__name__", act)!r} (repdl: relu, gelu or a '
+                    'module repdl converts)')
     if isinstance(m, torch.nn.Softmax) or isinstance(m, torch.nn.LogSoftmax):
         if m.dim is None:
             return 'dim=None (repdl needs an explicit dim)'

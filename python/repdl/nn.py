@@ -10,10 +10,17 @@ then bias) from repdl.random.default_generator instead of torch's RNG.
 Containers (Sequential, ModuleList, ModuleDict) are torch's own: they
 compute nothing.
 """
+import math
+
 import torch
 
 from . import ops
 from . import random as _random
+from . import functional
+import sys as _sys
+
+# `import repdl.nn.functional` (as torch.nn.functional) finds repdl/functional.py
+_sys.modules.setdefault(__name__ + '.functional', functional)
 
 Sequential = torch.nn.Sequential
 ModuleList = torch.nn.ModuleList
@@ -22,7 +29,9 @@ ModuleDict = torch.nn.ModuleDict
 __all__ = ['Linear', 'Conv2d', 'ReLU', 'GELU', 'SiLU', 'Sigmoid', 'Tanh', 'Softplus',
            'LeakyReLU', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'LayerNorm', 'RMSNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout',
            'Softmax', 'LogSoftmax', 'CrossEntropyLoss', 'NLLLoss', 'Flatten', 'Identity', 'Embedding',
-           'Sequential', 'ModuleList', 'ModuleDict']
+           'MultiheadAttention', 'RotaryEmbedding', 'TransformerEncoderLayer',
+           'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerDecoder', 'Transformer',
+           'functional', 'Sequential', 'ModuleList', 'ModuleDict']
 
 
 def _default_init(tensor, fan_in, generator=None):
@@ -308,3 +317,284 @@ class Embedding(torch.nn.Embedding):
 
     def forward(self, input):
         return ops.embedding(input, self.weight, self.padding_idx)
+
+
+class RotaryEmbedding(torch.nn.Module):
+    """Rotary position embedding (ops.rope, include/repdl/rope.h): the
+    tables of max_positions positions for head dimension dim (even) and
+    base, built once by repdl_rope_table_f32 (the same bits everywhere;
+    buffers cos and sin, not in the state_dict).  forward(x, pos0=0)
+    rotates x [..., n, dim], row t at position pos0 + t; a sequence past
+    the table raises ValueError."""
+
+    def __init__(self, dim, max_positions=2048, base=10000.0, device=None):
+        super().__init__()
+        self.dim, self.max_positions, self.base = int(dim), int(max_positions), float(base)
+        c, s = ops.rope_table(self.max_positions, self.dim, self.base, device=device)
+        self.register_buffer('cos', c, persistent=False)
+        self.register_buffer('sin', s, persistent=False)
+
+    def forward(self, x, pos0=0):
+        return ops.rope(x, self.cos, self.sin, pos0)
+
+    def extra_repr(self):
+        return f'dim={self.dim}, max_positions={self.max_positions}, base={self.base}'
+
+
+class MultiheadAttention(torch.nn.MultiheadAttention):
+    """torch.nn.MultiheadAttention computed by repdl: the projections by
+    ops.linear (in_proj_weight/in_proj_bias, out_proj: torch's parameter
+    names and state_dict layout), attention by repdl_attention_forward_f32
+    (ops.scaled_dot_product_attention's rules: a row's bits depend on its
+    query and the keys it sees only).  batch_first both ways, unbatched
+    input, key_padding_mask and attn_mask (bool: True masks out, as in
+    torch; float: added; 2-D [L, S] or 3-D [N * num_heads, L, S]),
+    is_causal (query i sees keys j <= i, attn_mask then optional).
+    need_weights: the attention probabilities RN(p_j / l) exactly as the
+    output used them (an attention of head dimension max(head_dim, S) with
+    one-hot values: slower; TransformerEncoderLayer passes
+    need_weights=False), averaged over the heads by ops.mean when
+    average_attn_weights.  Refused at construction (NotImplementedError):
+    kdim/vdim other than embed_dim, add_bias_kv, add_zero_attn; at a
+    training call: dropout > 0 (no dropout inside attention).
+    Initialisation: torch's (xavier uniform in_proj_weight, zero biases,
+    out_proj.weight Linear's bound) drawn from repdl's Philox."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        if (kdim is not None and kdim != embed_dim) or (vdim is not None and vdim != embed_dim):
+            raise NotImplementedError('repdl.nn.MultiheadAttention: kdim/vdim other than '
+                                      'embed_dim are not supported')
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError('repdl.nn.MultiheadAttention: add_bias_kv and add_zero_attn '
+                                      'are not supported')
+        super().__init__(embed_dim, num_heads, dropout, bias, add_bias_kv, add_zero_attn, kdim,
+                         vdim, batch_first, device=device, dtype=dtype)
+
+    def _reset_parameters(self):
+        if not self._qkv_same_embed_dim:
+            return  # refused by __init__ (torch's constructor calls this first)
+        E = self.embed_dim
+        b = math.sqrt(6.0 / (4 * E)) if E else 0.0  # xavier: fan_in E, fan_out 3E
+        _random.uniform_(self.in_proj_weight, -b, b)
+        _default_init(self.out_proj.weight, E)
+        with torch.no_grad():
+            if self.in_proj_bias is not None:
+                self.in_proj_bias.zero_()
+            if self.out_proj.bias is not None:
+                self.out_proj.bias.zero_()
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        if not self._qkv_same_embed_dim or self.bias_k is not None or self.add_zero_attn:
+            raise NotImplementedError('repdl.nn.MultiheadAttention: kdim/vdim, add_bias_kv and '
+                                      'add_zero_attn are not supported')
+        if self.training and self.dropout > 0:
+            raise NotImplementedError(f'repdl.nn.MultiheadAttention: dropout={self.dropout} in '
+                                      'training (repdl has no dropout inside attention): set '
+                                      'the attribute dropout to 0.0, or call eval()')
+        unbatched = query.dim() == 2
+        if unbatched:
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        # (L, N, E) from here, torch's layout
+        L, N, E = query.shape
+        S = key.shape[0]
+        H, hd = self.num_heads, self.head_dim
+        if E != self.embed_dim or key.shape[2] != E or value.shape[2] != E or \
+                value.shape[:2] != key.shape[:2] or key.shape[1] != N:
+            raise RuntimeError(f'repdl.nn.MultiheadAttention: query {tuple(query.shape)}, key '
+                               f'{tuple(key.shape)}, value {tuple(value.shape)} do not match '
+                               f'embed_dim {self.embed_dim}')
+        w, b = self.in_proj_weight, self.in_proj_bias
+        if query is key and key is value:
+            q, k, v = ops.linear(query, w, b).chunk(3, dim=-1)
+        else:
+            bq, bk, bv = (None, None, None) if b is None else b.chunk(3)
+            wq, wk, wv = w.chunk(3)
+            q, k, v = ops.linear(query, wq, bq), ops.linear(key, wk, bk), ops.linear(value, wv, bv)
+
+        def heads(t, n):  # (n, N, E) -> (N, H, n, hd)
+            return t.reshape(n, N, H, hd).permute(1, 2, 0, 3).contiguous()
+        q, k, v = heads(q, L), heads(k, S), heads(v, S)
+        mask, keep = self._masks(attn_mask, key_padding_mask, N, L, S)
+        causal = bool(is_causal)
+        if mask is not None:  # per head: heads folded into the batch
+            q4, k4, v4 = (t.reshape(N * H, 1, t.shape[2], hd) for t in (q, k, v))
+            keep4 = None if keep is None else keep.repeat_interleave(H, dim=0).contiguous()
+            mask = mask.reshape(N * H, L, S).contiguous()
+        else:
+            q4, k4, v4, keep4 = q, k, v, keep
+        out, _ = ops._attention(q4, k4, v4, mask, keep4, causal)
+        out = out.reshape(N, H, L, hd).permute(2, 0, 1, 3).reshape(L, N, E)
+        out = ops.linear(out, self.out_proj.weight, self.out_proj.bias)
+        weights = None
+        if need_weights:
+            weights = self._weights(q4, k4, mask, keep4, causal, hd, N, H, L, S)
+            if average_attn_weights:
+                weights = ops.mean(weights, dim=1)
+            if unbatched:
+                weights = weights.squeeze(0)
+        if unbatched:
+            out = out.squeeze(1)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        return out, weights
+
+    def _masks(self, attn_mask, key_padding_mask, N, L, S):
+        """(float mask [N, H, L, S] or None, keep [N, S] uint8 or None)."""
+        H = self.num_heads
+        keep, mask = None, None
+        if key_padding_mask is not None:
+            if tuple(key_padding_mask.shape) != (N, S):
+                raise RuntimeError(f'repdl.nn.MultiheadAttention: key_padding_mask must be '
+                                   f'{(N, S)}, got {tuple(key_padding_mask.shape)}')
+            if key_padding_mask.dtype == torch.bool:
+                keep = (~key_padding_mask).to(torch.uint8).contiguous()
+            else:
+                mask = ops._check(key_padding_mask, 'key_padding_mask').reshape(N, 1, 1, S)
+        if attn_mask is not None:
+            if attn_mask.dim() == 2 and tuple(attn_mask.shape) == (L, S):
+                m = attn_mask.reshape(1, 1, L, S)
+            elif attn_mask.dim() == 3 and tuple(attn_mask.shape) == (N * H, L, S):
+                m = attn_mask.reshape(N, H, L, S)
+            else:
+                raise RuntimeError(f'repdl.nn.MultiheadAttention: attn_mask must be {(L, S)} or '
+                                   f'{(N * H, L, S)}, got {tuple(attn_mask.shape)}')
+            if m.dtype == torch.bool:  # torch's MultiheadAttention: True masks out
+                m = torch.zeros(m.shape, dtype=torch.float32,
+                                device=m.device).masked_fill(m, float('-inf'))
+            else:
+                m = ops._check(m, 'attn_mask')
+            if mask is None:
+                mask = m
+            else:  # a float key_padding_mask and attn_mask: added, as torch does
+                mask = mask + m  # one IEEE addition per element
+        if mask is not None:
+            mask = mask.expand(N, H, L, S)
+        return mask, keep
+
+    def _weights(self, q4, k4, mask, keep4, causal, hd, N, H, L, S):
+        """The attention probabilities [N, H, L, S]: the attention of q4 and
+        k4 (padded with +0 columns to width W = max(hd, S): the same scores
+        up to the sign of a zero, the same probabilities) over the one-hot
+        values e_j, whose output c is RN(p_c / l)."""
+        W = max(hd, S)
+        B = q4.shape[0]
+
+        def pad(t):
+            return t if W == hd else torch.cat(
+                [t, torch.zeros(t.shape[:-1] + (W - hd,), dtype=t.dtype, device=t.device)], -1)
+        eye = torch.zeros(B, k4.shape[1], S, W, dtype=torch.float32, device=q4.device)
+        eye[:, :, torch.arange(S), torch.arange(S)] = 1.0
+        p, _ = ops._attention(pad(q4), pad(k4), eye, mask, keep4, causal,
+                              scale=1.0 / math.sqrt(hd))
+        return p[..., :S].reshape(N, H, L, S)
+
+
+def _activation(fn, x):
+    """A transformer layer's activation: torch's F.relu / F.gelu (by
+    name, as the layer stores it) as repdl's, or a repdl module."""
+    if fn is torch.nn.functional.relu:
+        return ops.relu(x)
+    if fn is torch.nn.functional.gelu:
+        return ops.gelu(x)
+    if isinstance(fn, torch.nn.Module) and type(fn).__module__ == __name__:
+        return fn(x)
+    raise NotImplementedError(f'repdl: transformer activation {fn!r} is not supported (relu, '
+                              'gelu or a repdl.nn module)')
+
+
+class TransformerEncoderLayer(torch.nn.TransformerEncoderLayer):
+    """torch.nn.TransformerEncoderLayer computed by repdl (its children
+    repdl.nn modules: MultiheadAttention, Linear, LayerNorm, Dropout;
+    activation relu or gelu; residual additions one IEEE addition each;
+    PyTorch's fused fast path never runs).  norm_first both ways."""
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff(x))
+        return x
+
+    def _sa(self, x, mask, kpm, is_causal):
+        x = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=kpm, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff(self, x):
+        return self.dropout2(self.linear2(self.dropout(_activation(self.activation,
+                                                                  self.linear1(x)))))
+
+
+class TransformerDecoderLayer(torch.nn.TransformerDecoderLayer):
+    """torch.nn.TransformerDecoderLayer computed by repdl
+    (TransformerEncoderLayer's rules)."""
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha(self.norm2(x), memory, memory_mask, memory_key_padding_mask,
+                              memory_is_causal)
+            x = x + self._ff(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = self.norm2(x + self._mha(x, memory, memory_mask, memory_key_padding_mask,
+                                         memory_is_causal))
+            x = self.norm3(x + self._ff(x))
+        return x
+
+    def _sa(self, x, mask, kpm, is_causal):
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=kpm,
+                                            need_weights=False, is_causal=is_causal)[0])
+
+    def _mha(self, x, mem, mask, kpm, is_causal):
+        return self.dropout2(self.multihead_attn(x, mem, mem, attn_mask=mask, key_padding_mask=kpm,
+                                                 need_weights=False, is_causal=is_causal)[0])
+
+    def _ff(self, x):
+        return self.dropout3(self.linear2(self.dropout(_activation(self.activation,
+                                                                  self.linear1(x)))))
+
+
+class TransformerEncoder(torch.nn.TransformerEncoder):
+    """torch.nn.TransformerEncoder over repdl layers: each layer in turn,
+    then norm if any (no nested-tensor fast path)."""
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                      is_causal=bool(is_causal))
+        return self.norm(x) if self.norm is not None else x
+
+
+class TransformerDecoder(torch.nn.TransformerDecoder):
+    """torch.nn.TransformerDecoder over repdl layers, then norm if any."""
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return self.norm(x) if self.norm is not None else x
+
+
+class Transformer(torch.nn.Transformer):
+    """torch.nn.Transformer whose encoder and decoder are repdl's (its own
+    forward only checks shapes and calls them).  Made by from_torch_module
+    from a torch.nn.Transformer; building one directly builds torch's
+    layers: convert it with repdl.from_torch_module."""

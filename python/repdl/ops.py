@@ -34,7 +34,7 @@ __all__ = [
     'sum', 'mean', 'var', 'norm', 'dot', 'softmax', 'log_softmax',
     'mm', 'matmul', 'linear', 'conv2d', 'max_pool2d', 'avg_pool2d',
     'adaptive_avg_pool2d', 'layer_norm', 'rms_norm', 'batch_norm', 'dropout', 'cross_entropy',
-    'nll_loss', 'embedding',
+    'nll_loss', 'embedding', 'rope_table', 'rope', 'scaled_dot_product_attention',
 ]
 
 _builtin_sum = sum
@@ -1103,3 +1103,202 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     ids = input.reshape(-1).to(torch.int64).contiguous()
     out = _Embedding.apply(ids, w, padding_idx)
     return out.reshape(*input.shape, w.shape[1])
+
+
+# ---- Rotary position embeddings (include/repdl/rope.h, docs/rope.md) ----
+
+def rope_table(positions, dim, base=10000.0, device=None):
+    """The tables (cos, sin), each [positions, dim // 2] float32, of
+    repdl_rope_table_f32: theta_i = 2^-RN(RN(2i/dim) log2(base)), angle
+    RN(p theta_i), cos and sin correctly rounded: the same bits on every
+    machine.  dim even and > 0, base finite and > 0, positions <= 2^24
+    (else RuntimeError from the library, ValueError for an odd dim)."""
+    positions, dim = int(positions), int(dim)
+    if dim <= 0 or dim % 2:
+        raise ValueError(f'repdl: rope_table: dim must be even and > 0, got {dim}')
+    if positions < 0:
+        raise ValueError(f'repdl: rope_table: positions must be >= 0, got {positions}')
+    like = torch.empty(0, dtype=torch.float32, device=device)
+    _device.check(like, 'rope table')
+    c, s = _C.rope_table(positions, dim, float(base), like)
+    return c, s
+
+
+class _Rope(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, cos_tab, sin_tab, rows, n, d, pos0):
+        ctx.save_for_backward(cos_tab, sin_tab)
+        ctx.conf = (rows, n, d, pos0)
+        return _C.rope_forward(rows, n, d, pos0, cos_tab, sin_tab, x)
+
+    @staticmethod
+    @_once
+    def backward(ctx, g):
+        cos_tab, sin_tab = ctx.saved_tensors
+        dx = _C.rope_backward(*ctx.conf, cos_tab, sin_tab, _grad(g)) \
+            if ctx.needs_input_grad[0] else None
+        return dx, None, None, None, None, None, None
+
+
+def rope(input, cos, sin, pos0=0):
+    """Rotary position embedding of input [..., n, d] (half-split pairs:
+    element i with i + d/2, GPT-NeoX / LLaMA's Hugging Face form), row t at
+    position pos0 + t of the tables (rope_table) by repdl_rope_forward_f32:
+    each product rounded, then the sum (never fused).  Backward: the
+    transposed rotation (repdl_rope_backward_f32); the tables get no
+    gradient.  A sequence past the table (pos0 + n > positions), d odd or
+    not twice the tables' width: RuntimeError or ValueError, nothing
+    computed."""
+    x = _check(input)
+    c, s = _check(cos, 'cos'), _check(sin, 'sin')
+    if x.dim() < 2:
+        raise ValueError(f'repdl: rope: input must be [..., n, d], got shape {tuple(x.shape)}')
+    n, d = x.shape[-2], x.shape[-1]
+    if d == 0 or d % 2 or c.dim() != 2 or c.shape != s.shape or 2 * c.shape[1] != d:
+        raise ValueError(f'repdl: rope: head dimension {d} must be even, > 0 and twice the '
+                         f'tables\' width (tables {tuple(c.shape)}, {tuple(s.shape)})')
+    pos0 = int(pos0)
+    if pos0 < 0 or pos0 + n > c.shape[0]:
+        raise ValueError(f'repdl: rope: positions {pos0} .. {pos0 + n - 1} reach past the '
+                         f'table of {c.shape[0]} positions')
+    rows = x.numel() // (n * d) if n * d else 0
+    if torch.is_grad_enabled() and (c.requires_grad or s.requires_grad):
+        raise NotImplementedError('repdl: rope: the tables get no gradient (they are '
+                                  'constants: build them with rope_table)')
+    return _Rope.apply(x, c.detach(), s.detach(), rows, n, d, pos0)
+
+
+# ---- Attention (include/repdl/attention.h, docs/attention.md) ----
+
+class _Attention(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, v, mask, keep, dims, q_pos0, causal, scale):
+        out, lse = _C.attention_forward(dims, q_pos0, causal, scale, q, k, v, mask, keep)
+        ctx.save_for_backward(q, k, v, mask, keep, out, lse)
+        ctx.conf = (dims, q_pos0, causal, scale)
+        ctx.mark_non_differentiable(lse)
+        return out, lse
+
+    @staticmethod
+    @_once
+    def backward(ctx, g, _glse):
+        q, k, v, mask, keep, out, lse = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if not (need[0] or need[1] or need[2]):
+            return (None,) * 9
+        dq, dk, dv = _C.attention_backward(*ctx.conf, q, k, v, mask, keep, out, lse, _grad(g),
+                                           need[0], need[1], need[2])
+        return dq, dk, dv, None, None, None, None, None, None
+
+
+def _attention(q, k, v, mask=None, keep=None, causal=False, scale=None, q_pos0=0):
+    """repdl_attention_forward_f32 on q [B, Hq, L, E], k, v [B, Hkv, S, E]
+    (contiguous float32), mask [B, L, S] float (additive, -inf: not seen)
+    or None, keep [B, S] uint8 (0: padding) or None; returns (out, lse)."""
+    B, Hq, L, E = q.shape
+    Hkv, S = k.shape[1], k.shape[2]
+    if E == 0:
+        raise ValueError('repdl: attention: head dimension 0')
+    if Hkv == 0 or Hq % Hkv:
+        raise ValueError(f'repdl: attention: {Hq} query heads are not a multiple of {Hkv} '
+                         'key/value heads')
+    if causal and S < q_pos0 + L:
+        raise ValueError(f'repdl: attention: is_causal with fewer keys ({S}) than queries '
+                         f'({L}): the causal mask is aligned top-left only when S >= L')
+    if scale is None:
+        scale = 1.0 / math.sqrt(E)
+    if mask is not None and torch.is_grad_enabled() and mask.requires_grad:
+        raise NotImplementedError('repdl: attention: attn_mask gets no gradient (detach it)')
+    if mask is not None:
+        mask = mask.detach()
+    return _Attention.apply(q, k, v, mask, keep, [B, Hq, Hkv, L, S, E], int(q_pos0),
+                            bool(causal), float(scale))
+
+
+def _float_mask(m, shape, name):
+    """m broadcast to shape, as an additive float mask: a bool mask's True
+    is a seen key (torch's scaled_dot_product_attention), 0.0 / -inf."""
+    if not isinstance(m, torch.Tensor):
+        raise TypeError(f'repdl: {name} must be a torch.Tensor, got {type(m).__name__}')
+    try:
+        torch.broadcast_shapes(m.shape, shape)
+        if len(m.shape) > len(shape) or torch.broadcast_shapes(m.shape, shape) != torch.Size(shape):
+            raise RuntimeError
+    except RuntimeError:
+        raise RuntimeError(f'repdl: {name} of shape {tuple(m.shape)} does not broadcast to '
+                           f'{tuple(shape)}') from None
+    if m.dtype == torch.bool:
+        f = torch.zeros(m.shape, dtype=torch.float32, device=m.device)
+        m = f.masked_fill(~m, float('-inf'))
+    else:
+        m = _check(m, name)
+    return m.expand(shape)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x's
+    signature) by repdl_attention_forward_f32 (docs/attention.md): each
+    output row a function of its query, the keys it sees and their
+    positions only (canonical sums, correctly rounded exp and log): the
+    same bits whatever the batch, the other rows, the sequence padding and
+    the thread count.  Backward repdl_attention_backward_f32.
+
+    query [..., L, E], key [..., S, E], value [..., S, E] (the same leading
+    dimensions; value's last dimension must be E); enable_gqa: query
+    [N, Hq, L, E], key and value [N, Hkv, S, E], Hq a multiple of Hkv.
+    attn_mask broadcasts to [..., L, S]: bool (True: the key takes part)
+    or float (added to the scores; -inf: not seen); it gets no gradient
+    (with enable_gqa it may not differ between heads).  is_causal: query i
+    sees keys j <= i (top-left; S < L refused).  scale default 1/sqrt(E)
+    (float64, rounded once to float32).  A row that sees no key gives 0
+    (PyTorch: NaN).  dropout_p != 0: NotImplementedError (no dropout
+    inside attention; apply repdl.ops.dropout elsewhere)."""
+    if dropout_p:
+        raise NotImplementedError(f'repdl: scaled_dot_product_attention: dropout_p={dropout_p} is '
+                                  'not supported (repdl has no dropout inside attention); pass '
+                                  'dropout_p=0.0')
+    q, k, v = _check(query, 'query'), _check(key, 'key'), _check(value, 'value')
+    if q.dim() < 2 or k.dim() != q.dim() or v.dim() != q.dim():
+        raise RuntimeError(f'repdl: scaled_dot_product_attention: query, key and value must have '
+                           f'the same number of dimensions (>= 2), got {tuple(q.shape)}, '
+                           f'{tuple(k.shape)}, {tuple(v.shape)}')
+    L, E, S = q.shape[-2], q.shape[-1], k.shape[-2]
+    if k.shape[-1] != E or v.shape[-2] != S:
+        raise RuntimeError(f'repdl: scaled_dot_product_attention: key {tuple(k.shape)} and value '
+                           f'{tuple(v.shape)} do not match query {tuple(q.shape)}')
+    if v.shape[-1] != E:
+        raise NotImplementedError(f'repdl: scaled_dot_product_attention: value head dimension '
+                                  f'{v.shape[-1]} != query/key head dimension {E} (repdl: equal)')
+    if E == 0:
+        raise ValueError('repdl: scaled_dot_product_attention: head dimension 0')
+    if enable_gqa:
+        if q.dim() != 4 or k.shape[0] != q.shape[0] or v.shape[:2] != k.shape[:2]:
+            raise RuntimeError('repdl: scaled_dot_product_attention: enable_gqa wants query '
+                               '[N, Hq, L, E] and key, value [N, Hkv, S, E]')
+        lead, B, Hq, Hkv = q.shape[:-2], q.shape[0], q.shape[1], k.shape[1]
+    else:
+        if k.shape[:-2] != q.shape[:-2] or v.shape[:-2] != q.shape[:-2]:
+            raise RuntimeError(f'repdl: scaled_dot_product_attention: the leading dimensions of '
+                               f'query {tuple(q.shape)}, key {tuple(k.shape)} and value '
+                               f'{tuple(v.shape)} differ')
+        lead = q.shape[:-2]
+        B = 1
+        for n in lead:
+            B *= n
+        Hq = Hkv = 1
+    mask = None
+    if attn_mask is not None:
+        if enable_gqa:
+            m = _float_mask(attn_mask, tuple(lead) + (L, S), 'attn_mask')
+            if m.shape[1] > 1 and m.stride(1) != 0 and Hq > 1:
+                if not bool((m == m[:, :1]).all()):
+                    raise NotImplementedError('repdl: scaled_dot_product_attention: with '
+                                              'enable_gqa, attn_mask may not differ between heads')
+            mask = m[:, 0].contiguous()
+        else:
+            mask = _float_mask(attn_mask, tuple(lead) + (L, S), 'attn_mask')
+            mask = mask.reshape(B, L, S).contiguous()
+    out, _ = _attention(q.reshape(B, Hq, L, E), k.reshape(B, Hkv, S, E), v.reshape(B, Hkv, S, E),
+                        mask, None, bool(is_causal), scale)
+    return out.reshape(q.shape)

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <repdl/repdl.h>
+#include <repdl/attention_threads.h>
 #include <repdl/conv2d_threads.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/reduce_threads.h>
@@ -316,6 +317,83 @@ Tensor gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const Tensor &A, 
     return C;
 }
 
+// ---- Attention (attention_threads.h at torch's thread count: the same
+// bits at every count; no CUDA form yet): q [batch][hq][nq][d], k, v
+// [batch][hkv][nk][d], mask [batch][nq][nk] (float, additive; -inf: not
+// seen), key_keep [batch][nk] (uint8, 0: padding) ----
+
+repdl_attention_shape attn_shape(std::vector<int64_t> dims, int64_t q_pos0, bool causal,
+                                 const Tensor &q, const Tensor &k, const Tensor &v,
+                                 const c10::optional<Tensor> &mask,
+                                 const c10::optional<Tensor> &key_keep)
+{
+    TORCH_CHECK(dims.size() == 6, "repdl: attention: dims are (batch, hq, hkv, nq, nk, d)");
+    repdl_attention_shape s;
+    s.batch = usz(dims[0]); s.hq = usz(dims[1]); s.hkv = usz(dims[2]);
+    s.nq = usz(dims[3]); s.nk = usz(dims[4]); s.d = usz(dims[5]);
+    s.q_pos0 = usz(q_pos0); s.kv_stride = 0; s.causal = causal ? 1 : 0;
+    TORCH_CHECK(q.numel() == dims[0] * dims[1] * dims[3] * dims[5] &&
+                    k.numel() == dims[0] * dims[2] * dims[4] * dims[5] && v.numel() == k.numel(),
+                "repdl: attention: q, k, v sizes do not match (batch, hq, hkv, nq, nk, d)");
+    if (mask.has_value() && mask->defined())
+        TORCH_CHECK(mask->numel() == dims[0] * dims[3] * dims[4],
+                    "repdl: attention: mask must have batch * nq * nk elements");
+    if (key_keep.has_value() && key_keep->defined())
+        TORCH_CHECK(key_keep->scalar_type() == torch::kUInt8 && key_keep->numel() == dims[0] * dims[4],
+                    "repdl: attention: key_keep must be uint8 with batch * nk elements");
+    return s;
+}
+
+const unsigned char *keep_ptr(OnCall &dv, const c10::optional<Tensor> &key_keep)
+{
+    if (!key_keep.has_value() || !key_keep->defined()) return nullptr;
+    dv.here(*key_keep, "key_keep");
+    return key_keep->data_ptr<uint8_t>();
+}
+
+std::vector<Tensor> attention_forward(std::vector<int64_t> dims, int64_t q_pos0, bool causal,
+                                      double scale, const Tensor &q, const Tensor &k,
+                                      const Tensor &v, const c10::optional<Tensor> &mask,
+                                      const c10::optional<Tensor> &key_keep)
+{
+    OnCall dv(q);
+    repdl_attention_shape s = attn_shape(dims, q_pos0, causal, q, k, v, mask, key_keep);
+    const float *pq = dv.in(q, "query"), *pk = dv.in(k, "key"), *pv = dv.in(v, "value");
+    const float *pm = dv.opt(mask, "attn_mask");
+    const unsigned char *pkk = keep_ptr(dv, key_keep);
+    Tensor out = dv.empty(q.sizes()), lse = dv.empty({dims[0], dims[1], dims[3]});
+    ok(repdl_attention_forward_threads_f32(&s, threads(), (float)scale, pq, pk, pv, pm, pkk,
+                                           out.data_ptr<float>(), lse.data_ptr<float>()),
+       "repdl_attention_forward_threads_f32");
+    return {out, lse};
+}
+
+std::vector<Tensor> attention_backward(std::vector<int64_t> dims, int64_t q_pos0, bool causal,
+                                       double scale, const Tensor &q, const Tensor &k,
+                                       const Tensor &v, const c10::optional<Tensor> &mask,
+                                       const c10::optional<Tensor> &key_keep, const Tensor &out,
+                                       const Tensor &lse, const Tensor &dout, bool need_dq,
+                                       bool need_dk, bool need_dv)
+{
+    OnCall dv(q);
+    repdl_attention_shape s = attn_shape(dims, q_pos0, causal, q, k, v, mask, key_keep);
+    const float *pq = dv.in(q, "query"), *pk = dv.in(k, "key"), *pv = dv.in(v, "value");
+    const float *pm = dv.opt(mask, "attn_mask");
+    const unsigned char *pkk = keep_ptr(dv, key_keep);
+    const float *po = dv.in(out, "output"), *pl = dv.in(lse, "lse"), *pg = dv.in(dout, "grad_output");
+    TORCH_CHECK(out.numel() == q.numel() && dout.numel() == q.numel() &&
+                    lse.numel() == dims[0] * dims[1] * dims[3],
+                "repdl: attention backward: output, grad_output or lse size mismatch");
+    Tensor dq, dk, dvv;
+    if (need_dq) dq = dv.empty(q.sizes());
+    if (need_dk) dk = dv.empty(k.sizes());
+    if (need_dv) dvv = dv.empty(v.sizes());
+    ok(repdl_attention_backward_threads_f32(&s, threads(), (float)scale, pq, pk, pv, pm, pkk, po, pl,
+                                            pg, ptr(dq), ptr(dk), ptr(dvv)),
+       "repdl_attention_backward_threads_f32");
+    return {dq, dk, dvv};
+}
+
 // Linear layer: x [M x K], W [N x K], b [N].
 Tensor linear_forward(const Tensor &x, const Tensor &W, const c10::optional<Tensor> &b)
 {
@@ -531,6 +609,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     REPDL_PY_LAYERS(REPDL_PY_DEF)
 #undef REPDL_PY_DEF
     m.def("gemm", &gemm);
+    m.def("attention_forward", &attention_forward);
+    m.def("attention_backward", &attention_backward);
     m.def("linear_forward", &linear_forward);
     m.def("linear_backward", &linear_backward);
     m.def("conv2d_forward", &conv2d_forward);
