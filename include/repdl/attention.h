@@ -338,7 +338,7 @@ REPDL_FN void repdl__attn_ws_free(repdl__attn_ws *w)
 REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, size_t kh, int with_v)
 {
     size_t d = a->s.d, nk = a->s.nk, j, t;
-    const float *K = a->k + kh * a->R * d, *V = a->v + kh * a->R * d;
+    const float *K = REPDL__OFFSET(a->k, kh * a->R * d), *V = REPDL__OFFSET(a->v, kh * a->R * d);
     if (w->head == kh) return;
     for (j = 0; j < nk; j++)
         for (t = 0; t < d; t++) w->KT[t * nk + j] = K[j * d + t];
@@ -435,7 +435,7 @@ REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
         REPDL__LEAVES(n, j0, len) repdl__tree_leaf_copy(&t, sc + j0, len);
         l = repdl__tree_root(&t); /* l >= 1: the max's term is exp(0) = 1 */
     }
-    repdl__attn_wsum(n, d, sc, w->use, a->v + (b * a->s.hkv + hh / a->G) * a->R * d, d, w->T,
+    repdl__attn_wsum(n, d, sc, w->use, REPDL__OFFSET(a->v, (b * a->s.hkv + hh / a->G) * a->R * d), d, w->T,
                      w->tr, o);
     for (c = 0; c < d; c++) o[c] = repdl__canon(repdl__fdiv(o[c], l));
     lse = repdl__fadd(m, repdl_log_f32(l));
@@ -449,7 +449,8 @@ REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d, i = u % nq, bh = u / nq, b = bh / a->s.hq,
            hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
     const float *go = a->dout + u * d, *o = a->out + u * d;
-    float *P = a->P + u * nk, *dS = a->dS + u * nk, *dp = w->row2, lse = a->lse[u], D;
+    float *P = REPDL__OFFSET(a->P, u * nk), *dS = REPDL__OFFSET(a->dS, u * nk), *dp = w->row2,
+          lse = a->lse[u], D;
     w->blk = (size_t)-1; /* row2 overwritten */
     repdl__attn_scores(a, w, b, hh, i, n, P);
     repdl__attn_wcols(d, 1, go, NULL, o, 1, w->T, w->tr, &D);
@@ -466,7 +467,7 @@ REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     for (j = n; j < nk; j++) P[j] = dS[j] = -0.0f;
     if (a->dq) {
         float *g = a->dq + u * d;
-        repdl__attn_wsum(n, d, dS, w->use, a->k + (b * a->s.hkv + hh / a->G) * a->R * d, d,
+        repdl__attn_wsum(n, d, dS, w->use, REPDL__OFFSET(a->k, (b * a->s.hkv + hh / a->G) * a->R * d), d,
                          w->T, w->tr, g);
         for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
     }
