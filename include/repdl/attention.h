@@ -53,10 +53,12 @@
    dk, dv may each be NULL: skipped, and lse is required); REPDL_ERR_OVERFLOW
    when an extent does not fit in size_t bytes; REPDL_ERR_NOMEM when the
    workspace (malloc, REPDL__ALLOC) cannot be had.  On any error nothing is
-   written.  batch, hq or nq == 0: nothing is computed (forward; the
-   backward still writes dk = dv = -0 ... below).  Outputs must not overlap
-   inputs.  The backward with nq == 0 (or batch or hq 0 with nk > 0)
-   writes dk = RN(scale * -0) and dv = -0: the empty sums.
+   written.  batch, hq or nq == 0: the forward reads and writes nothing;
+   the backward writes dk = RN(scale * -0) and dv = -0 (the empty sums) for
+   the batch hkv nk key rows there are.  Outputs are overwritten, never
+   accumulated, and must not overlap inputs.  The workspace: per thread
+   about 2 d nk + 2 nk floats (backward: also 64 G nq twice), and for the
+   backward 2 batch hq nq nk floats (P and dS).
 
    attention_threads.h splits the same functions across POSIX threads
    (same bits).  The CUDA launchers (cuda/attention.cu) run these row
