@@ -90,6 +90,37 @@ REPDL_BEGIN_CODE
    REPDL_ERR_OVERFLOW even when the element count rows x cols is 0. */
 #define REPDL__NORM_LIM (((size_t)-1) / sizeof(float))
 
+/* The argument rule of the row norms (layer, RMS): REPDL_ERR_OVERFLOW when
+   rows x cols overflows size_t or a vector of rows or cols floats does
+   not fit (REPDL__NORM_LIM), then REPDL_ERR_INVALID when rows x cols > 0
+   and an array the call needs is NULL (missing), else REPDL_OK. */
+REPDL_FN repdl_status repdl__norm_rows_args(size_t rows, size_t cols, int missing)
+{
+    size_t total = rows;
+    if (repdl__size_mul(&total, cols) || rows > REPDL__NORM_LIM || cols > REPDL__NORM_LIM)
+        return REPDL_ERR_OVERFLOW;
+    return total && missing ? REPDL_ERR_INVALID : REPDL_OK;
+}
+
+/* The same for batch norm: n x c x hw elements, vectors of c floats. */
+REPDL_FN repdl_status repdl__norm_nchw_args(size_t n, size_t c, size_t hw, int missing)
+{
+    size_t total = n;
+    if (repdl__size_mul(&total, c) || repdl__size_mul(&total, hw) || c > REPDL__NORM_LIM)
+        return REPDL_ERR_OVERFLOW;
+    return total && missing ? REPDL_ERR_INVALID : REPDL_OK;
+}
+
+/* The entry of every norm function: the environment check, then the
+   status of ARGS (one of the two above) unless it is REPDL_OK. */
+#define REPDL__NORM_ENTRY(ARGS)                                               \
+    do {                                                                      \
+        repdl_status st_;                                                     \
+        REPDL__FPENV_CHECK();                                                 \
+        st_ = (ARGS);                                                         \
+        if (st_ != REPDL_OK) return st_;                                      \
+    } while (0)
+
 /* Chunk of the elementwise passes. */
 #define REPDL__NORM_CHUNK 256
 /* Width of the column blocks of dgamma, dbeta. */
@@ -148,12 +179,8 @@ REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, fl
                                                     const float *x, const float *gamma, const float *beta,
                                                     float *y, float *mean, float *rstd)
 {
-    REPDL__FPENV_CHECK();
     size_t r;
-    size_t total_ = rows;
-    if (repdl__size_mul(&total_, cols) || rows > REPDL__NORM_LIM || cols > REPDL__NORM_LIM)
-        return REPDL_ERR_OVERFLOW;   /* the per-row and per-column arrays too */
-    if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
+    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !y));
     for (r = 0; r < rows; r++) {
         const float *xr = REPDL__OFFSET(x, r * cols);
         float *yr = REPDL__OFFSET(y, r * cols);
@@ -484,13 +511,9 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
                                                      const float *rstd, const float *dy, float *dx,
                                                      float *dgamma, float *dbeta)
 {
-    REPDL__FPENV_CHECK();
     size_t r, j;
-    size_t total_ = rows;
     repdl__vtree vt, vt0;
-    if (repdl__size_mul(&total_, cols) || rows > REPDL__NORM_LIM || cols > REPDL__NORM_LIM)
-        return REPDL_ERR_OVERFLOW;   /* the per-row and per-column arrays too */
-    if (total_ && (!x || !dy || !mean || !rstd)) return REPDL_ERR_INVALID;
+    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !dy || !mean || !rstd));
     if (dx && (dgamma || dbeta) && rows && cols &&
         repdl__ln_bwd_fused(rows, cols, x, gamma, mean, rstd, dy, dx, dgamma, dbeta) == 0)
         return REPDL_OK;
@@ -523,12 +546,8 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
 REPDL_API repdl_status repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
                                                   const float *x, const float *gamma, float *y, float *rstd)
 {
-    REPDL__FPENV_CHECK();
     size_t r;
-    size_t total_ = rows;
-    if (repdl__size_mul(&total_, cols) || rows > REPDL__NORM_LIM || cols > REPDL__NORM_LIM)
-        return REPDL_ERR_OVERFLOW;   /* the per-row and per-column arrays too */
-    if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
+    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !y));
     for (r = 0; r < rows; r++) {
         const float *xr = REPDL__OFFSET(x, r * cols);
         float *yr = REPDL__OFFSET(y, r * cols);
@@ -547,13 +566,9 @@ REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, con
                                                    const float *gamma, const float *rstd,
                                                    const float *dy, float *dx, float *dgamma)
 {
-    REPDL__FPENV_CHECK();
     size_t r, j, i, len;
-    size_t total_ = rows;
     repdl__vtree vt, vt0;
-    if (repdl__size_mul(&total_, cols) || rows > REPDL__NORM_LIM || cols > REPDL__NORM_LIM)
-        return REPDL_ERR_OVERFLOW;   /* the per-row and per-column arrays too */
-    if (total_ && (!x || !dy || !rstd)) return REPDL_ERR_INVALID;
+    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !dy || !rstd));
     if (repdl__norm_trees(dgamma ? rows : 0, cols, 0, &vt, &vt0)) return REPDL_ERR_NOMEM;
     if (dx && cols) {   /* cols = 0: no dx, and rstd may be NULL */
         for (r = 0; r < rows; r++) {
@@ -709,13 +724,9 @@ REPDL_API repdl_status repdl_batch_norm_forward_train_f32(size_t n, size_t c, si
                                                           float *running_mean, float *running_var,
                                                           float *y, float *save_mean, float *save_rstd)
 {
-    REPDL__FPENV_CHECK();
     size_t ch, N = n * hw;
     float om = repdl__fsub(1.0f, momentum);
-    size_t total_ = n;
-    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw) || c > REPDL__NORM_LIM)
-        return REPDL_ERR_OVERFLOW;   /* the per-channel arrays too */
-    if (total_ && (!x || !y)) return REPDL_ERR_INVALID;
+    REPDL__NORM_ENTRY(repdl__norm_nchw_args(n, c, hw, !x || !y));
     for (ch = 0; ch < c; ch++) {
         float mu, var, s2, rs, uvar;
         if (N == 0) {
@@ -746,12 +757,8 @@ REPDL_API repdl_status repdl_batch_norm_forward_infer_f32(size_t n, size_t c, si
                                                           const float *beta, const float *running_mean,
                                                           const float *running_var, float *y)
 {
-    REPDL__FPENV_CHECK();
     size_t ch;
-    size_t total_ = n;
-    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw) || c > REPDL__NORM_LIM)
-        return REPDL_ERR_OVERFLOW;   /* the per-channel arrays too */
-    if (total_ && (!x || !y || !running_mean || !running_var)) return REPDL_ERR_INVALID;
+    REPDL__NORM_ENTRY(repdl__norm_nchw_args(n, c, hw, !x || !y || !running_mean || !running_var));
     if (n == 0 || hw == 0) return REPDL_OK; /* no element: nothing read or written */
     for (ch = 0; ch < c; ch++)
         repdl__bn_apply(x, n, c, hw, ch, gamma, beta, running_mean[ch],
@@ -767,12 +774,8 @@ REPDL_API repdl_status repdl_batch_norm_backward_f32(size_t n, size_t c, size_t 
                                                      const float *save_rstd, const float *dy,
                                                      float *dx, float *dgamma, float *dbeta)
 {
-    REPDL__FPENV_CHECK();
     size_t ch, N = n * hw, i, k, q;
-    size_t total_ = n;
-    if (repdl__size_mul(&total_, c) || repdl__size_mul(&total_, hw) || c > REPDL__NORM_LIM)
-        return REPDL_ERR_OVERFLOW;   /* the per-channel arrays too */
-    if (total_ && (!x || !dy || !save_mean || !save_rstd)) return REPDL_ERR_INVALID;
+    REPDL__NORM_ENTRY(repdl__norm_nchw_args(n, c, hw, !x || !dy || !save_mean || !save_rstd));
     for (ch = 0; ch < c; ch++) {
         /* N == 0: the sums are empty (-0); save_mean/save_rstd are not read */
         float mu = N ? save_mean[ch] : 0.0f, rs = N ? save_rstd[ch] : 0.0f, sdy, sdx, c1, c2, kk;
