@@ -68,13 +68,13 @@ def test_convert_after_removing_weight_norm():
 
 def test_refusal_names_pytorch_class_not_user_defined():
     model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Softsign(),
-                                torch.nn.TransformerEncoderLayer(4, 2, 8))
+                                torch.nn.LSTM(4, 8))
     with pytest.raises(repdl.UnsupportedModuleError) as e:
         repdl.from_torch_module(model)
     msg = str(e.value)
     assert 'user-defined' not in msg
     assert "PyTorch's Softsign has no repdl version yet" in msg
-    assert "PyTorch's TransformerEncoderLayer has no repdl version yet" in msg
+    assert "PyTorch's LSTM has no repdl version yet" in msg
     assert 'repdl converts: ' in msg and 'LeakyReLU' in msg and 'AdaptiveAvgPool2d' in msg
 
 
