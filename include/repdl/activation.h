@@ -149,31 +149,42 @@ REPDL_FN double repdl__act_horner(const double *c, int n, double v)
      u >= 4:      Q = e R3(1/u)
    |Q~ / Q - 1| < 2^-45 (reference/gen/nn_act.py measures it, with e's
    error and the evaluation's). */
-REPDL_FN double repdl__gelu_q(double u, double *e)
+/* The coefficients of P1, R1, R2, R3 (lowest degree first) as rows of 16,
+   each padded with zeros above its degree (detail/gelu_vec.h's vector
+   form starts Horner at the row's top: 0 * v + c = c exactly, so the
+   padding changes no bit). */
+REPDL_FN const double *repdl__gelu_q_coeffs(void)
 {
-    static const double P1[11] = {
+    static const double T[4 * 16] = {
+        /* P1 */
         0.3989422804014327, -0.06649038006690723, 0.009973557010073532,
         -0.0011873282158456019, 0.00011543468955462453, -9.444662414146145e-06,
         6.659814828684324e-07, -4.1241488624332536e-08, 2.2841478758594596e-09,
-        -1.167203022744101e-10, 5.227252589479909e-12};
-    static const double R1[13] = {
+        -1.167203022744101e-10, 5.227252589479909e-12, 0.0, 0.0, 0.0, 0.0, 0.0,
+        /* R1 */
         0.49999589797759914, -0.3989033720991461, 0.24982939833341958,
         -0.13252195252913576, 0.06165311880193879, -0.02545818830167389,
         0.009263781589221889, -0.00289836274912385, 0.0007493218639870174,
         -0.0001515920821662005, 2.2230217741390536e-05, -2.08203346974257e-06,
-        9.287593035517013e-08 /* 0x1.8ee62a556d7eep-24 */};
-    static const double R2[15] = {
+        9.287593035517013e-08 /* 0x1.8ee62a556d7eep-24 */, 0.0, 0.0, 0.0,
+        /* R2 */
         -3.256895254957147e-06, 0.39907329261219726, -0.002372457850640244,
         -0.37385351857433735, -0.16505259985049547, 1.817881821636288,
         -0.43490633854026794, -15.285143140092648, 57.06579300758222,
         -118.32403829806168, 164.0837785933804, -156.90363045271062,
-        100.35143880460974, -38.905717359686314, 6.9431821781694385};
-    static const double R3[15] = {
+        100.35143880460974, -38.905717359686314, 6.9431821781694385, 0.0,
+        /* R3 */
         -4.2153652643488886e-10, 0.39894233201554957, -2.910714805247264e-06,
         -0.39884200032945244, -0.002359725079959959, 1.2369701339488666,
         -0.5091699166497038, -1.0981217576303521, -35.50640260160858,
         234.31592917344253, -744.7515228529644, 1458.9978313088143,
-        -1812.5714175193727, 1322.9015031317967, -434.1920086281164};
+        -1812.5714175193727, 1322.9015031317967, -434.1920086281164, 0.0};
+    return T;
+}
+/* Q(u) and *e = exp(-u^2/2) as above. */
+REPDL_FN double repdl__gelu_q(double u, double *e)
+{
+    const double *P1 = repdl__gelu_q_coeffs(), *R1 = P1 + 16, *R2 = P1 + 32, *R3 = P1 + 48;
     double w = repdl__dmul(u, u);                    /* exact: u is a binary32 */
     *e = repdl__act_exp(repdl__dmul(w, -0.5));      /* -u^2/2, exact */
     if (u < 1.0)
@@ -239,7 +250,14 @@ REPDL_API repdl_status repdl_silu_backward_array_f32(size_t n, const float *x, c
 }
 REPDL_API repdl_status repdl_gelu_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {
-    REPDL__BACKWARD_ARRAY_BODY(n, x, dy, dx, repdl_gelu_backward_f32);
+    REPDL__FPENV_CHECK();
+    if (n && (!x || !dy || !dx)) return REPDL_ERR_INVALID;
+    /* detail/gelu_vec.h: vectorized where the CPU allows, the same bits */
+    if (!repdl__gelu_bwd_vec_array(n, x, dy, dx, repdl__gelu_q_coeffs())) {
+        size_t i;
+        for (i = 0; i < n; i++) dx[i] = repdl_gelu_backward_f32(x[i], dy[i]);
+    }
+    return REPDL_OK;
 }
 REPDL_API repdl_status repdl_gelu_tanh_backward_array_f32(size_t n, const float *x, const float *dy, float *dx)
 {

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/math/test_gelu_vec.c: repdl_gelu_array_f32 (the vector body of
+   detail/gelu_vec.h where the CPU has AVX2 and FMA) against the scalar
+   repdl_gelu_f32, bit for bit, and the same for the backward array
+   repdl_gelu_backward_array_f32 against repdl_gelu_backward_f32.
+
+     test_gelu_vec sample   (suite quick) every 4099th binary32 pattern,
+                            every hard-case input of detail/geluf_hard.inc
+                            and its neighbours, the domain thresholds and
+                            piece boundaries with their neighbours, the
+                            specials; arrays of every length 0..40 and
+                            offsets (the tail), in place and out of place
+     test_gelu_vec all [T] [fwd]
+                            every one of the 2^32 patterns, T threads
+                            (default 2; fwd: the forward only; not in a
+                            suite: minutes of CPU, docs/testing.md)
+   Exit status 0 only when every compared element agrees; prints whether
+   the vector body ran (it does on any x86-64 CPU with AVX2 and FMA). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "repdl/activation.h"
+
+static const repdl__hardcase hard[] = {
+#include "repdl/detail/geluf_hard.inc"
+};
+
+static unsigned long long fails;
+#define BLK 4096
+static int with_backward = 1;   /* "all fwd": the forward only */
+
+static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float flt(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+/* dy for the backward comparison of input pattern u: a varied normal
+   value, sometimes a special */
+static float dy_of(uint32_t u)
+{
+    uint32_t h = u * 2654435761u;
+    if ((h & 1023u) == 0u) return flt(0x7f800000u | (h & 0x80000000u));   /* +-inf */
+    if ((h & 1023u) == 1u) return flt(0x7fc00001u);                        /* NaN */
+    return flt(0x3e000000u + (h >> 9));                                    /* [2^-3, 2^5) */
+}
+
+/* Compare the array forms against the scalar forms on x[0..n). */
+static unsigned long long check(const float *x, size_t n, float *y, float *dy, float *dx)
+{
+    unsigned long long bad = 0;
+    size_t i;
+    for (i = 0; i < n; i++) dy[i] = dx[i] = dy_of(bits(x[i]));
+    if (repdl_gelu_array_f32(n, x, y) != REPDL_OK) return n + 1;
+    if (with_backward && repdl_gelu_backward_array_f32(n, x, dy, dx) != REPDL_OK) return n + 1;
+    for (i = 0; i < n; i++) {
+        uint32_t want = bits(repdl_gelu_f32(x[i]));
+        uint32_t wantb = with_backward ? bits(repdl_gelu_backward_f32(x[i], dy[i])) : bits(dx[i]);
+        if (bits(y[i]) != want || bits(dx[i]) != wantb) {
+            if (bad < 10)
+                fprintf(stderr, "x = %08x: gelu array %08x scalar %08x; backward array %08x scalar %08x\n",
+                        (unsigned)bits(x[i]), (unsigned)bits(y[i]), (unsigned)want,
+                        (unsigned)bits(dx[i]), (unsigned)wantb);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* The backward's double g (before its rounding to binary32) of the vector
+   body against activation.h's definition, computed here from the scalar
+   helpers exactly as repdl_gelu_backward_f32 does, for the |x| < 15 of
+   x[0..n): a difference of one binary64 ulp (a fused product, a reordered
+   sum) shows here even where the binary32 results agree. */
+static unsigned long long check_g(const float *x, size_t n)
+{
+    unsigned long long bad = 0;
+#if REPDL__GELU_X86
+    static double g[BLK];
+    size_t i, m = 0;
+    static float xm[BLK];
+    for (i = 0; i < n; i++)
+        if ((bits(x[i]) & 0x7fffffffu) < 0x41700000u) xm[m++] = x[i];
+    if (!repdl__gelu_vec_isa()) return 0;
+    repdl__gelu_bwd_g_avx2(m, xm, g, repdl__gelu_q_coeffs());
+    for (i = 0; i < m; i++) {
+        double u = repdl__f2d(repdl__asfloat(bits(xm[i]) & 0x7fffffffu)), e, q, phi, want;
+        q = repdl__gelu_q(u, &e);
+        phi = bits(xm[i]) < 0x80000000u ? repdl__dsub(1.0, q) : q;
+        want = repdl__dadd(phi, repdl__dkeep(repdl__dmul(repdl__dmul(repdl__f2d(xm[i]), e),
+                                                         0.3989422804014327)));
+        if (repdl__asuint64(want) != repdl__asuint64(g[i])) {
+            if (bad < 10)
+                fprintf(stderr, "x = %08x: backward g vector %016llx definition %016llx\n",
+                        (unsigned)bits(xm[i]), (unsigned long long)repdl__asuint64(g[i]),
+                        (unsigned long long)repdl__asuint64(want));
+            bad++;
+        }
+    }
+#else
+    (void)x; (void)n;
+#endif
+    return bad;
+}
+
+static float xs[BLK], ys[BLK], dys[BLK], dxs[BLK];
+static size_t nx;
+static void flush(void)
+{
+    fails += check(xs, nx, ys, dys, dxs);
+    fails += check_g(xs, nx);
+    nx = 0;
+}
+static void add(uint32_t u)
+{
+    xs[nx++] = flt(u);
+    if (nx == BLK) flush();
+}
+static void add_around(uint32_t u, uint32_t r)
+{
+    uint32_t d;
+    for (d = 0; d <= 2u * r; d++) add(u - r + d);
+}
+
+static int sample(void)
+{
+    static const uint32_t edges[] = {
+        0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x00800000u, 0x80800000u,
+        0x21800000u, 0xa1800000u,             /* 2^-60 */
+        0x40ad7081u, 0x40ad7080u,             /* the upper threshold */
+        0xc1500000u, 0xc165b275u,             /* -13, the lower threshold */
+        0x41700000u, 0xc1700000u,             /* +-15 (the backward's) */
+        0x7f800000u, 0xff800000u, 0x7f7fffffu, 0xff7fffffu, 0x7fc00000u, 0xffc00000u,
+        0x7f800001u, 0x3f800000u, 0xbf800000u, 0x40000000u, 0xc0000000u, 0x40800000u,
+        0xc0800000u};
+    uint64_t u;
+    size_t k, n, off, hn = sizeof hard / sizeof hard[0];
+    float buf[48], y[48], dy[48], dx[48], in[48];
+    /* every 4099th pattern */
+    for (u = 0; u < 0x100000000ull; u += 4099u) add((uint32_t)u);
+    /* the hard cases and their neighbours, both signs */
+    for (k = 0; k < hn; k++) {
+        add_around(hard[k].x, 3u);
+        add_around(hard[k].x ^ 0x80000000u, 3u);
+    }
+    for (k = 0; k < sizeof edges / sizeof edges[0]; k++) add_around(edges[k], 4u);
+    /* piece boundaries |x| = i/2 (the pieces of S), both signs */
+    for (k = 1; k <= 29; k++) {
+        uint32_t b = bits((float)k * 0.5f);
+        add_around(b, 4u);
+        add_around(b | 0x80000000u, 4u);
+    }
+    flush();
+    /* lengths 0..40 at offsets 0..7 (vector tails), out of place and in place */
+    for (n = 0; n <= 40; n++)
+        for (off = 0; off < 8; off++) {
+            for (k = 0; k < n + off; k++)
+                buf[k] = flt(edges[(k * 7u + n) % (sizeof edges / sizeof edges[0])]) * 0.75f +
+                         (float)((int)k - 20) * 0.3125f;
+            fails += check(buf + off, n, y, dy, dx);
+            memcpy(in, buf + off, n * sizeof in[0]);
+            for (k = 0; k < n; k++) dy[k] = dy_of(bits(in[k]));
+            memcpy(dx, buf + off, n * sizeof dx[0]);
+            repdl_gelu_array_f32(n, buf + off, buf + off);              /* in place */
+            repdl_gelu_backward_array_f32(n, dx, dy, dx);              /* dx = x */
+            for (k = 0; k < n; k++)
+                if (bits(buf[off + k]) != bits(repdl_gelu_f32(in[k])) ||
+                    bits(dx[k]) != bits(repdl_gelu_backward_f32(in[k], dy[k]))) {
+                    if (fails < 10) fprintf(stderr, "in place, n %zu off %zu k %zu\n", n, off, k);
+                    fails++;
+                }
+        }
+    /* NULL with n > 0 is refused; n = 0 accepts NULL */
+    if (repdl_gelu_array_f32(1, NULL, y) != REPDL_ERR_INVALID ||
+        repdl_gelu_array_f32(0, NULL, NULL) != REPDL_OK) {
+        fprintf(stderr, "NULL handling\n");
+        fails++;
+    }
+    return 0;
+}
+
+typedef struct { unsigned t, nt; unsigned long long bad; } job;
+static void *run_all(void *p)
+{
+    job *j = (job *)p;
+    static const size_t B = 1u << 16;
+    float *x = (float *)malloc(4 * B * sizeof(float));
+    uint64_t base;
+    size_t i;
+    j->bad = 0;
+    if (!x) { j->bad = 1; return NULL; }
+    for (base = (uint64_t)j->t * B; base < 0x100000000ull; base += (uint64_t)j->nt * B) {
+        for (i = 0; i < B; i++) x[i] = flt((uint32_t)(base + i));
+        j->bad += check(x, B, x + B, x + 2 * B, x + 3 * B);
+    }
+    free(x);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "sample";
+#if REPDL__GELU_X86
+    int vec = repdl__gelu_vec_isa();
+#else
+    int vec = 0;
+#endif
+    if (!strcmp(mode, "all")) {
+        unsigned nt = argc > 2 ? (unsigned)atoi(argv[2]) : 2u, t;
+        job jobs[64];
+        pthread_t th[64];
+        if (nt < 1u || nt > 64u) nt = 2u;
+        if (argc > 3 && !strcmp(argv[3], "fwd")) with_backward = 0;
+        for (t = 0; t < nt; t++) {
+            jobs[t].t = t;
+            jobs[t].nt = nt;
+            pthread_create(&th[t], NULL, run_all, &jobs[t]);
+        }
+        for (t = 0; t < nt; t++) {
+            pthread_join(th[t], NULL);
+            fails += jobs[t].bad;
+        }
+        printf("gelu array vs scalar, all 2^32 inputs (vector body %s): %llu differences\n",
+               vec ? "on" : "off", fails);
+    } else if (!strcmp(mode, "sample")) {
+        sample();
+        printf("gelu array vs scalar, sample (vector body %s): %llu differences\n",
+               vec ? "on" : "off", fails);
+    } else {
+        fprintf(stderr, "usage: test_gelu_vec [sample | all [threads]]\n");
+        return 2;
+    }
+    return fails ? 1 : 0;
+}
