@@ -504,6 +504,19 @@ int repdl_cuda_attention_backward_f32(const struct repdl_attention_shape *s, flo
                                       float *dq, float *dk, float *dv, void *stream);
 /* (end attention) */
 
+/* ---- Correctly rounded product (cuda/gemm_cr.cu; include/repdl/gemm_cr.h) ----
+   C[i][j] = RN(sum_k opA[i][k] opB[k][j] [+ bias[j]]): repdl_gemm_cr_f32's
+   definition and arguments (device pointers), the same bits.  int8
+   tensor-core slices (mma.sync s8 on sm_80+, integer lane loops on sm_75),
+   the bound and rule of include/repdl/detail/gemm_cr_slice.h, the exact
+   path per undecided output (docs/functions/gemm_cr.md, "The device
+   version").  Bad arguments: repdl_gemm_cr_f32's statuses, nothing written.
+   Workspace: M + N ints with cudaMallocAsync on `stream`. */
+int repdl_cuda_gemm_cr_f32(int transA, int transB, size_t M, size_t N, size_t K,
+                           const float *A, size_t lda, const float *B, size_t ldb,
+                           const float *bias, float *C, size_t ldc, void *stream);
+/* (end gemm_cr) */
+
 #ifdef __cplusplus
 }
 #endif
