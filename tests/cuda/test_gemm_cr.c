@@ -141,6 +141,10 @@ int main(int argc, char **argv)
         }
     }
     bad_args();
+    if (failures) { /* argument checks need no GPU: fail before the skip */
+        printf("test_gemm_cr: %d checks, %d failures\n", checks, failures);
+        return 1;
+    }
     gpu_require("test_gemm_cr");
     int reps = small_run ? 2 : 12;
     for (int kind = 0; kind < 4; kind++)
