@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include <repdl/detail/gemm_cr_slice.h>
+#include <repdl/gemm_cr.h>
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>

@@ -35,11 +35,12 @@
    bounds |t - s| with room for the roundings of E itself and of t -+ E
    (the argument of gemm_cr.h, step 4), and the rule is gemm_cr.h's: accept
    (float)lo when it has the bits of (float)hi and 0 is outside [lo, hi];
-   otherwise more slices or the exact path (repdl__gemm_cr_exact). */
+   otherwise more slices or the exact path (repdl__gemm_cr_exact of
+   gemm_cr.h, which the tile includes). */
 #ifndef REPDL_DETAIL_GEMM_CR_SLICE_H
 #define REPDL_DETAIL_GEMM_CR_SLICE_H
 
-#include "../gemm_cr.h"
+#include "../config.h"
 REPDL_BEGIN_CODE
 
 /* K per int32 chunk: 2^17 * 127^2 < 2^31 - 1.  Tests set it small. */
