@@ -61,7 +61,7 @@ REPDL_FN_NOINLINE float repdl__cosf_slow(float x, double y)
     static const repdl__hardcase tab[] = {
 #include "detail/cosf_hard.inc"
     };
-    return repdl__trigf_slow(x, y, REPDL__COSF_ERR, tab, (int)(sizeof tab / sizeof tab[0]));
+    return repdl__trigf_slow(x, y, REPDL__COSF_ERR, tab, REPDL__HARD_N(tab));
 }
 
 /* The accurate path of repdl_cos_f32 (its only path before 2026-11-27):

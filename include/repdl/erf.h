@@ -233,12 +233,11 @@ REPDL_FN_NOINLINE float repdl__erff_accurate(float x)
        gives c = 4 (detail/cr.h) */
     if (REPDL_LIKELY(((repdl__asuint(x) & 0x7fffffffu) >= 0x00800000u) & repdl__round_ok_normal(y, 4u)))
         return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__ERFF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
 #include "detail/erff_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__ERFF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

@@ -132,12 +132,11 @@ REPDL_FN_NOINLINE float repdl__expf_slow(float x)
     /* |x| <= 87 keeps exp(x) in [2^-125.5, 2^125.6]: a normal binary32 */
     if (REPDL_LIKELY(((repdl__asuint(x) & 0x7fffffffu) <= 0x42ae0000u) & repdl__round_ok_normal(y, 4u)))
         return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__EXPF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
 #include "detail/expf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__EXPF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

@@ -116,14 +116,13 @@ REPDL_API float repdl_exp2_f32(float x)
        below 2^128 (1 - 2^-18)), where the integer test holds */
     if (REPDL_LIKELY((repdl__asuint(x) <= 0xc2fc0000u) & repdl__round_ok_normal(y, REPDL__EXP2F_TOL)))
         return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__EXP2F_ERR))) return repdl__d2f(y);
     {
         /* inputs whose y fails the test with 4E, with MPFR's results
            (reference/hardcases.c) */
         static const repdl__hardcase tab[] = {
 #include "detail/exp2f_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__EXP2F_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

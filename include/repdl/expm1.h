@@ -164,14 +164,13 @@ REPDL_FN_NOINLINE float repdl__expm1f_slow(float x)
     if (REPDL_UNLIKELY(!repdl__expm1f_y(x, &y))) return repdl__expm1f_special(x);
     /* every y here rounds to a normal binary32 (|y| in [2^-25.1, 2^128)) */
     if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__EXPM1F_TOL))) return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__EXPM1F_ERR))) return repdl__d2f(y);
     {
         /* inputs whose y fails the test with 4E, with MPFR's results
            (reference/hardcases.c) */
         static const repdl__hardcase tab[] = {
 #include "detail/expm1f_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__EXPM1F_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

@@ -19,7 +19,6 @@
 #include "detail/cr.h"
 #include "detail/exp_table.h"
 #include "detail/act.h"
-#include "detail/gelu_vec.h"
 #include "half.h"
 #include "half_math.h"
 REPDL_BEGIN_CODE
@@ -161,12 +160,11 @@ REPDL_API float repdl_gelu_f32(float x)
     /* x >= -13 (and |x| >= 2^-60): |gelu(x)| > 2^-125, normal; E = 2^-49: c = 16 */
     if (REPDL_LIKELY((repdl__asuint(x) <= 0xc1500000u) & repdl__round_ok_normal(y, 16u)))
         return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__GELUF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
 #include "detail/geluf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__GELUF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 
@@ -176,11 +174,8 @@ REPDL_API repdl_status repdl_gelu_array_f32(size_t n, const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
     if (n && (!x || !y)) return REPDL_ERR_INVALID;
-    /* detail/gelu_vec.h: vectorized where the CPU allows, the same bits */
-    if (!repdl__gelu_vec_array(n, x, y, repdl__gelu_s_coeffs(0), repdl_gelu_f32)) {
-        size_t i;
-        for (i = 0; i < n; i++) y[i] = repdl_gelu_f32(x[i]);
-    }
+    size_t i;
+    for (i = 0; i < n; i++) y[i] = repdl_gelu_f32(x[i]);
     return REPDL_OK;
 }
 

@@ -129,12 +129,11 @@ REPDL_API float repdl_gelu_tanh_f32(float x)
     /* x >= -10 (and |x| >= 2^-60): |g(x)| > 2^-125.6, normal; E = 2^-50: c = 8 */
     if (REPDL_LIKELY((repdl__asuint(x) <= 0xc1200000u) & repdl__round_ok_normal(y, 8u)))
         return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__GELU_TANHF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
 #include "detail/gelu_tanhf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__GELU_TANHF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

@@ -204,6 +204,23 @@ REPDL_FN double repdl__logf_split(uint32_t u, size_t *i, int *e)
     return repdl__f2d(repdl__asfloat(u - (t & 0xff800000u)));
 }
 
+/* r^2 q(r), the part of log1p(r) ~ r + r^2 q(r) beyond r, for |r| <= 2^-8:
+   degree-6, Sollya, [-2^-8, 2^-8], rel. error < 2^-54.8
+   (reference/gen/logf.sollya).  Evaluated as
+   r^2 (a2 + a3 r) + r^4 ((a4 + a5 r) + a6 r^2), a short dependency chain;
+   |r^2 q(r)| < 2^-17 and < 2^-8.9 |r|, so its roundings (each <= 2^-53
+   relative, fewer when fused) stay below 2^-60 |r|.  Shared by
+   repdl__logf_core and log1p.h's small arguments. */
+REPDL_FN double repdl__logf_p2(double r)
+{
+    double r2 = repdl__dmul(r, r);
+    double q0 = repdl__dadd(-0.5, repdl__dmul(0.33333333332293896, r));
+    double q1 = repdl__dadd(-0.24999999998917236, repdl__dmul(0.20000272481552006, r));
+    double r4 = repdl__dmul(r2, r2);
+    double u1 = repdl__dadd(q1, repdl__dmul(r2, -0.16666918713320467));
+    return repdl__dadd(repdl__dmul(r2, q0), repdl__dmul(r4, u1));
+}
+
 /* y ~ log(x), |y / log(x) - 1| < 2^-50.39, for the bits u of a positive
    normal binary32 x, or for u = bits(x 2^23) - (23 << 23) when x is
    subnormal (that is, u - 0x3f338000 holds e in its top 9 bits as a two's
@@ -218,18 +235,8 @@ REPDL_FN double repdl__logf_core(uint32_t u)
     /* m c has at most 48 significant bits and lies in [1/2, 2]: the product
        and the subtraction are both exact (so is a fused m*c - 1). */
     double r = repdl__dsub(repdl__dmul(m, c), 1.0);
-    /* log1p(r) ~ r + r^2 q(r): degree-6, Sollya, [-2^-8, 2^-8],
-       rel. error < 2^-54.8 (reference/gen/logf.sollya).
-       P2 = r^2 q(r) = r^2 (a2 + a3 r) + r^4 ((a4 + a5 r) + a6 r^2), split
-       for a short dependency chain.  |P2| < 2^-17 and |P2| < 2^-8.9 |r|, so
-       its roundings (each <= u = 2^-53 relative, fewer when fused) stay
-       below 2^-60 |r|. */
-    double r2 = repdl__dmul(r, r);
-    double q0 = repdl__dadd(-0.5, repdl__dmul(0.33333333332293896, r));
-    double q1 = repdl__dadd(-0.24999999998917236, repdl__dmul(0.20000272481552006, r));
-    double r4 = repdl__dmul(r2, r2);
-    double u1 = repdl__dadd(q1, repdl__dmul(r2, -0.16666918713320467));
-    double p2 = repdl__dadd(repdl__dmul(r2, q0), repdl__dmul(r4, u1));
+    /* log1p(r) ~ r + p2, p2 = r^2 q(r) (repdl__logf_p2); u = 2^-53 below */
+    double p2 = repdl__logf_p2(r);
     /* s = e LN2 + T, LN2 = RN(ln 2) (|LN2 - ln 2| < 2^-55.2 ln 2): e LN2
        rounds (<= u |e LN2|, not at all when fused), the sum rounds
        (<= u |s|); e = 0: s = T exactly.  s + r rounds (<= u |s + r|;
@@ -329,15 +336,13 @@ REPDL_FN_NOINLINE float repdl__logf_slow(float x)
     double y;
     if (REPDL_UNLIKELY(!repdl__logf_y(x, &y))) return repdl__logf_special(x);
     if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__LOGF_TOL))) return repdl__d2f(y);
-    /* rare (about 2^-24 of the inputs): the shared test, then the table */
-    if (repdl__round_ok(y, REPDL__LOGF_ERR)) return repdl__d2f(y);
     {
         /* inputs whose y fails the test with 4E, with MPFR's results
            (reference/hardcases.c) */
         static const repdl__hardcase tab[] = {
 #include "detail/logf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__LOGF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

@@ -71,13 +71,7 @@ REPDL_BEGIN_CODE
    (reference/gen/logf.py, 'center'). */
 REPDL_FN double repdl__log1pf_small(double r)
 {
-    double r2 = repdl__dmul(r, r);
-    double q0 = repdl__dadd(-0.5, repdl__dmul(0.33333333332293896, r));
-    double q1 = repdl__dadd(-0.24999999998917236, repdl__dmul(0.20000272481552006, r));
-    double r4 = repdl__dmul(r2, r2);
-    double u1 = repdl__dadd(q1, repdl__dmul(r2, -0.16666918713320467));
-    double p2 = repdl__dadd(repdl__dmul(r2, q0), repdl__dmul(r4, u1));
-    return repdl__dadd(r, p2);
+    return repdl__dadd(r, repdl__logf_p2(r));
 }
 
 /* y ~ log1p(x) for -1 < x < +inf, |x| > 2^-8 (no special-case test). */
@@ -167,14 +161,13 @@ REPDL_FN_NOINLINE float repdl__log1pf_slow(float x)
     double y;
     if (REPDL_UNLIKELY(!repdl__log1pf_y(x, &y))) return repdl__log1pf_special(x);
     if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__LOG1PF_TOL))) return repdl__d2f(y);
-    if (repdl__round_ok(y, REPDL__LOG1PF_ERR)) return repdl__d2f(y);
     {
         /* inputs whose y fails the test with 4E, with MPFR's results
            (reference/hardcases.c) */
         static const repdl__hardcase tab[] = {
 #include "detail/log1pf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__LOG1PF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

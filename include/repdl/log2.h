@@ -241,15 +241,13 @@ REPDL_FN_NOINLINE float repdl__log2f_slow(float x)
     /* the special inputs have log's results: -inf, +inf, NaN */
     if (REPDL_UNLIKELY(!repdl__log2f_y(x, &y))) return repdl__logf_special(x);
     if (REPDL_LIKELY(repdl__round_ok_normal(y, REPDL__LOG2F_TOL))) return repdl__d2f(y);
-    /* rare (about 2^-24 of the inputs): the shared test, then the table */
-    if (repdl__round_ok(y, REPDL__LOG2F_ERR)) return repdl__d2f(y);
     {
         /* inputs whose y fails the test with 4E, with MPFR's results
            (reference/hardcases.c) */
         static const repdl__hardcase tab[] = {
 #include "detail/log2f_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__LOG2F_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

@@ -71,12 +71,11 @@ REPDL_FN_NOINLINE float repdl__rsqrtf_slow(float x, double y)
         return repdl__nanf();                 /* x < 0 (-inf included), NaN */
     if ((ux & 0x7fffffffu) == 0u || ux == 0x7f800000u)
         return repdl__d2f(y);                 /* +0 -> +inf, -0 -> -inf, +inf -> +0: exact */
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__RSQRTF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
 #include "detail/rsqrtf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__RSQRTF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

@@ -88,12 +88,11 @@ REPDL_API float repdl_sigmoid_f32(float x)
     /* x >= -87: sigma(x) > 2^-125.6, a normal binary32; E = 2^-50 gives c = 8 */
     if (REPDL_LIKELY((repdl__asuint(x) <= 0xc2ae0000u) & repdl__round_ok_normal(y, 8u)))
         return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__SIGMOIDF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
 #include "detail/sigmoidf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__SIGMOIDF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

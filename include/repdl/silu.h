@@ -84,12 +84,11 @@ REPDL_API float repdl_silu_f32(float x)
     /* x >= -87 (and |x| >= 2^-60): |silu(x)| > 2^-125.9, normal */
     if (REPDL_LIKELY((repdl__asuint(x) <= 0xc2ae0000u) & repdl__round_ok_normal(y, 8u)))
         return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__SILUF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
 #include "detail/siluf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__SILUF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

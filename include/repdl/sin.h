@@ -70,7 +70,7 @@ REPDL_FN_NOINLINE float repdl__sinf_slow(float x, double y)
     static const repdl__hardcase tab[] = {
 #include "detail/sinf_hard.inc"
     };
-    return repdl__trigf_slow(x, y, REPDL__SINF_ERR, tab, (int)(sizeof tab / sizeof tab[0]));
+    return repdl__trigf_slow(x, y, REPDL__SINF_ERR, tab, REPDL__HARD_N(tab));
 }
 
 /* The accurate path of repdl_sin_f32 (its only path before 2026-11-27):

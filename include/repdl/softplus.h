@@ -99,12 +99,11 @@ REPDL_API float repdl_softplus_f32(float x)
     /* x >= -87: softplus(x) > e^-87 (1 - e^-87) > 2^-126: normal; E = 2^-49: c = 16 */
     if (REPDL_LIKELY((repdl__asuint(x) <= 0xc2ae0000u) & repdl__round_ok_normal(y, 16u)))
         return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__SOFTPLUSF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
 #include "detail/softplusf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__SOFTPLUSF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

@@ -166,12 +166,11 @@ REPDL_FN_NOINLINE float repdl__tanhf_slow(uint32_t ux)
         return repdl__asfloat((ux & 0x80000000u) | 0x3f800000u);      /* +-1 */
     }
     if (REPDL_LIKELY(repdl__round_ok_normal(y, 8u))) return repdl__d2f(y);
-    if (REPDL_LIKELY(repdl__round_ok(y, REPDL__TANHF_ERR))) return repdl__d2f(y);
     {
         static const repdl__hardcase tab[] = {
 #include "detail/tanhf_hard.inc"
         };
-        return repdl__hard_lookup(tab, (int)(sizeof tab / sizeof tab[0]), x, y);
+        return repdl__cr_round(x, y, REPDL__TANHF_ERR, tab, REPDL__HARD_N(tab));
     }
 }
 

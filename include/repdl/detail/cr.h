@@ -152,5 +152,18 @@ REPDL_FN float repdl__hard_lookup(const repdl__hardcase *tab, int n, float x, do
     return repdl__d2f(y);
 }
 
+/* The entries of a table: REPDL__HARD_N(tab) for a static array tab. */
+#define REPDL__HARD_N(tab) ((int)(sizeof(tab) / sizeof((tab)[0])))
+
+/* The last step of every correctly rounded binary32 function, once its
+   cheap test has failed: round(y) when repdl__round_ok(y, e) proves it
+   (e: the function's bound E), otherwise the table tab of its n hard cases
+   answers. */
+REPDL_FN float repdl__cr_round(float x, double y, double e, const repdl__hardcase *tab, int n)
+{
+    if (REPDL_LIKELY(repdl__round_ok(y, e))) return repdl__d2f(y);
+    return repdl__hard_lookup(tab, n, x, y);
+}
+
 REPDL_END_CODE
 #endif /* REPDL_DETAIL_CR_H */

@@ -152,8 +152,7 @@ REPDL_FN int repdl__trigf_fast_ok(uint32_t ax, double y, uint32_t lo, uint32_t c
 REPDL_FN float repdl__trigf_slow(float x, double y, double err, const repdl__hardcase *tab, int n)
 {
     if ((repdl__asuint(x) & 0x7fffffffu) >= 0x7f800000u) return repdl__nanf();
-    if (REPDL_LIKELY(repdl__round_ok(y, err))) return repdl__d2f(y);
-    return repdl__hard_lookup(tab, n, x, y);
+    return repdl__cr_round(x, y, err, tab, n);
 }
 
 /* ---- bfloat16 and float16 (half.h's bit patterns, detail/half_fmt.h) ----
