@@ -253,19 +253,17 @@ int repdl_cuda_gemm_f32(int transA, int transB, size_t M, size_t N, size_t K,
                         float alpha, float beta, const float *A,
                         size_t lda, const float *B, size_t ldb,
                         const float *bias, float *C, size_t ldc, void *stream);
-int repdl_cuda_linear_forward_f32(size_t M, size_t K, size_t N, const float *x,
-                                  const float *W, const float *b, float *y,
-                                  void *stream);
-int repdl_cuda_linear_backward_f32(size_t M, size_t K, size_t N, const float *x,
-                                   const float *W, const float *dy, float *dx,
-                                   float *dW, float *db, void *stream);
-int repdl_cuda_conv2d_forward_f32(const struct repdl_conv2d_shape *s,
-                                  const float *x, const float *w,
+/* layer_table.h linalg: begin (tests/config/check_op_table.py --write) */
+int repdl_cuda_linear_forward_f32(size_t M, size_t K, size_t N, const float *x, const float *W,
                                   const float *b, float *y, void *stream);
-int repdl_cuda_conv2d_backward_f32(const struct repdl_conv2d_shape *s,
-                                   const float *x, const float *w,
-                                   const float *dy, float *dx, float *dw,
-                                   float *db, void *stream);
+int repdl_cuda_linear_backward_f32(size_t M, size_t K, size_t N, const float *x, const float *W,
+                                   const float *dy, float *dx, float *dW, float *db, void *stream);
+int repdl_cuda_conv2d_forward_f32(const struct repdl_conv2d_shape *s, const float *x,
+                                  const float *w, const float *b, float *y, void *stream);
+int repdl_cuda_conv2d_backward_f32(const struct repdl_conv2d_shape *s, const float *x,
+                                   const float *w, const float *dy, float *dx, float *dw, float *db,
+                                   void *stream);
+/* layer_table.h linalg: end */
 
 /* Explicit launch configuration of the matrix products, for the
    invariance tests and tuning; the bits never depend on it.  A zero field
@@ -352,30 +350,28 @@ int repdl_cuda_adam_step_f32(size_t n, const struct repdl_adam_config *c, const 
    REPDL_ERR_OVERFLOW.  Loss targets are size_t class indices, as on the
    host (>= cols: that row's loss is NaN). */
 #include <stdint.h>
+/* layer_table.h nn_softmax_norm: begin (tests/config/check_op_table.py --write) */
 int repdl_cuda_softmax_f32(size_t rows, size_t cols, const float *x, float *y, void *stream);
 int repdl_cuda_log_softmax_f32(size_t rows, size_t cols, const float *x, float *y, void *stream);
 int repdl_cuda_softmax_backward_f32(size_t rows, size_t cols, const float *y, const float *dy,
                                     float *dx, void *stream);
-int repdl_cuda_log_softmax_backward_f32(size_t rows, size_t cols, const float *y,
-                                        const float *dy, float *dx, void *stream);
-int repdl_cuda_cross_entropy_f32(size_t rows, size_t cols, int reduction,
-                                 const float *logits, const size_t *target, float *loss,
-                                 float *dlogits, void *stream);
+int repdl_cuda_log_softmax_backward_f32(size_t rows, size_t cols, const float *y, const float *dy,
+                                        float *dx, void *stream);
+int repdl_cuda_cross_entropy_f32(size_t rows, size_t cols, int reduction, const float *logits,
+                                 const size_t *target, float *loss, float *dlogits, void *stream);
 int repdl_cuda_nll_loss_f32(size_t rows, size_t cols, int reduction, const float *logp,
                             const size_t *target, float *loss, float *dlogp, void *stream);
-int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
-                                      const float *x, const float *gamma, const float *beta,
-                                      float *y, float *mean, float *rstd, void *stream);
-int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
-                                       const float *gamma, const float *mean,
-                                       const float *rstd, const float *dy, float *dx,
-                                       float *dgamma, float *dbeta, void *stream);
-int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
-                                    const float *x, const float *gamma, float *y, float *rstd,
-                                    void *stream);
-int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
-                                     const float *gamma, const float *rstd, const float *dy,
-                                     float *dx, float *dgamma, void *stream);
+int repdl_cuda_layer_norm_forward_f32(size_t rows, size_t cols, float eps, const float *x,
+                                      const float *gamma, const float *beta, float *y, float *mean,
+                                      float *rstd, void *stream);
+int repdl_cuda_layer_norm_backward_f32(size_t rows, size_t cols, const float *x, const float *gamma,
+                                       const float *mean, const float *rstd, const float *dy,
+                                       float *dx, float *dgamma, float *dbeta, void *stream);
+int repdl_cuda_rms_norm_forward_f32(size_t rows, size_t cols, float eps, const float *x,
+                                    const float *gamma, float *y, float *rstd, void *stream);
+int repdl_cuda_rms_norm_backward_f32(size_t rows, size_t cols, const float *x, const float *gamma,
+                                     const float *rstd, const float *dy, float *dx, float *dgamma,
+                                     void *stream);
 int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, float eps,
                                             float momentum, const float *x, const float *gamma,
                                             const float *beta, float *running_mean,
@@ -383,12 +379,13 @@ int repdl_cuda_batch_norm_forward_train_f32(size_t n, size_t c, size_t hw, float
                                             float *save_rstd, void *stream);
 int repdl_cuda_batch_norm_forward_infer_f32(size_t n, size_t c, size_t hw, float eps,
                                             const float *x, const float *gamma, const float *beta,
-                                            const float *running_mean,
-                                            const float *running_var, float *y, void *stream);
+                                            const float *running_mean, const float *running_var,
+                                            float *y, void *stream);
 int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const float *x,
                                        const float *gamma, const float *save_mean,
                                        const float *save_rstd, const float *dy, float *dx,
                                        float *dgamma, float *dbeta, void *stream);
+/* layer_table.h nn_softmax_norm: end */
 /* (end softmax/norm) */
 
 /* ---- Activations and pooling (cuda/nn_act_pool.cu) ---- */
@@ -410,6 +407,7 @@ int repdl_cuda_batch_norm_backward_f32(size_t n, size_t c, size_t hw, const floa
 /* (the activations' launchers: "Backward passes" below and the
    elementwise maps above) */
 struct repdl_pool2d_shape;
+/* layer_table.h nn_act_pool: begin (tests/config/check_op_table.py --write) */
 int repdl_cuda_max_pool2d_forward_f32(const struct repdl_pool2d_shape *s, const float *x, float *y,
                                       size_t *argmax, void *stream);
 int repdl_cuda_max_pool2d_backward_f32(const struct repdl_pool2d_shape *s, const size_t *argmax,
@@ -418,6 +416,7 @@ int repdl_cuda_avg_pool2d_forward_f32(const struct repdl_pool2d_shape *s, int co
                                       const float *x, float *y, void *stream);
 int repdl_cuda_avg_pool2d_backward_f32(const struct repdl_pool2d_shape *s, int count_include_pad,
                                        const float *dy, float *dx, void *stream);
+/* layer_table.h nn_act_pool: end */
 /* (end activations/pooling) */
 
 /* ---- Backward passes of the elementwise functions (op_table.h) and of
@@ -468,15 +467,18 @@ int repdl_cuda_norm2_rows_backward_f32(size_t rows, size_t n, const float *x, co
    launched); the backward pass sorts the positions by id there and takes
    a stream-ordered workspace of (vocab + 1 + n) size_t.  Outputs must not
    overlap inputs (REPDL_ERR_INVALID). */
+/* layer_table.h embedding: begin (tests/config/check_op_table.py --write) */
 int repdl_cuda_embedding_forward_f32(const float *table, size_t vocab, size_t dim,
                                      const int64_t *ids, size_t n, float *out, void *stream);
-int repdl_cuda_embedding_backward_f32(const float *dout, const int64_t *ids, size_t n,
-                                      size_t vocab, size_t dim, float *dtable, void *stream);
+int repdl_cuda_embedding_backward_f32(const float *dout, const int64_t *ids, size_t n, size_t vocab,
+                                      size_t dim, float *dtable, void *stream);
+/* layer_table.h embedding: end */
 /* (end embedding) */
 
 /* ---- Rotary position embeddings (cuda/rope.cu; include/repdl/rope.h) ----
    The host functions' checks, statuses and bits; tables and arrays in
    device memory.  y == x (dx == dy) in place allowed, other overlaps not. */
+/* layer_table.h rope: begin (tests/config/check_op_table.py --write) */
 int repdl_cuda_rope_table_f32(size_t positions, size_t d, float base, float *cos_tab,
                               float *sin_tab, void *stream);
 int repdl_cuda_rope_forward_f32(size_t batch, size_t heads, size_t n, size_t d, size_t pos0,
@@ -485,6 +487,7 @@ int repdl_cuda_rope_forward_f32(size_t batch, size_t heads, size_t n, size_t d, 
 int repdl_cuda_rope_backward_f32(size_t batch, size_t heads, size_t n, size_t d, size_t pos0,
                                  size_t positions, const float *cos_tab, const float *sin_tab,
                                  const float *dy, float *dx, void *stream);
+/* layer_table.h rope: end */
 /* (end rotary position embeddings) */
 
 /* ---- Attention (cuda/attention.cu; include/repdl/attention.h) ----

@@ -5,11 +5,13 @@
 The CPU build of repdl._C (Debian's torch has no CUDA) computes on CPU
 tensors only: C is repdl._C itself and check() refuses every other device,
 as before.  The CUDA build (python/setup.py, REPDL_TORCH_CUDA) has, next to
-each function f of repdl._C that takes float32 tensors, cuda_f with the
-same arguments and results on CUDA tensors (csrc/cuda_ops.cpp: repdl's
-CUDA launchers, the host's bits).  C then stands for repdl._C in repdl.ops,
+each function f of repdl._C that takes float32 tensors, a CUDA form with
+the same arguments and results on CUDA tensors (csrc/cuda_ops.cpp: repdl's
+CUDA launchers, the host's bits), listed in the dict repdl._C.cuda_forms
+(f -> its CUDA form; the layer operations' entries registered from
+include/repdl/layer_table.h's rows with a launcher).  C then stands for repdl._C in repdl.ops,
 repdl.optim and repdl.random: C.f(...) calls f when the tensor arguments
-are on the CPU and cuda_f when they are on a CUDA device, and raises
+are on the CPU and cuda_forms[f] when they are on a CUDA device, and raises
 PyTorch's error when they are on two devices.  A function with no CUDA
 form raises NotImplementedError naming it.
 """
@@ -21,6 +23,8 @@ __all__ = ['cuda_built', 'cuda_available', 'check', 'supported', 'C']
 
 #: True when repdl._C was built with repdl's CUDA launchers.
 cuda_built = bool(getattr(_ext, 'cuda_built', False))
+# f -> the CUDA form of repdl._C.f (the CUDA build; empty in the CPU build)
+_CUDA_FORMS = dict(getattr(_ext, 'cuda_forms', {}))
 
 
 def cuda_available():
@@ -74,15 +78,15 @@ class _Dispatch:
         cpu = getattr(_ext, name)
         if not callable(cpu):
             return cpu
-        cuda = getattr(_ext, 'cuda_' + name, None)
+        cuda = _CUDA_FORMS.get(name)
 
         def call(*args):
             dev = _device_of(name, args)
             if dev is None or dev.type != 'cuda':
                 return cpu(*args)
             if cuda is None:
-                raise NotImplementedError(f'repdl: {name} has no CUDA implementation (repdl._C.'
-                                          f'cuda_{name} does not exist); its tensors are on {dev}')
+                raise NotImplementedError(f'repdl: {name} has no CUDA implementation (not in '
+                                          f'repdl._C.cuda_forms); its tensors are on {dev}')
             return cuda(*args)
 
         call.__name__ = name

@@ -14,15 +14,12 @@ from common import assert_bits, canon, data, t2n
 from repdl import ops
 
 # every function of repdl._C that takes float32 tensors, each with a CUDA
-# form cuda_<name> in the CUDA build (csrc/cuda_ops.cpp)
-CUDA_FUNCTIONS = [
-    'unary', 'unary_backward', 'scale', 'reduce_rows', 'reduce_rows_backward', 'dot', 'softmax',
-    'softmax_backward', 'loss', 'gemm', 'linear_forward', 'linear_backward', 'conv2d_forward',
-    'conv2d_backward', 'max_pool2d_forward', 'max_pool2d_backward', 'avg_pool2d_forward',
-    'avg_pool2d_backward', 'layer_norm_forward', 'layer_norm_backward', 'rms_norm_forward',
-    'rms_norm_backward', 'batch_norm_forward_train', 'batch_norm_forward_infer',
-    'batch_norm_backward', 'dropout_forward', 'dropout_backward', 'uniform_fill', 'normal_fill',
-    'sgd_step', 'adam_step']
+# form cuda_<name> in the CUDA build (csrc/cuda_ops.cpp): the layer
+# operations' bindings with a launcher, as include/repdl/layer_table.h
+# registers them, and the others
+CUDA_FUNCTIONS = list(repdl._C.layer_cuda_bindings) + [
+    'unary', 'unary_backward', 'scale', 'reduce_rows', 'reduce_rows_backward', 'dot', 'gemm',
+    'dropout_forward', 'dropout_backward', 'uniform_fill', 'normal_fill', 'sgd_step', 'adam_step']
 
 
 def test_var_identity_of_the_cuda_path(clib):
@@ -58,6 +55,8 @@ def test_cuda_build():
     assert repdl._C.cuda_built is True
     missing = [f for f in CUDA_FUNCTIONS if not callable(getattr(repdl._C, 'cuda_' + f, None))]
     assert not missing, f'no cuda_ form: {missing}'
+    assert sorted(repdl._C.cuda_forms) == sorted(CUDA_FUNCTIONS)
+    assert all(repdl._C.cuda_forms[f] is getattr(repdl._C, 'cuda_' + f) for f in CUDA_FUNCTIONS)
     with pytest.raises(RuntimeError, match='CUDA function of repdl._C got a tensor on cpu'):
         repdl._C.cuda_unary('exp', torch.ones(3))
     with pytest.raises(RuntimeError, match='Expected all tensors to be on the same device'):

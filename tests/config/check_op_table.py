@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """tests/config/check_op_table.py ROOT [--write]
 
-include/repdl/op_table.h is the one list of the elementwise functions
+include/repdl/op_table.h is the one list of the elementwise functions,
+include/repdl/layer_table.h that of the layer operations
 (docs/architecture.md, "Adding an operation").  The C layers are generated
 from it by the preprocessor (cuda/'s launchers, python/repdl/csrc's
 bindings, tests/cuda's lists); this writes cuda.h's prototypes and
@@ -16,11 +17,28 @@ it, exiting 1 on any disagreement:
   2. every declared repdl_*_array_f32, _array_bf16, _array_f16 and
      repdl_*_backward_array_f32 is a row's (no function outside the table);
   3. each row with a backward pass has its Python function: repdl/ops.py
-     calls _unary('F');
+     calls _unary('F') or _C.unary_backward('F', ...);
   4. the sections written from the table are what it gives: the launcher
      prototypes of include/repdl/cuda.h and docs/api.md's table, each
      between its op_table.h markers (--write rewrites them: the output is
      checked in, so that cuda.h's prototypes stay spelled out for grep).
+
+The layer table's rows (S(X, op, function, pass, cuda, py, binding)):
+
+  5. repdl_FUNCTION_f32 is declared (REPDL_API) in include/repdl/*.h;
+     unless cuda is NOCUDA, the source it names in cuda/ defines
+     repdl_cuda_FUNCTION_f32 and cuda/meson.build builds that source;
+  6. py PY or VIA: repdl._C's BINDING is defined (layers.inc, or both
+     repdl_ext.cpp and, with a launcher, cuda_ops.cpp; without one, not
+     layers.inc, which the CUDA build compiles), repdl/ops.py has
+     def OP(; the binding files register no table binding by hand (they
+     register REPDL_LAYER_BINDINGS, the CUDA build REPDL_LAYER_CUDA_BINDINGS);
+  7. the sections written from the table: for each cuda/ source of the
+     table, its launcher prototypes in include/repdl/cuda.h (the host
+     declaration with repdl_cuda_ and `void *stream` appended, a
+     repdl_X_shape typedef as struct repdl_X_shape), and docs/api.md's
+     section 7; no table launcher is declared in cuda.h outside them;
+  8. every launcher that cuda/*.cu defines is declared in cuda.h.
 """
 import glob, os, re, sys
 
@@ -63,8 +81,122 @@ for fn in sorted(declared):
 
 ops_py = open(os.path.join(root, 'python/repdl/ops.py')).read()
 for name, cuda, half, bwd in rows:
-    if bwd != 'NOBWD' and f"_unary('{name}'" not in ops_py:
-        fails.append(f"{name}: a backward pass, but python/repdl/ops.py has no _unary('{name}', ...)")
+    if bwd != 'NOBWD' and f"_unary('{name}'" not in ops_py and \
+            f"unary_backward('{name}'" not in ops_py:
+        fails.append(f"{name}: a backward pass, but python/repdl/ops.py has neither "
+                     f"_unary('{name}', ...) nor _C.unary_backward('{name}', ...)")
+
+# ---- The layer table ----
+ltable = open(os.path.join(root, 'include/repdl/layer_table.h')).read()
+LROW = re.compile(r'^\s*S\(X,\s*(\w+),\s*(\w+),\s*(FWD|BWD|FWDBWD|AUX),\s*(\w+),'
+                  r'\s*(PY|VIA|NOPY),\s*(\w+|-)\)', re.M)
+lrows = LROW.findall(ltable)
+if len(lrows) != len(re.findall(r'^\s*S\(X,', ltable, re.M)):
+    fails.append('layer_table.h: a row is not S(X, op, function, FWD|BWD|FWDBWD|AUX, cuda|NOCUDA, '
+                 'PY|VIA|NOPY, binding|-)')
+if not lrows:
+    fails.append('layer_table.h: no row read')
+
+host_decl = {}
+for h in sorted(glob.glob(os.path.join(root, 'include/repdl/*.h'))):
+    for m in re.finditer(r'\bREPDL(?:_HOST)?_API\s+repdl_status\s+(repdl_\w+)\s*\(([^)]*)\)',
+                         open(h).read()):
+        host_decl[m.group(1)] = m.group(2)
+
+
+def read(rel):
+    path = os.path.join(root, rel)
+    return open(path).read() if os.path.exists(path) else ''
+
+
+csrc = {f: read('python/repdl/csrc/' + f) for f in ('layers.inc', 'repdl_ext.cpp', 'cuda_ops.cpp')}
+cuda_meson = read('cuda/meson.build')
+
+
+def defines(text, name):
+    """A C++ function definition of name at the start of a line."""
+    return re.search(r'^[A-Za-z].*[\s*&]%s\(' % re.escape(name), text, re.M) is not None
+
+
+bindings = set()
+for op, fn, ps, cu, py, binding in lrows:
+    host = f'repdl_{fn}_f32'
+    if host not in host_decl:
+        fails.append(f'layer_table.h: {fn}: no header declares REPDL_API repdl_status {host}')
+    if cu != 'NOCUDA':
+        src = read(f'cuda/{cu}.cu')
+        if not re.search(r'\bint\s+repdl_cuda_%s_f32\s*\(' % fn, src):
+            fails.append(f'layer_table.h: {fn}: cuda/{cu}.cu does not define repdl_cuda_{fn}_f32')
+        if f"'{cu}'" not in cuda_meson:
+            fails.append(f"layer_table.h: {fn}: cuda/meson.build does not build '{cu}'")
+    if py == 'NOPY':
+        continue
+    if py == 'PY':
+        if binding in bindings:
+            fails.append(f'layer_table.h: binding {binding} has two PY rows (the others: VIA)')
+        bindings.add(binding)
+    elif binding not in bindings:
+        fails.append(f'layer_table.h: {fn}: VIA {binding}, but no earlier PY row registers it')
+    shared = defines(csrc['layers.inc'], binding)
+    if shared and cu == 'NOCUDA':
+        fails.append(f'layer_table.h: {fn}: NOCUDA, but its binding {binding} is in layers.inc, '
+                     'which the CUDA build compiles too (define it in repdl_ext.cpp)')
+    if not shared and not defines(csrc['repdl_ext.cpp'], binding):
+        fails.append(f'layer_table.h: {fn}: repdl._C.{binding} is defined in neither layers.inc '
+                     'nor repdl_ext.cpp')
+    if cu != 'NOCUDA' and not shared and not defines(csrc['cuda_ops.cpp'], binding):
+        fails.append(f'layer_table.h: {fn}: cuda_{binding} is defined in neither layers.inc nor '
+                     'cuda_ops.cpp')
+    if f'def {op}(' not in ops_py:
+        fails.append(f'layer_table.h: {fn}: repdl/ops.py has no def {op}(')
+for f in ('repdl_ext.cpp', 'cuda_ops.cpp'):
+    for b in sorted(bindings):
+        if re.search(r'm\.def\("%s"|REPDL_PY_CUDA_DEF\(%s\)' % (b, b), csrc[f]):
+            fails.append(f'python/repdl/csrc/{f} registers {b} by hand (layer_table.h registers it)')
+    want = 'REPDL_LAYER_BINDINGS(' if f == 'repdl_ext.cpp' else 'REPDL_LAYER_CUDA_BINDINGS('
+    if csrc[f] and want not in csrc[f]:
+        fails.append(f'python/repdl/csrc/{f} does not register {want[:-1]}')
+
+cuda_h = read('include/repdl/cuda.h')
+
+
+def launcher(fn):
+    """cuda.h's prototype of repdl_cuda_fn_f32, from the host declaration."""
+    params = re.sub(r'\s+', ' ', host_decl.get(f'repdl_{fn}_f32', '')).strip()
+    params = re.sub(r'(?<!struct )\brepdl_(\w+)_shape\b', r'struct repdl_\1_shape', params)
+    parts = [p.strip() for p in params.split(',') if p.strip()] + ['void *stream']
+    head = f'int repdl_cuda_{fn}_f32('
+    lines, cur = [], head
+    for i, p in enumerate(parts):
+        tail = ');' if i == len(parts) - 1 else ','
+        piece = p + tail
+        if cur not in (head,) and len(cur) + 1 + len(piece) > 100:
+            lines.append(cur)
+            cur = ' ' * len(head) + piece
+        else:
+            cur += ('' if cur == head else ' ') + piece
+    lines.append(cur)
+    return '\n'.join(lines) + '\n'
+
+
+def layer_api_table():
+    out = ['| operation | host functions (pass) | CUDA launchers | Python |\n', '|---|---|---|---|\n']
+    ops_order = []
+    for r in lrows:
+        if r[0] not in ops_order:
+            ops_order.append(r[0])
+    for op in ops_order:
+        rs = [r for r in lrows if r[0] == op]
+        host = ', '.join(f'`repdl_{r[1]}_f32` ({r[2].lower()})' for r in rs)
+        cus = sorted({r[3] for r in rs if r[3] != 'NOCUDA'})
+        cu = ', '.join(f'`repdl_cuda_{r[1]}_f32`' for r in rs if r[3] != 'NOCUDA')
+        cu = f'{cu} ({", ".join(c + ".cu" for c in cus)})' if cu else '-'
+        pys = [r for r in rs if r[4] != 'NOPY']
+        py = (f'`repdl.ops.{op}`; `repdl._C.' + '`, `'.join(dict.fromkeys(r[5] for r in pys)) + '`'
+              if pys else '-')
+        out.append(f'| {op} | {host} | {cu} | {py} |\n')
+    return ''.join(out)
+
 
 # The written sections: (file, begin marker, end marker, text between).
 def api_table():
@@ -110,6 +242,21 @@ sections = [
     ('include/repdl/cuda.h', f'/* op_table.h backward: begin ({W}) */\n',
      '/* op_table.h backward: end */\n', cuda_backward()),
 ]
+stems = []
+for r in lrows:
+    if r[3] != 'NOCUDA' and r[3] not in stems:
+        stems.append(r[3])
+for stem in stems:
+    sections.append(('include/repdl/cuda.h', f'/* layer_table.h {stem}: begin ({W}) */\n',
+                     f'/* layer_table.h {stem}: end */\n',
+                     ''.join(launcher(r[1]) for r in lrows if r[3] == stem)))
+sections.append(('docs/api.md', '<!-- layer_table.h: begin -->\n', '<!-- layer_table.h: end -->\n',
+                 layer_api_table()))
+# a table launcher declared once in cuda.h: inside its section
+for r in lrows:
+    if r[3] != 'NOCUDA' and len(re.findall(r'\bint\s+repdl_cuda_%s_f32\s*\(' % r[1], cuda_h)) > 1:
+        fails.append(f'include/repdl/cuda.h declares repdl_cuda_{r[1]}_f32 more than once '
+                     '(by hand outside the layer_table.h section?)')
 for rel, begin, end, text in sections:
     path = os.path.join(root, rel)
     cur = open(path).read()
@@ -126,9 +273,16 @@ for rel, begin, end, text in sections:
             fails.append(f'{rel}: the section {begin.strip()} differs from op_table.h '
                          f'(python3 tests/config/check_op_table.py . --write)')
 
+# every launcher of cuda/ declared (after --write rewrote cuda.h)
+cuda_h = read('include/repdl/cuda.h')
+for fn in sorted(set(re.findall(r'\bint\s+(repdl_cuda_\w+)\s*\(', ''.join(
+        read(os.path.relpath(c, root)) for c in glob.glob(os.path.join(root, 'cuda/*.cu')))))):
+    if not re.search(r'\bint\s+%s\s*\(' % fn, cuda_h):
+        fails.append(f'cuda/ defines {fn}, include/repdl/cuda.h does not declare it')
+
 for f in fails:
     print('FAIL', f)
 if not fails:
-    print(f'ok: {len(rows)} elementwise functions in op_table.h; headers, cuda.h, repdl/ops.py '
-          'and docs/api.md agree')
+    print(f'ok: {len(rows)} elementwise functions in op_table.h, {len(lrows)} layer functions in '
+          'layer_table.h; headers, cuda/, cuda.h, python/repdl and docs/api.md agree')
 sys.exit(1 if fails else 0)

@@ -28,6 +28,7 @@
 
 #include <repdl/conv2d.h>
 #include <repdl/cuda.h>
+#include <repdl/layer_table.h>
 #include <repdl/optim.h>
 #include <repdl/pool.h>
 #include <repdl/softmax.h>
@@ -438,24 +439,23 @@ int64_t adam_step(Tensor w, const Tensor &g, Tensor m, Tensor v, Tensor state, i
 }  // namespace
 
 // Called by repdl_ext.cpp's module definition in the CUDA build.
+// Each function f is registered as cuda_f and entered in the dict
+// repdl._C.cuda_forms (f -> cuda_f), from which repdl/_device.py dispatches.
 void repdl_py_register_cuda(py::module &m)
 {
-#define REPDL_PY_CUDA_DEF(name) m.def("cuda_" #name, &name)
+    py::dict forms;
+#define REPDL_PY_CUDA_DEF(name) (m.def("cuda_" #name, &name), forms[#name] = m.attr("cuda_" #name))
     REPDL_PY_CUDA_DEF(unary);
     REPDL_PY_CUDA_DEF(unary_backward);
     REPDL_PY_CUDA_DEF(scale);
     REPDL_PY_CUDA_DEF(reduce_rows);
     REPDL_PY_CUDA_DEF(reduce_rows_backward);
     REPDL_PY_CUDA_DEF(dot);
-    REPDL_PY_CUDA_DEF(loss);
+    // layer_table.h's bindings of the rows with a launcher
 #define REPDL_PY_CUDA_DEF_LAYER(name) REPDL_PY_CUDA_DEF(name);
-    REPDL_PY_LAYERS(REPDL_PY_CUDA_DEF_LAYER)
+    REPDL_LAYER_CUDA_BINDINGS(REPDL_PY_CUDA_DEF_LAYER)
 #undef REPDL_PY_CUDA_DEF_LAYER
     REPDL_PY_CUDA_DEF(gemm);
-    REPDL_PY_CUDA_DEF(linear_forward);
-    REPDL_PY_CUDA_DEF(linear_backward);
-    REPDL_PY_CUDA_DEF(conv2d_forward);
-    REPDL_PY_CUDA_DEF(conv2d_backward);
     REPDL_PY_CUDA_DEF(dropout_forward);
     REPDL_PY_CUDA_DEF(dropout_backward);
     REPDL_PY_CUDA_DEF(uniform_fill);
@@ -463,4 +463,5 @@ void repdl_py_register_cuda(py::module &m)
     REPDL_PY_CUDA_DEF(sgd_step);
     REPDL_PY_CUDA_DEF(adam_step);
 #undef REPDL_PY_CUDA_DEF
+    m.attr("cuda_forms") = forms;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <repdl/repdl.h>
+#include <repdl/layer_table.h>
 #include <repdl/attention_threads.h>
 #include <repdl/conv2d_threads.h>
 #include <repdl/gemm_threads.h>
@@ -604,17 +605,19 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("reduce_rows", &reduce_rows);
     m.def("reduce_rows_backward", &reduce_rows_backward);
     m.def("dot", &dot);
-    m.def("loss", &loss);
-#define REPDL_PY_DEF(name) m.def(#name, &name);
-    REPDL_PY_LAYERS(REPDL_PY_DEF)
+    // layer_table.h's bindings (layers.inc, loss, linear, conv2d), and
+    // their names
+    py::list layer_bindings;
+#define REPDL_PY_DEF(name) m.def(#name, &name), layer_bindings.append(#name);
+    REPDL_LAYER_BINDINGS(REPDL_PY_DEF)
 #undef REPDL_PY_DEF
+    m.attr("layer_bindings") = py::tuple(layer_bindings);
+    py::list layer_cuda_bindings;  // those with a CUDA form in the CUDA build
+#define REPDL_PY_NAME(name) layer_cuda_bindings.append(#name);
+    REPDL_LAYER_CUDA_BINDINGS(REPDL_PY_NAME)
+#undef REPDL_PY_NAME
+    m.attr("layer_cuda_bindings") = py::tuple(layer_cuda_bindings);
     m.def("gemm", &gemm);
-    m.def("attention_forward", &attention_forward);
-    m.def("attention_backward", &attention_backward);
-    m.def("linear_forward", &linear_forward);
-    m.def("linear_backward", &linear_backward);
-    m.def("conv2d_forward", &conv2d_forward);
-    m.def("conv2d_backward", &conv2d_backward);
     m.def("dropout_forward", &dropout_forward);
     m.def("dropout_backward", &dropout_backward);
     m.def("uniform_fill", &uniform_fill);
