@@ -13,8 +13,8 @@
    op(B) and the warp runs one repdl__mma_s8_m16n8k32 (k out of range and
    rows or columns out of range give digit 0: adds nothing).  Then each
    lane decides its 4 outputs by repdl__crs_decide.  If any output of the
-   warp is undecided with S = REPDL__CRS_S0 the warp repeats the products
-   with S = REPDL__CRS_SMAX for those; outputs still undecided take the
+   warp is undecided with S = REPDL__CRS_S0 (6) the warp adds the pairs
+   up to S = REPDL__CRS_SMAX (8) and decides those; outputs still undecided take the
    exact path (repdl__gemm_cr_exact), outputs of a non-finite row, column
    or bias the IEEE sum (repdl__crs_nonfinite).  Every accepted value is
    RN(s) (the slice header's proof), so the result is repdl_gemm_cr_f32's,
@@ -60,7 +60,7 @@
 
 /* First slice count tried; REPDL__CRS_SMAX after. */
 #ifndef REPDL__CRS_S0
-#define REPDL__CRS_S0 4
+#define REPDL__CRS_S0 6
 #endif
 /* A counting hook for the host emulation: stage 0 non-finite, 1 the first
    S, 2 REPDL__CRS_SMAX, 3 the exact path. */
@@ -255,16 +255,19 @@ REPDL_HD void crt_tile(const crt_args &p, size_t i0, size_t j0)
         }
     }
 
-    for (int S = REPDL__CRS_S0; kfast > 0; S = REPDL__CRS_SMAX) {
+    /* Digit s of a value does not depend on S (it is bits 7(s-1) ..
+       7s - 1 below 2^E of |x|), so the S = SMAX pass adds only the pairs
+       with S0 + 1 < s + r <= SMAX + 1 to the level sums of the first. */
+    for (int l = 0; l < L; l++)
+        for (int e = 0; e < 4; e++)
+            for (int v = 0; v < REPDL__CRS_SMAX; v++) Q[l][e][v] = 0;
+    for (int S = REPDL__CRS_S0, Sdone = 0; kfast > 0; Sdone = S, S = REPDL__CRS_SMAX) {
         int pending = 0;
         for (int l = 0; l < L; l++)
             for (int e = 0; e < 4; e++) pending |= !done[l][e];
         if (!X::any(pending)) break;
-        for (int l = 0; l < L; l++)
-            for (int e = 0; e < 4; e++)
-                for (int v = 0; v < REPDL__CRS_SMAX; v++) Q[l][e][v] = 0;
         for (int s = 1; s <= S; s++)
-            for (int r = 1; s + r <= S + 1; r++)
+            for (int r = Sdone + 2 - s > 1 ? Sdone + 2 - s : 1; s + r <= S + 1; r++)
                 for (size_t c0 = 0; c0 < kfast; c0 += REPDL__CRS_KCHUNK) {
                     size_t c1 = kfast - c0 < REPDL__CRS_KCHUNK ? kfast : c0 + REPDL__CRS_KCHUNK;
                     for (int l = 0; l < L; l++)
