@@ -53,6 +53,7 @@
 #include <stdlib.h>
 
 #include "config.h"
+#include "detail/gemv.h"
 REPDL_BEGIN_CODE
 
 /* ---- Blocking (performance only: no value depends on these) ---- */
@@ -712,6 +713,15 @@ REPDL_API repdl_status repdl_gemm_f32(int transA, int transB, size_t M, size_t N
     REPDL__FPENV_CHECK();
     repdl_status st = repdl__gemm_check(transA, transB, M, N, K, A, lda, B, ldb, C, ldc);
     if (st != REPDL_OK) return st;
+#if REPDL__GEMV_X86
+    /* a few rows times W^T (a linear layer decoding one token): the same
+       chains, vectorised across columns (detail/gemv.h) */
+    if (!transA && transB && M && M <= REPDL__GEMV_RMAX && N && K && alpha == 1.0f &&
+        beta == 0.0f && repdl__gemm_isa() >= 1) {
+        repdl__gemv_avx2_f32((int)M, N, K, A, lda, B, ldb, bias, C, ldc);
+        return REPDL_OK;
+    }
+#endif
     repdl__gemm_core_f32(transA, transB, M, N, K, A, lda, B, ldb, bias, NULL, 0, alpha, beta,
                          C, ldc);
     return REPDL_OK;

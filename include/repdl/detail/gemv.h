@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* repdl/detail/gemv.h: the few-row product y = x W^T + bias (x [R x K],
+   W [N x K], R = 1 .. 4: one token of a decoder) in the canonical order of
+   repdl/gemm.h, without packing W.
+
+     y[m][n] = canonical(chain over k ascending of fma(x[m][k], W[n][k], acc)
+                         from acc = bias ? bias[n] : -0.0f)
+
+   exactly the chain repdl_gemm_f32(0, 1, ...) computes with alpha 1 and
+   beta 0, so the bits equal the batched product's.  The kernel vectorises
+   across outputs: 8 consecutive rows of W (one 8-lane vector per k)
+   hold 8 independent chains; an 8 x 8 block of W (8 rows, 8 k) is
+   transposed in registers (moves only) and the 8 steps of every chain are
+   applied k ascending.  Rows past N in the last group repeat row N - 1
+   (read, never stored); the k past the last multiple of 8 are applied one
+   at a time.  W is streamed once for all R rows of x.
+
+   x86-64 with gcc or clang only (AVX2 + FMA, target attribute): the
+   caller (repdl/gemm.h) checks the CPU; REPDL__GEMV_X86 is 0 elsewhere
+   and the caller keeps its own kernels. */
+#ifndef REPDL_DETAIL_GEMV_H
+#define REPDL_DETAIL_GEMV_H
+
+#include "../config.h"
+REPDL_BEGIN_CODE
+
+#if REPDL__GNU_HOST && defined(__x86_64__) && !defined(REPDL_GEMM_NO_DISPATCH)
+#define REPDL__GEMV_X86 1
+#include <immintrin.h>
+#else
+#define REPDL__GEMV_X86 0
+#endif
+
+#define REPDL__GEMV_RMAX 4 /* rows of x the kernel takes at once */
+/* Groups of 8 rows of W read at once: 16 rows (more streams defeat the
+   hardware prefetch on large K: measured, docs/bench-linalg.md). */
+#define REPDL__GEMV_GMAX 2
+
+#if REPDL__GEMV_X86
+/* d[8 i + j] = p[j][k + i] (i, j < 8): an 8 x 8 block of W transposed in
+   registers (moves only).  Row j + 4 enters the high half of a vector by
+   a 128-bit broadcast load and a blend, so only 16 shuffles remain. */
+__attribute__((always_inline, target("avx2,fma"))) static inline void
+repdl__gemv_t8(const float *const *p, size_t k, float *d)
+{
+    __m256 a0, a1, a2, a3, t0, t1, t2, t3;
+    int h;
+    for (h = 0; h < 2; h++) {
+        size_t q = k + 4 * (size_t)h;
+#define REPDL__GEMV_LD(i)                                                               \
+    _mm256_blend_ps(_mm256_castps128_ps256(_mm_loadu_ps(p[i] + q)),                     \
+                    _mm256_broadcast_ps((const __m128 *)(const void *)(p[i + 4] + q)), 0xf0)
+        a0 = REPDL__GEMV_LD(0);
+        a1 = REPDL__GEMV_LD(1);
+        a2 = REPDL__GEMV_LD(2);
+        a3 = REPDL__GEMV_LD(3);
+#undef REPDL__GEMV_LD
+        t0 = _mm256_unpacklo_ps(a0, a1);
+        t1 = _mm256_unpackhi_ps(a0, a1);
+        t2 = _mm256_unpacklo_ps(a2, a3);
+        t3 = _mm256_unpackhi_ps(a2, a3);
+        _mm256_store_ps(d + 32 * h + 0, _mm256_shuffle_ps(t0, t2, 0x44));
+        _mm256_store_ps(d + 32 * h + 8, _mm256_shuffle_ps(t0, t2, 0xee));
+        _mm256_store_ps(d + 32 * h + 16, _mm256_shuffle_ps(t1, t3, 0x44));
+        _mm256_store_ps(d + 32 * h + 24, _mm256_shuffle_ps(t1, t3, 0xee));
+    }
+}
+
+/* Outputs n0 .. n0 + 8G - 1 (G groups of 8 consecutive rows of W; those
+   >= N repeat row N - 1 and are not stored) of the R rows of x.  Per 16
+   steps of k: every group's 8 x 16 block is transposed into buf (each
+   64-byte line of W used whole at once), then step k + i (i ascending) of
+   all R G chains. */
+__attribute__((always_inline, target("avx2,fma"))) static inline void
+repdl__gemv_block(const int R, const int G, size_t n0, size_t N, size_t K, const float *x,
+                  size_t ldx, const float *W, size_t ldw, const float *bias, float *y,
+                  size_t ldy)
+{
+    __m256 acc[REPDL__GEMV_GMAX][REPDL__GEMV_RMAX];
+    const float *p[REPDL__GEMV_GMAX][8];
+    float buf[REPDL__GEMV_GMAX][16 * 8] __attribute__((aligned(32)));
+    __m256 qn = _mm256_castsi256_ps(_mm256_set1_epi32((int)REPDL_NAN_BITS));
+    size_t k;
+    int g, i, m;
+    for (g = 0; g < G; g++) {
+        float b0[8];
+        for (i = 0; i < 8; i++) {
+            size_t n = n0 + 8 * (size_t)g + (size_t)i;
+            if (n >= N) n = N - 1;
+            p[g][i] = W + n * ldw;
+            b0[i] = bias ? bias[n] : -0.0f;
+        }
+        for (m = 0; m < R; m++) acc[g][m] = _mm256_loadu_ps(b0);
+    }
+    for (k = 0; k + 16 <= K; k += 16) {
+        for (g = 0; g < G; g++) {
+            repdl__gemv_t8(p[g], k, buf[g]);
+            repdl__gemv_t8(p[g], k + 8, buf[g] + 64);
+        }
+        for (i = 0; i < 16; i++)
+            for (m = 0; m < R; m++) {
+                __m256 xv = _mm256_broadcast_ss(x + (size_t)m * ldx + k + (size_t)i);
+                for (g = 0; g < G; g++)
+                    acc[g][m] = _mm256_fmadd_ps(xv, _mm256_load_ps(buf[g] + 8 * i), acc[g][m]);
+            }
+    }
+    if (k + 8 <= K) {
+        for (g = 0; g < G; g++) repdl__gemv_t8(p[g], k, buf[g]);
+        for (i = 0; i < 8; i++)
+            for (m = 0; m < R; m++) {
+                __m256 xv = _mm256_broadcast_ss(x + (size_t)m * ldx + k + (size_t)i);
+                for (g = 0; g < G; g++)
+                    acc[g][m] = _mm256_fmadd_ps(xv, _mm256_load_ps(buf[g] + 8 * i), acc[g][m]);
+            }
+        k += 8;
+    }
+    for (; k < K; k++) /* one step at a time, the 8 values gathered */
+        for (g = 0; g < G; g++) {
+            __m256 v = _mm256_setr_ps(p[g][0][k], p[g][1][k], p[g][2][k], p[g][3][k],
+                                      p[g][4][k], p[g][5][k], p[g][6][k], p[g][7][k]);
+            for (m = 0; m < R; m++)
+                acc[g][m] = _mm256_fmadd_ps(_mm256_broadcast_ss(x + (size_t)m * ldx + k), v,
+                                            acc[g][m]);
+        }
+    for (g = 0; g < G; g++)
+        for (m = 0; m < R; m++) {
+            __m256 r = acc[g][m];
+            size_t n = n0 + 8 * (size_t)g;
+            r = _mm256_blendv_ps(r, qn, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+            if (n + 8 <= N) {
+                _mm256_storeu_ps(y + (size_t)m * ldy + n, r);
+            } else if (n < N) {
+                float o[8];
+                size_t j;
+                _mm256_storeu_ps(o, r);
+                for (j = 0; n + j < N; j++) y[(size_t)m * ldy + n + j] = o[j];
+            }
+        }
+}
+
+/* Blocks of REPDL__GEMV_GMAX groups, the rest in one block of fewer. */
+__attribute__((always_inline, target("avx2,fma"))) static inline void
+repdl__gemv_rows(const int R, size_t N, size_t K, const float *x, size_t ldx, const float *W,
+                 size_t ldw, const float *bias, float *y, size_t ldy)
+{
+    size_t n;
+    for (n = 0; n + 8 < N; n += 16) repdl__gemv_block(R, 2, n, N, K, x, ldx, W, ldw, bias, y, ldy);
+    if (n < N) repdl__gemv_block(R, 1, n, N, K, x, ldx, W, ldw, bias, y, ldy);
+}
+
+/* y [R x N] (ld ldy) = x [R x K] (ld ldx) W^T (W [N x K], ld ldw) + bias,
+   1 <= R <= REPDL__GEMV_RMAX, N >= 1; K == 0 gives the bias (or -0).
+   Needs AVX2 + FMA (the caller checks). */
+__attribute__((target("avx2,fma"))) static inline void
+repdl__gemv_avx2_f32(int R, size_t N, size_t K, const float *x, size_t ldx, const float *W,
+                     size_t ldw, const float *bias, float *y, size_t ldy)
+{
+    switch (R) {
+    case 1: repdl__gemv_rows(1, N, K, x, ldx, W, ldw, bias, y, ldy); break;
+    case 2: repdl__gemv_rows(2, N, K, x, ldx, W, ldw, bias, y, ldy); break;
+    case 3: repdl__gemv_rows(3, N, K, x, ldx, W, ldw, bias, y, ldy); break;
+    default: repdl__gemv_rows(4, N, K, x, ldx, W, ldw, bias, y, ldy); break;
+    }
+}
+#endif /* REPDL__GEMV_X86 */
+
+REPDL_END_CODE
+#endif /* REPDL_DETAIL_GEMV_H */
