@@ -46,6 +46,34 @@ root = sys.argv[1] if len(sys.argv) > 1 else '.'
 write = '--write' in sys.argv[2:]
 fails = []
 
+LROW = re.compile(r'^\s*S\(X,\s*(\w+),\s*(\w+),\s*(FWD|BWD|FWDBWD|AUX),\s*(\w+),'
+                  r'\s*(PY|VIA|NOPY),\s*(\w+|-)\)', re.M)
+
+# --list tests | cuda: what the build reads from the layer table at
+# configure time (one name a line, table order, each once):
+#   tests  each op whose tests/<op>/test_<op>.c exists in a folder with no
+#          meson.build of its own: tests/meson.build builds it as the
+#          standard variants and as C++ (tests/common/cpp_include.cpp);
+#   cuda   each cuda/ stem of a row (not NOCUDA): cuda/meson.build adds it
+#          to the library's sources.
+if '--list' in sys.argv[2:]:
+    what = sys.argv[sys.argv.index('--list') + 1:][:1]
+    out = []
+    for op, fn, ps, cu, py, binding in LROW.findall(
+            open(os.path.join(root, 'include/repdl/layer_table.h')).read()):
+        if what == ['tests']:
+            d = os.path.join(root, 'tests', op)
+            if os.path.exists(os.path.join(d, f'test_{op}.c')) and \
+                    not os.path.exists(os.path.join(d, 'meson.build')):
+                out.append(op)
+        elif what == ['cuda']:
+            if cu != 'NOCUDA':
+                out.append(cu)
+        else:
+            sys.exit('--list tests|cuda')
+    print('\n'.join(dict.fromkeys(out)))
+    sys.exit(0)
+
 table = open(os.path.join(root, 'include/repdl/op_table.h')).read()
 ROW = re.compile(r'^\s*S\(X,\s*(\w+),\s*(MAP|ACT),\s*(HALF|NOHALF),\s*(BX|BY|NOBWD)\)', re.M)
 rows = ROW.findall(table)
@@ -88,8 +116,6 @@ for name, cuda, half, bwd in rows:
 
 # ---- The layer table ----
 ltable = open(os.path.join(root, 'include/repdl/layer_table.h')).read()
-LROW = re.compile(r'^\s*S\(X,\s*(\w+),\s*(\w+),\s*(FWD|BWD|FWDBWD|AUX),\s*(\w+),'
-                  r'\s*(PY|VIA|NOPY),\s*(\w+|-)\)', re.M)
 lrows = LROW.findall(ltable)
 if len(lrows) != len(re.findall(r'^\s*S\(X,', ltable, re.M)):
     fails.append('layer_table.h: a row is not S(X, op, function, FWD|BWD|FWDBWD|AUX, cuda|NOCUDA, '
