@@ -19,6 +19,7 @@
 #include "detail/cr.h"
 #include "detail/exp_table.h"
 #include "detail/act.h"
+#include "detail/gelu_vec.h"
 #include "half.h"
 #include "half_math.h"
 REPDL_BEGIN_CODE
@@ -174,8 +175,11 @@ REPDL_API repdl_status repdl_gelu_array_f32(size_t n, const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
     if (n && (!x || !y)) return REPDL_ERR_INVALID;
-    size_t i;
-    for (i = 0; i < n; i++) y[i] = repdl_gelu_f32(x[i]);
+    /* detail/gelu_vec.h: vectorized where the CPU allows, the same bits */
+    if (!repdl__gelu_vec_array(n, x, y, repdl__gelu_s_coeffs(0), repdl_gelu_f32)) {
+        size_t i;
+        for (i = 0; i < n; i++) y[i] = repdl_gelu_f32(x[i]);
+    }
     return REPDL_OK;
 }
 
