@@ -33,7 +33,9 @@
    -march=x86-64 build runs at hardware FMA speed; elsewhere (other
    compilers or targets, nvcc, REPDL_GEMM_NO_DISPATCH, CPUs without FMA) a
    portable C99 kernel of fixed-size loops over repdl__fmaf is used.  Every
-   kernel performs the same fused multiply-adds in the same order.
+   kernel performs the same fused multiply-adds in the same order.  A few
+   rows (M <= 4) times B^T with alpha 1 and beta 0 (a linear layer decoding
+   one token) take detail/gemv.h instead: the same chains, no packing.
 
    Edge cases: M == 0 or N == 0: nothing is read or written (pointers may
    be NULL).  K == 0: A and B are not read (may be NULL); the result is
@@ -718,7 +720,9 @@ REPDL_API repdl_status repdl_gemm_f32(int transA, int transB, size_t M, size_t N
        chains, vectorised across columns (detail/gemv.h) */
     if (!transA && transB && M && M <= REPDL__GEMV_RMAX && N && K && alpha == 1.0f &&
         beta == 0.0f && repdl__gemm_isa() >= 1) {
-        repdl__gemv_avx2_f32((int)M, N, K, A, lda, B, ldb, bias, C, ldc);
+        if (repdl__gemm_isa() >= 2)
+            repdl__gemv_avx512_f32((int)M, N, K, A, lda, B, ldb, bias, C, ldc);
+        else repdl__gemv_avx2_f32((int)M, N, K, A, lda, B, ldb, bias, C, ldc);
         return REPDL_OK;
     }
 #endif

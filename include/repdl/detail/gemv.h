@@ -15,8 +15,9 @@
    (read, never stored); the k past the last multiple of 8 are applied one
    at a time.  W is streamed once for all R rows of x.
 
-   x86-64 with gcc or clang only (AVX2 + FMA, target attribute): the
-   caller (repdl/gemm.h) checks the CPU; REPDL__GEMV_X86 is 0 elsewhere
+   x86-64 with gcc or clang only (AVX2 + FMA, 8 rows a vector, or
+   AVX-512F, 16 rows a vector; target attributes): the caller
+   (repdl/gemm.h) checks the CPU; REPDL__GEMV_X86 is 0 elsewhere
    and the caller keeps its own kernels. */
 #ifndef REPDL_DETAIL_GEMV_H
 #define REPDL_DETAIL_GEMV_H
@@ -146,6 +147,123 @@ repdl__gemv_rows(const int R, size_t N, size_t K, const float *x, size_t ldx, co
     size_t n;
     for (n = 0; n + 8 < N; n += 16) repdl__gemv_block(R, 2, n, N, K, x, ldx, W, ldw, bias, y, ldy);
     if (n < N) repdl__gemv_block(R, 1, n, N, K, x, ldx, W, ldw, bias, y, ldy);
+}
+
+/* AVX-512F: 16 rows of W a vector.  Steps k .. k+7 of the R chains of the
+   16 rows p[0..15]: vector i lane j = p[j][k + i], built from 128-bit
+   pieces (rows j, j+4, j+8, j+12 in the four 128-bit lanes, by a load and
+   three masked broadcast loads) and a 4 x 4 transpose inside each lane. */
+__attribute__((always_inline, target("avx512f"))) static inline void
+repdl__gemv_s8z(const int R, const float *const *p, size_t k, const float *x, size_t ldx,
+                __m512 *acc)
+{
+    __m512 a0, a1, a2, a3, t0, t1, t2, t3, v[8];
+    int h, i, m;
+    for (h = 0; h < 2; h++) {
+        size_t q = k + 4 * (size_t)h;
+#define REPDL__GEMV_LZ(i)                                                                  \
+    _mm512_mask_broadcast_f32x4(                                                           \
+        _mm512_mask_broadcast_f32x4(                                                       \
+            _mm512_mask_broadcast_f32x4(_mm512_castps128_ps512(_mm_loadu_ps(p[i] + q)),   \
+                                        0x00f0, _mm_loadu_ps(p[i + 4] + q)),               \
+            0x0f00, _mm_loadu_ps(p[i + 8] + q)),                                           \
+        0xf000, _mm_loadu_ps(p[i + 12] + q))
+        a0 = REPDL__GEMV_LZ(0);
+        a1 = REPDL__GEMV_LZ(1);
+        a2 = REPDL__GEMV_LZ(2);
+        a3 = REPDL__GEMV_LZ(3);
+#undef REPDL__GEMV_LZ
+        t0 = _mm512_unpacklo_ps(a0, a1);
+        t1 = _mm512_unpackhi_ps(a0, a1);
+        t2 = _mm512_unpacklo_ps(a2, a3);
+        t3 = _mm512_unpackhi_ps(a2, a3);
+        v[4 * h + 0] = _mm512_shuffle_ps(t0, t2, 0x44);
+        v[4 * h + 1] = _mm512_shuffle_ps(t0, t2, 0xee);
+        v[4 * h + 2] = _mm512_shuffle_ps(t1, t3, 0x44);
+        v[4 * h + 3] = _mm512_shuffle_ps(t1, t3, 0xee);
+    }
+    for (i = 0; i < 8; i++)
+        for (m = 0; m < R; m++)
+            acc[m] = _mm512_fmadd_ps(_mm512_set1_ps(x[(size_t)m * ldx + k + (size_t)i]), v[i],
+                                     acc[m]);
+}
+
+/* Outputs n0 .. n0 + 16G - 1 (G groups of 16 rows; rows >= N repeat row
+   N - 1, not stored): the order of repdl__gemv_block.  Called with G = 1:
+   32 rows at once ran slower at large K (docs/bench-linalg.md). */
+__attribute__((always_inline, target("avx512f"))) static inline void
+repdl__gemv_blockz(const int R, const int G, size_t n0, size_t N, size_t K, const float *x,
+                   size_t ldx, const float *W, size_t ldw, const float *bias, float *y,
+                   size_t ldy)
+{
+    __m512 acc[2][REPDL__GEMV_RMAX];
+    const float *p[2][16];
+    __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32((int)REPDL_NAN_BITS));
+    size_t k;
+    int g, i, m;
+    for (g = 0; g < G; g++) {
+        float b0[16];
+        for (i = 0; i < 16; i++) {
+            size_t n = n0 + 16 * (size_t)g + (size_t)i;
+            if (n >= N) n = N - 1;
+            p[g][i] = W + n * ldw;
+            b0[i] = bias ? bias[n] : -0.0f;
+        }
+        for (m = 0; m < R; m++) acc[g][m] = _mm512_loadu_ps(b0);
+    }
+    for (k = 0; k + 16 <= K; k += 16)
+        for (g = 0; g < G; g++) {
+            repdl__gemv_s8z(R, p[g], k, x, ldx, acc[g]);
+            repdl__gemv_s8z(R, p[g], k + 8, x, ldx, acc[g]);
+        }
+    if (k + 8 <= K) {
+        for (g = 0; g < G; g++) repdl__gemv_s8z(R, p[g], k, x, ldx, acc[g]);
+        k += 8;
+    }
+    for (; k < K; k++) /* one step at a time, the 16 values gathered */
+        for (g = 0; g < G; g++) {
+            float c[16];
+            __m512 v;
+            for (i = 0; i < 16; i++) c[i] = p[g][i][k];
+            v = _mm512_loadu_ps(c);
+            for (m = 0; m < R; m++)
+                acc[g][m] = _mm512_fmadd_ps(_mm512_set1_ps(x[(size_t)m * ldx + k]), v, acc[g][m]);
+        }
+    for (g = 0; g < G; g++)
+        for (m = 0; m < R; m++) {
+            __m512 r = acc[g][m];
+            size_t n = n0 + 16 * (size_t)g, j;
+            r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), qn);
+            if (n + 16 <= N) {
+                _mm512_storeu_ps(y + (size_t)m * ldy + n, r);
+            } else if (n < N) {
+                float o[16];
+                _mm512_storeu_ps(o, r);
+                for (j = 0; n + j < N; j++) y[(size_t)m * ldy + n + j] = o[j];
+            }
+        }
+}
+
+__attribute__((always_inline, target("avx512f"))) static inline void
+repdl__gemv_rowsz(const int R, size_t N, size_t K, const float *x, size_t ldx, const float *W,
+                  size_t ldw, const float *bias, float *y, size_t ldy)
+{
+    size_t n;
+    for (n = 0; n < N; n += 16)
+        repdl__gemv_blockz(R, 1, n, N, K, x, ldx, W, ldw, bias, y, ldy);
+}
+
+/* The same as repdl__gemv_avx2_f32 with AVX-512F (the caller checks). */
+__attribute__((target("avx512f"))) static inline void
+repdl__gemv_avx512_f32(int R, size_t N, size_t K, const float *x, size_t ldx, const float *W,
+                       size_t ldw, const float *bias, float *y, size_t ldy)
+{
+    switch (R) {
+    case 1: repdl__gemv_rowsz(1, N, K, x, ldx, W, ldw, bias, y, ldy); break;
+    case 2: repdl__gemv_rowsz(2, N, K, x, ldx, W, ldw, bias, y, ldy); break;
+    case 3: repdl__gemv_rowsz(3, N, K, x, ldx, W, ldw, bias, y, ldy); break;
+    default: repdl__gemv_rowsz(4, N, K, x, ldx, W, ldw, bias, y, ldy); break;
+    }
 }
 
 /* y [R x N] (ld ldy) = x [R x K] (ld ldx) W^T (W [N x K], ld ldw) + bias,
