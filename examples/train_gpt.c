@@ -7,7 +7,8 @@
                [--steps K] [--seed S] [--lr LR] [--wd WD] [--clip C]
                [--val-seqs K] [--threads T] [--data FILE]
                [--save CKPT] [--stop-at K] [--resume CKPT] [--quiet]
-     train_gpt --generate --resume CKPT [--prompt TEXT] [--threads T]
+     train_gpt --generate --resume CKPT [--prompt TEXT] [--no-cache] [--threads T]
+     train_gpt --serve-check --resume CKPT [--data FILE]
      mpirun -np R train_gpt ...        (a build with MPI: -DTRAIN_HAVE_MPI)
 
    The model (defaults: 4 layers, d_model 128, 4 heads, context 128):
@@ -65,7 +66,19 @@
                              the last at most N bytes, positions from 0),
                              from a prompt of the first N / 2 (at most 32)
                              bytes of the validation text or --prompt;
-                             printed C-escaped
+                             printed C-escaped.  Decoded through a
+                             key/value cache per layer (RoPE at each
+                             token's position); past the context each step
+                             prefills the window of the last N bytes anew
+                             (positions 0 .. N - 1): the bits of the
+                             recomputation, which --no-cache runs instead
+
+   --serve-check --resume CKPT: the logits of 8 prompts of different
+   lengths, alone and in one batch of 8, prefilled whole or in chunks of 1,
+   7 and 32 tokens, then decoded a token at a time through the cache, and
+   recomputed without it: a SHA-256 a way (serve_logits_sha256), the same
+   for all 9 ways, and the sample's logits both ways; exit status 1 when
+   any differ (serve_check below).
 
    Checkpoints (--save, at the end or at --stop-at): the configuration, the
    step, the parameters and AdamW's moments and state, a SHA-256 trailer,
@@ -118,7 +131,7 @@ static int g_rank = 0, g_size = 1;
 typedef struct options {
     uint64_t layers, dmodel, heads, ctx, batch, steps, seed, val_seqs, stop_at;
     float lr, wd, clip;
-    int threads, quiet, generate, have_stop;
+    int threads, quiet, generate, have_stop, no_cache, serve_check;
     const char *data, *save, *resume, *prompt;
 } options;
 
@@ -129,7 +142,8 @@ static void usage(FILE *f)
             "                 [--steps K] [--seed S] [--lr LR] [--wd WD] [--clip C]\n"
             "                 [--val-seqs K] [--threads T] [--data FILE]\n"
             "                 [--save CKPT] [--stop-at K] [--resume CKPT] [--quiet]\n"
-            "       train_gpt --generate --resume CKPT [--prompt TEXT] [--threads T]\n"
+            "       train_gpt --generate --resume CKPT [--prompt TEXT] [--no-cache] [--threads T]\n"
+            "       train_gpt --serve-check --resume CKPT [--data FILE]\n"
             "defaults: 4 layers, d_model 128, 4 heads, context 128, batch 16, 100 steps,\n"
             "seed 1, lr 1e-3, weight decay 0.1, clip 1.0, 8 validation windows,\n"
             "data " DEFAULT_DATA " (Debian's jargon-text)\n");
@@ -175,6 +189,8 @@ static int parse_args(int argc, char **argv, options *o)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
         else if (!strcmp(a, "--quiet")) { o->quiet = 1; takes = 0; }
         else if (!strcmp(a, "--generate")) { o->generate = 1; takes = 0; }
+        else if (!strcmp(a, "--no-cache")) { o->no_cache = 1; takes = 0; }
+        else if (!strcmp(a, "--serve-check")) { o->serve_check = o->generate = 1; takes = 0; }
         else if (!strcmp(a, "--layers")) bad = parse_u64(v, &o->layers) || o->layers < 1 || o->layers > 64;
         else if (!strcmp(a, "--dmodel")) bad = parse_u64(v, &o->dmodel) || o->dmodel < 2 || o->dmodel > 4096;
         else if (!strcmp(a, "--heads")) bad = parse_u64(v, &o->heads) || o->heads < 1 || o->heads > 4096;
@@ -210,7 +226,7 @@ static int parse_args(int argc, char **argv, options *o)
         return -1;
     }
     if (o->generate && !o->resume) {
-        fprintf(stderr, "train_gpt: --generate needs --resume CKPT (a trained model)\n");
+        fprintf(stderr, "train_gpt: --generate (or --serve-check) needs --resume CKPT (a trained model)\n");
         return -1;
     }
     if (o->have_stop && (!o->save || o->stop_at > o->steps)) {
@@ -654,10 +670,13 @@ static void print_escaped(const char *label, const unsigned char *s, size_t n)
     printf("\"\n");
 }
 
-/* Greedy decoding of SAMPLE_LEN bytes after the prompt, on workspace w
-   (capacity one sequence of N). */
-static int greedy(const model *m, const float *P, ws *w, const unsigned char *prompt, size_t plen,
-                  unsigned char *out)
+/* Greedy decoding of SAMPLE_LEN bytes after the prompt by recomputation,
+   on workspace w (capacity one sequence of N): each byte is the first
+   argmax of the last position's logits of forward() over the last at most
+   N bytes, positions from 0 (--no-cache).  lg (NULL: none) receives
+   those logits, [SAMPLE_LEN][256]. */
+static int greedy_recompute(const model *m, const float *P, ws *w, const unsigned char *prompt,
+                            size_t plen, unsigned char *out, float *lg)
 {
     size_t N = m->N, cap = plen + SAMPLE_LEN, len = plen, k;
     unsigned char *seq = (unsigned char *)malloc(cap);
@@ -669,12 +688,371 @@ static int greedy(const model *m, const float *P, ws *w, const unsigned char *pr
         for (i = 0; i < n; i++) w->ids[i] = win[i];
         if (forward(m, P, w, 1, n) != REPDL_OK) { free(seq); return -1; }
         a = repdl_argmax_f32(VOCAB, w->logits + (n - 1) * VOCAB);
+        if (lg) memcpy(lg + k * VOCAB, w->logits + (n - 1) * VOCAB, VOCAB * sizeof(float));
         if (a >= VOCAB) a = 0; /* no index (all NaN): byte 0 */
         seq[len++] = (unsigned char)a;
     }
     memcpy(out, seq + plen, SAMPLE_LEN);
     free(seq);
     return 0;
+}
+
+/* ---- decoding through the key/value cache ----
+   One cache per layer (repdl_kv_cache: [B][H][N][hd] keys and values, the
+   capacity the context N).  kvdec_step runs c new tokens of each of the B
+   sequences (d->w.ids, [B][c]) through the model:
+     pos == NULL   every sequence at positions pos0 .. pos0 + c - 1, pos0
+                   the caches' length: the keys and values are appended;
+     pos != NULL   one token each (c == 1), sequence b at its own position
+                   pos[b]: written there (repdl_kv_cache_write_f32).
+   RoPE rotates each query and key at its position; the attention reads
+   the cache, keep ([B][cache length]: the slots each sequence has written;
+   NULL: all) marking what each sequence may see.  The logits [B c][256]
+   land in d->w.logits.  A row's bits are those of forward() over its
+   whole sequence: an attention row depends only on its query, the keys it
+   sees and their positions (include/repdl/attention.h), and every other
+   operation works row by row, whatever the number of rows. */
+typedef struct kvdec {
+    size_t B;
+    repdl_kv_cache *c; /* [L] */
+    float *buf;        /* keys and values of every layer */
+    ws w;              /* activations of B sequences of at most N tokens */
+} kvdec;
+
+static void kvdec_free(kvdec *d, const model *m)
+{
+    ws_free(&d->w, m);
+    free(d->c);
+    free(d->buf);
+    memset(d, 0, sizeof *d);
+}
+
+/* Empties the caches (length 0). */
+static int kvdec_reset(kvdec *d, const model *m)
+{
+    size_t per = d->B * m->H * m->N * m->hd, l;
+    for (l = 0; l < m->L; l++)
+        if (repdl_kv_cache_init(&d->c[l], d->B, m->H, m->N, m->hd, d->buf + 2 * l * per,
+                                d->buf + (2 * l + 1) * per) != REPDL_OK)
+            return -1;
+    return 0;
+}
+
+static int kvdec_init(kvdec *d, const model *m, size_t B)
+{
+    size_t per = B * m->H * m->N * m->hd;
+    memset(d, 0, sizeof *d);
+    d->B = B;
+    d->c = (repdl_kv_cache *)calloc(m->L, sizeof *d->c);
+    d->buf = (float *)malloc(2 * m->L * per * sizeof(float));
+    if (!d->c || !d->buf || ws_alloc(&d->w, m, B) || kvdec_reset(d, m)) {
+        kvdec_free(d, m);
+        return -1;
+    }
+    return 0;
+}
+
+static repdl_status kvdec_step(const model *m, const float *P, kvdec *d, size_t c, size_t pos0,
+                               const size_t *pos, const unsigned char *keep)
+{
+    ws *w = &d->w;
+    size_t B = d->B, T = B * c, D = m->D, H = m->H, hd = m->hd, l, b;
+    if (c == 0 || c > m->N || (pos && c != 1) || (!pos && d->c[0].len != pos0))
+        return REPDL_ERR_INVALID;
+    TRY(repdl_embedding_forward_f32(P + m->off[t_wte()], VOCAB, D, w->ids, T, w->la[0].x));
+    for (l = 0; l < m->L; l++) {
+        layer_acts *a = &w->la[l];
+        float *next = l + 1 < m->L ? w->la[l + 1].x : w->xL;
+#define TP(k) (P + m->off[t_layer(l, k)])
+        TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, a->x, TP(T_LN1G), TP(T_LN1B), a->h1, a->mean1, a->rstd1));
+        TRY(repdl_linear_forward_f32(T, D, 3 * D, a->h1, TP(T_QKVW), TP(T_QKVB), a->qkv));
+        heads_copy(m, B, c, 0, a->qkv, a->q, 1, 3 * D);
+        heads_copy(m, B, c, 1, a->qkv, a->k, 1, 3 * D);
+        heads_copy(m, B, c, 2, a->qkv, a->v, 1, 3 * D);
+        if (!pos) {
+            TRY(repdl_rope_forward_f32(B, H, c, hd, pos0, m->N, m->cos_tab, m->sin_tab, a->q, a->q));
+            TRY(repdl_rope_forward_f32(B, H, c, hd, pos0, m->N, m->cos_tab, m->sin_tab, a->k, a->k));
+            TRY(repdl_kv_cache_append_f32(&d->c[l], c, a->k, a->v));
+        } else {
+            for (b = 0; b < B; b++) {
+                float *qb = a->q + b * H * hd, *kb = a->k + b * H * hd;
+                TRY(repdl_rope_forward_f32(1, H, 1, hd, pos[b], m->N, m->cos_tab, m->sin_tab, qb, qb));
+                TRY(repdl_rope_forward_f32(1, H, 1, hd, pos[b], m->N, m->cos_tab, m->sin_tab, kb, kb));
+                TRY(repdl_kv_cache_write_f32(&d->c[l], b, pos[b], 1, kb, a->v + b * H * hd));
+            }
+        }
+        TRY(repdl_kv_cache_attend_f32(&d->c[l], H, c, m->scale, a->q, NULL, keep, a->o, NULL));
+        heads_copy(m, B, c, 0, a->a, a->o, 0, D);
+        TRY(repdl_linear_forward_f32(T, D, D, a->a, TP(T_PROJW), TP(T_PROJB), a->x2));
+        TRY(repdl_add_f32(T * D, a->x, a->x2, a->x2));
+        TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, a->x2, TP(T_LN2G), TP(T_LN2B), a->h2, a->mean2, a->rstd2));
+        TRY(repdl_linear_forward_f32(T, D, 4 * D, a->h2, TP(T_FCW), TP(T_FCB), a->f));
+        TRY(repdl_gelu_array_f32(T * 4 * D, a->f, a->g));
+        TRY(repdl_linear_forward_f32(T, 4 * D, D, a->g, TP(T_OUTW), TP(T_OUTB), next));
+        TRY(repdl_add_f32(T * D, a->x2, next, next));
+#undef TP
+    }
+    TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, w->xL, P + m->off[t_lnfg(m)],
+                                     P + m->off[t_lnfg(m) + 1], w->hf, w->meanf, w->rstdf));
+    TRY(repdl_linear_forward_f32(T, D, VOCAB, w->hf, P + m->off[t_wte()], NULL, w->logits));
+    return REPDL_OK;
+}
+
+/* Greedy decoding through the cache, the bytes of greedy_recompute: the
+   prompt's last at most N bytes are prefilled whole, then each new byte
+   is appended at its position while the sequence fits the context.  Past
+   the context (more than N bytes) the window of the last N bytes has
+   positions 0 .. N - 1, so every key moves: each step empties the caches
+   and prefills that window anew (a sliding-window recomputation through
+   the cache, the same bits as forward() over it).  lg as greedy_recompute's. */
+static int greedy_cached(const model *m, const float *P, kvdec *d, const unsigned char *prompt,
+                         size_t plen, unsigned char *out, float *lg)
+{
+    size_t N = m->N, cap = plen + SAMPLE_LEN, len = plen, k;
+    unsigned char *seq = (unsigned char *)malloc(cap);
+    if (!seq) return -1;
+    memcpy(seq, prompt, plen);
+    for (k = 0; k < SAMPLE_LEN; k++) {
+        size_t rows, i, a;
+        repdl_status st;
+        if (k == 0 || len > N) {
+            rows = len < N ? len : N;
+            for (i = 0; i < rows; i++) d->w.ids[i] = seq[len - rows + i];
+            st = kvdec_reset(d, m) ? REPDL_ERR_INVALID : kvdec_step(m, P, d, rows, 0, NULL, NULL);
+        } else {
+            rows = 1;
+            d->w.ids[0] = seq[len - 1];
+            st = kvdec_step(m, P, d, 1, len - 1, NULL, NULL);
+        }
+        if (st != REPDL_OK) { free(seq); return -1; }
+        a = repdl_argmax_f32(VOCAB, d->w.logits + (rows - 1) * VOCAB);
+        if (lg) memcpy(lg + k * VOCAB, d->w.logits + (rows - 1) * VOCAB, VOCAB * sizeof(float));
+        if (a >= VOCAB) a = 0; /* no index (all NaN): byte 0 */
+        seq[len++] = (unsigned char)a;
+    }
+    memcpy(out, seq + plen, SAMPLE_LEN);
+    free(seq);
+    return 0;
+}
+
+/* The sample: through the key/value cache, or (no_cache) by recomputation;
+   the same bytes. */
+static int greedy(const model *m, const float *P, ws *w, const unsigned char *prompt, size_t plen,
+                  unsigned char *out, int no_cache)
+{
+    kvdec d;
+    int r;
+    if (no_cache) return greedy_recompute(m, P, w, prompt, plen, out, NULL);
+    if (kvdec_init(&d, m, 1)) return -1;
+    r = greedy_cached(m, P, &d, prompt, plen, out, NULL);
+    kvdec_free(&d, m);
+    return r;
+}
+
+/* ---- serving invariance (--serve-check) ----
+   SERVE_P prompts of different lengths len_p = 1 + p (Lmax - 1) / 7 (Lmax =
+   N - S, S = max(1, N / 4) greedy steps after each), prompt p the bytes at
+   p N of the text given; the logits of each prompt's len_p + S positions
+   (the prompt's, then one a decoded byte, each byte the argmax of the
+   previous position) in SERVE_CONFIGS ways:
+     recompute            alone, forward() over the whole sequence so far
+                          (the reference: no cache);
+     alone-cache-*        alone through the cache, the prompt prefilled
+                          whole or in chunks of 1, 7, 32, then a byte at a
+                          time (append);
+     batch8-cache-*       the 8 prompts in one batch, right-padded to Lmax
+                          with byte 0 (the padding slots not kept), the
+                          same chunks, then a byte at a time, each
+                          sequence written at its own position.
+   Each way must give the reference's bits for every prompt.  Then the
+   sample's decoding (the prompt of the first min(N / 2, 32) bytes, 200
+   bytes: past the context when N < 232) through the cache and by
+   recomputation: the 200 rows of logits it took its bytes from, the same
+   bits. */
+#define SERVE_P 8
+#define SERVE_CONFIGS 9
+static const char *const serve_names[SERVE_CONFIGS] = {
+    "recompute",          "alone-cache-whole",  "alone-cache-chunk1",
+    "alone-cache-chunk7", "alone-cache-chunk32", "batch8-cache-whole",
+    "batch8-cache-chunk1", "batch8-cache-chunk7", "batch8-cache-chunk32"};
+
+typedef struct serve_set {
+    size_t N, S, len[SERVE_P];
+    const unsigned char *prompt[SERVE_P];
+} serve_set;
+
+/* Runs prompts first .. first + d->B - 1 through the cache (chunk 0:
+   whole); got[p] receives [len_p + S][256]. */
+static repdl_status serve_cached(const model *m, const float *P, kvdec *d, const serve_set *ss,
+                                 size_t first, size_t chunk, float *got, unsigned char *keep,
+                                 unsigned char *kk)
+{
+    size_t B = d->B, N = ss->N, T = 0, b, t, t0, s, wpos[SERVE_P];
+    for (b = 0; b < B; b++)
+        if (ss->len[first + b] > T) T = ss->len[first + b];
+    if (kvdec_reset(d, m)) return REPDL_ERR_INVALID;
+    for (b = 0; b < B; b++)
+        for (t = 0; t < N; t++) keep[b * N + t] = (unsigned char)(t < ss->len[first + b]);
+    for (t0 = 0; t0 < T; t0 += chunk ? chunk : T) {
+        size_t c = chunk == 0 || T - t0 < chunk ? T - t0 : chunk;
+        for (b = 0; b < B; b++) {
+            size_t p = first + b;
+            for (t = 0; t < c; t++)
+                d->w.ids[b * c + t] = t0 + t < ss->len[p] ? ss->prompt[p][t0 + t] : 0;
+            memcpy(kk + b * (t0 + c), keep + b * N, t0 + c);
+        }
+        TRY(kvdec_step(m, P, d, c, t0, NULL, B == 1 ? NULL : kk));
+        for (b = 0; b < B; b++) {
+            size_t p = first + b;
+            for (t = 0; t < c && t0 + t < ss->len[p]; t++)
+                memcpy(got + (p * N + t0 + t) * VOCAB, d->w.logits + (b * c + t) * VOCAB,
+                       VOCAB * sizeof(float));
+        }
+    }
+    for (s = 0; s < ss->S; s++) {
+        size_t nk = d->c[0].len;
+        for (b = 0; b < B; b++) {
+            size_t p = first + b, a;
+            wpos[b] = ss->len[p] + s;
+            a = repdl_argmax_f32(VOCAB, got + (p * N + wpos[b] - 1) * VOCAB);
+            d->w.ids[b] = a < VOCAB ? (int64_t)a : 0;
+            keep[b * N + wpos[b]] = 1;
+            if (wpos[b] + 1 > nk) nk = wpos[b] + 1;
+        }
+        if (B == 1) {
+            TRY(kvdec_step(m, P, d, 1, wpos[0], NULL, NULL));
+        } else {
+            for (b = 0; b < B; b++) memcpy(kk + b * nk, keep + b * N, nk);
+            TRY(kvdec_step(m, P, d, 1, 0, wpos, kk));
+        }
+        for (b = 0; b < B; b++)
+            memcpy(got + ((first + b) * N + wpos[b]) * VOCAB, d->w.logits + b * VOCAB,
+                   VOCAB * sizeof(float));
+    }
+    return REPDL_OK;
+}
+
+/* The reference: forward() over each whole sequence so far. */
+static repdl_status serve_recompute(const model *m, const float *P, ws *w, const serve_set *ss,
+                                    float *ref)
+{
+    size_t N = ss->N, p, t, s;
+    for (p = 0; p < SERVE_P; p++) {
+        size_t len = ss->len[p];
+        float *r = ref + p * N * VOCAB;
+        for (t = 0; t < len; t++) w->ids[t] = ss->prompt[p][t];
+        TRY(forward(m, P, w, 1, len));
+        memcpy(r, w->logits, len * VOCAB * sizeof(float));
+        for (s = 0; s < ss->S; s++) {
+            size_t a = repdl_argmax_f32(VOCAB, r + (len - 1) * VOCAB);
+            w->ids[len] = a < VOCAB ? (int64_t)a : 0;
+            len++;
+            TRY(forward(m, P, w, 1, len));
+            memcpy(r + (len - 1) * VOCAB, w->logits + (len - 1) * VOCAB, VOCAB * sizeof(float));
+        }
+    }
+    return REPDL_OK;
+}
+
+/* Prints each prompt's reference hash and, for every way, the hash of the
+   8 prompts' logits and how many prompts match the reference bit for bit;
+   0 when all do, 1 otherwise (-1: failure, with a message). */
+static int serve_check(const model *m, const float *P, ws *w, const unsigned char *text,
+                       size_t tlen)
+{
+    serve_set ss;
+    size_t N = m->N, p, cfg, lmax;
+    float *ref = NULL, *got = NULL;
+    unsigned char *keep = NULL, *kk = NULL;
+    kvdec d1, d8;
+    int rc = -1, ok = 1, have1 = 0, have8 = 0;
+    char hex[65];
+    ss.N = N;
+    ss.S = N / 4 ? N / 4 : 1;
+    lmax = N - ss.S;
+    if (tlen < SERVE_P * N) {
+        fprintf(stderr, "train_gpt: --serve-check: the validation text has %zu bytes, fewer "
+                        "than %d windows of %zu\n", tlen, SERVE_P, N);
+        return -1;
+    }
+    for (p = 0; p < SERVE_P; p++) {
+        ss.len[p] = 1 + p * (lmax - 1) / (SERVE_P - 1);
+        ss.prompt[p] = text + p * N;
+    }
+    ref = (float *)calloc(SERVE_P * N * VOCAB, sizeof(float));
+    got = (float *)calloc(SERVE_P * N * VOCAB, sizeof(float));
+    keep = (unsigned char *)malloc(SERVE_P * N);
+    kk = (unsigned char *)malloc(SERVE_P * N);
+    if (!ref || !got || !keep || !kk || kvdec_init(&d1, m, 1)) goto oom;
+    have1 = 1;
+    if (kvdec_init(&d8, m, SERVE_P)) goto oom;
+    have8 = 1;
+    if (serve_recompute(m, P, w, &ss, ref) != REPDL_OK) goto failed;
+    printf("serve prompts %d steps %zu context %zu\n", SERVE_P, ss.S, N);
+    for (p = 0; p < SERVE_P; p++) {
+        hex_of(ref + p * N * VOCAB, (ss.len[p] + ss.S) * VOCAB, hex);
+        printf("serve_prompt %zu len %zu logits_sha256 %s\n", p, ss.len[p], hex);
+    }
+    for (cfg = 0; cfg < SERVE_CONFIGS; cfg++) {
+        static const size_t chunks[4] = {0, 1, 7, 32};
+        size_t same = 0;
+        golden_sha256 h;
+        unsigned char dg[32];
+        if (cfg == 0) {
+            memcpy(got, ref, SERVE_P * N * VOCAB * sizeof(float));
+        } else if (cfg < 5) {
+            memset(got, 0, SERVE_P * N * VOCAB * sizeof(float));
+            for (p = 0; p < SERVE_P; p++)
+                if (serve_cached(m, P, &d1, &ss, p, chunks[cfg - 1], got, keep, kk) != REPDL_OK)
+                    goto failed;
+        } else {
+            memset(got, 0, SERVE_P * N * VOCAB * sizeof(float));
+            if (serve_cached(m, P, &d8, &ss, 0, chunks[cfg - 5], got, keep, kk) != REPDL_OK)
+                goto failed;
+        }
+        golden_sha256_init(&h);
+        for (p = 0; p < SERVE_P; p++) {
+            size_t n = (ss.len[p] + ss.S) * VOCAB;
+            hash_f32(&h, got + p * N * VOCAB, n);
+            same += memcmp(got + p * N * VOCAB, ref + p * N * VOCAB, n * sizeof(float)) == 0;
+        }
+        golden_sha256_final(&h, dg);
+        golden_sha256_hex(dg, hex);
+        printf("serve_logits_sha256 %s %s same %zu/%d\n", serve_names[cfg], hex, same, SERVE_P);
+        if (same != SERVE_P) ok = 0;
+    }
+    {
+        size_t plen = N / 2 < 32 ? N / 2 : 32, k;
+        unsigned char out[2][SAMPLE_LEN];
+        float *lg = (float *)malloc(2 * SAMPLE_LEN * VOCAB * sizeof(float));
+        if (!lg) goto oom;
+        if (greedy_recompute(m, P, w, text, plen, out[0], lg) ||
+            greedy_cached(m, P, &d1, text, plen, out[1], lg + SAMPLE_LEN * VOCAB)) {
+            free(lg);
+            goto failed;
+        }
+        for (k = 0; k < 2; k++) {
+            hex_of(lg + k * SAMPLE_LEN * VOCAB, SAMPLE_LEN * VOCAB, hex);
+            printf("serve_sample_logits_sha256 %s %s\n", k ? "cache" : "recompute", hex);
+        }
+        if (memcmp(lg, lg + SAMPLE_LEN * VOCAB, SAMPLE_LEN * VOCAB * sizeof(float)) ||
+            memcmp(out[0], out[1], SAMPLE_LEN))
+            ok = 0;
+        free(lg);
+    }
+    printf("serve_invariance %s\n", ok ? "ok" : "FAILED");
+    rc = ok ? 0 : 1;
+    goto done;
+oom:
+    fprintf(stderr, "train_gpt: out of memory\n");
+    goto done;
+failed:
+    fprintf(stderr, "train_gpt: --serve-check: a decoding call failed\n");
+done:
+    if (have1) kvdec_free(&d1, m);
+    if (have8) kvdec_free(&d8, m);
+    free(ref); free(got); free(keep); free(kk);
+    return rc;
 }
 
 /* ---- checkpoints ---- */
@@ -859,7 +1237,7 @@ static int run(int argc, char **argv)
     B = (size_t)o.batch;
     T = o.threads;
     total = m.total;
-    if (!o.generate || !o.prompt) {
+    if (!o.generate || !o.prompt || o.serve_check) {
         if (read_text(o.data, &text, &tlen)) { rc = EXIT_DATA; goto out; }
     }
     ntrain = tlen - tlen / 10;
@@ -920,12 +1298,17 @@ static int run(int argc, char **argv)
         step = c.step;
         ast.t = c.adam_t; ast.beta1_pow = c.beta1_pow; ast.beta2_pow = c.beta2_pow;
     }
+    if (o.serve_check) {
+        int r = serve_check(&m, P, &w[0], text + ntrain, nval);
+        rc = r < 0 ? 1 : r;
+        goto out;
+    }
     if (o.generate) {
         unsigned char out[SAMPLE_LEN];
         const unsigned char *pr = o.prompt ? (const unsigned char *)o.prompt : text + ntrain;
         size_t plen = o.prompt ? strlen(o.prompt) : (N / 2 < 32 ? N / 2 : 32);
         if (plen == 0) { fprintf(stderr, "train_gpt: --prompt is empty\n"); rc = EXIT_USAGE; goto out; }
-        if (greedy(&m, P, &w[0], pr, plen, out)) { fprintf(stderr, "train_gpt: generation failed\n"); goto out; }
+        if (greedy(&m, P, &w[0], pr, plen, out, o.no_cache)) { fprintf(stderr, "train_gpt: generation failed\n"); goto out; }
         if (g_rank == 0) {
             golden_sha256 h;
             unsigned char d[32];
@@ -1029,7 +1412,7 @@ static int run(int argc, char **argv)
         golden_sha256 h;
         unsigned char d[32];
         if (plen > nval) plen = nval;
-        if (plen == 0 || greedy(&m, P, &w[0], text + ntrain, plen, out)) {
+        if (plen == 0 || greedy(&m, P, &w[0], text + ntrain, plen, out, o.no_cache)) {
             fprintf(stderr, "train_gpt: generation failed\n");
             goto out;
         }
