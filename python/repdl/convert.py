@@ -24,28 +24,25 @@ class UnsupportedModuleError(TypeError):
     cannot be made reproducible, and why."""
 
 
-_SWAP = {
-    torch.nn.Linear: rnn.Linear, torch.nn.Conv2d: rnn.Conv2d, torch.nn.ReLU: rnn.ReLU,
-    torch.nn.GELU: rnn.GELU, torch.nn.SiLU: rnn.SiLU, torch.nn.Sigmoid: rnn.Sigmoid,
-    torch.nn.Tanh: rnn.Tanh, torch.nn.Softplus: rnn.Softplus, torch.nn.LeakyReLU: rnn.LeakyReLU,
-    torch.nn.AdaptiveAvgPool2d: rnn.AdaptiveAvgPool2d, torch.nn.MaxPool2d: rnn.MaxPool2d,
-    torch.nn.AvgPool2d: rnn.AvgPool2d, torch.nn.LayerNorm: rnn.LayerNorm,
-    torch.nn.BatchNorm1d: rnn.BatchNorm1d, torch.nn.BatchNorm2d: rnn.BatchNorm2d,
-    torch.nn.Dropout: rnn.Dropout, torch.nn.Softmax: rnn.Softmax,
-    torch.nn.LogSoftmax: rnn.LogSoftmax, torch.nn.CrossEntropyLoss: rnn.CrossEntropyLoss,
-    torch.nn.NLLLoss: rnn.NLLLoss, torch.nn.Flatten: rnn.Flatten,
-    torch.nn.Identity: rnn.Identity, torch.nn.Embedding: rnn.Embedding,
-    torch.nn.MultiheadAttention: rnn.MultiheadAttention,
-    # MultiheadAttention's out_proj: its weight and bias are read by the
-    # attention's forward, its own forward never runs
-    torch.nn.modules.linear.NonDynamicallyQuantizableLinear: rnn.Linear,
-    torch.nn.TransformerEncoderLayer: rnn.TransformerEncoderLayer,
-    torch.nn.TransformerDecoderLayer: rnn.TransformerDecoderLayer,
-    torch.nn.TransformerEncoder: rnn.TransformerEncoder,
-    torch.nn.TransformerDecoder: rnn.TransformerDecoder,
-    torch.nn.Transformer: rnn.Transformer,
-}
-_REPDL = set(_SWAP.values()) | {rnn.RMSNorm, rnn.RotaryEmbedding}
+# repdl.nn's module classes, from the module itself: each public class
+# of repdl.nn that subclasses torch.nn.Module; a class subclassing one of
+# PyTorch's module classes (repdl.nn.Linear(torch.nn.Linear)) is what
+# that class converts to, so a new module of repdl.nn needs no edit here.
+_REPDL = {c for n, c in vars(rnn).items()
+          if not n.startswith('_') and isinstance(c, type) and
+          issubclass(c, torch.nn.Module) and c.__module__ == rnn.__name__}
+_SWAP = {}
+for _c in sorted(_REPDL, key=lambda c: c.__name__):
+    for _b in _c.__mro__[1:]:
+        if _b.__module__.startswith('torch.') and _b is not torch.nn.Module:
+            if _b in _SWAP:
+                raise ImportError(f'repdl.convert: repdl.nn.{_SWAP[_b].__name__} and '
+                                  f'repdl.nn.{_c.__name__} both subclass {_b.__name__}')
+            _SWAP[_b] = _c
+            break
+# MultiheadAttention's out_proj: its weight and bias are read by the
+# attention's forward, its own forward never runs
+_SWAP[torch.nn.modules.linear.NonDynamicallyQuantizableLinear] = rnn.Linear
 _CONTAINERS = (torch.nn.Sequential, torch.nn.ModuleList, torch.nn.ModuleDict)
 
 
