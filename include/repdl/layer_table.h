@@ -19,6 +19,13 @@
                                  named below, from the host declarations
                                  (repdl_ -> repdl_cuda_, `void *stream` last)
      docs/api.md                 section 7, the layer operations
+     include/repdl/repdl.h       the #include of each header that declares
+                                 a row's host function, in the table's order
+
+   and by tests/config/check_op_table.py --list (read by meson at configure
+   time): tests/meson.build builds tests/<op>/test_<op>.c (a folder without
+   a meson.build of its own) as the standard variants and as C++, and
+   cuda/meson.build adds each cuda/<cuda>.cu named below to the library.
 
    One row a public host function, S(X, ...) of
 

@@ -54,25 +54,29 @@
 /* matrix products */
 #include "gemm.h"
 #include "gemm_cr.h"
-#include "linear.h"
-#include "conv2d.h"
-#include "embedding.h"
 /* random numbers, elementwise ops and dropout, optimizers (docs/rng-optim.md) */
 #include "rng.h"
 #include "elementwise.h"
 #include "optim.h"
-/* softmax, losses, normalizations (docs/nn-softmax-norm.md) */
-#include "softmax.h"
-#include "norm.h"
-/* activations and pooling (docs/nn-act-pool.md) */
+/* activations (docs/nn-act-pool.md) */
 #include "activation.h"
-#include "pool.h"
 /* backward passes of exp, log, tanh, sqrt and the row reductions (docs/nn.md) */
 #include "backward.h"
-/* attention and the key/value cache (docs/attention.md) */
-#include "attention.h"
-/* rotary position embeddings (docs/rope.md), gradient clipping by global norm */
-#include "rope.h"
+/* gradient clipping by global norm */
 #include "clip.h"
+/* the layer operations (docs/nn.md): the header of each host function of
+   include/repdl/layer_table.h, in the table's order (softmax and losses,
+   normalizations, pooling, linear, conv2d, embedding, rotary embeddings
+   (docs/rope.md), attention and the key/value cache (docs/attention.md)) */
+/* layer_table.h headers: begin (tests/config/check_op_table.py --write) */
+#include "softmax.h"
+#include "norm.h"
+#include "pool.h"
+#include "linear.h"
+#include "conv2d.h"
+#include "embedding.h"
+#include "rope.h"
+#include "attention.h"
+/* layer_table.h headers: end */
 
 #endif /* REPDL_REPDL_H */

@@ -37,8 +37,10 @@ The layer table's rows (S(X, op, function, pass, cuda, py, binding)):
   7. the sections written from the table: for each cuda/ source of the
      table, its launcher prototypes in include/repdl/cuda.h (the host
      declaration with repdl_cuda_ and `void *stream` appended, a
-     repdl_X_shape typedef as struct repdl_X_shape), and docs/api.md's
-     section 7; no table launcher is declared in cuda.h outside them;
+     repdl_X_shape typedef as struct repdl_X_shape), docs/api.md's
+     section 7 and include/repdl/repdl.h's includes of the headers that
+     declare the rows' host functions; no table launcher is declared in
+     cuda.h outside them, no such header included by hand in repdl.h;
   8. every launcher that cuda/*.cu defines is declared in cuda.h.
 """
 import glob, os, re, sys
@@ -124,11 +126,12 @@ if len(lrows) != len(re.findall(r'^\s*S\(X,', ltable, re.M)):
 if not lrows:
     fails.append('layer_table.h: no row read')
 
-host_decl = {}
+host_decl, host_header = {}, {}
 for h in sorted(glob.glob(os.path.join(root, 'include/repdl/*.h'))):
     for m in re.finditer(r'\bREPDL(?:_HOST)?_API\s+repdl_status\s+(repdl_\w+)\s*\(([^)]*)\)',
                          open(h).read()):
         host_decl[m.group(1)] = m.group(2)
+        host_header[m.group(1)] = os.path.basename(h)
 
 
 def read(rel):
@@ -279,6 +282,17 @@ for stem in stems:
                      ''.join(launcher(r[1]) for r in lrows if r[3] == stem)))
 sections.append(('docs/api.md', '<!-- layer_table.h: begin -->\n', '<!-- layer_table.h: end -->\n',
                  layer_api_table()))
+# repdl.h includes the header of each row's host function, in the table's
+# order, in its section, and nowhere else
+layer_headers = list(dict.fromkeys(host_header[f'repdl_{r[1]}_f32'] for r in lrows
+                                   if f'repdl_{r[1]}_f32' in host_header))
+sections.append(('include/repdl/repdl.h', f'/* layer_table.h headers: begin ({W}) */\n',
+                 '/* layer_table.h headers: end */\n',
+                 ''.join(f'#include "{h}"\n' for h in layer_headers)))
+for h in layer_headers:
+    if len(re.findall(r'^#include "%s"' % re.escape(h), read('include/repdl/repdl.h'), re.M)) > 1:
+        fails.append(f'include/repdl/repdl.h includes {h} by hand too (it is in the '
+                     'layer_table.h section)')
 # a table launcher declared once in cuda.h: inside its section
 for r in lrows:
     if r[3] != 'NOCUDA' and len(re.findall(r'\bint\s+repdl_cuda_%s_f32\s*\(' % r[1], cuda_h)) > 1:
