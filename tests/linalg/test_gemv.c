@@ -12,7 +12,7 @@
        loops of reference/gemm_ref.h (libm fmaf);
      - random shapes, K and N not multiples of 8 or 16 (every k tail, every
        partial group of 8 outputs), K = 1 .. 40 and N = 1 .. 40 exhaustively
-       for M = 1, bias or not;
+       for M = 1, bias or not; K up to 1031 (both row blockings);
      - data with +-0, subnormals, huge values, +-inf and NaN payloads (the
        NaN outputs 0x7fc00000), and overflow to inf;
      - repdl_gemm_f32(0, 1, ...) with padded leading dimensions;
@@ -125,6 +125,7 @@ int main(int argc, char **argv)
             check_shape(M, 23, 17, kind, 1);
             check_shape(M, 300, 129, kind, 1);
             check_shape(M, 257, 300, kind, 0);
+            check_shape(M, 1031, 37, kind, 1); /* K > 1024: 16 rows at once (AVX-512) */
         }
         for (it = 0; it < (small ? 10 : 40); it++) {
             size_t k = 1 + (size_t)(rnd() % 200), n = 1 + (size_t)(rnd() % 100);

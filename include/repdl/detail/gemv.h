@@ -188,9 +188,46 @@ repdl__gemv_s8z(const int R, const float *const *p, size_t k, const float *x, si
                                      acc[m]);
 }
 
+/* Steps k .. k+15 of the R chains of the 16 rows p[0..15], the same
+   vectors as two repdl__gemv_s8z, the loads ordered row by row: the four
+   128-bit pieces of each 64-byte line are read together (16 rows K floats
+   apart may share one L1 set and evict each other between the halves). */
+__attribute__((always_inline, target("avx512f"))) static inline void
+repdl__gemv_s16z(const int R, const float *const *p, size_t k, const float *x, size_t ldx,
+                 __m512 *acc)
+{
+    __m512 a[4][4], t0, t1, t2, t3, v[4];
+    int q, i, m;
+    for (i = 0; i < 4; i++)
+        for (q = 0; q < 4; q++) {
+            size_t o = k + 4 * (size_t)q;
+            a[q][i] = _mm512_mask_broadcast_f32x4(
+                _mm512_mask_broadcast_f32x4(
+                    _mm512_mask_broadcast_f32x4(_mm512_castps128_ps512(_mm_loadu_ps(p[i] + o)),
+                                                0x00f0, _mm_loadu_ps(p[i + 4] + o)),
+                    0x0f00, _mm_loadu_ps(p[i + 8] + o)),
+                0xf000, _mm_loadu_ps(p[i + 12] + o));
+        }
+    for (q = 0; q < 4; q++) {
+        t0 = _mm512_unpacklo_ps(a[q][0], a[q][1]);
+        t1 = _mm512_unpackhi_ps(a[q][0], a[q][1]);
+        t2 = _mm512_unpacklo_ps(a[q][2], a[q][3]);
+        t3 = _mm512_unpackhi_ps(a[q][2], a[q][3]);
+        v[0] = _mm512_shuffle_ps(t0, t2, 0x44);
+        v[1] = _mm512_shuffle_ps(t0, t2, 0xee);
+        v[2] = _mm512_shuffle_ps(t1, t3, 0x44);
+        v[3] = _mm512_shuffle_ps(t1, t3, 0xee);
+        for (i = 0; i < 4; i++)
+            for (m = 0; m < R; m++)
+                acc[m] = _mm512_fmadd_ps(
+                    _mm512_set1_ps(x[(size_t)m * ldx + k + 4 * (size_t)q + (size_t)i]), v[i],
+                    acc[m]);
+    }
+}
+
 /* Outputs n0 .. n0 + 16G - 1 (G groups of 16 rows; rows >= N repeat row
-   N - 1, not stored): the order of repdl__gemv_block.  Called with G = 1:
-   32 rows at once ran slower at large K (docs/bench-linalg.md). */
+   N - 1, not stored): the order of repdl__gemv_block.  G = 2 only for
+   K <= 1024: 32 rows at once ran slower at large K (docs/bench-linalg.md). */
 __attribute__((always_inline, target("avx512f"))) static inline void
 repdl__gemv_blockz(const int R, const int G, size_t n0, size_t N, size_t K, const float *x,
                    size_t ldx, const float *W, size_t ldw, const float *bias, float *y,
@@ -212,10 +249,7 @@ repdl__gemv_blockz(const int R, const int G, size_t n0, size_t N, size_t K, cons
         for (m = 0; m < R; m++) acc[g][m] = _mm512_loadu_ps(b0);
     }
     for (k = 0; k + 16 <= K; k += 16)
-        for (g = 0; g < G; g++) {
-            repdl__gemv_s8z(R, p[g], k, x, ldx, acc[g]);
-            repdl__gemv_s8z(R, p[g], k + 8, x, ldx, acc[g]);
-        }
+        for (g = 0; g < G; g++) repdl__gemv_s16z(R, p[g], k, x, ldx, acc[g]);
     if (k + 8 <= K) {
         for (g = 0; g < G; g++) repdl__gemv_s8z(R, p[g], k, x, ldx, acc[g]);
         k += 8;
@@ -249,8 +283,10 @@ repdl__gemv_rowsz(const int R, size_t N, size_t K, const float *x, size_t ldx, c
                   size_t ldw, const float *bias, float *y, size_t ldy)
 {
     size_t n;
-    for (n = 0; n < N; n += 16)
-        repdl__gemv_blockz(R, 1, n, N, K, x, ldx, W, ldw, bias, y, ldy);
+    n = 0;
+    if (K <= 1024) /* 32 rows at once: two chains hide the fma latency */
+        for (; n + 16 < N; n += 32) repdl__gemv_blockz(R, 2, n, N, K, x, ldx, W, ldw, bias, y, ldy);
+    for (; n < N; n += 16) repdl__gemv_blockz(R, 1, n, N, K, x, ldx, W, ldw, bias, y, ldy);
 }
 
 /* The same as repdl__gemv_avx2_f32 with AVX-512F (the caller checks). */
