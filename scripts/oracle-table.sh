@@ -15,8 +15,44 @@
 # appends the tool's output, its command and its time to
 # results/oracle-LIB-DATE.txt (DATE: today, UTC).  Run it under
 # `nice -n 19`; the summary lines are what the table quotes.
+#   scripts/oracle-table.sh --table DATE
+#
+# prints docs/oracle.md's table from results/oracle-{glibc,llvmlibc,repdl}-DATE.txt
+# (a run that did not finish: "not run").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --table ]; then
+    exec python3 - "$root/results" "${2:?--table DATE}" <<'PY'
+import os, re, sys
+res, date = sys.argv[1], sys.argv[2]
+funcs = ['exp', 'log', 'tanh', 'sqrt', 'exp2', 'log2', 'expm1', 'log1p', 'sin', 'cos', 'erf', 'rsqrt',
+         'sigmoid', 'silu', 'softplus', 'gelu', 'gelu_tanh']
+cells = {}
+for lib in ['glibc', 'llvmlibc', 'repdl']:
+    path = os.path.join(res, 'oracle-%s-%s.txt' % (lib, date))
+    if not os.path.exists(path):
+        continue
+    for line in open(path):
+        m = re.match(r'(?:OK|FAIL): (\S+) \S+ in \S+: 4294967296 inputs .*?: (\d+) incorrectly rounded '
+                     r'\((\d+) of the wrong class\), largest error (\d+) ulps?(?: at x = (\S+))?.*; ([\d.]+) s, ', line)
+        if m:
+            f, wrong, wc, ulps, at, secs = m.groups()
+            cells[(lib, f)] = '%s / %s (%.0f s)' % (format(int(wrong), ','), ulps if int(wrong) > int(wc) else '-',
+                                                    float(secs))
+have = {'glibc': {'exp', 'log', 'tanh', 'sqrt', 'exp2', 'log2', 'expm1', 'log1p', 'sin', 'cos', 'erf'},
+        'llvmlibc': {'exp', 'log', 'tanh', 'sqrt', 'exp2', 'log2', 'expm1', 'log1p', 'sin', 'cos', 'erf', 'rsqrt'}}
+print('| function | glibc | LLVM libc | repdl |')
+print('|---|---|---|---|')
+for f in funcs:
+    row = []
+    for lib in ['glibc', 'llvmlibc', 'repdl']:
+        if lib in have and f not in have[lib]:
+            row.append('(none)')
+        else:
+            row.append(cells.get((lib, f), 'not run'))
+    print('| %s | %s |' % (f, ' | '.join(row)))
+PY
+fi
 build=$root/build threads=2 date=$(date -u +%Y-%m-%d)
 libs=() funcs=()
 while [ $# -gt 0 ]; do
