@@ -16,7 +16,9 @@
 #   are the same and every way reports 8/8 prompts identical; the 200 rows
 #   of logits of the sample (past the context: the sliding window) are the
 #   same hash through the cache and by recomputation;
-#   a prompt longer than the context gives the same sample both ways.
+#   a prompt longer than the context gives the same sample both ways;
+#   the same 9 ways on a tiny model of context 64 (prompts up to 48 bytes,
+#   split by the chunks of 32 as well).
 set -uo pipefail
 exe=$1 expected=$2
 dir=$(mktemp -d "${TMPDIR:-/tmp}/repdl-gpt-serve.XXXXXX")
@@ -64,5 +66,14 @@ long='The quick brown fox jumps over the lazy dog, then sleeps.'
 a=$("$exe" --generate --resume "$dir/ck" --prompt "$long" | grep '^sample_sha256 ')
 b=$("$exe" --generate --no-cache --resume "$dir/ck" --prompt "$long" | grep '^sample_sha256 ')
 [ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "a prompt past the context: cache '$a', recompute '$b'"
+# context 64: prompts up to 48 bytes, so the chunks of 32 split them too
+"$exe" --layers 1 --dmodel 8 --heads 2 --ctx 64 --batch 2 --steps 3 --val-seqs 2 --quiet \
+  --save "$dir/ck64" > /dev/null || bad "the context-64 run"
+out=$("$exe" --serve-check --resume "$dir/ck64"); rc=$?
+hashes=$(awk '$1 == "serve_logits_sha256" && $5 == "8/8" { print $3 }' <<<"$out")
+maxlen=$(awk '$1 == "serve_prompt" { print $4 }' <<<"$out" | sort -n | tail -1)
+[ "$rc" = 0 ] && [ "$(wc -l <<<"$hashes")" = 9 ] && [ "$(sort -u <<<"$hashes" | wc -l)" = 1 ] && \
+  [ "${maxlen:-0}" -gt 32 ] && grep -qx 'serve_invariance ok' <<<"$out" \
+  && ok || bad "context 64: exit $rc, longest prompt $maxlen: $out"
 echo "gpt_serve: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
