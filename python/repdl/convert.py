@@ -114,6 +114,14 @@ def _config_problem(m):
     if isinstance(m, torch.nn.Softmax) or isinstance(m, torch.nn.LogSoftmax):
         if m.dim is None:
             return 'dim=None (repdl needs an explicit dim)'
+    # a repdl.nn class names its own refusals: a static method
+    # _conversion_problem(m), the reason or None, for a module of the class
+    # or of the PyTorch class it converts
+    own = getattr(_SWAP.get(type(m), type(m)), '_conversion_problem', None)
+    if own is not None:
+        why = own(m)
+        if why:
+            return why
     for name, t in list(m.named_parameters(recurse=False)) + list(m.named_buffers(recurse=False)):
         if t is None or not t.is_floating_point():
             continue
