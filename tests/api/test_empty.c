@@ -60,6 +60,26 @@ int main(void)
     fails += repdl_avg_pool2d_backward_f32(&p0, 0, NULL, NULL) != REPDL_OK;
     fails += repdl_gemm_f32(0, 0, 0, 4, 2, 1.0f, 0.0f, NULL, 2, NULL, 4, NULL, NULL, 4) != REPDL_OK;
     fails += repdl_linear_forward_f32(0, 3, 4, NULL, NULL, NULL, NULL) != REPDL_OK;
+    { /* the embedding (docs/nn.md): NULL exactly where the extent is 0;
+         n = 0: the forward writes nothing, the backward +0 everywhere;
+         vocab 0 or dim 0: no element of the table */
+        static const int64_t ids[2] = {0, 2};
+        float t[6], o[6];
+        int j;
+        memset(t, 0x7f, sizeof t); memset(o, 0x7f, sizeof o);
+        fails += repdl_embedding_forward_f32(NULL, 0, 4, NULL, 0, NULL) != REPDL_OK;
+        fails += repdl_embedding_forward_f32(t, 3, 2, NULL, 0, NULL) != REPDL_OK;
+        fails += repdl_embedding_forward_f32(NULL, 3, 0, ids, 2, NULL) != REPDL_OK;
+        fails += repdl_embedding_forward_f32(NULL, 0, 0, NULL, 0, NULL) != REPDL_OK;
+        fails += repdl_embedding_backward_f32(NULL, NULL, 0, 0, 4, NULL) != REPDL_OK;
+        fails += repdl_embedding_backward_f32(NULL, ids, 2, 3, 0, NULL) != REPDL_OK;
+        fails += repdl_embedding_backward_f32(NULL, NULL, 0, 3, 2, o) != REPDL_OK;
+        for (j = 0; j < 6; j++) fails += bits(o[j]) != 0x00000000u;
+        for (j = 0; j < 6; j++) fails += bits(t[j]) != 0x7f7f7f7fu;
+        /* an id is still checked when no element is read (dim 0) */
+        fails += repdl_embedding_forward_f32(NULL, 2, 0, ids, 2, NULL) != REPDL_ERR_INVALID;
+        fails += repdl_embedding_backward_f32(NULL, ids, 2, 2, 0, NULL) != REPDL_ERR_INVALID;
+    }
     fails += repdl_sum_rows_f32(0, 4, NULL, 4, NULL) != REPDL_OK;
     fails += repdl_var_rows_f32(0, 4, 0, NULL, 4, NULL) != REPDL_OK;
     fails += repdl_max_rows_f32(0, 4, NULL, 4, NULL) != REPDL_OK;
