@@ -5,8 +5,8 @@
    bit pattern and compared with memcmp afterwards; built once plainly and
    once with AddressSanitizer and UndefinedBehaviorSanitizer (meson), so a
    write or read past a buffer is caught too.  Covers gemm, the threaded
-   gemm, linear forward/backward, conv2d forward/backward and the four
-   pool2d functions; the status strings. */
+   gemm, linear forward/backward, conv2d forward/backward, the four
+   pool2d functions and the embedding; the status strings. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -166,6 +166,27 @@ int main(void)
     expect("avg_pool kh kw = 2^124", repdl_avg_pool2d_forward_f32(&p, 1, in, out), OVF);
     p = pool_ok(); p.n = 0;
     expect("max_pool n = 0: nothing, ok", repdl_max_pool2d_forward_f32(&p, NULL, NULL, NULL), REPDL_OK);
+
+    /* ---- embedding (docs/nn.md): sizes, then NULL arrays, then every id,
+       all before anything is written ---- */
+    {
+        static const int64_t ok_ids[4] = {0, 3, 1, 3}, hi[4] = {0, 3, 4, 1}, neg[4] = {0, -1, 1, 2};
+        expect("embedding vocab dim overflows", repdl_embedding_forward_f32(in, BIG, 2, ok_ids, 4, out), OVF);
+        expect("embedding dim = 2^62", repdl_embedding_forward_f32(in, 4, HUGE_DIM, ok_ids, 4, out), OVF);
+        expect("embedding n = -1", repdl_embedding_forward_f32(in, 4, 2, ok_ids, BIG, out), OVF);
+        expect("embedding out NULL", repdl_embedding_forward_f32(in, 4, 2, ok_ids, 4, NULL), INV);
+        expect("embedding table NULL", repdl_embedding_forward_f32(NULL, 4, 2, ok_ids, 4, out), INV);
+        expect("embedding ids NULL", repdl_embedding_forward_f32(in, 4, 2, NULL, 4, out), INV);
+        expect("embedding id = vocab", repdl_embedding_forward_f32(in, 4, 2, hi, 4, out), INV);
+        expect("embedding id -1", repdl_embedding_forward_f32(in, 4, 2, neg, 4, out), INV);
+        expect("embedding_backward vocab dim overflows",
+               repdl_embedding_backward_f32(in, ok_ids, 4, HUGE_DIM, 8, out), OVF);
+        expect("embedding_backward n = -1", repdl_embedding_backward_f32(in, ok_ids, BIG, 4, 2, out), OVF);
+        expect("embedding_backward dtable NULL", repdl_embedding_backward_f32(in, ok_ids, 4, 4, 2, NULL), INV);
+        expect("embedding_backward dout NULL", repdl_embedding_backward_f32(NULL, ok_ids, 4, 4, 2, out), INV);
+        expect("embedding_backward id = vocab", repdl_embedding_backward_f32(in, hi, 4, 4, 2, out), INV);
+        expect("embedding_backward id -1", repdl_embedding_backward_f32(in, neg, 4, 4, 2, out), INV);
+    }
 
     /* ---- status strings ---- */
     {
