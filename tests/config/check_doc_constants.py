@@ -72,9 +72,30 @@ def same(what, doc, code):
 page = read('docs/nn-act-pool.md')
 i = page.find('**gelu (erf form).**')
 gelu_doc = page[i:page.find('**softplus.**', i)] if i >= 0 else ''
-q = c_function('repdl__gelu_q')
+def gelu_rows(body):
+    """repdl__gelu_q_coeffs' table T[4 * 16]: the rows P1, R1, R2, R3, each
+    zero-padded to 16 (the padding is checked to be exact zeros)."""
+    m = re.search(r'static const double T\[4 \* 16\]\s*=\s*\{(.*?)\};', body, re.S)
+    if not m:
+        bad.append('gelu backward: table T[4 * 16] not found')
+        return {}
+    parts = re.split(r'/\*\s*(P1|R1|R2|R3)\s*\*/', m.group(1))
+    rows = {}
+    for name, text in zip(parts[1::2], parts[2::2]):
+        rows[name] = [float.fromhex(v) if 'x' in v else float(v)
+                      for v in re.findall(FLOAT, re.sub(r'/\*.*?\*/', '', text, flags=re.S))]
+    for name in ('P1', 'R1', 'R2', 'R3'):
+        if len(rows.get(name, [])) != 16:
+            bad.append('gelu backward: row %s has %d values, not 16' % (name, len(rows.get(name, []))))
+    return rows
+
+
+rows = gelu_rows(c_function('repdl__gelu_q_coeffs'))
 for name in ('P1', 'R1', 'R2', 'R3'):
-    same('gelu backward ' + name, doc_list(gelu_doc, name), c_array(q, name))
+    doc, row = doc_list(gelu_doc, name), rows.get(name, [])
+    same('gelu backward ' + name, doc, row[:len(doc)])
+    if any(v != 0.0 for v in row[len(doc):]):
+        bad.append('gelu backward %s: the padding after c[%d] is not zero' % (name, len(doc) - 1))
 e = c_function('repdl__act_exp')
 code_exp = [float.fromhex(v) if 'x' in v else float(v)
             for v in re.findall(FLOAT, re.sub(r'/\*.*?\*/', '', e, flags=re.S))]
