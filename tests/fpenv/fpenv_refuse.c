@@ -68,6 +68,7 @@ static int failures, calls;
 static float in_x[256], in_y[256], in_w[256];
 static uint16_t in_h[256];
 static size_t in_t[8];
+static const int64_t emb_ids[8] = {0, 3, 1, 3, 2, 0, 1, 2};
 
 /* The in-out arrays (optimizer weights and state) and their copies. */
 static float io_w[64], io_m[64], io_v[64], io_mom[64];
@@ -239,6 +240,9 @@ static void run(int refuse)
     S(repdl_layer_norm_forward_f32(4, 64, 1e-5f, in_x, in_w, in_y, fo(0), fo(1), fo(2)));
     S(repdl_rms_norm_forward_f32(4, 64, 1e-5f, in_x, in_w, fo(0), fo(1)));
     S(repdl_batch_norm_forward_infer_f32(2, 4, 8, 1e-5f, in_x, in_w, in_y, in_w, in_y, fo(0)));
+    /* embedding.h (ids below vocab 4) */
+    S(repdl_embedding_forward_f32(in_x, 4, 8, emb_ids, 8, fo(0)));
+    S(repdl_embedding_backward_f32(in_y, emb_ids, 8, 4, 8, fo(0)));
     /* rng.h, elementwise.h */
     S(repdl_rng_uniform_fill_f32(256, 1, 2, -1.0f, 1.0f, fo(0)));
     S(repdl_rng_normal_fill_range_f32(256, 1, 2, 5, 0.0f, 1.0f, fo(0)));
