@@ -362,30 +362,20 @@ static __device__ __forceinline__ float repdl__ptx_fma(float a, float b, float c
     asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(a), "f"(b), "f"(c));
     return r;
 }
-static __device__ __forceinline__ float repdl__ptx_fsqrt(float a)
-{
-    float r;
-    asm("sqrt.rn.f32 %0, %1;" : "=f"(r) : "f"(a));
-    return r;
-}
-static __device__ __forceinline__ float repdl__ptx_d2f(double a)
-{
-    float r;
-    asm("cvt.rn.f32.f64 %0, %1;" : "=f"(r) : "d"(a));
-    return r;
-}
-static __device__ __forceinline__ double repdl__ptx_f2d(float a)
-{
-    double r;
-    asm("cvt.f64.f32 %0, %1;" : "=d"(r) : "f"(a));
-    return r;
-}
-static __device__ __forceinline__ int32_t repdl__ptx_f2i_rz(float a)
-{
-    int32_t r;
-    asm("cvt.rzi.s32.f32 %0, %1;" : "=r"(r) : "f"(a));
-    return r;
-}
+/* One-operand instructions: name(a) = op applied to a of type A (asm
+   constraint ac), giving R (constraint rc). */
+#define REPDL__PTX_F1(name, R, rc, A, ac, op)                                       \
+    static __device__ __forceinline__ R name(A a)                                   \
+    {                                                                               \
+        R r;                                                                        \
+        asm(op " %0, %1;" : "=" rc(r) : ac(a));                                     \
+        return r;                                                                   \
+    }
+REPDL__PTX_F1(repdl__ptx_fsqrt, float, "f", float, "f", "sqrt.rn.f32")
+REPDL__PTX_F1(repdl__ptx_d2f, float, "f", double, "d", "cvt.rn.f32.f64")
+REPDL__PTX_F1(repdl__ptx_f2d, double, "d", float, "f", "cvt.f64.f32")
+REPDL__PTX_F1(repdl__ptx_f2i_rz, int32_t, "r", float, "f", "cvt.rzi.s32.f32")
+#undef REPDL__PTX_F1
 /* Comparisons of binary32 values, as C's operators (ordered: false when
    either is a NaN; repdl__fne is C's !=, true when either is a NaN). */
 #define REPDL__PTX_CMP(name, cmp)                                                   \
