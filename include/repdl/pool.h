@@ -141,6 +141,19 @@ REPDL_FN repdl_status repdl__pool2d_ptrs(size_t planes, size_t nin, const void *
     return REPDL_OK;
 }
 
+/* The checks of both forward passes (x, y), after repdl__pool2d_dims:
+   1 when there is output to compute, otherwise the call's status (REPDL_OK
+   = 0 when ohw == 0, oh may then still be huge; or an error, all < 1). */
+REPDL_FN int repdl__pool2d_fwd_args(const repdl_pool2d_shape *s, const float *x, const float *y,
+                                    size_t *oh, size_t *ow, size_t *planes, size_t *hw,
+                                    size_t *ohw)
+{
+    repdl_status st = repdl__pool2d_dims(s, oh, ow, planes, hw, ohw);
+    if (st != REPDL_OK) return (int)st;
+    if ((st = repdl__pool2d_ptrs(*planes, *hw, x, *ohw, y)) != REPDL_OK) return (int)st;
+    return *ohw == 0 ? (int)REPDL_OK : 1;
+}
+
 /* The first output along an axis whose window starts in bounds: the least
    q with q st >= pad, ceil(pad / st) (pad + st - 1 would wrap for a stride
    near SIZE_MAX). */
@@ -487,10 +500,8 @@ REPDL_API repdl_status repdl_max_pool2d_forward_f32(const repdl_pool2d_shape *s,
 {
     REPDL__FPENV_CHECK();
     size_t oh, ow, planes, hw, ohw, plane, p;
-    repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
-    if (st != REPDL_OK) return st;
-    if ((st = repdl__pool2d_ptrs(planes, hw, x, ohw, y)) != REPDL_OK) return st;
-    if (ohw == 0) return REPDL_OK;   /* no output (oh may still be huge) */
+    int go = repdl__pool2d_fwd_args(s, x, y, &oh, &ow, &planes, &hw, &ohw);
+    if (go != 1) return (repdl_status)go;
     for (plane = 0; plane < planes; plane++)
         for (p = 0; p < oh; p++)
             repdl__maxpool_fwd_row(s, x + plane * hw, p, ow, y + plane * ohw + p * ow,
@@ -785,19 +796,23 @@ REPDL_FN void repdl__avgpool_fwd_row(const repdl_pool2d_shape *sp, int count_inc
         y[q] = repdl__avgpool_fwd_elem(&s, count_include_pad, x, p, q);
 }
 
+/* Every output row of one plane (x: h w inputs, y: oh ow outputs). */
+REPDL_FN void repdl__avgpool_fwd_plane(const repdl_pool2d_shape *s, int count_include_pad,
+                                       const float *x, size_t oh, size_t ow, float *y)
+{
+    size_t p;
+    for (p = 0; p < oh; p++) repdl__avgpool_fwd_row(s, count_include_pad, x, p, ow, y + p * ow);
+}
+
 REPDL_API repdl_status repdl_avg_pool2d_forward_f32(const repdl_pool2d_shape *s, int count_include_pad,
                                            const float *x, float *y)
 {
     REPDL__FPENV_CHECK();
-    size_t oh, ow, planes, hw, ohw, plane, p;
-    repdl_status st = repdl__pool2d_dims(s, &oh, &ow, &planes, &hw, &ohw);
-    if (st != REPDL_OK) return st;
-    if ((st = repdl__pool2d_ptrs(planes, hw, x, ohw, y)) != REPDL_OK) return st;
-    if (ohw == 0) return REPDL_OK;   /* no output (oh may still be huge) */
+    size_t oh, ow, planes, hw, ohw, plane;
+    int go = repdl__pool2d_fwd_args(s, x, y, &oh, &ow, &planes, &hw, &ohw);
+    if (go != 1) return (repdl_status)go;
     for (plane = 0; plane < planes; plane++)
-        for (p = 0; p < oh; p++)
-            repdl__avgpool_fwd_row(s, count_include_pad, x + plane * hw, p, ow,
-                                   y + plane * ohw + p * ow);
+        repdl__avgpool_fwd_plane(s, count_include_pad, x + plane * hw, oh, ow, y + plane * ohw);
     return REPDL_OK;
 }
 

@@ -124,6 +124,17 @@ REPDL_FN repdl_status repdl__rows_check(size_t rows, size_t cols, size_t *total)
     return REPDL_OK;
 }
 
+/* The whole rule above for a row-wise function whose needed arrays are
+   not all given (missing): 1 when there is work, otherwise the call's
+   status (REPDL_OK = 0 for rows x cols == 0, or an error, all < 1). */
+REPDL_FN int repdl__rows_work(size_t rows, size_t cols, int missing)
+{
+    size_t total;
+    repdl_status st = repdl__rows_check(rows, cols, &total);
+    if (st != REPDL_OK || total == 0) return (int)st;
+    return missing ? (int)REPDL_ERR_INVALID : 1;
+}
+
 /* One row of log_softmax. */
 REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
 {
@@ -139,10 +150,9 @@ REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
 REPDL_FN repdl_status repdl__softmax_rows(size_t rows, size_t cols, const float *x, float *y,
                                           int log)
 {
-    size_t r, total;
-    repdl_status st = repdl__rows_check(rows, cols, &total);
-    if (st != REPDL_OK || total == 0) return st;
-    if (!x || !y) return REPDL_ERR_INVALID;
+    size_t r;
+    int go = repdl__rows_work(rows, cols, !x || !y);
+    if (go != 1) return (repdl_status)go;
     for (r = 0; r < rows; r++) {
         if (log) repdl__log_softmax_row(x + r * cols, y + r * cols, cols);
         else repdl__softmax_row(x + r * cols, y + r * cols, cols);
@@ -173,10 +183,9 @@ REPDL_API repdl_status repdl_softmax_backward_f32(size_t rows, size_t cols, cons
                                                   const float *dy, float *dx)
 {
     REPDL__FPENV_CHECK();
-    size_t r, i, total;
-    repdl_status st = repdl__rows_check(rows, cols, &total);
-    if (st != REPDL_OK || total == 0) return st;
-    if (!y || !dy || !dx) return REPDL_ERR_INVALID;
+    size_t r, i;
+    int go = repdl__rows_work(rows, cols, !y || !dy || !dx);
+    if (go != 1) return (repdl_status)go;
     for (r = 0; r < rows; r++) {
         const float *yr = y + r * cols, *gr = dy + r * cols;
         float *o = dx + r * cols;
@@ -194,10 +203,9 @@ REPDL_API repdl_status repdl_log_softmax_backward_f32(size_t rows, size_t cols, 
                                                       const float *dy, float *dx)
 {
     REPDL__FPENV_CHECK();
-    size_t r, i, k, total;
-    repdl_status st = repdl__rows_check(rows, cols, &total);
-    if (st != REPDL_OK || total == 0) return st;
-    if (!y || !dy || !dx) return REPDL_ERR_INVALID;
+    size_t r, i, k;
+    int go = repdl__rows_work(rows, cols, !y || !dy || !dx);
+    if (go != 1) return (repdl_status)go;
     for (r = 0; r < rows; r++) {
         const float *yr = y + r * cols, *gr = dy + r * cols;
         float *o = dx + r * cols;
