@@ -63,8 +63,9 @@ REPDL_FN int repdl__embedding_ids_ok(const int64_t *ids, size_t n, size_t vocab)
 REPDL_FN repdl_status repdl__embedding_args(size_t vocab, size_t dim, const int64_t *ids,
                                             size_t n, const void *ta, const void *io)
 {
-    size_t tv = vocab, tn = n;
-    if (repdl__size_mul(&tv, dim) || repdl__size_mul(&tn, dim)) return REPDL_ERR_OVERFLOW;
+    size_t tv = vocab, tn = n, ti = n; /* ids: n int64, the bytes of 2 n floats */
+    if (repdl__size_mul(&tv, dim) || repdl__size_mul(&tn, dim) || repdl__size_mul(&ti, 2))
+        return REPDL_ERR_OVERFLOW;
     if ((n && !ids) || (tv && !ta) || (tn && !io)) return REPDL_ERR_INVALID;
     return REPDL_OK;
 }

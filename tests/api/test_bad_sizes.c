@@ -174,6 +174,9 @@ int main(void)
         expect("embedding vocab dim overflows", repdl_embedding_forward_f32(in, BIG, 2, ok_ids, 4, out), OVF);
         expect("embedding dim = 2^62", repdl_embedding_forward_f32(in, 4, HUGE_DIM, ok_ids, 4, out), OVF);
         expect("embedding n = -1", repdl_embedding_forward_f32(in, 4, 2, ok_ids, BIG, out), OVF);
+        /* dim 0: no float array has an element, but ids (n int64) does not fit */
+        expect("embedding dim 0, n = 2^62", repdl_embedding_forward_f32(in, 4, 0, ok_ids, HUGE_DIM, out), OVF);
+        expect("embedding_backward dim 0, n = -1", repdl_embedding_backward_f32(in, ok_ids, BIG, 4, 0, out), OVF);
         expect("embedding out NULL", repdl_embedding_forward_f32(in, 4, 2, ok_ids, 4, NULL), INV);
         expect("embedding table NULL", repdl_embedding_forward_f32(NULL, 4, 2, ok_ids, 4, out), INV);
         expect("embedding ids NULL", repdl_embedding_forward_f32(in, 4, 2, NULL, 4, out), INV);

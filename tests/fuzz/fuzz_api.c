@@ -49,7 +49,7 @@
 #define FZ_MAXARR 10
 
 enum { FZ_IN, FZ_OUT, FZ_INOUT };
-enum { FZ_EXP_OK, FZ_EXP_INV, FZ_EXP_ERR, FZ_EXP_ANY };
+enum { FZ_EXP_OK, FZ_EXP_INV, FZ_EXP_ERR, FZ_EXP_ANY, FZ_EXP_OVF };  /* OVF: sizes checked first */
 
 typedef struct fz_arr {
     size_t n, esz;          /* extent in elements (FZ_HUGE: does not fit) */
@@ -314,7 +314,7 @@ static void exec(fz *F)
     for (k = 0; k < F->na; k++)
         if (F->a[k].alias >= 0 && rnd(F) % 3 == 0) in_place = 1;
     if (expect == FZ_EXP_OK && null_bad) expect = FZ_EXP_INV;
-    if (huge_out && expect != FZ_EXP_ANY) expect = FZ_EXP_ERR;
+    if (huge_out && expect != FZ_EXP_ANY && expect != FZ_EXP_OVF) expect = FZ_EXP_ERR;
     if (huge_any && expect == FZ_EXP_OK) expect = FZ_EXP_ANY;   /* an input not read may be huge */
     if (expect == FZ_EXP_INV && huge_any) expect = FZ_EXP_ERR;   /* either check may come first */
     snapshot(F);
@@ -328,6 +328,7 @@ static void exec(fz *F)
     if (expect == FZ_EXP_OK && st != REPDL_OK) fail(F, "valid shape refused");
     if (expect == FZ_EXP_INV && st != REPDL_ERR_INVALID) fail(F, "want REPDL_ERR_INVALID");
     if (expect == FZ_EXP_ERR && st == REPDL_OK) fail(F, "an extent that does not fit accepted");
+    if (expect == FZ_EXP_OVF && st != REPDL_ERR_OVERFLOW) fail(F, "want REPDL_ERR_OVERFLOW");
     if (!canaries_ok(F)) fail(F, "wrote outside an array (canary)");
     for (k = 0; k < F->na; k++) {
         int aliased_to = 0, j;
@@ -1019,9 +1020,60 @@ static void case_ew(fz *F)
     }
 }
 
+/* embedding forward out [n x dim] = table [vocab x dim] rows at ids [n],
+   and backward dtable [vocab x dim] from dout [n x dim]; one call in 4
+   plants an id outside [0, vocab) (REPDL_ERR_INVALID, nothing written). */
+static repdl_status run_emb(fz *F, int v)
+{
+    size_t *z = F->z;
+    (void)v;
+    if (F->iv[0] == 0)
+        return repdl_embedding_forward_f32(P_CF(0), z[0], z[1], (const int64_t *)F->a[1].p, z[2], P_F(2));
+    return repdl_embedding_backward_f32(P_CF(0), (const int64_t *)F->a[1].p, z[2], z[0], z[1], P_F(2));
+}
+static void emb_fix_ids(fz *F)
+{
+    size_t i, n;
+    if (F->run != run_emb || !F->a[1].blk) return;
+    n = F->a[1].n == FZ_HUGE ? 1 : F->a[1].n;   /* the dummy of an extent that
+                                                  does not fit: a valid id */
+    for (i = 0; i < n; i++) {
+        int64_t id = (int64_t)rn(F, F->z[0]);
+        if (F->iv[1] && i == F->z[3]) id = F->iv[2] ? -1 - (int64_t)rn(F, 3) : (int64_t)F->z[0];
+        memcpy(F->a[1].blk + FZ_CANARY + i * sizeof(int64_t), &id, sizeof id);
+    }
+}
+static void case_embedding(fz *F)
+{
+    size_t vocab = dim(F), d = dim(F), n = dim(F), *z = F->z;
+    size_t tt = mul(vocab, d), tn = mul(n, d);
+    int bad;
+    if (vocab == FZ_HUGE || vocab > 64) vocab = 1 + rn(F, 64);   /* ids are drawn below vocab */
+    tt = mul(vocab, d);
+    z[0] = vocab; z[1] = d; z[2] = n;
+    F->iv[0] = (int)(rnd(F) & 1);
+    F->name = F->iv[0] ? "embedding_backward" : "embedding_forward";
+    F->run = run_emb;
+    F->fix = emb_fix_ids;
+    /* an ids array that cannot be allocated (n huge) holds no planted id */
+    bad = n > 0 && mul(n, 2) != FZ_HUGE && rnd(F) % 4 == 0;
+    F->iv[1] = bad;
+    F->iv[2] = (int)(rnd(F) & 1);
+    z[3] = bad ? rn(F, n) : 0;
+    if (bad && vocab == 0) F->iv[2] = 1;   /* id 0 is already out of [0, 0) */
+    ARR_F(F->iv[0] ? tn : tt, FZ_IN);
+    arr(F, mul(n, 2) == FZ_HUGE ? FZ_HUGE : n, sizeof(int64_t), FZ_IN);
+    ARR_F(F->iv[0] ? tt : tn, FZ_OUT);
+    /* embedding.h checks the sizes before any array or id */
+    if (tt == FZ_HUGE || tn == FZ_HUGE || mul(n, 2) == FZ_HUGE) F->expect = FZ_EXP_OVF;
+    else if (bad || (n > 0 && vocab == 0)) F->expect = FZ_EXP_INV;
+    else F->expect = FZ_EXP_OK;
+}
+
 typedef void (*fz_case)(fz *F);
 static const fz_case cases[] = {case_gemm, case_linear, case_conv, case_pool, case_softmax, case_loss,
-                                case_norm, case_rows, case_rng, case_optim, case_units, case_ew};
+                                case_norm, case_rows, case_rng, case_optim, case_units, case_ew,
+                                case_embedding};
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
 static void one_call(uint64_t seed, long call)
