@@ -87,6 +87,7 @@ REPDL_API repdl_status repdl_embedding_forward_f32(const float *table, size_t vo
     size_t i, d;
     repdl_status st = repdl__embedding_check(vocab, dim, ids, n, table, out);
     if (st != REPDL_OK) return st;
+    if (dim == 0) return REPDL_OK; /* out has no element; table may be NULL */
     for (i = 0; i < n; i++) {
         const float *r = table + (size_t)ids[i] * dim;
         for (d = 0; d < dim; d++) out[i * dim + d] = repdl__canon(r[d]);
