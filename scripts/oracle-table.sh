@@ -17,7 +17,7 @@
 # `nice -n 19`; the summary lines are what the table quotes.
 #   scripts/oracle-table.sh --table DATE
 #
-# prints docs/oracle.md's table from results/oracle-{glibc,llvmlibc,repdl}-DATE.txt
+# prints docs/oracle.md's table from results/oracle-LIB-DATE.txt (LIB: glibc, llvmlibc, repdl)
 # (a run that did not finish: "not run").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
