@@ -186,7 +186,7 @@ REPDL_HOST_API repdl_status repdl_conv2d_forward_threads_f32(const repdl_conv2d_
 {
     REPDL__FPENV_CHECK();
     repdl__conv_job job[REPDL_CONV_THREADS_MAX];
-    size_t oh, ow, P, CK, in_sz, units, per, extra, lo = 0;
+    size_t oh = 0, ow = 0, P = 0, CK = 0, in_sz = 0, units, per, extra, lo = 0;
     int T, t, by_img;
     repdl_status st;
     int go = repdl__conv2d_forward_args(s, x, w, y, &oh, &ow, &P, &CK, &in_sz);

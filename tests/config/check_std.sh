@@ -3,7 +3,8 @@
 # tests/config/check_std.sh INCLUDE_DIR [NVCC]
 # Every header of repdl, alone and through repdl.h, must compile without a
 # single warning (-Wall -Wextra -pedantic -Werror) as C99 and C11 (gcc,
-# clang) and as C++14 and C++17 (g++, clang++), and under nvcc with
+# clang) and as C++14 and C++17 (g++, clang++), src/librepdl.c (every
+# public function) at -O2 as C99 and C++17, and under nvcc with
 # -Werror all-warnings when nvcc is given.  A compiler that is not
 # installed is reported and not counted; the test fails when any
 # available one fails, or when none is available.
@@ -32,6 +33,20 @@ for cfg in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++14" "g++ c++17" "
   done
   echo "ok: $cc -std=$std, $(wc -w <<<"repdl.h $headers") headers"
 done
+# The same rule with every public function instantiated and optimised
+# (-fsyntax-only runs no optimiser, so it never sees -Wmaybe-uninitialized):
+# src/librepdl.c, which compiles them all, at -O2 as C99 (gcc) and C++17
+# (g++), the compilers whose optimiser warns most.
+lib=$inc/../src/librepdl.c
+if [ -f "$lib" ]; then
+  for cfg in "gcc c c99" "g++ c++ c++17"; do
+    read -r cc lang std <<<"$cfg"
+    command -v "$cc" > /dev/null || { echo "not installed: $cc"; continue; }
+    try "$cc -std=$std -O2 librepdl.c" "$cc" -x "$lang" -std="$std" -O2 -Wall -Wextra -pedantic \
+      -Werror -I"$inc" -c "$lib" -o "$out/lib.o"
+    echo "ok: $cc -std=$std -O2, src/librepdl.c"
+  done
+fi
 if [ -n "$nvcc" ] && command -v "$nvcc" > /dev/null; then
   printf '#include <repdl/repdl.h>\n__global__ void k(float *y) { *y = repdl_exp_f32(*y); }\n' > "$out/tu.cu"
   try "nvcc -std=c++14" "$nvcc" -std=c++14 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \

@@ -38,6 +38,14 @@ REPDL_BEGIN_CODE
 #define REPDL__GEMV_GMAX 2
 
 #if REPDL__GEMV_X86
+/* g++ 12 reports -Wmaybe-uninitialized inside its own avx512fintrin.h
+   (intrinsics whose unused upper lanes are a deliberately undefined
+   value, `__Y = __Y`) once they are inlined here: silenced for this
+   section only, so that a C++ user's -Werror build compiles. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /* d[8 i + j] = p[j][k + i] (i, j < 8): an 8 x 8 block of W transposed in
    registers (moves only).  Row j + 4 enters the high half of a vector by
    a 128-bit broadcast load and a blend, so only 16 shuffles remain. */
@@ -316,6 +324,9 @@ repdl__gemv_avx2_f32(int R, size_t N, size_t K, const float *x, size_t ldx, cons
     default: repdl__gemv_rows(4, N, K, x, ldx, W, ldw, bias, y, ldy); break;
     }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif /* REPDL__GEMV_X86 */
 
 REPDL_END_CODE
