@@ -96,50 +96,29 @@ REPDL_API repdl_status repdl_embedding_forward_f32(const float *table, size_t vo
 }
 
 /* Columns d0 .. d0 + w - 1 of row v of dtable, out[0 .. w): pos[0 .. cnt)
-   are the positions with id v, ascending.  The chain of each micro-batch,
-   then the buddy tree over the micro-batches that occur: two consecutive
-   ones g < h meet at the level L(g, h) = bit length of g ^ h, and a
-   pending node is added into the current one when its level is at most
-   the current one's meeting level with the next (the carries of a binary
-   counter, empty leaves skipped).  At most 64 pending nodes: levels
-   strictly decrease up the stack.  Each column on its own (additions
-   only), so w does not change a bit: the host takes blocks of columns,
-   the CUDA kernel w = 1.  Scratch: stk holds 65 w floats, cur w. */
+   are the positions with id v, ascending.  The chain of each micro-batch
+   from +0, then the buddy tree over the micro-batches that occur
+   (detail/accum.h's sparse form, repdl__stree: the tree with +0 for the
+   micro-batches that hold no v, since no node is -0).  Each column on its
+   own (additions only), so w does not change a bit: the host takes blocks
+   of columns, the CUDA kernel w = 1.  Scratch: stk holds 65 w floats, cur
+   w. */
 REPDL_FN void repdl__embedding_grad_cols(const float *dout, size_t dim, size_t d0, size_t w,
                                          const size_t *pos, size_t cnt, float *stk, float *cur,
                                          float *out)
 {
-    unsigned lv[65], top = 0;
+    repdl__stree s;
     size_t k, j, g = 0;
+    s.top = 0;
     for (j = 0; j < w; j++) cur[j] = 0.0f; /* +0 */
     for (k = 0; k < cnt; k++) {
         size_t p = pos[k], h = p / REPDL_MICROBATCH;
         const float *r = dout + p * dim + d0;
-        if (k > 0 && h != g) { /* micro-batch g done: meet level with h */
-            size_t x = g ^ h;
-            unsigned L = 0;
-            while (x) {
-                L++;
-                x >>= 1;
-            }
-            while (top > 0 && lv[top - 1] <= L) {
-                top--;
-                for (j = 0; j < w; j++) cur[j] = repdl__fadd(stk[top * w + j], cur[j]);
-            }
-            for (j = 0; j < w; j++) {
-                stk[top * w + j] = cur[j];
-                cur[j] = 0.0f;
-            }
-            lv[top] = L;
-            top++;
-        }
+        if (k > 0 && h != g) repdl__stree_next(&s, g, h, w, stk, cur); /* micro-batch g done */
         g = h;
         for (j = 0; j < w; j++) cur[j] = repdl__fadd(cur[j], r[j]);
     }
-    while (top > 0) {
-        top--;
-        for (j = 0; j < w; j++) cur[j] = repdl__fadd(stk[top * w + j], cur[j]);
-    }
+    repdl__stree_root(&s, w, stk, cur);
     for (j = 0; j < w; j++) out[j] = repdl__canon(cur[j]);
 }
 

@@ -36,7 +36,10 @@
                 tree (repdl__vtree for vectors of outputs: reduce_units.h,
                 mpi.h, linear.h, conv2d.h, norm.h; the scalar tree per
                 element on the device, repdl__tree_load / _store).  Every
-                form takes its carries from repdl__tree_carry_end.
+                dense form takes its carries from repdl__tree_carry_end;
+                the sparse form repdl__stree (leaves with gaps: the
+                micro-batches that hold one id, embedding.h) from the
+                meeting level of consecutive leaves.
    The CUDA kernels use the same leaf tree and buddy tree (cuda/reduce.cu). */
 #ifndef REPDL_DETAIL_ACCUM_H
 #define REPDL_DETAIL_ACCUM_H
@@ -307,6 +310,55 @@ REPDL_FN float repdl__tree_root(const repdl__tree *t)
         }
     }
     return acc;
+}
+
+/* The same buddy tree over leaves that arrive with gaps (a sparse sum,
+   e.g. the micro-batches that hold one id in embedding.h's backward):
+   leaves g come in increasing order, w columns side by side, and an absent
+   leaf is skipped.  Two consecutive present leaves g < h meet at level
+   L = bit length of g ^ h; when leaf g is done, the pending nodes whose
+   level is at most L are added into it (each pending node the left
+   operand, the newest first: the carries of repdl__tree_push), and it
+   waits at level L.  This is the tree with +0 for every absent leaf
+   whenever no node is -0 (x + +0 = x for every x but -0): the caller
+   starts each leaf from +0, so RN never makes a node -0.  Levels strictly
+   decrease up the stack, so at most 64 nodes wait: stk holds 65 w floats. */
+typedef struct repdl__stree {
+    unsigned lv[65];
+    unsigned top;
+} repdl__stree;
+
+/* Leaf g (in cur[0 .. w)) is done and the next present leaf is h > g:
+   cur goes onto the stack, cur is +0 again. */
+REPDL_FN void repdl__stree_next(repdl__stree *s, size_t g, size_t h, size_t w, float *stk,
+                                float *cur)
+{
+    size_t x = g ^ h, j;
+    unsigned L = 0;
+    while (x) {
+        L++;
+        x >>= 1;
+    }
+    while (s->top > 0 && s->lv[s->top - 1] <= L) {
+        s->top--;
+        for (j = 0; j < w; j++) cur[j] = repdl__fadd(stk[s->top * w + j], cur[j]);
+    }
+    for (j = 0; j < w; j++) {
+        stk[s->top * w + j] = cur[j];
+        cur[j] = 0.0f;
+    }
+    s->lv[s->top] = L;
+    s->top++;
+}
+
+/* The last leaf is in cur: the root, in cur. */
+REPDL_FN void repdl__stree_root(repdl__stree *s, size_t w, const float *stk, float *cur)
+{
+    size_t j;
+    while (s->top > 0) {
+        s->top--;
+        for (j = 0; j < w; j++) cur[j] = repdl__fadd(stk[s->top * w + j], cur[j]);
+    }
 }
 
 /* A tree whose pending nodes wait in memory between calls (the device
