@@ -475,6 +475,19 @@ int repdl_cuda_embedding_backward_f32(const float *dout, const int64_t *ids, siz
 /* layer_table.h embedding: end */
 /* (end embedding) */
 
+/* ---- Mean squared error (cuda/mse_loss.cu; include/repdl/mse_loss.h) ----
+   The host functions on device arrays (loss: one device float), same
+   arguments plus the stream, same checks, statuses and bits.  The forward
+   takes a stream-ordered workspace of n floats (the terms, summed by
+   repdl_cuda_sum_f32); loss must not overlap x or t (REPDL_ERR_INVALID). */
+/* layer_table.h mse_loss: begin (tests/config/check_op_table.py --write) */
+int repdl_cuda_mse_loss_forward_f32(size_t n, int reduction, const float *x, const float *t,
+                                    float *loss, void *stream);
+int repdl_cuda_mse_loss_backward_f32(size_t n, int reduction, const float *x, const float *t,
+                                     float dloss, float *dx, void *stream);
+/* layer_table.h mse_loss: end */
+/* (end mean squared error) */
+
 /* ---- Rotary position embeddings (cuda/rope.cu; include/repdl/rope.h) ----
    The host functions' checks, statuses and bits; tables and arrays in
    device memory.  y == x (dx == dy) in place allowed, other overlaps not. */

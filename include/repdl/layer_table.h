@@ -60,6 +60,8 @@
     S(X, log_softmax,   log_softmax_backward,     BWD,    nn_softmax_norm, VIA,  softmax_backward) \
     S(X, cross_entropy, cross_entropy,            FWDBWD, nn_softmax_norm, PY,   loss)             \
     S(X, nll_loss,      nll_loss,                 FWDBWD, nn_softmax_norm, VIA,  loss)             \
+    S(X, mse_loss,      mse_loss_forward,         FWD,    mse_loss,        PY,   mse_loss_forward)    \
+    S(X, mse_loss,      mse_loss_backward,        BWD,    mse_loss,        PY,   mse_loss_backward)   \
     S(X, layer_norm,    layer_norm_forward,       FWD,    nn_softmax_norm, PY,   layer_norm_forward)  \
     S(X, layer_norm,    layer_norm_backward,      BWD,    nn_softmax_norm, PY,   layer_norm_backward) \
     S(X, rms_norm,      rms_norm_forward,         FWD,    nn_softmax_norm, PY,   rms_norm_forward)    \

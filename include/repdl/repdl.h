@@ -70,6 +70,7 @@
    (docs/rope.md), attention and the key/value cache (docs/attention.md)) */
 /* layer_table.h headers: begin (tests/config/check_op_table.py --write) */
 #include "softmax.h"
+#include "mse_loss.h"
 #include "norm.h"
 #include "pool.h"
 #include "linear.h"

@@ -28,7 +28,7 @@ ModuleDict = torch.nn.ModuleDict
 
 __all__ = ['Linear', 'Conv2d', 'ReLU', 'GELU', 'SiLU', 'Sigmoid', 'Tanh', 'Softplus',
            'LeakyReLU', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'LayerNorm', 'RMSNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout',
-           'Softmax', 'LogSoftmax', 'CrossEntropyLoss', 'NLLLoss', 'Flatten', 'Identity', 'Embedding',
+           'Softmax', 'LogSoftmax', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'Flatten', 'Identity', 'Embedding',
            'MultiheadAttention', 'RotaryEmbedding', 'TransformerEncoderLayer',
            'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerDecoder', 'Transformer',
            'functional', 'Sequential', 'ModuleList', 'ModuleDict']
@@ -285,6 +285,27 @@ class NLLLoss(torch.nn.NLLLoss):
         return ops.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                             reduction=self.reduction,
                             global_batch_size=getattr(self, 'global_batch_size', None))
+
+
+class MSELoss(torch.nn.MSELoss):
+    """Mean squared error by repdl_mse_loss_forward_f32 (ops.mse_loss):
+    reduction 'mean' or 'sum'; torch's constructor.  reduction='none' is
+    refused at construction and by from_torch_module."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        problem = self._conversion_problem(self)
+        if problem:
+            raise NotImplementedError(f'repdl.nn.MSELoss: {problem}')
+
+    @staticmethod
+    def _conversion_problem(m):
+        if m.reduction not in ('mean', 'sum'):
+            return f"reduction={m.reduction!r} (repdl supports 'mean' and 'sum')"
+        return None
+
+    def forward(self, input, target):
+        return ops.mse_loss(input, target, reduction=self.reduction)
 
 
 class Flatten(torch.nn.Flatten):

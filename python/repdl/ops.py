@@ -34,7 +34,7 @@ __all__ = [
     'sum', 'mean', 'var', 'norm', 'dot', 'softmax', 'log_softmax',
     'mm', 'matmul', 'linear', 'conv2d', 'max_pool2d', 'avg_pool2d',
     'adaptive_avg_pool2d', 'layer_norm', 'rms_norm', 'batch_norm', 'dropout', 'cross_entropy',
-    'nll_loss', 'embedding', 'rope_table', 'rope', 'scaled_dot_product_attention',
+    'nll_loss', 'mse_loss', 'embedding', 'rope_table', 'rope', 'scaled_dot_product_attention',
 ]
 
 _builtin_sum = sum
@@ -1045,6 +1045,51 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise NotImplementedError('repdl: size_average and reduce are deprecated; use reduction')
     return _loss('nll_loss', False, input, target, weight, ignore_index, reduction, 0.0,
                  global_batch_size)
+
+
+class _MSELoss(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, t, reduction):
+        ctx.save_for_backward(x, t)
+        ctx.reduction = reduction
+        return _C.mse_loss_forward(x, t, reduction)
+
+    @staticmethod
+    @_once
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if not (need[0] or need[1]):
+            return None, None, None
+        dx = _C.mse_loss_backward(x, t, float(_grad(g).item()), ctx.reduction)
+        dt = _C.scale(-1.0, dx) if need[1] else None  # -dx_i: negation is exact
+        return (dx if need[0] else None), dt, None
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    """torch.nn.functional.mse_loss by repdl_mse_loss_forward_f32 and
+    _backward_f32 (include/repdl/mse_loss.h, docs/nn.md "Mean squared
+    error"): the squares RN(RN(x - t)^2) summed in the canonical order,
+    'mean' divided by the element count with one rounding (NaN for an empty
+    input, as PyTorch), 'sum' the sum; the gradient RN(RN(2 (x - t)) g)
+    with g the incoming gradient ('mean': RN(g / n)), the target's its
+    negation.  input and target: float32 tensors of the same shape
+    (broadcasting and reduction='none': NotImplementedError)."""
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError('repdl: size_average and reduce are deprecated; use reduction')
+    if reduction not in _REDUCTIONS:
+        if reduction == 'none':
+            raise NotImplementedError("repdl: mse_loss supports reduction='mean' and 'sum' only")
+        raise ValueError(f'{reduction} is not a valid value for reduction')
+    x = _check(input)
+    t = _check(target, 'target')
+    if t.device != x.device:
+        raise RuntimeError(f'Expected all tensors to be on the same device, but found at least '
+                           f'two devices, {x.device} and {t.device}! (repdl: mse_loss target)')
+    if x.shape != t.shape:
+        raise NotImplementedError(f'repdl: mse_loss needs input and target of the same shape '
+                                  f'(no broadcasting), got {list(x.shape)} and {list(t.shape)}')
+    return _MSELoss.apply(x, t, _REDUCTIONS[reduction])
 
 
 # ---- Embedding ----
