@@ -298,6 +298,23 @@ for r in lrows:
     if r[3] != 'NOCUDA' and len(re.findall(r'\bint\s+repdl_cuda_%s_f32\s*\(' % r[1], cuda_h)) > 1:
         fails.append(f'include/repdl/cuda.h declares repdl_cuda_{r[1]}_f32 more than once '
                      '(by hand outside the layer_table.h section?)')
+# a layer-op source without its cuda.h section yet: --write adds one (a
+# heading naming the source and the header, the markers) above the closing
+# extern "C" brace, so a new op never edits cuda.h by hand
+CUDA_TAIL = '#ifdef __cplusplus\n}\n#endif\n'
+for stem in stems:
+    begin = f'/* layer_table.h {stem}: begin ({W}) */\n'
+    end = f'/* layer_table.h {stem}: end */\n'
+    cur = read('include/repdl/cuda.h')
+    if write and cur.count(begin) == 0 and cur.count(end) == 0 and CUDA_TAIL in cur:
+        hdr = sorted(set(host_header.get(f'repdl_{r[1]}_f32', '?') for r in lrows if r[3] == stem))
+        head = (f'/* ---- cuda/{stem}.cu ({", ".join("include/repdl/" + h for h in hdr)}) ----\n'
+                '   The host functions on device arrays, plus the stream: their checks,\n'
+                '   statuses and bits (the header is the definition). */\n')
+        i = cur.rindex(CUDA_TAIL)
+        cur = cur[:i] + head + begin + end + f'/* (end {stem}) */\n\n' + cur[i:]
+        open(os.path.join(root, 'include/repdl/cuda.h'), 'w').write(cur)
+        print(f'include/repdl/cuda.h: section for cuda/{stem}.cu added')
 for rel, begin, end, text in sections:
     path = os.path.join(root, rel)
     cur = open(path).read()
