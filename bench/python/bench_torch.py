@@ -172,6 +172,32 @@ def p2(n):
     return f'2^{e}' if 1 << e == n else str(n)
 
 
+# Ops without a backward pass (fwd rows only)
+NO_BACKWARD = {'rope_table'}
+
+
+def _torch_rope_table(positions, dim):
+    i = torch.arange(0, dim // 2, dtype=torch.float32)
+    theta = torch.pow(torch.tensor(10000.0), -2.0 * i / dim)
+    ang = torch.outer(torch.arange(positions, dtype=torch.float32), theta)
+    return torch.cos(ang), torch.sin(ang)
+
+
+def _torch_rope(t, c, s):
+    h = t.shape[-1] // 2
+    a, b = t[..., :h], t[..., h:]
+    n = t.shape[-2]
+    c, s = c[:n], s[:n]
+    return torch.cat([a * c - b * s, a * s + b * c], dim=-1)
+
+
+def _torch_sdpa_causal(q, k, v):
+    n = q.shape[-2]
+    sc = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    sc = sc.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float('-inf'))
+    return torch.softmax(sc, dim=-1) @ v
+
+
 def cases(quick):
     import repdl.ops as R
 
@@ -251,6 +277,36 @@ def cases(quick):
                      randn(bn[1], seed=18, scale=0.1)], state=bn_state))
     out.append(Case('dropout', f'{p2(N)} p=0.5', lambda t: R.dropout(t, 0.5, True),
                     lambda t: F.dropout(t, 0.5, True), [x]))
+    for name, fr, ft, arg in [
+            ('leaky_relu', R.leaky_relu, F.leaky_relu, x), ('erf', R.erf, torch.erf, x),
+            ('sin', R.sin, torch.sin, x), ('cos', R.cos, torch.cos, x)]:
+        out.append(Case(name, p2(N), fr, ft, [arg]))
+    ap = (B, 16, 8, 8)
+    out.append(Case('adaptive_avg_pool2d', f'{ap[0]}x{ap[1]}x{ap[2]}x{ap[3]} -> 1x1',
+                    lambda t: R.adaptive_avg_pool2d(t, 1), lambda t: F.adaptive_avg_pool2d(t, 1),
+                    [randn(*ap, seed=21)]))
+    out.append(Case('mse_loss', p2(N), R.mse_loss, F.mse_loss, [x, randn(N, seed=22)]))
+    V, D, T = (64, 32, 256) if quick else (50257, 768, 4096)
+    ids = torch.randint(0, V, (T,), generator=_rng(23))
+    out.append(Case('embedding', f'{T} ids, {V}x{D}', lambda w: R.embedding(ids, w),
+                    lambda w: F.embedding(ids, w), [randn(V, D, seed=24)]))
+    P, HD = (32, 16) if quick else (1024, 64)
+    out.append(Case('rope_table', f'{P} positions, dim {HD}',
+                    lambda: R.rope_table(P, HD), lambda: _torch_rope_table(P, HD), [],
+                    note='torch: 10000^(-2i/d) by pow, outer product, cos and sin (fwd only: '
+                         'a table has no backward)'))
+    rc, rsn = R.rope_table(P, HD)
+    tc, tsn = _torch_rope_table(P, HD)
+    xq = randn(2, 4, P, HD, seed=25)
+    out.append(Case('rope', f'2x4x{P}x{HD}', lambda t: R.rope(t, rc, rsn),
+                    lambda t: _torch_rope(t, tc, tsn), [xq],
+                    note='torch: x cos + rotate_half(x) sin (the tables fixed)'))
+    qs = (1, 4, 32, 16) if quick else (1, 4, 512, 64)
+    out.append(Case('scaled_dot_product_attention', f'{qs[0]}x{qs[1]}x{qs[2]}x{qs[3]} causal',
+                    lambda q, k, v: R.scaled_dot_product_attention(q, k, v, is_causal=True),
+                    _torch_sdpa_causal,
+                    [randn(*qs, seed=26), randn(*qs, seed=27), randn(*qs, seed=28)],
+                    note='torch 1.13: the math form, softmax(q k^T / sqrt(d) + causal mask) v'))
     for n, c in LOSS:
         logits = randn(n, c, seed=19, scale=2.0)
         tgt = torch.randint(0, c, (n,), generator=_rng(20))
@@ -483,7 +539,7 @@ def main(argv=None):
             print(f'# load average: {load()}', flush=True)
         if c.note and f'{c.op}: {c.note}' not in notes:
             notes.append(f'{c.op}: {c.note}')
-        for backward in (False, True):
+        for backward in ((False,) if c.op in NO_BACKWARD else (False, True)):
             for t in o.threads:
                 set_threads(t)
                 fr, ft = c.calls(backward)
@@ -509,7 +565,7 @@ def main(argv=None):
     if o.check:
         import repdl.ops
         want = [(op, pas, t) for op in repdl.ops.__all__ for pas in ('fwd', 'fwd+bwd')
-                for t in o.threads] + [('lenet5_step', 'step', t) for t in o.threads]
+                for t in o.threads if not (op in NO_BACKWARD and pas == 'fwd+bwd')] + [('lenet5_step', 'step', t) for t in o.threads]
         missing = [' '.join(map(str, w)) for w in want if w not in seen]
         for what, lst in (('no row', missing), ('time not finite and positive', bad)):
             if lst:

@@ -26,7 +26,9 @@ import sys
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE)))
+# The child processes of _run import the package the parent tested
+# (REPDL_TEST_PKG: e.g. the CUDA build's, which is not the source tree's)
+sys.path.insert(0, os.environ.get('REPDL_TEST_PKG') or os.path.dirname(HERE))
 
 import repdl  # noqa: E402
 from repdl import ops  # noqa: E402
@@ -181,6 +183,7 @@ STEPS = {'mlp': 20, 'cnn': 10, 'tiny': 10, 'gpt': 10}
 
 def _run(threads, plain=False):
     env = dict(os.environ)
+    env['REPDL_TEST_PKG'] = os.path.dirname(os.path.dirname(os.path.abspath(repdl.__file__)))
     r = subprocess.run([sys.executable, os.path.abspath(__file__), str(threads)] +
                        (['--plain'] if plain else []), capture_output=True, text=True, env=env,
                        timeout=300)
