@@ -145,35 +145,6 @@ static void model_init_weights(const model *m, uint64_t seed, float *params)
     }
 }
 
-/* ---- hashing ---- */
-static void hash_f32(golden_sha256 *h, const float *x, size_t n)
-{
-    unsigned char buf[4096];
-    size_t i = 0;
-    while (i < n) {
-        size_t k = 0;
-        for (; i < n && k < sizeof buf; i++, k += 4) {
-            uint32_t u;
-            memcpy(&u, &x[i], 4);
-            buf[k] = (unsigned char)u;
-            buf[k + 1] = (unsigned char)(u >> 8);
-            buf[k + 2] = (unsigned char)(u >> 16);
-            buf[k + 3] = (unsigned char)(u >> 24);
-        }
-        golden_sha256_update(h, buf, k);
-    }
-}
-
-static void hash_hex(const float *x, size_t n, char hex[65])
-{
-    golden_sha256 h;
-    unsigned char d[32];
-    golden_sha256_init(&h);
-    hash_f32(&h, x, n);
-    golden_sha256_final(&h, d);
-    golden_sha256_hex(d, hex);
-}
-
 /* ---- options ---- */
 typedef struct options {
     uint64_t epochs, steps, batch, stop_at, test_limit, seed, save_every;
@@ -1075,7 +1046,7 @@ static int train_main(int argc, char **argv)
 
     /* ---- weights: initial values from (seed), always recomputed ---- */
     model_init_weights(&m, o.seed, hP);
-    hash_hex(hP, m.total, hex);
+    golden_sha256_hex_f32(hP, m.total, hex);
 
     /* ---- the checkpoint (every check before anything is printed) ---- */
     if (o.resume) {
@@ -1244,7 +1215,7 @@ static int train_main(int argc, char **argv)
         goto done;
     if (step < total_steps) {
         /* stopped early (--stop-at): the weights so far, no evaluation */
-        hash_hex(hP, m.total, hex);
+        golden_sha256_hex_f32(hP, m.total, hex);
         if (say) printf("stopped_at_step %" PRIu64 "\nweights_sha256 %s\n", step, hex);
         rc = 0;
         goto done;
@@ -1254,9 +1225,9 @@ static int train_main(int argc, char **argv)
                              : evaluate(&be, &m, dP, &a, &test, ntest, logits, hx, hy);
         if (c < 0) { report_backend_error(&be, "evaluation"); goto done; }
         if (say) {
-            hash_hex(hP, m.total, hex);
+            golden_sha256_hex_f32(hP, m.total, hex);
             printf("trained_weights_sha256 %s\n", hex);
-            hash_hex(logits, ntest * NCLASS, hex);
+            golden_sha256_hex_f32(logits, ntest * NCLASS, hex);
             printf("test_logits_sha256 %s\n", hex);
             printf("test_accuracy %lld/%zu\n", c, ntest);
             if (!o.quiet) printf("time %.2f s (%" PRIu64 " steps)\n", now_s() - t0, step);

@@ -626,35 +626,7 @@ static repdl_status eval_range(void *ctx, int t, size_t b, size_t e)
     return REPDL_OK;
 }
 
-/* ---- hashing, printing ---- */
-static void hash_f32(golden_sha256 *h, const float *x, size_t n)
-{
-    unsigned char buf[4096];
-    size_t i = 0;
-    while (i < n) {
-        size_t k = 0;
-        for (; i < n && k < sizeof buf; i++, k += 4) {
-            uint32_t u;
-            memcpy(&u, &x[i], 4);
-            buf[k] = (unsigned char)u;
-            buf[k + 1] = (unsigned char)(u >> 8);
-            buf[k + 2] = (unsigned char)(u >> 16);
-            buf[k + 3] = (unsigned char)(u >> 24);
-        }
-        golden_sha256_update(h, buf, k);
-    }
-}
-
-static void hex_of(const float *x, size_t n, char hex[65])
-{
-    golden_sha256 h;
-    unsigned char d[32];
-    golden_sha256_init(&h);
-    hash_f32(&h, x, n);
-    golden_sha256_final(&h, d);
-    golden_sha256_hex(d, hex);
-}
-
+/* ---- printing ---- */
 static void print_escaped(const char *label, const unsigned char *s, size_t n)
 {
     size_t i;
@@ -990,7 +962,7 @@ static int serve_check(const model *m, const float *P, ws *w, const unsigned cha
     if (serve_recompute(m, P, w, &ss, ref) != REPDL_OK) goto failed;
     printf("serve prompts %d steps %zu context %zu\n", SERVE_P, ss.S, N);
     for (p = 0; p < SERVE_P; p++) {
-        hex_of(ref + p * N * VOCAB, (ss.len[p] + ss.S) * VOCAB, hex);
+        golden_sha256_hex_f32(ref + p * N * VOCAB, (ss.len[p] + ss.S) * VOCAB, hex);
         printf("serve_prompt %zu len %zu logits_sha256 %s\n", p, ss.len[p], hex);
     }
     for (cfg = 0; cfg < SERVE_CONFIGS; cfg++) {
@@ -1013,7 +985,7 @@ static int serve_check(const model *m, const float *P, ws *w, const unsigned cha
         golden_sha256_init(&h);
         for (p = 0; p < SERVE_P; p++) {
             size_t n = (ss.len[p] + ss.S) * VOCAB;
-            hash_f32(&h, got + p * N * VOCAB, n);
+            golden_sha256_update_f32(&h, got + p * N * VOCAB, n);
             same += memcmp(got + p * N * VOCAB, ref + p * N * VOCAB, n * sizeof(float)) == 0;
         }
         golden_sha256_final(&h, dg);
@@ -1032,7 +1004,7 @@ static int serve_check(const model *m, const float *P, ws *w, const unsigned cha
             goto failed;
         }
         for (k = 0; k < 2; k++) {
-            hex_of(lg + k * SAMPLE_LEN * VOCAB, SAMPLE_LEN * VOCAB, hex);
+            golden_sha256_hex_f32(lg + k * SAMPLE_LEN * VOCAB, SAMPLE_LEN * VOCAB, hex);
             printf("serve_sample_logits_sha256 %s %s\n", k ? "cache" : "recompute", hex);
         }
         if (memcmp(lg, lg + SAMPLE_LEN * VOCAB, SAMPLE_LEN * VOCAB * sizeof(float)) ||
@@ -1275,7 +1247,7 @@ static int run(int argc, char **argv)
     have_plan = 1;
 
     model_init_weights(&m, o.seed, P);
-    hex_of(P, total, hex);
+    golden_sha256_hex_f32(P, total, hex);
     if (g_rank == 0 && !o.generate) printf("init_weights_sha256 %s\n", hex);
     memset(&acfg, 0, sizeof acfg);
     acfg.lr = o.lr; acfg.beta1 = 0.9f; acfg.beta2 = 0.95f; acfg.eps = 1e-8f;
@@ -1384,7 +1356,7 @@ static int run(int argc, char **argv)
             goto out;
         }
     }
-    hex_of(P, total, hex);
+    golden_sha256_hex_f32(P, total, hex);
     if (g_rank == 0) printf("trained_weights_sha256 %s\n", hex);
     /* validation: every rank computes all K windows (its threads share them) */
     j.text = text + ntrain;
@@ -1400,7 +1372,7 @@ static int run(int argc, char **argv)
         uint32_t u;
         repdl_div_count_f32(1, K * N, &s, &vl);
         memcpy(&u, &vl, 4);
-        hex_of(vlogits, K * N * VOCAB, hex);
+        golden_sha256_hex_f32(vlogits, K * N * VOCAB, hex);
         if (g_rank == 0) {
             printf("val_logits_sha256 %s\n", hex);
             printf("val_loss %.6f 0x%08" PRIx32 "\n", (double)vl, u);

@@ -126,6 +126,37 @@ static void golden_sha256_hex(const unsigned char d[32], char hex[65])
     hex[64] = 0;
 }
 
+/* Hash n binary32 values as their bit patterns, little-endian (the byte
+   order of every published float hash, whatever the host's). */
+static inline void golden_sha256_update_f32(golden_sha256 *s, const float *x, size_t n)
+{
+    unsigned char buf[4096];
+    size_t i = 0;
+    while (i < n) {
+        size_t k = 0;
+        for (; i < n && k < sizeof buf; i++, k += 4) {
+            uint32_t u;
+            memcpy(&u, &x[i], 4);
+            buf[k] = (unsigned char)u;
+            buf[k + 1] = (unsigned char)(u >> 8);
+            buf[k + 2] = (unsigned char)(u >> 16);
+            buf[k + 3] = (unsigned char)(u >> 24);
+        }
+        golden_sha256_update(s, buf, k);
+    }
+}
+
+/* The hex SHA-256 of n binary32 values (golden_sha256_update_f32). */
+static inline void golden_sha256_hex_f32(const float *x, size_t n, char hex[65])
+{
+    golden_sha256 s;
+    unsigned char d[32];
+    golden_sha256_init(&s);
+    golden_sha256_update_f32(&s, x, n);
+    golden_sha256_final(&s, d);
+    golden_sha256_hex(d, hex);
+}
+
 /* The examples of FIPS 180-2 (appendix B) and the empty message.  Returns
    the number of failures. */
 static int golden_sha256_selftest(void)
