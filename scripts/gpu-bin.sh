@@ -12,7 +12,7 @@ archs=${1:-90}
 meson configure build-gpu -Dsm_archs="$archs"
 # the targets, by build directory: tests/cuda, cuda (the training demo), bench/cuda
 targets=()
-for e in args math reduce linalg rng_optim nn_softmax_norm nn_act_pool backward; do
+for e in args math reduce linalg rng_optim nn_softmax_norm nn_act_pool backward gemm_cr transformer; do
     targets+=("tests/cuda/test_cuda_$e")
 done
 targets+=(cuda/train_fmnist_cuda)

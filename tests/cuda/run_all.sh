@@ -116,6 +116,7 @@ for phase in "${phases[@]}"; do
         step tests cuda-nn-act-pool 900 "$bin/test_cuda_nn_act_pool"
         step tests cuda-backward 300 "$bin/test_cuda_backward"
         step tests cuda-gemm-cr 600 "$bin/test_cuda_gemm_cr" --seed 20261124
+        step tests cuda-transformer 600 "$bin/test_cuda_transformer" --seed 20261124
         for s in tiny short; do
             step tests "train-cuda-$s" 900 bash "$root/tests/train/check.sh" "$bin/train_fmnist_cuda" \
                 "$root/tests/train/expected.txt" "$s" --device cuda --data "$data"
@@ -136,7 +137,7 @@ for phase in "${phases[@]}"; do
             continue
         fi
         step sanitize compute-sanitizer 3000 bash "$here/sanitize.sh" \
-            "$bin"/test_cuda_{math,reduce,linalg,rng_optim,nn_softmax_norm,nn_act_pool,args,gemm_cr}
+            "$bin"/test_cuda_{math,reduce,linalg,rng_optim,nn_softmax_norm,nn_act_pool,args,gemm_cr,transformer}
         ;;
     bench)
         step bench bench-math 600 "$bin/bench_cuda_math"
