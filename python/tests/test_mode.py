@@ -441,6 +441,48 @@ def test_gradient_accumulation():
     assert not same(m[0].weight.grad, m4[0].weight.grad)
 
 
+def _train_chunked(chunks, steps=3, B=64, per_chunk_backward=False):
+    """mlp() with a plain cross-entropy (mlp_loss's variance over the batch
+    couples the rows of different chunks), `steps` torch.optim.AdamW
+    steps under the mode on batches of B rows, the loss sum / B; chunks 1:
+    one backward; else repdl.distributed.GradientAccumulation over `chunks`
+    chunks (or, per_chunk_backward, .backward() per equal chunk)."""
+    torch.manual_seed(4)
+    m = mlp()
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-2, weight_decay=0.01, foreach=False)
+    for step in range(steps):
+        x, y = data(200 + step, (B, 48))
+        with repdl.mode():
+            opt.zero_grad(set_to_none=True)
+            if chunks == 1:
+                (F.cross_entropy(m(x), y, reduction='sum') / B).backward()
+            elif per_chunk_backward:
+                n = B // chunks
+                for i in range(chunks):
+                    c = slice(n * i, n * i + n)
+                    (F.cross_entropy(m(x[c]), y[c], reduction='sum') / B).backward()
+            else:
+                acc = repdl.distributed.GradientAccumulation(m.parameters(), batch_size=B,
+                                                             chunks=chunks, model=m)
+                for lo, hi in acc.rows():
+                    acc.backward(F.cross_entropy(m(x[lo:hi]), y[lo:hi], reduction='sum') / B)
+                acc.finish()
+            opt.step()
+    return sha(m)
+
+
+def test_gradient_accumulation_training():
+    """Under the mode with repdl.distributed.GradientAccumulation, a batch of
+    64 trained whole, as 2 chunks of 32 and as 4 of 16 (nodes of the batch
+    tree: docs/python.md, "Gradient accumulation") gives one state_dict
+    hash after 3 AdamW steps.  The documented non-matching case: .backward()
+    per chunk of 16 (PyTorch adds into .grad left to right) gives another."""
+    whole = _train_chunked(1)
+    assert _train_chunked(2) == whole
+    assert _train_chunked(4) == whole
+    assert _train_chunked(4, per_chunk_backward=True) != whole
+
+
 def test_layouts():
     """Non-contiguous and channels_last inputs: the contiguous input's bits."""
     torch.manual_seed(5)
