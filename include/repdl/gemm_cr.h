@@ -210,9 +210,14 @@ REPDL_FN float repdl__gemm_cr_exact(size_t K, const float *a, size_t sa, const f
 /* ---- The fast path ---- */
 
 /* The micro-kernel: S (MR x nr doubles, ld lds) += the packed a panel
-   (kc x MR, k-major) times the packed b panel (kc x nr), the panel's kc
-   products summed from 0 first: every term reaches the root through at
-   most kc + (number of panels) additions (the depth in the bound). */
+   (MR rows of kc values, row i at a + i kc) times the packed b panel
+   (kc x nr, k-major), the panel's kc products summed from 0 first.  The
+   portable and AVX2 kernels chain the kc products of an output, so a term
+   reaches the root through at most kc + (number of panels) additions; the
+   AVX-512 kernel sums chunks of REPDL__GEMM_CR_KSUB products from 0 and adds
+   each chunk sum to the panel sum: at most KSUB + ceil(kc / KSUB) + (number
+   of panels) additions (repdl__gemm_cr_depth, the depth in the bound). */
+#define REPDL__GEMM_CR_KSUB 32
 #define REPDL__GEMM_CR_UKR_BODY(NR)                                              \
     {                                                                            \
         double c[REPDL__GEMM_CR_MR][NR];                                         \
@@ -221,9 +226,9 @@ REPDL_FN float repdl__gemm_cr_exact(size_t K, const float *a, size_t sa, const f
         for (i = 0; i < REPDL__GEMM_CR_MR; i++)                                  \
             for (j = 0; j < NR; j++) c[i][j] = 0.0;                              \
         for (k = 0; k < kc; k++) {                                               \
-            const double *bk = b + k * NR, *ak = a + k * REPDL__GEMM_CR_MR;      \
+            const double *bk = b + k * NR;                                       \
             for (i = 0; i < REPDL__GEMM_CR_MR; i++)                              \
-                for (j = 0; j < NR; j++) c[i][j] += ak[i] * bk[j];               \
+                for (j = 0; j < NR; j++) c[i][j] += a[i * kc + k] * bk[j];       \
         }                                                                        \
         for (i = 0; i < REPDL__GEMM_CR_MR; i++)                                  \
             for (j = 0; j < NR; j++) S[(size_t)i * lds + j] += c[i][j];          \
@@ -238,16 +243,17 @@ __attribute__((target("avx2,fma"))) static void
 repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, const double *b, double *S, size_t lds)
 {
     __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+    const double *a3 = a + 3 * kc;
     size_t k;
 #define REPDL__CRL(i) c##i##0 = _mm256_setzero_pd(); c##i##1 = _mm256_setzero_pd();
     REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
 #undef REPDL__CRL
     for (k = 0; k < kc; k++) {
         __m256d b0 = _mm256_loadu_pd(b + 8 * k), b1 = _mm256_loadu_pd(b + 8 * k + 4), x;
-        const double *ak = a + 6 * k;
-#define REPDL__CRF(i) x = _mm256_broadcast_sd(ak + i); c##i##0 = _mm256_fmadd_pd(x, b0, c##i##0); \
-        c##i##1 = _mm256_fmadd_pd(x, b1, c##i##1);
-        REPDL__CRF(0) REPDL__CRF(1) REPDL__CRF(2) REPDL__CRF(3) REPDL__CRF(4) REPDL__CRF(5)
+#define REPDL__CRF(i, q, o) x = _mm256_broadcast_sd(q + o * kc + k);             \
+        c##i##0 = _mm256_fmadd_pd(x, b0, c##i##0); c##i##1 = _mm256_fmadd_pd(x, b1, c##i##1);
+        REPDL__CRF(0, a, 0) REPDL__CRF(1, a, 1) REPDL__CRF(2, a, 2)
+        REPDL__CRF(3, a3, 0) REPDL__CRF(4, a3, 1) REPDL__CRF(5, a3, 2)
 #undef REPDL__CRF
     }
 #define REPDL__CRS(i) \
@@ -257,21 +263,33 @@ repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, const double *b, double *S, 
 #undef REPDL__CRS
 }
 
+/* 6 x 16: the panel sums c and the chunk sums p (24 of the 32 registers). */
 __attribute__((target("avx512f"))) static void
 repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, const double *b, double *S, size_t lds)
 {
     __m512d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
-    size_t k;
+    __m512d p00, p01, p10, p11, p20, p21, p30, p31, p40, p41, p50, p51;
+    const double *a3 = a + 3 * kc;
+    size_t k0, k, ke;
 #define REPDL__CRL(i) c##i##0 = _mm512_setzero_pd(); c##i##1 = _mm512_setzero_pd();
     REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
 #undef REPDL__CRL
-    for (k = 0; k < kc; k++) {
-        __m512d b0 = _mm512_loadu_pd(b + 16 * k), b1 = _mm512_loadu_pd(b + 16 * k + 8), x;
-        const double *ak = a + 6 * k;
-#define REPDL__CRF(i) x = _mm512_set1_pd(ak[i]); c##i##0 = _mm512_fmadd_pd(x, b0, c##i##0); \
-        c##i##1 = _mm512_fmadd_pd(x, b1, c##i##1);
-        REPDL__CRF(0) REPDL__CRF(1) REPDL__CRF(2) REPDL__CRF(3) REPDL__CRF(4) REPDL__CRF(5)
+    for (k0 = 0; k0 < kc; k0 = ke) {
+        ke = kc - k0 < REPDL__GEMM_CR_KSUB ? kc : k0 + REPDL__GEMM_CR_KSUB;
+#define REPDL__CRL(i) p##i##0 = _mm512_setzero_pd(); p##i##1 = _mm512_setzero_pd();
+        REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
+#undef REPDL__CRL
+        for (k = k0; k < ke; k++) {
+            __m512d b0 = _mm512_loadu_pd(b + 16 * k), b1 = _mm512_loadu_pd(b + 16 * k + 8), x;
+#define REPDL__CRF(i, q, o) x = _mm512_set1_pd(q[o * kc + k]);                     \
+            p##i##0 = _mm512_fmadd_pd(x, b0, p##i##0); p##i##1 = _mm512_fmadd_pd(x, b1, p##i##1);
+            REPDL__CRF(0, a, 0) REPDL__CRF(1, a, 1) REPDL__CRF(2, a, 2)
+            REPDL__CRF(3, a3, 0) REPDL__CRF(4, a3, 1) REPDL__CRF(5, a3, 2)
 #undef REPDL__CRF
+        }
+#define REPDL__CRA(i) c##i##0 = _mm512_add_pd(c##i##0, p##i##0); c##i##1 = _mm512_add_pd(c##i##1, p##i##1);
+        REPDL__CRA(0) REPDL__CRA(1) REPDL__CRA(2) REPDL__CRA(3) REPDL__CRA(4) REPDL__CRA(5)
+#undef REPDL__CRA
     }
 #define REPDL__CRS(i) \
     _mm512_storeu_pd(S + i * lds, _mm512_add_pd(_mm512_loadu_pd(S + i * lds), c##i##0)); \
@@ -280,6 +298,17 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, const double *b, double *S
 #undef REPDL__CRS
 }
 #endif
+
+/* The depth d of the fast path's summation tree for K products in panels of
+   kc0 (the bound's factor), for the kernel of isa. */
+REPDL_FN size_t repdl__gemm_cr_depth(int isa, size_t K, size_t kc0)
+{
+    size_t panels = kc0 ? (K + kc0 - 1) / kc0 : 0;
+    if (isa == 2 && kc0 > REPDL__GEMM_CR_KSUB)
+        return REPDL__GEMM_CR_KSUB + (kc0 + REPDL__GEMM_CR_KSUB - 1) / REPDL__GEMM_CR_KSUB +
+               panels;
+    return kc0 + panels;
+}
 
 REPDL_FN int repdl__gemm_cr_nr(int isa) { return isa == 2 ? 16 : 8; }
 
@@ -341,6 +370,90 @@ REPDL_FN void repdl__gemm_cr_norms(size_t lines, size_t n, const float *x, size_
         l1[i] = (s0 + s1) + (s2 + s3);
         mx[i] = m2 > m0 ? m2 : m0;
     }
+}
+
+#if REPDL__GEMM_X86
+/* The norms along rows (the `along` case of repdl__gemm_cr_norms), eight
+   binary64 lanes per step: the same quantities (l1 summed in another
+   order, which the bound allows; mx the same maximum). */
+__attribute__((target("avx2,fma"))) static void
+repdl__gemm_cr_norms_avx2(size_t lines, size_t n, const float *x, size_t ld, double *l1,
+                          double *mx)
+{
+    const __m128 msk = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    size_t i, k, nb = n & ~(size_t)7;
+    for (i = 0; i < lines; i++) {
+        const float *r = x + i * ld;
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0, m0 = s0, m1 = s0;
+        double t[4], u[4], s, m;
+        for (k = 0; k < nb; k += 8) {
+            __m256d v0 = _mm256_cvtps_pd(_mm_and_ps(_mm_loadu_ps(r + k), msk));
+            __m256d v1 = _mm256_cvtps_pd(_mm_and_ps(_mm_loadu_ps(r + k + 4), msk));
+            s0 = _mm256_add_pd(s0, v0);
+            s1 = _mm256_add_pd(s1, v1);
+            m0 = _mm256_max_pd(v0, m0);
+            m1 = _mm256_max_pd(v1, m1);
+        }
+        _mm256_storeu_pd(t, _mm256_add_pd(s0, s1));
+        _mm256_storeu_pd(u, _mm256_max_pd(m0, m1));
+        s = (t[0] + t[1]) + (t[2] + t[3]);
+        m = u[0];
+        for (k = 1; k < 4; k++) m = u[k] > m ? u[k] : m;
+        for (k = nb; k < n; k++) {
+            double v = repdl__gemm_cr_abs(r[k]);
+            s += v;
+            m = v > m ? v : m;
+        }
+        l1[i] = s;
+        mx[i] = m;
+    }
+}
+
+/* 8 x 8 floats (row r at src + r ld, 8 consecutive k) to doubles
+   transposed: dst[k ldd + r] = src[r ld + k]. */
+__attribute__((target("avx2,fma"))) static void
+repdl__gemm_cr_t8x8(const float *src, size_t ld, double *dst, size_t ldd)
+{
+    __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + ld),
+           r2 = _mm256_loadu_ps(src + 2 * ld), r3 = _mm256_loadu_ps(src + 3 * ld),
+           r4 = _mm256_loadu_ps(src + 4 * ld), r5 = _mm256_loadu_ps(src + 5 * ld),
+           r6 = _mm256_loadu_ps(src + 6 * ld), r7 = _mm256_loadu_ps(src + 7 * ld);
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+           t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+           t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+           t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee),
+           u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee),
+           u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee),
+           u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    /* u0: rows 0-3 of k 0 | k 4; u4: rows 4-7 of k 0 | k 4; u1, u5: k 1 | 5;
+       u2, u6: k 2 | 6; u3, u7: k 3 | 7. */
+#define REPDL__T8(ua, ub, k)                                                        \
+    _mm256_storeu_pd(dst + (k) * ldd, _mm256_cvtps_pd(_mm256_castps256_ps128(ua)));     \
+    _mm256_storeu_pd(dst + (k) * ldd + 4, _mm256_cvtps_pd(_mm256_castps256_ps128(ub))); \
+    _mm256_storeu_pd(dst + (k + 4) * ldd, _mm256_cvtps_pd(_mm256_extractf128_ps(ua, 1))); \
+    _mm256_storeu_pd(dst + (k + 4) * ldd + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(ub, 1)));
+    REPDL__T8(u0, u4, 0) REPDL__T8(u1, u5, 1) REPDL__T8(u2, u6, 2) REPDL__T8(u3, u7, 3)
+#undef REPDL__T8
+}
+#endif
+
+/* Pack op(B)[pc..pc+kc)[col0..col0+nr) for transB (row j of B holds column
+   j of op(B)) as d[k nr + jj], jj < nr, every column present. */
+REPDL_FN void repdl__gemm_cr_pack_bt(int isa, const float *B, size_t ldb, size_t col0,
+                                     size_t pc, size_t kc, size_t nr, double *d)
+{
+    size_t k = 0, jj;
+#if REPDL__GEMM_X86
+    if (isa >= 1) {
+        for (; k + 8 <= kc; k += 8)
+            for (jj = 0; jj < nr; jj += 8)
+                repdl__gemm_cr_t8x8(B + (col0 + jj) * ldb + pc + k, ldb, d + k * nr + jj, nr);
+    }
+#endif
+    (void)isa;
+    for (; k < kc; k++)
+        for (jj = 0; jj < nr; jj++) d[k * nr + jj] = (double)B[(col0 + jj) * ldb + pc + k];
 }
 
 /* The rule of the header over a row of a block, branch-free (the compiler
@@ -438,12 +551,12 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     double *S, *ap, *bp, *ra1, *ramax, *cb1, *cbmax, *babs;
     unsigned char *flag;
     /* The bound's factors (no hexadecimal literals: C++14): d (1 + 2^-8)
-       2^-53 with d = kc0 + ceil(K / kc0) the depth of the fast path's
-       summation tree (<= K + 1) and 0x1.01p-53 = 0x3ca0100000000000, and
-       2^-51; above
+       2^-53 with d the depth of the fast path's summation tree
+       (repdl__gemm_cr_depth, <= K + 1) and 0x1.01p-53 = 0x3ca0100000000000,
+       and 2^-51; above
        REPDL_GEMM_CR_KFAST the factor is +inf, so every output is flagged. */
     double kf = K <= REPDL_GEMM_CR_KFAST
-                    ? (double)(kc0 + (kc0 ? (K + kc0 - 1) / kc0 : 0)) * repdl__asdouble(0x3ca0100000000000ull)
+                    ? (double)repdl__gemm_cr_depth(isa, K, kc0) * repdl__asdouble(0x3ca0100000000000ull)
                     : repdl__asdouble(0x7ff0000000000000ull);
     double c51 = repdl__asdouble(0x3cc0000000000000ull);
     void *blk;
@@ -475,8 +588,16 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     cbmax = cb1 + N;
     babs = cbmax + N;
     flag = (unsigned char *)(babs + N);
-    repdl__gemm_cr_norms(M, K, A, lda, transA, ra1, ramax);
-    repdl__gemm_cr_norms(N, K, B, ldb, !transB, cb1, cbmax);
+#if REPDL__GEMM_X86
+    if (isa >= 1 && !transA) repdl__gemm_cr_norms_avx2(M, K, A, lda, ra1, ramax);
+    else
+#endif
+        repdl__gemm_cr_norms(M, K, A, lda, transA, ra1, ramax);
+#if REPDL__GEMM_X86
+    if (isa >= 1 && transB) repdl__gemm_cr_norms_avx2(N, K, B, ldb, cb1, cbmax);
+    else
+#endif
+        repdl__gemm_cr_norms(N, K, B, ldb, !transB, cb1, cbmax);
     for (j = 0; j < N; j++) {
         double v = bias ? (double)bias[j] : 0.0;
         babs[j] = v < 0 ? -v : v;
@@ -492,6 +613,10 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
             for (jr = 0; jr < ncr; jr += nr) {
                 double *d = panel + jr * kc;
                 size_t jj;
+                if (transB && jr + nr <= nc) {
+                    repdl__gemm_cr_pack_bt(isa, B, ldb, jc + jr, pc, kc, nr, d);
+                    continue;
+                }
                 for (k = 0; k < kc; k++)
                     for (jj = 0; jj < nr; jj++) {
                         size_t col = jc + jr + jj;
@@ -510,17 +635,19 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                     S[i * ncr + j] = (bias && j < nc) ? (double)bias[jc + j] : -0.0;
             for (pc = 0; pc < K; pc += kc0) {
                 size_t kc = K - pc < kc0 ? K - pc : kc0;
-                for (ir = 0; ir < mcr; ir += MR) {
-                    double *d = ap + ir * kc;
-                    int ii;
-                    for (k = 0; k < kc; k++)
-                        for (ii = 0; ii < MR; ii++) {
-                            size_t row = ic + ir + (size_t)ii;
-                            d[k * MR + ii] = ir + (size_t)ii < mc
-                                                 ? (double)(transA ? A[(pc + k) * lda + row]
-                                                                   : A[row * lda + pc + k])
-                                                 : 0.0;
-                        }
+                /* Pack op(A)[ic..ic+mcr)[pc..pc+kc) as doubles, row i at
+                   ap + i kc (rows past mc zero). */
+                for (i = 0; i < mcr; i++) {
+                    double *d = ap + i * kc;
+                    if (i >= mc) {
+                        for (k = 0; k < kc; k++) d[k] = 0.0;
+                    } else if (transA) {
+                        const float *x = A + pc * lda + ic + i;
+                        for (k = 0; k < kc; k++) d[k] = (double)x[k * lda];
+                    } else {
+                        const float *x = A + (ic + i) * lda + pc;
+                        for (k = 0; k < kc; k++) d[k] = (double)x[k];
+                    }
                 }
                 for (jr = 0; jr < ncr; jr += nr)
                     for (ir = 0; ir < mcr; ir += MR)
