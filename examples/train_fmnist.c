@@ -7,7 +7,7 @@
                   [--data DIR | --train-images F --train-labels F
                    --test-images F --test-labels F]
                   [--save CKPT [--save-every K]] [--stop-at K] [--resume CKPT]
-                  [--device cpu|cuda] [--quiet]
+                  [--device cpu|cuda] [--gemm fma|cr] [--quiet]
      mpirun -np R train_fmnist ...     (a build with MPI: -DTRAIN_HAVE_MPI)
 
    Every number that reaches the weights comes from a repdl operation:
@@ -26,6 +26,13 @@
                           repdl_dp_step_f32, repdl_dp_step_mpi_f32;
                           "data parallelism" below)
      update               repdl_sgd_step_f32 (momentum)
+     --gemm cr            the linear layers' products (y = x W^T + b,
+                          dx = dy W, dW = dy^T x, db = dy^T 1) correctly
+                          rounded (repdl_gemm_cr_f32, train_linear_cr.h)
+                          on each micro-batch of 16 images, the gradient
+                          always through the data-parallel step (also at
+                          --threads 1); host only (tests/train/expected.txt
+                          [short-cr], [tiny-cr])
    so the trained weights, and the test logits, are bitwise the same for any
    compiler, flags, thread count, MPI rank count, CPU or (with --device
    cuda) GPU.
@@ -71,6 +78,7 @@
 #include <repdl/softmax.h>
 
 #include "train_backend_host.h"
+#include "train_linear_cr.h"
 #include "train_ckpt.h"
 #include "train_idx.h"
 
@@ -148,7 +156,7 @@ static void model_init_weights(const model *m, uint64_t seed, float *params)
 /* ---- options ---- */
 typedef struct options {
     uint64_t epochs, steps, batch, stop_at, test_limit, seed, save_every;
-    int threads, quiet, cuda, have_steps, have_stop;
+    int threads, quiet, cuda, have_steps, have_stop, gemm_cr;
     float lr, momentum;
     const char *data, *train_images, *train_labels, *test_images, *test_labels;
     const char *save, *resume;
@@ -186,6 +194,11 @@ static void usage(FILE *f)
         "                      not below the step of --resume)\n"
         "  --resume CKPT       continue from a checkpoint\n"
         "  --device cpu|cuda   where to compute (default cpu)\n"
+        "  --gemm fma|cr       the linear layers' products: fma (default) the FMA chain of\n"
+        "                      repdl_linear_*, cr correctly rounded (repdl_gemm_cr_f32) on\n"
+        "                      each micro-batch of 16, added by the buddy tree (its own\n"
+        "                      hashes; host only; a checkpoint does not record it: resume\n"
+        "                      with the same --gemm)\n"
         "  --quiet             print only the hashes and the test accuracy\n"
         "exit status: 0 ok, 1 failure, 2 usage, 3 no CUDA, 4 bad data, 5 bad checkpoint,\n"
         "  6 the floating-point environment flushes subnormals (a -ffast-math link)\n"
@@ -246,7 +259,8 @@ static int parse_args(int argc, char **argv, options *o)
         static const char *const valued[] = {
             "--epochs", "--steps", "--batch", "--threads", "--seed", "--lr", "--momentum",
             "--test-limit", "--stop-at", "--data", "--train-images", "--train-labels",
-            "--test-images", "--test-labels", "--save", "--resume", "--device", "--save-every"};
+            "--test-images", "--test-labels", "--save", "--resume", "--device", "--save-every",
+            "--gemm"};
         size_t k;
         for (k = 0; k < sizeof valued / sizeof valued[0]; k++)
             if (!strcmp(a, valued[k])) break;
@@ -290,6 +304,10 @@ static int parse_args(int argc, char **argv, options *o)
             if (!strcmp(v, "cpu")) o->cuda = 0;
             else if (!strcmp(v, "cuda")) o->cuda = 1;
             else goto bad;
+        } else if (!strcmp(a, "--gemm")) {
+            if (!strcmp(v, "fma")) o->gemm_cr = 0;
+            else if (!strcmp(v, "cr")) o->gemm_cr = 1;
+            else goto bad;
         } else {
             fprintf(stderr, "train_fmnist: unknown option %s (see --help)\n", a);
             return -1;
@@ -301,6 +319,10 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (o->save_every && !o->save) {
         fprintf(stderr, "train_fmnist: --save-every needs --save\n");
+        return -1;
+    }
+    if (o->gemm_cr && o->cuda) {
+        fprintf(stderr, "train_fmnist: --gemm cr runs on the host only (not with --device cuda)\n");
         return -1;
     }
     return 0;
@@ -450,6 +472,26 @@ static int backward(const train_backend *be, const model *m, const float *P, flo
 {
     if (be->xent(be->ctx, B, NCLASS, a->z, a->y, a->loss, a->dz)) return -1;
     return backward_dz(be, m, P, G, a, B);
+}
+
+/* --gemm cr: the host backend's linear layers through train_linear_cr.h
+   (called on one micro-batch: the data-parallel step) */
+static int cr_lin_fwd(void *ctx, size_t M, size_t K, size_t N, const float *x, const float *W,
+                      const float *b, float *y)
+{
+    host_ctx *c = (host_ctx *)ctx;
+    int rc = train_linear_cr_forward(M, K, N, x, W, b, y);
+    if (rc) c->err = "repdl_gemm_cr_f32 (forward) failed";
+    return rc;
+}
+
+static int cr_lin_bwd(void *ctx, size_t M, size_t K, size_t N, const float *x, const float *W,
+                      const float *dy, float *dx, float *dW, float *db)
+{
+    host_ctx *c = (host_ctx *)ctx;
+    int rc = train_linear_cr_backward(M, K, N, x, W, dy, dx, dW, db);
+    if (rc) c->err = "repdl_gemm_cr_f32 (backward) failed";
+    return rc;
 }
 
 /* Index of the largest logit (the first one on ties; NaN never wins). */
@@ -759,14 +801,15 @@ static int dp_step(dp *d, const float *P, const train_idx_set *train, const uint
 enum {
     AG_SEED, AG_LR, AG_MOMENTUM, AG_EPOCHS, AG_STEPS, AG_STOP, AG_BATCH, AG_TEST_LIMIT,
     AG_QUIET, AG_DEVICE, AG_SAVE, AG_SAVE_EVERY, AG_RESUME, AG_TRAIN_IMAGES,
-    AG_TRAIN_LABELS, AG_TEST_IMAGES, AG_TEST_LABELS, AG_N
+    AG_TRAIN_LABELS, AG_TEST_IMAGES, AG_TEST_LABELS, AG_GEMM, AG_N
 };
 static const char *const ag_names[AG_N] = {
     "--seed", "--lr", "--momentum", "--epochs", "--steps", "--stop-at", "--batch",
     "--test-limit", "--quiet", "--device", "--save", "--save-every",
     "--resume (the checkpoint's contents)",
     "--train-images (the file's contents; --data)", "--train-labels (the file's contents; --data)",
-    "--test-images (the file's contents; --data)", "--test-labels (the file's contents; --data)"};
+    "--test-images (the file's contents; --data)", "--test-labels (the file's contents; --data)",
+    "--gemm"};
 typedef struct ag_field {
     unsigned char digest[32];
     char text[40];
@@ -858,6 +901,7 @@ static int ranks_agree(const options *o, const train_idx_set *train,
     ag_digest(&mine[AG_TRAIN_LABELS], train->label_sha256);
     ag_digest(&mine[AG_TEST_IMAGES], test->image_sha256);
     ag_digest(&mine[AG_TEST_LABELS], test->label_sha256);
+    ag_set(&mine[AG_GEMM], o->gemm_cr ? "cr" : "fma");
     all = (ag_field *)malloc((size_t)g_size * sizeof mine);
     if (!all) {
         fprintf(stderr, "train_fmnist: out of memory\n");
@@ -955,11 +999,16 @@ static int train_main(int argc, char **argv)
         }
     } else {
         train_host_backend_init(&be);
+        if (o.gemm_cr) {
+            be.lin_fwd = cr_lin_fwd;
+            be.lin_bwd = cr_lin_bwd;
+        }
     }
     have_be = 1;
-    /* the host path with several threads or ranks: micro-batches over
-       workers; otherwise the whole batch in one call of each operation */
-    use_dp = !o.cuda && (o.threads > 1 || g_mpi);
+    /* the host path with several threads or ranks, or --gemm cr (whose
+       products are defined per micro-batch): micro-batches over workers;
+       otherwise the whole batch in one call of each operation */
+    use_dp = !o.cuda && (o.threads > 1 || g_mpi || o.gemm_cr);
 
     /* ---- --save: writable, no leftovers (before any work) ---- */
     if (o.save && g_rank == 0 && train_ckpt_prepare(o.save, stderr, err, sizeof err)) {

@@ -6,9 +6,10 @@
      train_gpt [--layers L] [--dmodel D] [--heads H] [--ctx N] [--batch B]
                [--steps K] [--seed S] [--lr LR] [--wd WD] [--clip C]
                [--val-seqs K] [--threads T] [--data FILE]
-               [--save CKPT] [--stop-at K] [--resume CKPT] [--quiet]
+               [--save CKPT] [--stop-at K] [--resume CKPT] [--gemm fma|cr] [--quiet]
      train_gpt --generate --resume CKPT [--prompt TEXT] [--no-cache] [--threads T]
-     train_gpt --serve-check --resume CKPT [--data FILE]
+               [--gemm fma|cr]
+     train_gpt --serve-check --resume CKPT [--data FILE] [--gemm fma|cr]
      mpirun -np R train_gpt ...        (a build with MPI: -DTRAIN_HAVE_MPI)
 
    The model (defaults: 4 layers, d_model 128, 4 heads, context 128):
@@ -49,6 +50,15 @@
                  five matrices of each block and on wte, 0 elsewhere
    so the trained weights, the validation logits and the sample are the
    same bits for any compiler, flags, thread count or MPI rank count.
+
+   --gemm cr: every linear product (the four of each block and the tied
+   output projection: y = x W^T + b, dx = dy W, dW = dy^T x, db = dy^T 1)
+   correctly rounded (repdl_gemm_cr_f32, train_linear_cr.h), dW and db over
+   the N tokens of one sequence (the micro-batch), added by the same buddy
+   tree; in training, generation and --serve-check alike.  Its own hashes
+   (tests/train/expected.txt [gpt-short-cr]).  A checkpoint does not
+   record it: resume (and --generate) with the --gemm the model was
+   trained with.
 
    Printed (SHA-256 of little-endian binary32 bytes):
      init_weights_sha256     the tensors in the order wte, then per block
@@ -111,6 +121,7 @@
 #include <repdl/rope.h>
 
 #include "../tests/golden/sha256.h"
+#include "train_linear_cr.h"
 
 #define EXIT_USAGE 2
 #define EXIT_DATA 4
@@ -126,12 +137,28 @@
 static int g_mpi = 0;
 #endif
 static int g_rank = 0, g_size = 1;
+/* --gemm cr: the linear products through train_linear_cr.h */
+static int g_gemm_cr = 0;
+
+static repdl_status lin_fwd(size_t M, size_t K, size_t N, const float *x, const float *W,
+                            const float *b, float *y)
+{
+    return g_gemm_cr ? train_linear_cr_forward(M, K, N, x, W, b, y)
+                     : repdl_linear_forward_f32(M, K, N, x, W, b, y);
+}
+
+static repdl_status lin_bwd(size_t M, size_t K, size_t N, const float *x, const float *W,
+                            const float *dy, float *dx, float *dW, float *db)
+{
+    return g_gemm_cr ? train_linear_cr_backward(M, K, N, x, W, dy, dx, dW, db)
+                     : repdl_linear_backward_f32(M, K, N, x, W, dy, dx, dW, db);
+}
 
 /* ---- options ---- */
 typedef struct options {
     uint64_t layers, dmodel, heads, ctx, batch, steps, seed, val_seqs, stop_at;
     float lr, wd, clip;
-    int threads, quiet, generate, have_stop, no_cache, serve_check;
+    int threads, quiet, generate, have_stop, no_cache, serve_check, gemm_cr;
     const char *data, *save, *resume, *prompt;
 } options;
 
@@ -144,6 +171,8 @@ static void usage(FILE *f)
             "                 [--save CKPT] [--stop-at K] [--resume CKPT] [--quiet]\n"
             "       train_gpt --generate --resume CKPT [--prompt TEXT] [--no-cache] [--threads T]\n"
             "       train_gpt --serve-check --resume CKPT [--data FILE]\n"
+            "--gemm fma|cr: the linear products, fma (default) the FMA chain of repdl_linear_*,\n"
+            "cr correctly rounded (repdl_gemm_cr_f32; its own hashes; not in the checkpoint)\n"
             "defaults: 4 layers, d_model 128, 4 heads, context 128, batch 16, 100 steps,\n"
             "seed 1, lr 1e-3, weight decay 0.1, clip 1.0, 8 validation windows,\n"
             "data " DEFAULT_DATA " (Debian's jargon-text)\n");
@@ -210,6 +239,10 @@ static int parse_args(int argc, char **argv, options *o)
         else if (!strcmp(a, "--save")) bad = !v, o->save = v;
         else if (!strcmp(a, "--resume")) bad = !v, o->resume = v;
         else if (!strcmp(a, "--prompt")) bad = !v, o->prompt = v;
+        else if (!strcmp(a, "--gemm")) {
+            bad = !v || (strcmp(v, "fma") && strcmp(v, "cr"));
+            o->gemm_cr = !bad && !strcmp(v, "cr");
+        }
         else {
             fprintf(stderr, "train_gpt: unknown argument '%s'\n", a);
             usage(stderr);
@@ -493,7 +526,7 @@ static repdl_status forward(const model *m, const float *P, ws *w, size_t S, siz
 #define TP(k) (W + m->off[t_layer(l, k)])
         x = a->x;
         TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, x, TP(T_LN1G), TP(T_LN1B), a->h1, a->mean1, a->rstd1));
-        TRY(repdl_linear_forward_f32(T, D, 3 * D, a->h1, TP(T_QKVW), TP(T_QKVB), a->qkv));
+        TRY(lin_fwd(T, D, 3 * D, a->h1, TP(T_QKVW), TP(T_QKVB), a->qkv));
         heads_copy(m, S, n, 0, a->qkv, a->q, 1, 3 * D);
         heads_copy(m, S, n, 1, a->qkv, a->k, 1, 3 * D);
         heads_copy(m, S, n, 2, a->qkv, a->v, 1, 3 * D);
@@ -501,18 +534,18 @@ static repdl_status forward(const model *m, const float *P, ws *w, size_t S, siz
         TRY(repdl_rope_forward_f32(S, m->H, n, m->hd, 0, m->N, m->cos_tab, m->sin_tab, a->k, a->k));
         TRY(repdl_attention_forward_f32(&as, m->scale, a->q, a->k, a->v, NULL, NULL, a->o, a->lse));
         heads_copy(m, S, n, 0, a->a, a->o, 0, D);
-        TRY(repdl_linear_forward_f32(T, D, D, a->a, TP(T_PROJW), TP(T_PROJB), a->x2));
+        TRY(lin_fwd(T, D, D, a->a, TP(T_PROJW), TP(T_PROJB), a->x2));
         TRY(repdl_add_f32(T * D, x, a->x2, a->x2));
         TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, a->x2, TP(T_LN2G), TP(T_LN2B), a->h2, a->mean2, a->rstd2));
-        TRY(repdl_linear_forward_f32(T, D, 4 * D, a->h2, TP(T_FCW), TP(T_FCB), a->f));
+        TRY(lin_fwd(T, D, 4 * D, a->h2, TP(T_FCW), TP(T_FCB), a->f));
         TRY(repdl_gelu_array_f32(T * 4 * D, a->f, a->g));
-        TRY(repdl_linear_forward_f32(T, 4 * D, D, a->g, TP(T_OUTW), TP(T_OUTB), next));
+        TRY(lin_fwd(T, 4 * D, D, a->g, TP(T_OUTW), TP(T_OUTB), next));
         TRY(repdl_add_f32(T * D, a->x2, next, next));
 #undef TP
     }
     TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, w->xL, P + m->off[t_lnfg(m)],
                                      P + m->off[t_lnfg(m) + 1], w->hf, w->meanf, w->rstdf));
-    TRY(repdl_linear_forward_f32(T, D, VOCAB, w->hf, P + m->off[t_wte()], NULL, w->logits));
+    TRY(lin_fwd(T, D, VOCAB, w->hf, P + m->off[t_wte()], NULL, w->logits));
     return REPDL_OK;
 }
 
@@ -522,7 +555,7 @@ static repdl_status backward(const model *m, const float *P, ws *w, size_t S, si
 {
     size_t T = S * n, D = m->D, l;
     repdl_attention_shape as = attn_shape(m, S, n);
-    TRY(repdl_linear_backward_f32(T, D, VOCAB, w->hf, P + m->off[t_wte()], w->logits, w->dh,
+    TRY(lin_bwd(T, D, VOCAB, w->hf, P + m->off[t_wte()], w->logits, w->dh,
                                   w->dwte, NULL));
     TRY(repdl_layer_norm_backward_f32(T, D, w->xL, P + m->off[t_lnfg(m)], w->meanf, w->rstdf,
                                       w->dh, w->dx, G + m->off[t_lnfg(m)],
@@ -532,14 +565,14 @@ static repdl_status backward(const model *m, const float *P, ws *w, size_t S, si
 #define TP(k) (P + m->off[t_layer(l, k)])
 #define TG(k) (G + m->off[t_layer(l, k)])
         /* x_out = x2 + out(gelu(fc(LN2(x2)))) */
-        TRY(repdl_linear_backward_f32(T, 4 * D, D, a->g, TP(T_OUTW), w->dx, w->dbig, TG(T_OUTW), TG(T_OUTB)));
+        TRY(lin_bwd(T, 4 * D, D, a->g, TP(T_OUTW), w->dx, w->dbig, TG(T_OUTW), TG(T_OUTB)));
         TRY(repdl_gelu_backward_array_f32(T * 4 * D, a->f, w->dbig, w->dbig));
-        TRY(repdl_linear_backward_f32(T, D, 4 * D, a->h2, TP(T_FCW), w->dbig, w->dh, TG(T_FCW), TG(T_FCB)));
+        TRY(lin_bwd(T, D, 4 * D, a->h2, TP(T_FCW), w->dbig, w->dh, TG(T_FCW), TG(T_FCB)));
         TRY(repdl_layer_norm_backward_f32(T, D, a->x2, TP(T_LN2G), a->mean2, a->rstd2, w->dh, w->dx2,
                                           TG(T_LN2G), TG(T_LN2B)));
         TRY(repdl_add_f32(T * D, w->dx, w->dx2, w->dx2)); /* residual, then the branch */
         /* x2 = x + proj(attention(...)) */
-        TRY(repdl_linear_backward_f32(T, D, D, a->a, TP(T_PROJW), w->dx2, w->da, TG(T_PROJW), TG(T_PROJB)));
+        TRY(lin_bwd(T, D, D, a->a, TP(T_PROJW), w->dx2, w->da, TG(T_PROJW), TG(T_PROJB)));
         heads_copy(m, S, n, 0, w->da, w->dout, 1, D);
         TRY(repdl_attention_backward_f32(&as, m->scale, a->q, a->k, a->v, NULL, NULL, a->o, a->lse,
                                          w->dout, w->dq, w->dk, w->dv));
@@ -548,7 +581,7 @@ static repdl_status backward(const model *m, const float *P, ws *w, size_t S, si
         heads_copy(m, S, n, 0, w->dqkv, w->dq, 0, 3 * D);
         heads_copy(m, S, n, 1, w->dqkv, w->dk, 0, 3 * D);
         heads_copy(m, S, n, 2, w->dqkv, w->dv, 0, 3 * D);
-        TRY(repdl_linear_backward_f32(T, D, 3 * D, a->h1, TP(T_QKVW), w->dqkv, w->dh, TG(T_QKVW), TG(T_QKVB)));
+        TRY(lin_bwd(T, D, 3 * D, a->h1, TP(T_QKVW), w->dqkv, w->dh, TG(T_QKVW), TG(T_QKVB)));
         TRY(repdl_layer_norm_backward_f32(T, D, a->x, TP(T_LN1G), a->mean1, a->rstd1, w->dh, w->dx,
                                           TG(T_LN1G), TG(T_LN1B)));
         TRY(repdl_add_f32(T * D, w->dx2, w->dx, w->dx)); /* residual, then the branch */
@@ -737,7 +770,7 @@ static repdl_status kvdec_step(const model *m, const float *P, kvdec *d, size_t 
         float *next = l + 1 < m->L ? w->la[l + 1].x : w->xL;
 #define TP(k) (P + m->off[t_layer(l, k)])
         TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, a->x, TP(T_LN1G), TP(T_LN1B), a->h1, a->mean1, a->rstd1));
-        TRY(repdl_linear_forward_f32(T, D, 3 * D, a->h1, TP(T_QKVW), TP(T_QKVB), a->qkv));
+        TRY(lin_fwd(T, D, 3 * D, a->h1, TP(T_QKVW), TP(T_QKVB), a->qkv));
         heads_copy(m, B, c, 0, a->qkv, a->q, 1, 3 * D);
         heads_copy(m, B, c, 1, a->qkv, a->k, 1, 3 * D);
         heads_copy(m, B, c, 2, a->qkv, a->v, 1, 3 * D);
@@ -755,18 +788,18 @@ static repdl_status kvdec_step(const model *m, const float *P, kvdec *d, size_t 
         }
         TRY(repdl_kv_cache_attend_f32(&d->c[l], H, c, m->scale, a->q, NULL, keep, a->o, NULL));
         heads_copy(m, B, c, 0, a->a, a->o, 0, D);
-        TRY(repdl_linear_forward_f32(T, D, D, a->a, TP(T_PROJW), TP(T_PROJB), a->x2));
+        TRY(lin_fwd(T, D, D, a->a, TP(T_PROJW), TP(T_PROJB), a->x2));
         TRY(repdl_add_f32(T * D, a->x, a->x2, a->x2));
         TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, a->x2, TP(T_LN2G), TP(T_LN2B), a->h2, a->mean2, a->rstd2));
-        TRY(repdl_linear_forward_f32(T, D, 4 * D, a->h2, TP(T_FCW), TP(T_FCB), a->f));
+        TRY(lin_fwd(T, D, 4 * D, a->h2, TP(T_FCW), TP(T_FCB), a->f));
         TRY(repdl_gelu_array_f32(T * 4 * D, a->f, a->g));
-        TRY(repdl_linear_forward_f32(T, 4 * D, D, a->g, TP(T_OUTW), TP(T_OUTB), next));
+        TRY(lin_fwd(T, 4 * D, D, a->g, TP(T_OUTW), TP(T_OUTB), next));
         TRY(repdl_add_f32(T * D, a->x2, next, next));
 #undef TP
     }
     TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, w->xL, P + m->off[t_lnfg(m)],
                                      P + m->off[t_lnfg(m) + 1], w->hf, w->meanf, w->rstdf));
-    TRY(repdl_linear_forward_f32(T, D, VOCAB, w->hf, P + m->off[t_wte()], NULL, w->logits));
+    TRY(lin_fwd(T, D, VOCAB, w->hf, P + m->off[t_wte()], NULL, w->logits));
     return REPDL_OK;
 }
 
@@ -1187,6 +1220,7 @@ static int run(int argc, char **argv)
     job j;
 
     if (parse_args(argc, argv, &o)) return EXIT_USAGE;
+    g_gemm_cr = o.gemm_cr;
     if (golden_sha256_selftest() != 0) {
         fprintf(stderr, "train_gpt: SHA-256 self-test failed\n");
         return 1;
