@@ -438,6 +438,20 @@ repdl__gemm_cr_t8x8(const float *src, size_t ld, double *dst, size_t ldd)
 }
 #endif
 
+#if REPDL__GEMM_X86
+/* d[k] = (double)x[k], k < n. */
+__attribute__((target("avx2,fma"))) static void
+repdl__gemm_cr_widen_avx2(size_t n, const float *x, double *d)
+{
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        _mm256_storeu_pd(d + k, _mm256_cvtps_pd(_mm_loadu_ps(x + k)));
+        _mm256_storeu_pd(d + k + 4, _mm256_cvtps_pd(_mm_loadu_ps(x + k + 4)));
+    }
+    for (; k < n; k++) d[k] = (double)x[k];
+}
+#endif
+
 /* Pack op(B)[pc..pc+kc)[col0..col0+nr) for transB (row j of B holds column
    j of op(B)) as d[k nr + jj], jj < nr, every column present. */
 REPDL_FN void repdl__gemm_cr_pack_bt(int isa, const float *B, size_t ldb, size_t col0,
@@ -465,51 +479,84 @@ REPDL_FN void repdl__gemm_cr_pack_bt(int isa, const float *B, size_t ldb, size_t
 #define REPDL__GEMM_CR_DECIDE_BODY                                               \
     {                                                                            \
         size_t j;                                                                \
+        unsigned any = 0;                                                        \
         for (j = 0; j < n; j++) {                                                \
             double t = s[j], T1 = a1 * bmx[j], T2 = amx * b1[j];                 \
             double T = (T1 < T2 ? T1 : T2) + babs[j], at = t < 0 ? -t : t;       \
             double E = kf * T + at * c51, lo = t - E, hi = t + E;                \
             float fl = (float)lo, fh = (float)hi;                                \
+            unsigned f = !((fl == fh) & ((lo > 0.0) | (hi < 0.0)));              \
             c[j] = fl;                                                           \
-            flag[j] = (unsigned char)!((fl == fh) & ((lo > 0.0) | (hi < 0.0)));  \
+            flag[j] = (unsigned char)f;                                          \
+            any |= f;                                                            \
         }                                                                        \
+        return (int)any;                                                         \
     }
 
-REPDL_FN void repdl__gemm_cr_decide_c(size_t n, const double *s, double a1, double amx,
-                                      const double *b1, const double *bmx, const double *babs,
-                                      double kf, double c51, float *c, unsigned char *flag)
+/* Returns nonzero when some flag[j] is 1. */
+REPDL_FN int repdl__gemm_cr_decide_c(size_t n, const double *s, double a1, double amx,
+                                     const double *b1, const double *bmx, const double *babs,
+                                     double kf, double c51, float *c, unsigned char *flag)
 REPDL__GEMM_CR_DECIDE_BODY
 
 #if REPDL__GEMM_X86
-__attribute__((target("avx2,fma"))) static void
+__attribute__((target("avx2,fma"))) static int
 repdl__gemm_cr_decide_avx2(size_t n, const double *s, double a1, double amx, const double *b1,
                            const double *bmx, const double *babs, double kf, double c51, float *c,
                            unsigned char *flag)
 REPDL__GEMM_CR_DECIDE_BODY
 
-__attribute__((target("avx512f"))) static void
+/* The same rule, eight outputs a step: min and max of AVX-512 return the
+   second operand when one is NaN, as the C conditionals do; E is formed
+   as kf T + at c51 with one rounding fewer (the bound's margin covers
+   both forms); the tail takes the C body. */
+__attribute__((target("avx512f"))) static int
 repdl__gemm_cr_decide_avx512(size_t n, const double *s, double a1, double amx, const double *b1,
                              const double *bmx, const double *babs, double kf, double c51,
                              float *c, unsigned char *flag)
-REPDL__GEMM_CR_DECIDE_BODY
+{
+    const __m512d va1 = _mm512_set1_pd(a1), vamx = _mm512_set1_pd(amx), vkf = _mm512_set1_pd(kf),
+                  vc51 = _mm512_set1_pd(c51), zero = _mm512_setzero_pd();
+    const __m512i nosign = _mm512_set1_epi64(0x7fffffffffffffffll);
+    size_t j, nb = n & ~(size_t)7;
+    unsigned any = 0;
+    for (j = 0; j < nb; j += 8) {
+        __m512d t = _mm512_loadu_pd(s + j);
+        __m512d T1 = _mm512_mul_pd(va1, _mm512_loadu_pd(bmx + j));
+        __m512d T2 = _mm512_mul_pd(vamx, _mm512_loadu_pd(b1 + j));
+        __m512d T = _mm512_add_pd(_mm512_min_pd(T1, T2), _mm512_loadu_pd(babs + j));
+        __m512d at = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(t), nosign));
+        __m512d E = _mm512_fmadd_pd(vkf, T, _mm512_mul_pd(at, vc51));
+        __m512d lo = _mm512_sub_pd(t, E), hi = _mm512_add_pd(t, E);
+        __m256 fl = _mm512_cvtpd_ps(lo), fh = _mm512_cvtpd_ps(hi);
+        unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(fl, fh, _CMP_EQ_OQ));
+        unsigned side = (unsigned)(_mm512_cmp_pd_mask(lo, zero, _CMP_GT_OQ) |
+                                   _mm512_cmp_pd_mask(hi, zero, _CMP_LT_OQ));
+        unsigned bad = ~(eq & side) & 0xffu, l;
+        _mm256_storeu_ps(c + j, fl);
+        if (bad)
+            for (l = 0; l < 8; l++) flag[j + l] = (unsigned char)((bad >> l) & 1u);
+        else
+            memset(flag + j, 0, 8);
+        any |= bad;
+    }
+    if (nb < n)
+        any |= (unsigned)repdl__gemm_cr_decide_c(n - nb, s + nb, a1, amx, b1 + nb, bmx + nb,
+                                                 babs + nb, kf, c51, c + nb, flag + nb);
+    return any != 0;
+}
 #endif
 
-REPDL_FN void repdl__gemm_cr_decide(int isa, size_t n, const double *s, double a1, double amx,
-                                    const double *b1, const double *bmx, const double *babs,
-                                    double kf, double c51, float *c, unsigned char *flag)
+REPDL_FN int repdl__gemm_cr_decide(int isa, size_t n, const double *s, double a1, double amx,
+                                   const double *b1, const double *bmx, const double *babs,
+                                   double kf, double c51, float *c, unsigned char *flag)
 {
 #if REPDL__GEMM_X86
-    if (isa == 2) {
-        repdl__gemm_cr_decide_avx512(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
-        return;
-    }
-    if (isa == 1) {
-        repdl__gemm_cr_decide_avx2(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
-        return;
-    }
+    if (isa == 2) return repdl__gemm_cr_decide_avx512(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
+    if (isa == 1) return repdl__gemm_cr_decide_avx2(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
 #endif
     (void)isa;
-    repdl__gemm_cr_decide_c(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
+    return repdl__gemm_cr_decide_c(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
 }
 
 /* Every output by the exact path (or non-finite rule): no scratch. */
@@ -630,9 +677,8 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
         for (ic = 0; ic < M; ic += mc0) {
             size_t mc = M - ic < mc0 ? M - ic : mc0, mcr = (mc + MR - 1) / MR * MR;
             size_t ir, jr;
-            for (i = 0; i < mcr; i++)
-                for (j = 0; j < ncr; j++)
-                    S[i * ncr + j] = (bias && j < nc) ? (double)bias[jc + j] : -0.0;
+            for (j = 0; j < ncr; j++) S[j] = (bias && j < nc) ? (double)bias[jc + j] : -0.0;
+            for (i = 1; i < mcr; i++) memcpy(S + i * ncr, S, ncr * sizeof(double));
             for (pc = 0; pc < K; pc += kc0) {
                 size_t kc = K - pc < kc0 ? K - pc : kc0;
                 /* Pack op(A)[ic..ic+mcr)[pc..pc+kc) as doubles, row i at
@@ -646,6 +692,12 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                         for (k = 0; k < kc; k++) d[k] = (double)x[k * lda];
                     } else {
                         const float *x = A + (ic + i) * lda + pc;
+#if REPDL__GEMM_X86
+                        if (isa >= 1) {
+                            repdl__gemm_cr_widen_avx2(kc, x, d);
+                            continue;
+                        }
+#endif
                         for (k = 0; k < kc; k++) d[k] = (double)x[k];
                     }
                 }
@@ -659,8 +711,9 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                 const float *a = transA ? A + row : A + row * lda;
                 const double *srow = S + i * ncr;
                 float *crow = C + row * ldc + jc;
-                repdl__gemm_cr_decide(isa, nc, srow, ra1[row], ramax[row], cb1 + jc, cbmax + jc,
-                                      babs + jc, kf, c51, crow, flag);
+                if (!repdl__gemm_cr_decide(isa, nc, srow, ra1[row], ramax[row], cb1 + jc,
+                                           cbmax + jc, babs + jc, kf, c51, crow, flag))
+                    continue;
                 for (j = 0; j < nc; j++) {
                     size_t col = jc + j;
                     if (!flag[j]) continue;
