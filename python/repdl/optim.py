@@ -20,7 +20,7 @@ from torch.optim.optimizer import Optimizer, required
 from . import _device
 from ._device import C as _C
 
-__all__ = ['SGD', 'Adam', 'AdamW']
+__all__ = ['SGD', 'Adam', 'AdamW', 'clip_grad_norm_']
 
 
 def _check_param(p):
@@ -147,3 +147,44 @@ class AdamW(Adam):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, **kwargs):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kwargs)
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, eps=1e-6):
+    """torch.nn.utils.clip_grad_norm_ (norm_type 2) by
+    repdl_clip_grad_norm_f32 (include/repdl/clip.h): the global norm is
+    RN(sqrt(S)), S the canonical sum over the list of each gradient's
+    canonical sum of squares, the list in the order of `parameters` (a
+    tensor or an iterable; parameters whose .grad is None are left out):
+    the same bits on every machine and at every thread count.  When the
+    norm is finite and c = RN(max_norm / RN(norm + eps)) < 1, every
+    gradient element becomes RN(g c), in place; otherwise nothing changes
+    (a NaN or infinite norm leaves the gradients as they are: the returned
+    norm says so).  Returns the norm before clipping, a 0-dim float32
+    tensor.  max_norm and eps are rounded once to binary32; gradients must
+    be float32, contiguous, dense CPU tensors (TypeError, RuntimeError
+    otherwise); norm_type other than 2: NotImplementedError; max_norm NaN
+    or < 0: RuntimeError from the library, nothing written.
+    error_if_nonfinite=True: RuntimeError, nothing written, when the norm
+    is NaN or infinite (torch's behaviour)."""
+    if isinstance(parameters, torch.Tensor):
+        parameters = [parameters]
+    if float(norm_type) != 2.0:
+        raise NotImplementedError(f'repdl.optim.clip_grad_norm_: norm_type={norm_type} is not '
+                                  'supported (2 only)')
+    grads = [p.grad for p in parameters if p.grad is not None]
+    for g in grads:
+        if g.dtype != torch.float32 or g.device.type != 'cpu' or g.is_sparse:
+            raise TypeError(f'repdl.optim.clip_grad_norm_: gradients must be dense float32 CPU '
+                            f'tensors, got {g.dtype} on {g.device}')
+        if not g.is_contiguous():
+            raise RuntimeError('repdl.optim.clip_grad_norm_: gradients must be contiguous '
+                               '(clipped in place)')
+    if error_if_nonfinite:
+        norm = _C.clip_grad_norm(grads, float('inf'), float(eps))
+        if norm != norm or norm in (float('inf'), float('-inf')):
+            raise RuntimeError(f'repdl.optim.clip_grad_norm_: the total norm of order 2.0 for '
+                               f'gradients from `parameters` is non-finite ({norm}), so it '
+                               'cannot be clipped')
+    with torch.no_grad():
+        norm = _C.clip_grad_norm(grads, float(max_norm), float(eps))
+    return torch.tensor(norm, dtype=torch.float32)

@@ -538,6 +538,27 @@ int64_t adam_step(Tensor w, const Tensor &g, Tensor m, Tensor v, Tensor state, i
     return static_cast<int64_t>(s.t);
 }
 
+// ---- Gradient clipping by global 2-norm (clip.h), in place ----
+
+// repdl_clip_grad_norm_f32 over grads in list order (the list order is part
+// of the norm's definition); returns the norm before clipping (a binary32
+// value, exact in the double).  max_norm and eps: binary32 values carried in
+// doubles (repdl.optim.clip_grad_norm_ rounds them once).
+double clip_grad_norm(const std::vector<Tensor> &grads, double max_norm, double eps)
+{
+    std::vector<size_t> sizes(grads.size());
+    std::vector<float *> p(grads.size());
+    for (size_t i = 0; i < grads.size(); i++) {
+        Tensor g = grads[i];
+        p[i] = mp(g, "gradient");
+        sizes[i] = usz(g.numel());
+    }
+    float norm = 0.0f;
+    ok(repdl_clip_grad_norm_f32(grads.size(), sizes.data(), (float)max_norm, (float)eps, p.data(), &norm),
+       "repdl_clip_grad_norm_f32");
+    return norm;
+}
+
 // ---- Combination of node vectors (reduce_units.h) ----
 
 // The canonical sum over U units from the node vectors of P consecutive
@@ -626,6 +647,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("init_bound", &init_bound);
     m.def("sgd_step", &sgd_step);
     m.def("adam_step", &adam_step);
+    m.def("clip_grad_norm", &clip_grad_norm);
     m.def("units_combine", &units_combine);
     m.def("units_block_ok", &units_block_ok);
 }
