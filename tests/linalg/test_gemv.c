@@ -12,7 +12,8 @@
        loops of reference/gemm_ref.h (libm fmaf);
      - random shapes, K and N not multiples of 8 or 16 (every k tail, every
        partial group of 8 outputs), K = 1 .. 40 and N = 1 .. 40 exhaustively
-       for M = 1, bias or not; K up to 1031 (both row blockings);
+       for M = 1, bias or not; K up to 1031 (both row blockings: 16 rows
+       at once for K > 1024 or rows a multiple of 1024 floats apart);
      - data with +-0, subnormals, huge values, +-inf and NaN payloads (the
        NaN outputs 0x7fc00000), and overflow to inf;
      - repdl_gemm_f32(0, 1, ...) with padded leading dimensions;
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
             check_shape(M, 300, 129, kind, 1);
             check_shape(M, 257, 300, kind, 0);
             check_shape(M, 1031, 37, kind, 1); /* K > 1024: 16 rows at once (AVX-512) */
+            check_shape(M, 1024, 37, kind, 0); /* rows 4 KiB apart: 16 rows at once */
         }
         for (it = 0; it < (small ? 10 : 40); it++) {
             size_t k = 1 + (size_t)(rnd() % 200), n = 1 + (size_t)(rnd() % 100);
@@ -134,6 +136,7 @@ int main(int argc, char **argv)
         }
         check_ld(M, 37, 21, 3);
         check_ld(M, 64, 16, 5);
+        check_ld(M, 1000, 40, 24); /* K < 1024, ld 1024: 16 rows at once */
     }
     if (!small) check_shape(1, 1000, 70, 0, 1); /* the K panels of the batch */
     /* the data reach inf - inf: NaN outputs were compared */
