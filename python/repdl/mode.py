@@ -25,6 +25,7 @@ operation is in exactly one of three lists (ROUTED, PASSED, and the rest):
 Operations on integer and boolean tensors only pass (exact arithmetic).
 """
 import collections
+import math
 import os
 import sys
 import traceback
@@ -59,20 +60,19 @@ class _Refuse(Exception):
 
 # ---- Helpers ----
 
-_SCHEMA = {}
+def _schema(func):
+    """[(name, default)] of the operation's arguments, in order."""
+    return [(a.name, a.default_value) for a in func._schema.arguments]
 
 
-def _bind(func, args, kwargs):
+def _bind(func, args, kwargs, sch=None):
     """The operation's arguments by schema name (defaults filled in)."""
-    sch = _SCHEMA.get(func)
     if sch is None:
-        sch = _SCHEMA[func] = [(a.name, a.default_value) for a in func._schema.arguments]
+        sch = _schema(func)
+    n = len(args)
     out = {}
     for i, (name, default) in enumerate(sch):
-        if i < len(args):
-            out[name] = args[i]
-        else:
-            out[name] = kwargs.get(name, default)
+        out[name] = args[i] if i < n else kwargs.get(name, default)
     return out
 
 
@@ -96,8 +96,10 @@ def _canon(y):
     """NaN outputs made canonical (0x7fc00000), in place.  The test is one
     read of y: a sum is NaN if any element is NaN (and, harmlessly, when
     infinities of both signs meet)."""
-    if y.is_floating_point() and y.numel() and torch.isnan(y.sum()):
-        y.masked_fill_(torch.isnan(y), _NAN)
+    if y.is_floating_point() and y.numel():
+        s = float(y.sum())
+        if s != s:
+            y.masked_fill_(torch.isnan(y), _NAN)
     return y
 
 
@@ -106,11 +108,15 @@ def _is_float(t):
 
 
 def _any_float(args, kwargs):
-    for a in list(args) + list(kwargs.values()):
-        if _is_float(a):
+    """Whether a tensor argument (or one in a list argument) is floating point."""
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            if a.is_floating_point():
+                return True
+        elif isinstance(a, (list, tuple)) and any(_is_float(b) for b in a):
             return True
-        if isinstance(a, (list, tuple)) and any(_is_float(b) for b in a):
-            return True
+    if kwargs:
+        return _any_float(tuple(kwargs.values()), None)
     return False
 
 
@@ -262,6 +268,20 @@ def _h_exact(func, a, args, kwargs):
     return _canon(func(*args, **kwargs))
 
 
+
+def _h_select(func, a, args, kwargs):
+    """maximum, minimum, clamp, max, min, amax, amin: no rounding, but a NaN
+    they return is not a copy of an operand everywhere (PyTorch's vector
+    path writes 0xffffffff, its scalar path the operand's NaN, so the bits
+    depend on an element's lane): PyTorch's value with NaNs made canonical
+    (indices, for the forms that return them, untouched)."""
+    r = func(*args, **kwargs)
+    for t in (r if isinstance(r, (tuple, list)) else (r,)):
+        if isinstance(t, torch.Tensor) and t.is_floating_point():
+            _canon(t)
+    return r
+
+
 def _h_addcmul(inplace):
     def h(func, a):
         """RN(self + RN(RN(value * t1) * t2)), three roundings left to right."""
@@ -389,10 +409,13 @@ def _mm(A, B):
         raise RuntimeError(f'mat1 and mat2 shapes cannot be multiplied ({A.shape[0]}x{A.shape[1]} '
                            f'and {B.shape[0]}x{B.shape[1]})')
     if A.shape[1] > 1 and A.stride(0) == 1 and A.stride(1) == A.shape[0]:
-        X = A.t()
-        G = _f32(B, 'mat2')
-        W = X.new_empty((G.shape[1], X.shape[1]))
-        return _C.linear_backward(X, W, G, False, True, False)[1].t()
+        # A = P^T, P [batch x rows] row-major: (A B)[r][c] is dW[r][c] of
+        # linear_backward with dy = P, x = B (products commute), written
+        # row-major (no transposed result for autograd to copy)
+        P = A.t()
+        X = _f32(B, 'mat2')
+        W = P.new_empty((P.shape[1], X.shape[1]))
+        return _C.linear_backward(X, W, P, False, True, False)[1]
     return _gemm(A, B)
 
 
@@ -850,6 +873,8 @@ def _reg(names, h, raw=False, inplace=True):
         _H[n] = hh
         if inplace and n + '_' not in _H:
             _H[n + '_'] = _inplace(hh)
+            _H[n + '_'].exact = h is _h_exact
+    hh.exact = h is _h_exact
 
 
 for _op in ('exp log tanh sigmoid sqrt erf sin cos expm1 log1p exp2 log2 relu silu').split():
@@ -870,6 +895,7 @@ _reg('sub', _h_addsub(True))
 _reg('rsub', _h_addsub(True, rev=True), inplace=False)
 _reg('mul div neg abs reciprocal leaky_relu leaky_relu_backward ceil floor round trunc frac',
      _h_exact, raw=True)
+_reg('maximum minimum clamp clamp_min clamp_max max min amax amin', _h_select, raw=True)
 _reg('addcmul_', _h_addcmul(True), inplace=False)
 _reg('addcdiv_', _h_addcdiv(True), inplace=False)
 _reg('addcmul', _h_addcmul(False))
@@ -920,7 +946,7 @@ lift_fresh lift_fresh_copy _local_scalar_dense as_strided slice select unsqueeze
 split split_with_sizes chunk unbind narrow cat stack index_select gather index embedding
 flip roll repeat diagonal tril triu constant_pad_nd select_backward slice_backward
 eq ne lt le gt ge isnan isinf isfinite logical_not logical_and logical_or where masked_fill
-threshold_backward clamp clamp_min clamp_max maximum minimum max min amax amin argmax argmin
+threshold_backward argmax argmin
 _to_copy to sign sgn one_hot masked_select nonzero unfold upsample_nearest2d upsample_nearest1d
 '''.split())
 
@@ -945,16 +971,8 @@ def _user_line():
 def _returns_tensor(func):
     """Whether the operation returns a tensor (is_same_size, sizes and the
     like return none: they compute nothing)."""
-    r = _RETURNS.get(func)
-    if r is None:
-        r = _RETURNS[func] = any('Tensor' in str(x.type) for x in func._schema.returns)
-    return r
+    return any('Tensor' in str(x.type) for x in func._schema.returns)
 
-
-_RETURNS = {}
-
-
-_OUTS = {}
 
 # What to use instead, for refusals that have an answer.
 _HINTS = {
@@ -1010,23 +1028,191 @@ def _out_form(h, func, outs, args, kwargs):
     return out.copy_(y)
 
 
-_PASS = object()
-_KIND = {}
+# Per operation overload (keyed by id(func); the record keeps func alive,
+# so the id is never reused), decided once: the record
+# (kind, run, name, func): kind _PASS (always passes: PASSED, or no tensor
+# returned and no handler), _ROUTE (a handler: run(func, args, kwargs)
+# computes it) or _OTHER (refused unless every argument is integer or
+# boolean).
+_PASS, _ROUTE, _OTHER = 0, 1, 2
+_REC = {}
 
 
-def _kind(func):
-    """_PASS for an operation that always passes (PASSED, or no tensor
-    returned and no handler), else None (decided per call)."""
+def _runner(func, h):
+    """run(func, args, kwargs) for handler h: binds the arguments by the
+    schema (read once) and calls h; out= forms through _out_form."""
+    outs = [x.name for x in func._schema.arguments if x.is_out]
+    if outs:
+        return lambda f, args, kwargs: _out_form(h, f, outs, args, kwargs)
+    if h.exact:
+        return _run_exact
+    sch = _schema(func)
+    return lambda f, args, kwargs: h(f, _bind(f, args, kwargs, sch), args, kwargs)
+
+
+def _run_exact(func, args, kwargs):
+    """One IEEE rounding per element (_h_exact), in place or not: PyTorch's
+    value (self, for an in-place form) with NaNs made canonical."""
+    return _canon(func(*args, **kwargs))
+
+
+def _record(func):
     name = _packet_name(func)
-    if name not in _H and (name in PASSED or not _returns_tensor(func)):
-        return _PASS
-    return 0
+    h = _H.get(name)
+    if h is None:
+        kind = _PASS if (name in PASSED or not _returns_tensor(func)) else _OTHER
+        rec = (kind, None, name, func)
+    else:
+        rec = (_ROUTE, _runner(func, h), name, func)
+    _REC[id(func)] = rec
+    return rec
 
 
 def _float_out(r):
     if isinstance(r, (list, tuple)):
         return any(_float_out(x) for x in r)
     return _is_float(r)
+
+
+# ---- torch.optim.AdamW(foreach=False): one Python call a step ----
+#
+# torch 1.13's torch.optim.adamw._single_tensor_adamw issues about ten aten
+# operations a parameter (mul_, add_ with alpha, addcmul_, sqrt, div,
+# add_, addcdiv_, ...), each a trip through PyTorch's dispatcher into
+# mode.__torch_dispatch__.  Inside a repdl.mode block, _adamw_single runs
+# the same Python statements with every aten operation handed to that same
+# __torch_dispatch__ directly (the mode popped, as PyTorch's dispatcher
+# does around it): the same operations, arguments and order, hence the
+# same bits, without the dispatcher's trip.  Outside a block (this thread's
+# top dispatch mode not a repdl.mode), with capturable=True or complex
+# parameters, it is PyTorch's function.  Installed into torch.optim.adamw
+# by the first mode.__enter__, and only where the function has the
+# signature below (another torch: each operation dispatched, as before).
+_ADAMW_ARGS = ('params', 'grads', 'exp_avgs', 'exp_avg_sqs', 'max_exp_avg_sqs', 'state_steps',
+               'amsgrad', 'beta1', 'beta2', 'lr', 'weight_decay', 'eps', 'maximize', 'capturable')
+try:
+    import torch.optim.adamw as _adamw_mod
+    from torch.utils._python_dispatch import _pop_mode_temporarily
+    from torch._C import _len_torch_dispatch_stack, _get_dispatch_stack_at
+    _ADAMW_TORCH = _adamw_mod._single_tensor_adamw
+    import inspect as _inspect
+    if tuple(_inspect.signature(_ADAMW_TORCH).parameters) != _ADAMW_ARGS:
+        _ADAMW_TORCH = None
+except (ImportError, AttributeError, TypeError, ValueError):
+    _ADAMW_TORCH = None
+
+#: Whether torch.optim.AdamW(foreach=False) runs as one call under the mode
+#: (False: each aten operation through PyTorch's dispatcher; the same bits).
+ADAMW_ONE_CALL = _ADAMW_TORCH is not None
+
+
+def _top_mode():
+    """This thread's innermost dispatch mode if it is a repdl.mode, else None."""
+    n = _len_torch_dispatch_stack()
+    if n:
+        m = _get_dispatch_stack_at(n - 1)
+        if isinstance(m, mode):
+            return m
+    return None
+
+
+def _adamw_single(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *,
+                  amsgrad, beta1, beta2, lr, weight_decay, eps, maximize, capturable):
+    """torch 1.13's _single_tensor_adamw under the mode: _adamw_param for
+    each parameter (float32 on the CPU), the routed operations one by one
+    otherwise."""
+    m = _top_mode() if ADAMW_ONE_CALL else None
+    if m is None or capturable or any(torch.is_complex(p) for p in params):
+        return _ADAMW_TORCH(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+                            amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=lr,
+                            weight_decay=weight_decay, eps=eps, maximize=maximize,
+                            capturable=capturable)
+
+    def op(func, *args, **kwargs):
+        return m.__torch_dispatch__(func, (), args, kwargs)
+    with _pop_mode_temporarily():
+        for i, param in enumerate(params):
+            grad = grads[i] if not maximize else op(aten.neg.default, grads[i])
+            exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
+            op(aten.add_.Tensor, step_t, 1)
+            step = op(aten._local_scalar_dense.default, step_t)
+            mx = max_exp_avg_sqs[i] if amsgrad else None
+            ts = (param, grad, exp_avg, exp_avg_sq) + ((mx,) if amsgrad else ())
+            if all(t.dtype == _F32 and t.device.type == 'cpu' and t.is_contiguous()
+                   and t.shape == param.shape for t in ts):
+                _adamw_param(param, grad, exp_avg, exp_avg_sq, mx, step, beta1, beta2, lr,
+                             weight_decay, eps)
+                continue
+            # each statement of torch's loop through the mode's handlers
+            op(aten.mul_.Tensor, param, 1 - lr * weight_decay)
+            op(aten.add_.Tensor, op(aten.mul_.Tensor, exp_avg, beta1), grad, alpha=1 - beta1)
+            op(aten.addcmul_.default, op(aten.mul_.Tensor, exp_avg_sq, beta2), grad, grad,
+               value=1 - beta2)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bias_correction2_sqrt = math.sqrt(bias_correction2)
+            if amsgrad:
+                op(aten.maximum.out, mx, exp_avg_sq, out=mx)
+            denom = op(aten.add_.Tensor, op(aten.div.Tensor, op(aten.sqrt.default,
+                                                                mx if amsgrad else exp_avg_sq),
+                                            bias_correction2_sqrt), eps)
+            op(aten.addcdiv_.default, param, exp_avg, denom, value=-step_size)
+
+
+def _adamw_param(param, grad, exp_avg, exp_avg_sq, mx, step, beta1, beta2, lr, weight_decay,
+                 eps):
+    """One parameter of torch's AdamW loop, the operations the mode's
+    handlers perform for its statements (mul_ and div: PyTorch's kernel;
+    add_ with alpha a: RN(a g) then add_; addcmul_: RN(RN(v t1) t2) then
+    add_; addcdiv_: RN(t1 / t2), RN(value q), add_; sqrt: repdl_sqrt_f32),
+    in the same order on the same values, with two differences that leave
+    every bit as it is: temporaries go into one scratch tensor (or in
+    place into a temporary), and NaNs are made canonical once per stored
+    tensor (exp_avg, exp_avg_sq, param) after its last update instead of
+    after every operation.  The second is exact because every operation
+    between two canonicalisations (add, mul, div, sqrt) gives a NaN for a
+    NaN operand and otherwise does not read a NaN's payload: which elements
+    are NaN, and every other element's bits, are the same either way, and
+    the final canonicalisation makes the NaNs equal.  (amsgrad's maximum
+    reads exp_avg_sq after it is made canonical, and its own result is
+    made canonical, as the mode's handler does.)  Tested against the
+    statement-by-statement path (ADAMW_ONE_CALL False), NaN payloads and
+    infinities included."""
+    buf = torch.empty_like(param)
+    param.mul_(1 - lr * weight_decay)
+    exp_avg.mul_(beta1)
+    a = 1 - beta1
+    exp_avg.add_(torch.mul(grad, a, out=buf) if a != 1 else grad)
+    _canon(exp_avg)
+    exp_avg_sq.mul_(beta2)
+    v = 1 - beta2
+    if v != 1:
+        torch.mul(grad, v, out=buf)
+        buf.mul_(grad)
+    else:
+        torch.mul(grad, grad, out=buf)
+    exp_avg_sq.add_(buf)
+    _canon(exp_avg_sq)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
+    step_size = lr / bias_correction1
+    bias_correction2_sqrt = math.sqrt(bias_correction2)
+    if mx is not None:
+        _canon(torch.maximum(mx, exp_avg_sq, out=mx))
+    den = _C.unary('sqrt', mx if mx is not None else exp_avg_sq)
+    den.div_(bias_correction2_sqrt)
+    den.add_(eps)
+    q = torch.div(exp_avg, den, out=den)
+    if -step_size != 1:
+        q.mul_(-step_size)
+    param.add_(q)
+    _canon(param)
+
+
+def _install_adamw():
+    if ADAMW_ONE_CALL and _adamw_mod._single_tensor_adamw is _ADAMW_TORCH:
+        _adamw_mod._single_tensor_adamw = _adamw_single
 
 
 class mode(TorchDispatchMode):
@@ -1051,6 +1237,10 @@ class mode(TorchDispatchMode):
         self.strict = bool(strict)
         self.outside = collections.OrderedDict()
 
+    def __enter__(self):
+        _install_adamw()
+        return super().__enter__()
+
     def __exit__(self, *exc):
         r = super().__exit__(*exc)
         if not self.strict and self.outside:
@@ -1074,37 +1264,34 @@ class mode(TorchDispatchMode):
         else:
             rec[0] += 1
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        kind = _KIND.get(func)
-        if kind is None:
-            kind = _KIND[func] = _kind(func)
-        if kind is _PASS:
+    def _route(self, rec, func, args, kwargs):
+        """A routed operation: its handler's value, or (a configuration the
+        handler refuses) the refusal."""
+        try:
+            return rec[1](func, args, kwargs)
+        except _Refuse as e:
+            self._outside(func, str(e))
             return func(*args, **kwargs)
-        name = _packet_name(func)
-        h = _H.get(name)
-        if h is not None and _any_float(args, kwargs):
-            try:
-                outs = _OUTS.get(func)
-                if outs is None:
-                    outs = _OUTS[func] = [a.name for a in func._schema.arguments if a.is_out]
-                if outs:
-                    return _out_form(h, func, outs, args, kwargs)
-                return h(func, _bind(func, args, kwargs), args, kwargs)
-            except _Refuse as e:
-                self._outside(func, str(e))
-                return func(*args, **kwargs)
-        if name in PASSED or h is not None or not _returns_tensor(func):
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        rec = _REC.get(id(func)) or _record(func)
+        kind = rec[0]
+        if kind == _PASS:
+            return func(*args, **(kwargs or {}))
+        kwargs = kwargs or {}
+        if kind == _ROUTE:
+            if _any_float(args, kwargs):
+                return self._route(rec, func, args, kwargs)
             return func(*args, **kwargs)
         if not _any_float(args, kwargs):
             r = func(*args, **kwargs)
             if _float_out(r):
                 self._outside(func, 'it makes floating-point values (a random or computed '
-                                    'factory)' + _hint(name))
+                                    'factory)' + _hint(rec[2]))
             return r
         if _in_tensor_str():
             return func(*args, **kwargs)
-        self._outside(func, 'repdl has no implementation of it' + _hint(name))
+        self._outside(func, 'repdl has no implementation of it' + _hint(rec[2]))
         return func(*args, **kwargs)
 
 

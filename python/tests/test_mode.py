@@ -405,6 +405,23 @@ def test_nan_canonical():
         assert t.view(torch.int32)[2].item() == 0x7fc00000
 
 
+def test_selections_nan_canonical():
+    """maximum, minimum, clamp, max, min, amax, amin under the mode return
+    NaN as 0x7fc00000 in every lane (PyTorch alone writes 0xffffffff in its
+    vector lanes, 0x7fc00000 in the scalar tail: the lane decides)."""
+    a = torch.zeros(40)
+    a[3], a[37] = float('nan'), float('nan')
+    b = torch.ones(40)
+    with repdl.mode():
+        rs = [torch.maximum(a, b), torch.minimum(a, b), a.clamp(0, 1), a.clamp_min(0.5),
+              a.max(), a.min(), a.amax(), a.reshape(4, 10).max(1).values, a.clone().clamp_(0, 1),
+              torch.maximum(a, b, out=torch.empty(40))]
+    for r in rs:
+        nan = torch.isnan(r)
+        assert bool(nan.any())
+        assert bool((bits(r)[nan] == 0x7fc00000).all()), bits(r)[nan]
+
+
 def test_cross_entropy_loss_value():
     """F.cross_entropy reaches aten as _log_softmax + nll_loss: the loss is
     repdl_cross_entropy_f32's (repdl.ops.cross_entropy), the gradient
@@ -481,6 +498,78 @@ def test_gradient_accumulation_training():
     assert _train_chunked(2) == whole
     assert _train_chunked(4) == whole
     assert _train_chunked(4, per_chunk_backward=True) != whole
+
+
+def _adamw_run(one_call, amsgrad, maximize, wd, steps=3):
+    """torch.optim.AdamW(foreach=False) steps under the mode on a float32
+    parameter and gradient holding NaNs with payloads and both signs,
+    infinities, zeros of both signs and ordinary values, in 2 shapes (a
+    float64 parameter too: refused by sqrt, strict=False, so PyTorch's),
+    through repdl.mode's one-call path or statement by statement; returns
+    every tensor of the parameters and the optimizer state."""
+    M = sys.modules['repdl.mode']
+    g = torch.Generator().manual_seed(41)
+    ps = []
+    for shape in ((64, 33), (7,)):
+        p = torch.randn(shape, generator=g)
+        gr = torch.randn(shape, generator=g)
+        for t in (p, gr):
+            f = t.reshape(-1)
+            f[0], f[1], f[2], f[3], f[4] = float('inf'), -float('inf'), 0.0, -0.0, 1e30
+            f.view(torch.int32)[5] = 0x7fc00123       # a NaN with a payload
+            f.view(torch.int32)[6] = -0x3ff          # 0xfffffc01: a negative NaN
+        ps.append((torch.nn.Parameter(p), gr))
+    ps.append((torch.nn.Parameter(torch.randn(5, dtype=torch.float64, generator=g)),
+               torch.randn(5, dtype=torch.float64, generator=g)))
+    opt = torch.optim.AdamW([p for p, _ in ps], lr=3e-2, weight_decay=wd, amsgrad=amsgrad,
+                            maximize=maximize, foreach=False)
+    saved = M.ADAMW_ONE_CALL
+    M.ADAMW_ONE_CALL = one_call
+    try:
+        for s in range(steps):
+            for p, gr in ps:
+                p.grad = gr * (s + 1)
+            with repdl.mode(strict=False):
+                opt.step()
+    finally:
+        M.ADAMW_ONE_CALL = saved
+    out = [p.detach() for p, _ in ps]
+    for p, _ in ps:
+        out += [v for v in opt.state[p].values() if isinstance(v, torch.Tensor)]
+    return out
+
+
+def test_adamw_one_call_same_bits():
+    """torch.optim.AdamW under the mode as one call (repdl.mode's
+    _adamw_param: scratch tensors, NaNs made canonical once per stored
+    tensor) gives the bits of its statements routed one by one, in every
+    configuration (weight decay, amsgrad, maximize), NaN payloads and
+    infinities included; and it is the path taken (a float32 parameter
+    goes through _adamw_param)."""
+    M = sys.modules['repdl.mode']
+    if not M.ADAMW_ONE_CALL:
+        import pytest
+        pytest.skip(f'torch {torch.__version__}\'s _single_tensor_adamw is not the signature '
+                    'repdl.mode routes as one call')
+    for amsgrad in (False, True):
+        for maximize in (False, True):
+            for wd in (0.0, 0.01):
+                a = _adamw_run(True, amsgrad, maximize, wd)
+                b = _adamw_run(False, amsgrad, maximize, wd)
+                assert len(a) == len(b)
+                for x, y in zip(a, b):
+                    assert same(x, y), (amsgrad, maximize, wd)
+                f32 = [t for t in a if t.dtype == torch.float32 and t.dim()]
+                assert any(bool(torch.isnan(t).any()) for t in f32)
+                assert all(bool((bits(t)[torch.isnan(t)] == 0x7fc00000).all()) for t in f32)
+    calls = []
+    orig = M._adamw_param
+    M._adamw_param = lambda *a: (calls.append(1), orig(*a))
+    try:
+        _adamw_run(True, False, False, 0.01, steps=1)
+    finally:
+        M._adamw_param = orig
+    assert len(calls) == 2
 
 
 def test_layouts():
