@@ -302,12 +302,18 @@ def _h_addcdiv(inplace):
 
 
 def _h_rsqrt(func, a):
+    """repdl_rsqrt_f32 (the map binding); a CPU build without it:
+    RN(1 / repdl_sqrt(x)).  On a CUDA tensor the map binding has no CUDA
+    form: refused (the fallback would give other bits than the CPU)."""
+    x = _f32(a['self'])
+    if x.device.type != 'cpu':
+        return _map('rsqrt', x)
     if _C_has('map'):
         try:
-            return _C.map('rsqrt', _f32(a['self']))
+            return _C.map('rsqrt', x)
         except RuntimeError:
             pass
-    return _canon(torch.reciprocal(_map('sqrt', a['self'])))
+    return _canon(torch.reciprocal(_map('sqrt', x)))
 
 
 # ---- Reductions ----
@@ -1045,7 +1051,7 @@ def _runner(func, h):
     if outs:
         return lambda f, args, kwargs: _out_form(h, f, outs, args, kwargs)
     if h.exact:
-        return _run_exact
+        return _run_div if func.overloadpacket.__name__ in ('div', 'div_') else _run_exact
     sch = _schema(func)
     return lambda f, args, kwargs: h(f, _bind(f, args, kwargs, sch), args, kwargs)
 
@@ -1053,6 +1059,25 @@ def _runner(func, h):
 def _run_exact(func, args, kwargs):
     """One IEEE rounding per element (_h_exact), in place or not: PyTorch's
     value (self, for an in-place form) with NaNs made canonical."""
+    return _canon(func(*args, **kwargs))
+
+
+def _run_div(func, args, kwargs):
+    """div, div_: as _run_exact, except that on a CUDA tensor a divisor that
+    is a number or a CPU scalar tensor goes to the device as a 0-dim tensor
+    (float64 for a float64 dividend, else float32, the precision PyTorch's
+    CPU kernel divides in): PyTorch's CUDA kernel multiplies by the
+    divisor's reciprocal when it is a CPU scalar (two roundings), and
+    divides (one rounding) when it is a device tensor."""
+    if len(args) >= 2 and isinstance(args[0], torch.Tensor) and args[0].device.type == 'cuda':
+        b = args[1]
+        if not isinstance(b, torch.Tensor) or (b.device.type == 'cpu' and b.dim() == 0):
+            dt = torch.float64 if args[0].dtype == torch.float64 else _F32
+            if isinstance(b, torch.Tensor) and not b.is_floating_point():
+                b = b.item()
+            b = torch.as_tensor(b, dtype=dt).to(args[0].device) if isinstance(b, torch.Tensor) \
+                else torch.tensor(b, dtype=dt, device=args[0].device)
+            args = (args[0], b) + tuple(args[2:])
     return _canon(func(*args, **kwargs))
 
 
@@ -1270,6 +1295,13 @@ class mode(TorchDispatchMode):
         try:
             return rec[1](func, args, kwargs)
         except _Refuse as e:
+            self._outside(func, str(e))
+            return func(*args, **kwargs)
+        except NotImplementedError as e:
+            # repdl._device: a repdl._C function with no CUDA form, called
+            # on CUDA tensors (the CUDA build)
+            if 'has no CUDA implementation' not in str(e):
+                raise
             self._outside(func, str(e))
             return func(*args, **kwargs)
 

@@ -572,6 +572,73 @@ def test_adamw_one_call_same_bits():
     assert len(calls) == 2
 
 
+# ---- CUDA tensors (the CUDA build of repdl._C) ----
+
+def test_cuda_routing_table():
+    """Every repdl._C function that repdl.mode calls has a CUDA form in the
+    CUDA build (python/repdl/csrc/cuda_ops.cpp's REPDL_PY_CUDA_DEF list and
+    repdl._C.layer_cuda_bindings, from layer_table.h), except map (erf, sin,
+    cos, rsqrt, expm1, log1p, exp2, log2), which mode refuses by name on
+    CUDA tensors (repdl._device's NotImplementedError, or _map's refusal).
+    A handler calling a function without a CUDA form fails this test."""
+    import re
+    root = os.path.dirname(os.path.dirname(HERE))
+    with open(os.path.join(root, 'python', 'repdl', 'mode.py')) as f:
+        used = set(re.findall(r'\b_C\.([a-z_0-9]+)\(', f.read()))
+    with open(os.path.join(root, 'python', 'repdl', 'csrc', 'cuda_ops.cpp')) as f:
+        forms = set(re.findall(r'REPDL_PY_CUDA_DEF\(([a-z_0-9]+)\);', f.read()))
+    forms |= set(getattr(repdl._C, 'layer_cuda_bindings', ()))
+    assert {'gemm', 'linear_backward', 'unary', 'reduce_rows'} <= used
+    assert used - forms == {'map'}, used - forms
+
+
+def _train_on(name, device, steps=3):
+    """The MLP (plain cross-entropy) or the CNN (BatchNorm, dropout,
+    adaptive pooling) trained `steps` torch.optim.AdamW steps under the
+    mode on device; the state_dict's tensors, on the CPU."""
+    torch.manual_seed(1)
+    repdl.random.manual_seed(7)
+    model, shape = (mlp(), (40, 48)) if name == 'mlp' else (cnn(), (20, 3, 12, 12))
+    model = model.to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.01, foreach=False)
+    for step in range(steps):
+        x, y = data(100 + step, shape)
+        x, y = x.to(device), y.to(device)
+        with repdl.mode():
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+
+
+def test_cuda_mode_matches_cpu():
+    """On a GPU with the CUDA build: the MLP and the CNN trained under the
+    mode on CUDA tensors give the CPU's state_dict bit for bit; a division
+    by a Python number gives the CPU's bits (PyTorch's CUDA kernel alone
+    multiplies by the reciprocal); erf (no CUDA form of the map binding)
+    is refused with its name.  Skipped, and not a pass, without a GPU."""
+    import pytest
+    if not repdl.cuda_available():
+        pytest.skip(f'needs a GPU and the CUDA build of repdl._C (cuda_built='
+                    f'{repdl.cuda_built}, torch.cuda.is_available()='
+                    f'{torch.cuda.is_available()}): run by `bash scripts/python.sh build-cuda` '
+                    'then `bash scripts/python.sh test` on a GPU session')
+    for name in ('mlp', 'cnn'):
+        a, b = _train_on(name, 'cpu'), _train_on(name, 'cuda')
+        assert a.keys() == b.keys()
+        for k in a:
+            assert same(a[k], b[k]), (name, k)
+    x, _ = data(51, (4096,))
+    with repdl.mode():
+        q_cpu = x / 3.0
+        q_gpu = (x.cuda() / 3.0).cpu()
+    assert same(q_cpu, q_gpu)
+    with pytest.raises(repdl.UnsupportedOperationError, match='aten.erf'):
+        with repdl.mode():
+            torch.erf(x.cuda())
+
+
 def test_layouts():
     """Non-contiguous and channels_last inputs: the contiguous input's bits."""
     torch.manual_seed(5)
