@@ -50,9 +50,7 @@ def grads_of(sizes, seed, scale):
 
 @pytest.mark.parametrize('sizes', [[5], [1023, 1, 1025], [3000, 0, 17, 4096, 2], [1] * 1030])
 @pytest.mark.parametrize('max_norm', [1.0, 0.5, 1e30])
-@pytest.mark.parametrize('threads', [1, 3])
-def test_norm_and_clipped_gradients_are_the_c_librarys(clib, sizes, max_norm, threads):
-    torch.set_num_threads(threads)
+def test_norm_and_clipped_gradients_are_the_c_librarys(clib, sizes, max_norm):
     grads = grads_of(sizes, len(sizes) + sum(sizes), 1.5)
     want_norm, want = c_clip(clib, grads, max_norm, 1e-6)
     ps = params_with(grads)
