@@ -136,7 +136,7 @@ def _config_problem(m):
 _LIST = ', '.join(sorted(t.__name__ for t in _SWAP))
 
 
-def from_torch_module(model, strict=True):
+def from_torch_module(model, strict=True, gemm=None):
     """Converts model in place and returns it: each module of a class
     repdl supports becomes its repdl.nn subclass (the same object,
     parameters and buffers).  Refused, with UnsupportedModuleError naming
@@ -150,7 +150,14 @@ def from_torch_module(model, strict=True):
     (its own forward(), which may call PyTorch functions) is refused;
     strict=False converts its children and trusts its forward() to call
     only repdl.ops or data movement (reshape, flatten, ...).
+
+    gemm='cr' or 'fma': every repdl.nn.Linear of the converted model
+    computes its products that way (repdl.nn.Linear's gemm); None (default)
+    leaves them as they are ('fma' for a converted torch.nn.Linear).
+    Another value: ValueError, nothing converted.
     """
+    if gemm is not None and gemm not in ('fma', 'cr'):
+        raise ValueError(f"repdl.from_torch_module: gemm must be 'fma', 'cr' or None, got {gemm!r}")
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f'repdl.from_torch_module: expected a torch.nn.Module, got '
                         f'{type(model).__name__}')
@@ -192,4 +199,8 @@ def from_torch_module(model, strict=True):
                                      ' (containers Sequential, ModuleList, ModuleDict stay)')
     for m in swaps:
         m.__class__ = _SWAP[type(m)]
+    if gemm is not None:
+        for m in model.modules():
+            if isinstance(m, rnn.Linear):
+                m.gemm = gemm
     return model

@@ -47,7 +47,17 @@ class Linear(torch.nn.Linear):
     backward repdl_linear_backward_f32 (dW, db summed over the batch in the
     batch order, docs/canonical-order.md).  Zero extents (in_features or
     out_features 0, an empty batch) give PyTorch's empty or bias-only
-    results.  Initialisation: PyTorch's bound, repdl's Philox (module doc)."""
+    results.  Initialisation: PyTorch's bound, repdl's Philox (module doc).
+
+    gemm='cr' (keyword, or the attribute gemm set later, as
+    from_torch_module(..., gemm='cr') does): every product correctly
+    rounded instead (ops.linear's gemm='cr': repdl_gemm_cr_f32 forward and
+    backward); 'fma' the default above; another value: ValueError."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None,
+                 gemm='fma'):
+        self.gemm = ops._gemm_mode(gemm)
+        super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
 
     def reset_parameters(self):
         _default_init(self.weight, self.in_features)
@@ -55,7 +65,11 @@ class Linear(torch.nn.Linear):
             _default_init(self.bias, self.in_features)
 
     def forward(self, input):
-        return ops.linear(input, self.weight, self.bias)
+        return ops.linear(input, self.weight, self.bias, gemm=getattr(self, 'gemm', 'fma'))
+
+    def extra_repr(self):
+        r = super().extra_repr()
+        return r + ", gemm='cr'" if getattr(self, 'gemm', 'fma') == 'cr' else r
 
 
 class Conv2d(torch.nn.Conv2d):

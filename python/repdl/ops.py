@@ -519,10 +519,53 @@ class _Linear(torch.autograd.Function):
                 db if need[2] and ctx.has_bias else None)
 
 
-def linear(input, weight, bias=None):
-    """y = x W^T + b (repdl_linear_forward_f32, threaded gemm: the same bits
-    at every torch.get_num_threads()); backward repdl_linear_backward_f32
-    (dW and db in the batch order: micro-batches of 16 rows, buddy tree)."""
+class _LinearCR(torch.autograd.Function):
+    """The linear layer with every product correctly rounded (_C.gemm_cr:
+    repdl_gemm_cr_threads_f32, or repdl_cuda_gemm_cr_f32 on CUDA tensors)."""
+
+    @staticmethod
+    def forward(ctx, x2, w, b):
+        ctx.save_for_backward(x2, w)
+        ctx.has_bias = b is not None
+        M, K = x2.shape
+        return _C.gemm_cr(False, True, M, w.shape[0], K, x2, w, b)
+
+    @staticmethod
+    @_once
+    def backward(ctx, g):
+        x2, w = ctx.saved_tensors
+        g = _grad(g)
+        need = ctx.needs_input_grad
+        M, K = x2.shape
+        N = w.shape[0]
+        dx = _C.gemm_cr(False, False, M, K, N, g, w, None) if need[0] else None
+        dw = _C.gemm_cr(True, False, N, K, M, g, x2, None) if need[1] else None
+        db = None
+        if need[2] and ctx.has_bias:  # the column sums: g^T times a column of ones
+            ones = torch.ones(M, 1, dtype=torch.float32, device=g.device)
+            db = _C.gemm_cr(True, False, N, 1, M, g, ones, None).reshape(N)
+        return dx, dw, db
+
+
+_GEMMS = ('fma', 'cr')
+
+
+def _gemm_mode(gemm):
+    if gemm not in _GEMMS:
+        raise ValueError(f"repdl: gemm must be 'fma' or 'cr', got {gemm!r}")
+    return gemm
+
+
+def linear(input, weight, bias=None, gemm='fma'):
+    """y = x W^T + b.  gemm='fma' (default): repdl_linear_forward_f32
+    (threaded gemm: the same bits at every torch.get_num_threads());
+    backward repdl_linear_backward_f32 (dW and db in the batch order:
+    micro-batches of 16 rows, buddy tree).  gemm='cr': every product
+    correctly rounded (repdl_gemm_cr_f32; docs/functions/gemm_cr.md):
+    y = RN(x W^T + b), dx = RN(dy W), dW = RN(dy^T x) and db = RN(dy^T 1)
+    over all rows at once, the same bits at every thread count and for any
+    split of the batch's rows among outputs.  Other gemm values: ValueError."""
+    _gemm_mode(gemm)
     x, w, b = _check(input), _check(weight, 'weight'), _opt(bias, 'bias')
     if w.dim() != 2:
         raise RuntimeError(f'repdl: linear weight must be 2-D [out, in], got {tuple(w.shape)}')
@@ -538,7 +581,8 @@ def linear(input, weight, bias=None):
     rows = 1
     for s_ in x.shape[:-1]:
         rows *= s_
-    y = _Linear.apply(x.reshape(rows, K), w, b)
+    fn = _LinearCR if gemm == 'cr' else _Linear
+    y = fn.apply(x.reshape(rows, K), w, b)
     return y.reshape(*x.shape[:-1], w.shape[0])
 
 

@@ -289,6 +289,22 @@ Tensor gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const Tensor &A, 
     return C;
 }
 
+// The correctly rounded product (repdl_cuda_gemm_cr_f32: repdl_gemm_cr_f32's bits)
+Tensor gemm_cr(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const Tensor &A, const Tensor &B,
+               const c10::optional<Tensor> &bias)
+{
+    OnDevice d(A);
+    const float *pa = d.in(A, "mat1"), *pb = d.in(B, "mat2"), *pbias = d.opt(bias, "bias");
+    TORCH_CHECK(M >= 0 && N >= 0 && K >= 0 && A.numel() == M * K && B.numel() == K * N,
+                "repdl: gemm_cr: size mismatch");
+    TORCH_CHECK(!pbias || bias->numel() == N, "repdl: gemm_cr: bias size mismatch");
+    Tensor C = d.empty({M, N});
+    ok(repdl_cuda_gemm_cr_f32(ta, tb, usz(M), usz(N), usz(K), pa, usz(ta ? M : K), pb,
+                              usz(tb ? K : N), pbias, C.data_ptr<float>(), usz(N), d.stream()),
+       "repdl_cuda_gemm_cr_f32");
+    return C;
+}
+
 Tensor linear_forward(const Tensor &x, const Tensor &W, const c10::optional<Tensor> &b)
 {
     OnDevice d(x);
@@ -456,6 +472,7 @@ void repdl_py_register_cuda(py::module &m)
     REPDL_LAYER_CUDA_BINDINGS(REPDL_PY_CUDA_DEF_LAYER)
 #undef REPDL_PY_CUDA_DEF_LAYER
     REPDL_PY_CUDA_DEF(gemm);
+    REPDL_PY_CUDA_DEF(gemm_cr);
     REPDL_PY_CUDA_DEF(dropout_forward);
     REPDL_PY_CUDA_DEF(dropout_backward);
     REPDL_PY_CUDA_DEF(uniform_fill);

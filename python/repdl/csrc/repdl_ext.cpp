@@ -20,6 +20,7 @@
 #include <repdl/layer_table.h>
 #include <repdl/attention_threads.h>
 #include <repdl/conv2d_threads.h>
+#include <repdl/gemm_cr_threads.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/reduce_threads.h>
 #include <repdl/reduce_units.h>
@@ -315,6 +316,23 @@ Tensor gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const Tensor &A, 
     ok(repdl_gemm_threads_f32(ta, tb, usz(M), usz(N), usz(K), threads(), 1.0f, 0.0f, pa,
                               usz(ta ? M : K), pb, usz(tb ? K : N), pbias, C.data_ptr<float>(), usz(N)),
        "repdl_gemm_threads_f32");
+    return C;
+}
+
+// C [M x N] = RN(op(A) op(B) (+ bias[N])), each output correctly rounded:
+// repdl_gemm_cr_threads_f32 with torch's thread count (the bits of
+// repdl_gemm_cr_f32 for every count).
+Tensor gemm_cr(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const Tensor &A, const Tensor &B,
+               const c10::optional<Tensor> &bias)
+{
+    const float *pa = cp(A, "mat1"), *pb = cp(B, "mat2"), *pbias = opt_cp(bias, "bias");
+    TORCH_CHECK(M >= 0 && N >= 0 && K >= 0 && A.numel() == M * K && B.numel() == K * N,
+                "repdl: gemm_cr: size mismatch");
+    TORCH_CHECK(!pbias || bias->numel() == N, "repdl: gemm_cr: bias size mismatch");
+    Tensor C = empty_f32({M, N});
+    ok(repdl_gemm_cr_threads_f32(ta, tb, usz(M), usz(N), usz(K), threads(), pa, usz(ta ? M : K), pb,
+                                 usz(tb ? K : N), pbias, C.data_ptr<float>(), usz(N)),
+       "repdl_gemm_cr_threads_f32");
     return C;
 }
 
@@ -639,6 +657,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 #undef REPDL_PY_NAME
     m.attr("layer_cuda_bindings") = py::tuple(layer_cuda_bindings);
     m.def("gemm", &gemm);
+    m.def("gemm_cr", &gemm_cr);
     m.def("dropout_forward", &dropout_forward);
     m.def("dropout_backward", &dropout_backward);
     m.def("uniform_fill", &uniform_fill);
