@@ -4,7 +4,7 @@
 the same model converted by repdl.from_torch_module, in the same run, as ratios.
 
     /usr/bin/python3 bench/python/bench_mode.py [--threads 1,2] [--reps 9] [--min-time 200]
-                                                [--cpu] [--profile]
+                                                [--cpu] [--profile] [--cprofile]
 
 Models (float32, CPU, batch 64):
   mlp   784-512-512-10: Linear, LayerNorm, GELU, Linear, LayerNorm, GELU, Linear
@@ -13,8 +13,9 @@ Models (float32, CPU, batch 64):
 Rows:
   fwd+bwd  zero_grad(set_to_none), forward, cross-entropy, backward
   step     the same and an AdamW step: under the mode torch.optim.AdamW(foreach=False)
-           (its per-element operations routed one by one), converted
-           repdl.optim.AdamW (one repdl_adam_step_f32 call a tensor)
+           (its statements as repdl.mode's handlers compute them, one Python call a
+           parameter: repdl.mode.ADAMW_ONE_CALL), converted repdl.optim.AdamW (one
+           repdl_adam_step_f32 call a tensor)
   step-r   the step with repdl.optim.AdamW on both sides (under the mode too)
 Under the mode the loss is F.cross_entropy (aten's log_softmax + nll_loss, both routed);
 converted, repdl.nn.CrossEntropyLoss.
@@ -24,7 +25,9 @@ MS milliseconds have passed (wall time, or with --cpu this process's CPU time ov
 its threads, which other processes on a loaded machine disturb less); a row prints the
 medians (ms per step), the ratio mode / converted and the smallest and largest paired
 ratio.  Performance is never a test.
---profile prints torch.autograd.profiler's self CPU time per aten op of 20 mode steps.
+--profile prints torch.autograd.profiler's self CPU time per aten op of 20 mode steps;
+--cprofile prints cProfile's 25 functions of most own time in 20 mode steps (the Python
+cost of the dispatch: repdl/mode.py's functions against repdl._C's).
 """
 import argparse
 import copy
@@ -132,6 +135,7 @@ def main():
     ap.add_argument('--reps', type=int, default=9)
     ap.add_argument('--min-time', type=float, default=200.0)
     ap.add_argument('--profile', action='store_true')
+    ap.add_argument('--cprofile', action='store_true')
     ap.add_argument('--cpu', action='store_true',
                     help='time.process_time (this process\'s CPU time, all threads) instead of '
                     'wall time: less sensitive to other processes on a loaded machine')
@@ -158,6 +162,20 @@ def main():
                     step()
             print(f'--- {name}: 20 steps under repdl.mode, 1 thread')
             print(prof.key_averages().table(sort_by='self_cpu_time_total', row_limit=15))
+    if o.cprofile:
+        import cProfile
+        import pstats
+        torch.set_num_threads(1)
+        for name, make in models().items():
+            step = make_steps(make)['step'][0]
+            step()
+            pr = cProfile.Profile()
+            pr.enable()
+            for _ in range(20):
+                step()
+            pr.disable()
+            print(f'--- {name}: 20 steps under repdl.mode, 1 thread (cProfile)')
+            pstats.Stats(pr, stream=sys.stdout).sort_stats('tottime').print_stats(25)
 
 
 if __name__ == '__main__':

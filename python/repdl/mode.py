@@ -1156,17 +1156,19 @@ def _adamw_single(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_s
     def op(func, *args, **kwargs):
         return m.__torch_dispatch__(func, (), args, kwargs)
     with _pop_mode_temporarily():
+        small = {}      # step -> [(param, grad, exp_avg, exp_avg_sq, mx)]: one flat call
         for i, param in enumerate(params):
             grad = grads[i] if not maximize else op(aten.neg.default, grads[i])
             exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
             op(aten.add_.Tensor, step_t, 1)
             step = op(aten._local_scalar_dense.default, step_t)
             mx = max_exp_avg_sqs[i] if amsgrad else None
-            ts = (param, grad, exp_avg, exp_avg_sq) + ((mx,) if amsgrad else ())
-            if all(t.dtype == _F32 and t.device.type == 'cpu' and t.is_contiguous()
-                   and t.shape == param.shape for t in ts):
-                _adamw_param(param, grad, exp_avg, exp_avg_sq, mx, step, beta1, beta2, lr,
-                             weight_decay, eps)
+            if _adamw_fast_ok(param, grad, exp_avg, exp_avg_sq, mx):
+                if param.numel() >= _ADAMW_FLAT:
+                    _adamw_param(param, grad, exp_avg, exp_avg_sq, mx, step, beta1, beta2, lr,
+                                 weight_decay, eps)
+                else:
+                    small.setdefault(step, []).append((param, grad, exp_avg, exp_avg_sq, mx))
                 continue
             # each statement of torch's loop through the mode's handlers
             op(aten.mul_.Tensor, param, 1 - lr * weight_decay)
@@ -1183,6 +1185,46 @@ def _adamw_single(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_s
                                                                 mx if amsgrad else exp_avg_sq),
                                             bias_correction2_sqrt), eps)
             op(aten.addcdiv_.default, param, exp_avg, denom, value=-step_size)
+        for step, group in small.items():
+            _adamw_flat(group, step, beta1, beta2, lr, weight_decay, eps)
+
+
+# Parameters of fewer elements than this are updated together (_adamw_flat).
+_ADAMW_FLAT = 1 << 14
+
+
+def _adamw_flat(group, step, beta1, beta2, lr, weight_decay, eps):
+    """_adamw_param on the concatenation of the group's tensors (one call
+    instead of one a parameter: the Python cost of small parameters), the
+    results copied back.  The same bits: every operation is per element
+    with the same scalars (one step value per group), copies are exact."""
+    cols = list(zip(*group))       # params, grads, exp_avgs, exp_avg_sqs, mxs
+    amsgrad = cols[4][0] is not None
+    flat = [torch.cat([t.reshape(-1) for t in c]) for c in cols[:5 if amsgrad else 4]]
+    _adamw_param(flat[0], flat[1], flat[2], flat[3], flat[4] if amsgrad else None, step, beta1,
+                 beta2, lr, weight_decay, eps)
+    a = 0
+    for j, (param, _, exp_avg, exp_avg_sq, mx) in enumerate(group):
+        b = a + param.numel()
+        param.copy_(flat[0][a:b].view(param.shape))
+        exp_avg.copy_(flat[2][a:b].view(param.shape))
+        exp_avg_sq.copy_(flat[3][a:b].view(param.shape))
+        if amsgrad:
+            mx.copy_(flat[4][a:b].view(param.shape))
+        a = b
+
+
+def _adamw_fast_ok(param, *ts):
+    """Whether _adamw_param applies: float32 CPU contiguous tensors of
+    param's shape (mx None without amsgrad)."""
+    if param.dtype != _F32 or param.device.type != 'cpu' or not param.is_contiguous():
+        return False
+    shape = param.shape
+    for t in ts:
+        if t is not None and (t.dtype != _F32 or t.device.type != 'cpu'
+                              or not t.is_contiguous() or t.shape != shape):
+            return False
+    return True
 
 
 def _adamw_param(param, grad, exp_avg, exp_avg_sq, mx, step, beta1, beta2, lr, weight_decay,

@@ -503,14 +503,16 @@ def test_gradient_accumulation_training():
 def _adamw_run(one_call, amsgrad, maximize, wd, steps=3):
     """torch.optim.AdamW(foreach=False) steps under the mode on a float32
     parameter and gradient holding NaNs with payloads and both signs,
-    infinities, zeros of both signs and ordinary values, in 2 shapes (a
-    float64 parameter too: refused by sqrt, strict=False, so PyTorch's),
+    infinities, zeros of both signs and ordinary values, in 3 shapes (one
+    above repdl.mode's _ADAMW_FLAT, two below it, updated as one flat
+    tensor; a float64 parameter too: refused by sqrt, strict=False, so
+    PyTorch's),
     through repdl.mode's one-call path or statement by statement; returns
     every tensor of the parameters and the optimizer state."""
     M = sys.modules['repdl.mode']
     g = torch.Generator().manual_seed(41)
     ps = []
-    for shape in ((64, 33), (7,)):
+    for shape in ((130, 130), (64, 33), (7,)):
         p = torch.randn(shape, generator=g)
         gr = torch.randn(shape, generator=g)
         for t in (p, gr):
@@ -544,8 +546,9 @@ def test_adamw_one_call_same_bits():
     _adamw_param: scratch tensors, NaNs made canonical once per stored
     tensor) gives the bits of its statements routed one by one, in every
     configuration (weight decay, amsgrad, maximize), NaN payloads and
-    infinities included; and it is the path taken (a float32 parameter
-    goes through _adamw_param)."""
+    infinities included; and it is the path taken (the large float32
+    parameter through _adamw_param, the two small ones through one
+    _adamw_param call on their concatenation)."""
     M = sys.modules['repdl.mode']
     if not M.ADAMW_ONE_CALL:
         import pytest
@@ -564,12 +567,12 @@ def test_adamw_one_call_same_bits():
                 assert all(bool((bits(t)[torch.isnan(t)] == 0x7fc00000).all()) for t in f32)
     calls = []
     orig = M._adamw_param
-    M._adamw_param = lambda *a: (calls.append(1), orig(*a))
+    M._adamw_param = lambda *a: (calls.append(a[0].numel()), orig(*a))
     try:
         _adamw_run(True, False, False, 0.01, steps=1)
     finally:
         M._adamw_param = orig
-    assert len(calls) == 2
+    assert sorted(calls) == [64 * 33 + 7, 130 * 130]
 
 
 # ---- CUDA tensors (the CUDA build of repdl._C) ----
