@@ -18,8 +18,10 @@ Timing: for each row, R repetitions (--reps), each timing repdl then
 PyTorch (the order alternates between repetitions) by looping calls for at
 least --ms milliseconds; the median time per call of each side is
 printed with the ratio repdl / torch and the smallest and largest paired
-ratios (the row's noise).  Wall clock (time.perf_counter).  Nothing here
-asserts a time; the machine's load shows in the range column.
+ratios (the row's noise).  CPU time of the process (time.process_time,
+so that other jobs on a loaded machine do not count; at --threads 1 it is
+the one thread's time).  Nothing here asserts a time; the noise shows in
+the range column.
 """
 import argparse
 import os
@@ -42,11 +44,11 @@ F = torch.nn.functional
 
 def per_call(fn, ms):
     fn()
-    n, t0 = 0, time.perf_counter()
+    n, t0 = 0, time.process_time()
     while True:
         fn()
         n += 1
-        t = time.perf_counter() - t0
+        t = time.process_time() - t0
         if t * 1000 >= ms:
             return t / n
 

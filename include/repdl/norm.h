@@ -134,31 +134,95 @@ REPDL_FN float repdl__norm_rstd(float v, float eps)
     return repdl__canon(repdl__fdiv(1.0f, repdl__fsqrt(repdl__fadd(v, eps))));
 }
 
-/* The affine map of xhat[0..len) into y (see the top of the file).  xhat
-   is a buffer of rounded products: the barrier keeps RN(xhat + beta) from
-   being contracted with the product that made xhat. */
+/* ---- The run-time dispatch of the row norms (layer, RMS) ----
+   On x86-64 with gcc or clang (not nvcc, not REPDL_PORTABLE_C, not
+   REPDL_NORM_NO_DISPATCH) and a CPU with AVX2 and FMA (probed once), the
+   row loops of layer and RMS norm, forward and backward, run as a clone
+   compiled for target("avx2,fma"): the same source, so the same
+   operations in the same order (every product that feeds an addition is
+   kept from contraction by the barriers, as in any -march=x86-64-v3
+   -ffp-contract=fast build), and the affine step's fma, written on
+   purpose, is the hardware instruction (__builtin_fmaf) instead of
+   repdl__fmaf_soft: both are the correctly rounded a*b + c (config.h), so
+   the bits are those of every other build.  Elsewhere the plain loops
+   run.  REPDL__NORM_BODY marks a body both forms inline (always_inline
+   under the dispatch, so that the clone compiles it for its target). */
+#if REPDL__GNU_HOST && defined(__x86_64__) && !defined(REPDL_NORM_NO_DISPATCH)
+#define REPDL__NORM_X86 1
+#define REPDL__NORM_BODY __attribute__((always_inline)) static inline
+#define REPDL__NORM_AVX2 __attribute__((target("avx2,fma"))) static
+#else
+#define REPDL__NORM_X86 0
+#define REPDL__NORM_BODY REPDL_FN
+#endif
+
+/* 1 when the clone may run (the CPU has AVX2 and FMA); the probe's answer
+   is cached (threads racing to the first call store the same value,
+   atomically).  0 without the dispatch. */
+REPDL_FN int repdl__norm_isa(void)
+{
+#if REPDL__NORM_X86
+    static int isa = -1;
+    int v = __atomic_load_n(&isa, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+        __atomic_store_n(&isa, v, __ATOMIC_RELAXED);
+    }
+    return v;
+#else
+    return 0;
+#endif
+}
+
+/* The affine map of xhat[0..len) into y (see the top of the file), its
+   fma FMA.  xhat is a buffer of rounded products: the barrier keeps
+   RN(xhat + beta) from being contracted with the product that made xhat. */
+#define REPDL__NORM_AFFINE_LOOPS(FMA)                                                     \
+    do {                                                                                  \
+        size_t i_;                                                                        \
+        REPDL__MATERIALIZE(xhat);                                                         \
+        if (gamma && beta)                                                                \
+            for (i_ = 0; i_ < len; i_++)                                                  \
+                y[i_] = repdl__canon(FMA(xhat[i_], gamma[i_], beta[i_]));                 \
+        else if (gamma)                                                                   \
+            for (i_ = 0; i_ < len; i_++) y[i_] = repdl__canon(repdl__fmul(xhat[i_], gamma[i_])); \
+        else if (beta)                                                                    \
+            for (i_ = 0; i_ < len; i_++) y[i_] = repdl__canon(repdl__fadd(xhat[i_], beta[i_])); \
+        else                                                                              \
+            for (i_ = 0; i_ < len; i_++) y[i_] = repdl__canon(xhat[i_]);                  \
+    } while (0)
+
 REPDL_FN void repdl__norm_affine(float *y, float *xhat, size_t len, const float *gamma,
                                  const float *beta)
 {
-    size_t i;
-    REPDL__MATERIALIZE(xhat);
-    if (gamma && beta)
-        for (i = 0; i < len; i++) y[i] = repdl__canon(repdl__fmaf(xhat[i], gamma[i], beta[i]));
-    else if (gamma)
-        for (i = 0; i < len; i++) y[i] = repdl__canon(repdl__fmul(xhat[i], gamma[i]));
-    else if (beta)
-        for (i = 0; i < len; i++) y[i] = repdl__canon(repdl__fadd(xhat[i], beta[i]));
-    else
-        for (i = 0; i < len; i++) y[i] = repdl__canon(xhat[i]);
+    REPDL__NORM_AFFINE_LOOPS(repdl__fmaf);
 }
+
+#if REPDL__NORM_X86
+/* The same with the hardware fma: the clone's form (hw = 1 below). */
+__attribute__((target("avx2,fma"))) static inline void
+repdl__norm_affine_hw(float *y, float *xhat, size_t len, const float *gamma, const float *beta)
+{
+    REPDL__NORM_AFFINE_LOOPS(__builtin_fmaf);
+}
+#define REPDL__NORM_AFFINE(hw, y, xh, len, g, b)                                          \
+    ((hw) ? repdl__norm_affine_hw((y), (xh), (len), (g), (b))                             \
+          : repdl__norm_affine((y), (xh), (len), (g), (b)))
+#else
+#define REPDL__NORM_AFFINE(hw, y, xh, len, g, b)                                          \
+    ((void)(hw), repdl__norm_affine((y), (xh), (len), (g), (b)))
+#endif
 
 /* ---- Layer norm ---- */
 
 /* One row of a forward pass: y_i = the affine map of
    xhat_i = RN(RN(x_i - mu) * rs) (layer norm, center == 1) or
-   RN(x_i * rs) (RMS norm, center == 0), a chunk at a time.  y may be x. */
-REPDL_FN void repdl__norm_row_out(const float *xr, float *yr, size_t cols, int center, float mu,
-                                  float rs, const float *gamma, const float *beta)
+   RN(x_i * rs) (RMS norm, center == 0), a chunk at a time.  y may be x.
+   hw: the clone's hardware fma (1 only inside a target("avx2,fma") clone). */
+REPDL__NORM_BODY void repdl__norm_row_out(const float *xr, float *yr, size_t cols, int center,
+                                          float mu, float rs, const float *gamma,
+                                          const float *beta, int hw)
 {
     size_t k, i;
     for (k = 0; k < cols; k += REPDL__NORM_CHUNK) {
@@ -168,19 +232,17 @@ REPDL_FN void repdl__norm_row_out(const float *xr, float *yr, size_t cols, int c
             for (i = 0; i < len; i++) xh[i] = repdl__fmul(repdl__fsub(xr[k + i], mu), rs);
         else
             for (i = 0; i < len; i++) xh[i] = repdl__fmul(xr[k + i], rs);
-        repdl__norm_affine(yr + k, xh, len, gamma ? gamma + k : NULL, beta ? beta + k : NULL);
+        REPDL__NORM_AFFINE(hw, yr + k, xh, len, gamma ? gamma + k : NULL, beta ? beta + k : NULL);
     }
 }
 
 
-/* y = layer_norm(x) over each row of cols values; mean[r], rstd[r] saved
-   when not NULL.  gamma, beta: [cols] or NULL.  y may be x. */
-REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
-                                                    const float *x, const float *gamma, const float *beta,
-                                                    float *y, float *mean, float *rstd)
+/* The rows of layer norm's forward (below), hw as repdl__norm_row_out. */
+REPDL__NORM_BODY void repdl__ln_fwd_rows(size_t rows, size_t cols, float eps, const float *x,
+                                         const float *gamma, const float *beta, float *y,
+                                         float *mean, float *rstd, int hw)
 {
     size_t r;
-    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !y));
     for (r = 0; r < rows; r++) {
         const float *xr = REPDL__OFFSET(x, r * cols);
         float *yr = REPDL__OFFSET(y, r * cols);
@@ -192,8 +254,33 @@ REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, fl
         float rs = repdl__norm_rstd(var, eps);
         if (mean) mean[r] = mu;
         if (rstd) rstd[r] = rs;
-        repdl__norm_row_out(xr, yr, cols, 1, mu, rs, gamma, beta);
+        repdl__norm_row_out(xr, yr, cols, 1, mu, rs, gamma, beta, hw);
     }
+}
+
+#if REPDL__NORM_X86
+REPDL__NORM_AVX2 void repdl__ln_fwd_avx2(size_t rows, size_t cols, float eps, const float *x,
+                                         const float *gamma, const float *beta, float *y,
+                                         float *mean, float *rstd)
+{
+    repdl__ln_fwd_rows(rows, cols, eps, x, gamma, beta, y, mean, rstd, 1);
+}
+#endif
+
+/* y = layer_norm(x) over each row of cols values; mean[r], rstd[r] saved
+   when not NULL.  gamma, beta: [cols] or NULL.  y may be x. */
+REPDL_API repdl_status repdl_layer_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                                    const float *x, const float *gamma, const float *beta,
+                                                    float *y, float *mean, float *rstd)
+{
+    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !y));
+#if REPDL__NORM_X86
+    if (repdl__norm_isa()) {
+        repdl__ln_fwd_avx2(rows, cols, eps, x, gamma, beta, y, mean, rstd);
+        return REPDL_OK;
+    }
+#endif
+    repdl__ln_fwd_rows(rows, cols, eps, x, gamma, beta, y, mean, rstd, 0);
     return REPDL_OK;
 }
 
@@ -240,7 +327,7 @@ REPDL_FN void repdl__norm_prefetch(const float *g, const float *xr, size_t cb)
    repdl__cols_fold8 or fold4 (16 KiB of stack an output).  Each row piece is read
    once, contiguously.  pf_len rows of the next block, pf_off floats from
    the current row pieces, pf_cb wide, are prefetched along the way. */
-REPDL_FN void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0, size_t cb,
+REPDL__NORM_BODY void repdl__norm_mb_cols(size_t r0, size_t len, size_t cols, size_t j0, size_t cb,
                                   const float *x, const float *mean, const float *rstd,
                                   const float *dy, int mode, float *out, float *out0,
                                   size_t pf_len, size_t pf_off, size_t pf_cb)
@@ -358,7 +445,7 @@ REPDL_FN int repdl__norm_trees(size_t rows, size_t cols, int two, repdl__vtree *
    (out0 not NULL: vt0, for the mode-0 sums, from the same pass), a column
    strip at a time down all the rows: the trees' vectors (one strip) stay
    in L1.  One micro-batch (rows <= 16): its values, no tree. */
-REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const float *mean,
+REPDL__NORM_BODY void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const float *mean,
                                  const float *rstd, const float *dy, int mode, float *out,
                                  float *out0, repdl__vtree *vt, repdl__vtree *vt0)
 {
@@ -400,7 +487,7 @@ REPDL_FN void repdl__norm_colsum(size_t rows, size_t cols, const float *x, const
 
 /* dx of layer norm, row by row: c1 and c2 of a row (its two canonical
    sums, a leaf at a time, divided by cols) ... */
-REPDL_FN void repdl__ln_bwd_consts(const float *xr, const float *gr, const float *gamma, size_t cols,
+REPDL__NORM_BODY void repdl__ln_bwd_consts(const float *xr, const float *gr, const float *gamma, size_t cols,
                                    float mu, float rs, float *c1, float *c2)
 {
     size_t j, i, len;
@@ -423,7 +510,7 @@ REPDL_FN void repdl__ln_bwd_consts(const float *xr, const float *gr, const float
 }
 
 /* ... and dx of columns [j, j + len) of a row (len <= REPDL__NORM_CHUNK). */
-REPDL_FN void repdl__ln_bwd_out(const float *xr, const float *gr, const float *gamma, float *o,
+REPDL__NORM_BODY void repdl__ln_bwd_out(const float *xr, const float *gr, const float *gamma, float *o,
                                 size_t j, size_t len, float mu, float rs, float c1, float c2)
 {
     float g[REPDL__NORM_CHUNK], q[REPDL__NORM_CHUNK];
@@ -446,7 +533,7 @@ REPDL_FN void repdl__ln_bwd_out(const float *xr, const float *gr, const float *g
    just read, from cache.  The values and their order are those of the
    separate passes.  Returns -1, having written nothing, when a vector
    tree cannot be had. */
-REPDL_FN int repdl__ln_bwd_fused(size_t rows, size_t cols, const float *x, const float *gamma,
+REPDL__NORM_BODY int repdl__ln_bwd_fused(size_t rows, size_t cols, const float *x, const float *gamma,
                                  const float *mean, const float *rstd, const float *dy, float *dx,
                                  float *dgamma, float *dbeta)
 {
@@ -503,17 +590,14 @@ REPDL_FN int repdl__ln_bwd_fused(size_t rows, size_t cols, const float *x, const
     return 0;
 }
 
-/* Backward of layer norm (see the top of the file).  mean, rstd: as saved
-   by the forward pass (required).  gamma NULL: non-affine.  dx, dgamma,
-   dbeta: NULL skips that output. */
-REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
-                                                     const float *gamma, const float *mean,
-                                                     const float *rstd, const float *dy, float *dx,
-                                                     float *dgamma, float *dbeta)
+/* The body of layer norm's backward (below), after the checks. */
+REPDL__NORM_BODY repdl_status repdl__ln_bwd_body(size_t rows, size_t cols, const float *x,
+                                                 const float *gamma, const float *mean,
+                                                 const float *rstd, const float *dy, float *dx,
+                                                 float *dgamma, float *dbeta)
 {
     size_t r, j;
     repdl__vtree vt, vt0;
-    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !dy || !mean || !rstd));
     if (dx && (dgamma || dbeta) && rows && cols &&
         repdl__ln_bwd_fused(rows, cols, x, gamma, mean, rstd, dy, dx, dgamma, dbeta) == 0)
         return REPDL_OK;
@@ -539,15 +623,39 @@ REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, c
     return REPDL_OK;
 }
 
+#if REPDL__NORM_X86
+REPDL__NORM_AVX2 repdl_status repdl__ln_bwd_avx2(size_t rows, size_t cols, const float *x,
+                                                 const float *gamma, const float *mean,
+                                                 const float *rstd, const float *dy, float *dx,
+                                                 float *dgamma, float *dbeta)
+{
+    return repdl__ln_bwd_body(rows, cols, x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
+}
+#endif
+
+/* Backward of layer norm (see the top of the file).  mean, rstd: as saved
+   by the forward pass (required).  gamma NULL: non-affine.  dx, dgamma,
+   dbeta: NULL skips that output. */
+REPDL_API repdl_status repdl_layer_norm_backward_f32(size_t rows, size_t cols, const float *x,
+                                                     const float *gamma, const float *mean,
+                                                     const float *rstd, const float *dy, float *dx,
+                                                     float *dgamma, float *dbeta)
+{
+    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !dy || !mean || !rstd));
+#if REPDL__NORM_X86
+    if (repdl__norm_isa())
+        return repdl__ln_bwd_avx2(rows, cols, x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
+#endif
+    return repdl__ln_bwd_body(rows, cols, x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
+}
+
 /* ---- RMS norm ---- */
 
-/* y = rms_norm(x) over each row; rstd[r] saved when not NULL.  gamma:
-   [cols] or NULL.  y may be x. */
-REPDL_API repdl_status repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
-                                                  const float *x, const float *gamma, float *y, float *rstd)
+/* The rows of RMS norm's forward (below), hw as repdl__norm_row_out. */
+REPDL__NORM_BODY void repdl__rms_fwd_rows(size_t rows, size_t cols, float eps, const float *x,
+                                          const float *gamma, float *y, float *rstd, int hw)
 {
     size_t r;
-    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !y));
     for (r = 0; r < rows; r++) {
         const float *xr = REPDL__OFFSET(x, r * cols);
         float *yr = REPDL__OFFSET(y, r * cols);
@@ -555,20 +663,41 @@ REPDL_API repdl_status repdl_rms_norm_forward_f32(size_t rows, size_t cols, floa
         float ms = cols ? repdl__div_count_f32(repdl__row_dot_f32(cols, xr, xr), cols) : repdl__nanf();
         float rs = repdl__norm_rstd(ms, eps);
         if (rstd) rstd[r] = rs;
-        repdl__norm_row_out(xr, yr, cols, 0, 0.0f, rs, gamma, NULL);
+        repdl__norm_row_out(xr, yr, cols, 0, 0.0f, rs, gamma, NULL, hw);
     }
+}
+
+#if REPDL__NORM_X86
+REPDL__NORM_AVX2 void repdl__rms_fwd_avx2(size_t rows, size_t cols, float eps, const float *x,
+                                          const float *gamma, float *y, float *rstd)
+{
+    repdl__rms_fwd_rows(rows, cols, eps, x, gamma, y, rstd, 1);
+}
+#endif
+
+/* y = rms_norm(x) over each row; rstd[r] saved when not NULL.  gamma:
+   [cols] or NULL.  y may be x. */
+REPDL_API repdl_status repdl_rms_norm_forward_f32(size_t rows, size_t cols, float eps,
+                                                  const float *x, const float *gamma, float *y, float *rstd)
+{
+    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !y));
+#if REPDL__NORM_X86
+    if (repdl__norm_isa()) {
+        repdl__rms_fwd_avx2(rows, cols, eps, x, gamma, y, rstd);
+        return REPDL_OK;
+    }
+#endif
+    repdl__rms_fwd_rows(rows, cols, eps, x, gamma, y, rstd, 0);
     return REPDL_OK;
 }
 
-/* Backward of RMS norm.  rstd as saved by the forward pass (required);
-   gamma NULL: non-affine; dx, dgamma NULL: skipped. */
-REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
-                                                   const float *gamma, const float *rstd,
-                                                   const float *dy, float *dx, float *dgamma)
+/* The body of RMS norm's backward (below), after the checks. */
+REPDL__NORM_BODY repdl_status repdl__rms_bwd_body(size_t rows, size_t cols, const float *x,
+                                                  const float *gamma, const float *rstd,
+                                                  const float *dy, float *dx, float *dgamma)
 {
     size_t r, j, i, len;
     repdl__vtree vt, vt0;
-    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !dy || !rstd));
     if (repdl__norm_trees(dgamma ? rows : 0, cols, 0, &vt, &vt0)) return REPDL_ERR_NOMEM;
     if (dx && cols) {   /* cols = 0: no dx, and rstd may be NULL */
         for (r = 0; r < rows; r++) {
@@ -605,6 +734,28 @@ REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, con
     repdl__vtree_free(&vt);
     repdl__vtree_free(&vt0);
     return REPDL_OK;
+}
+
+#if REPDL__NORM_X86
+REPDL__NORM_AVX2 repdl_status repdl__rms_bwd_avx2(size_t rows, size_t cols, const float *x,
+                                                  const float *gamma, const float *rstd,
+                                                  const float *dy, float *dx, float *dgamma)
+{
+    return repdl__rms_bwd_body(rows, cols, x, gamma, rstd, dy, dx, dgamma);
+}
+#endif
+
+/* Backward of RMS norm.  rstd as saved by the forward pass (required);
+   gamma NULL: non-affine; dx, dgamma NULL: skipped. */
+REPDL_API repdl_status repdl_rms_norm_backward_f32(size_t rows, size_t cols, const float *x,
+                                                   const float *gamma, const float *rstd,
+                                                   const float *dy, float *dx, float *dgamma)
+{
+    REPDL__NORM_ENTRY(repdl__norm_rows_args(rows, cols, !x || !dy || !rstd));
+#if REPDL__NORM_X86
+    if (repdl__norm_isa()) return repdl__rms_bwd_avx2(rows, cols, x, gamma, rstd, dy, dx, dgamma);
+#endif
+    return repdl__rms_bwd_body(rows, cols, x, gamma, rstd, dy, dx, dgamma);
 }
 
 /* ---- Batch norm over [n][c][hw] (hw = 1: BatchNorm1d) ----

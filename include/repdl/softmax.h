@@ -81,6 +81,34 @@ REPDL_FN int repdl__sm_finite(float m)
     return (repdl__asuint(m) & 0x7fffffffu) < 0x7f800000u;
 }
 
+/* e[i] = repdl_exp_f32(d[i]), i < n, bit for bit: detail/cr.h's skeleton
+   (repdl_exp_array_f32) in blocks of REPDL__SM_BLOCK elements instead of
+   REPDL__ARRAY_CHUNK, only the last one padded (with zeros), so that a
+   short row (cross-entropy's classes) does not pay for a chunk of 256.
+   Per block: the branch-free lane repdl__exp_lane on all of it, then
+   repdl_exp_f32 on its flagged real elements (a lane that is not flagged
+   passed the rounding test: its result is repdl_exp_f32's), then the
+   block written after every read of it (e may be d). */
+#define REPDL__SM_BLOCK 16
+REPDL_FN void repdl__sm_exp_blocks(size_t n, const float *d, float *e)
+{
+    size_t i0, i;
+    for (i0 = 0; i0 < n; i0 += REPDL__SM_BLOCK) {
+        float xb[REPDL__SM_BLOCK];
+        uint32_t res[REPDL__SM_BLOCK], bad[REPDL__SM_BLOCK], any = 0;
+        size_t m = n - i0 < REPDL__SM_BLOCK ? n - i0 : REPDL__SM_BLOCK;
+        for (i = 0; i < REPDL__SM_BLOCK; i++) xb[i] = i < m ? d[i0 + i] : 0.0f;
+        for (i = 0; i < REPDL__SM_BLOCK; i++) {
+            res[i] = repdl__exp_lane(repdl__asuint(xb[i]), &bad[i]);
+            any |= bad[i];
+        }
+        if (REPDL_UNLIKELY(any))
+            for (i = 0; i < m; i++)
+                if (bad[i]) res[i] = repdl__asuint(repdl_exp_f32(xb[i]));
+        memcpy(e + i0, res, m * sizeof res[0]);
+    }
+}
+
 /* The first pass of a row shared by softmax, log_softmax and
    cross-entropy, for a finite max m: e[i] = repdl_exp_f32(RN(x_i - m)) (when
    e != NULL) and d[i] = RN(x_i - m) (when d != NULL), and the canonical
@@ -94,7 +122,9 @@ REPDL_FN float repdl__softmax_pass(const float *x, size_t n, float m, float *e, 
         float db[REPDL_SUM_LEAF], eb[REPDL_SUM_LEAF];
         float *dd = d ? d + j : db, *ee = e ? e + j : eb;
         for (i = 0; i < len; i++) dd[i] = repdl__fsub(x[j + i], m);
-        repdl_exp_array_f32(len, dd, ee);
+        /* a leaf shorter than one chunk: blocks of 16, not a chunk of 256 */
+        if (len < REPDL__ARRAY_CHUNK) repdl__sm_exp_blocks(len, dd, ee);
+        else repdl_exp_array_f32(len, dd, ee);
         repdl__tree_leaf_copy(&t, ee, len);
     }
     return repdl__tree_root(&t);

@@ -441,6 +441,57 @@ static void check_invariance(void)
     free(mu); free(rs); free(mu2); free(rs2); free(mean); free(rstd);
 }
 
+/* Rows shorter than one chunk of detail/cr.h (softmax.h's blocks of 16)
+   whose exponentials the branch-free lane leaves to repdl_exp_f32: a max
+   of 0, so d_i = x_i, and the other elements drawn from -0x1.d2259ap+3 and
+   -0x1.65cf3p+6 (negative inputs of tests/math/expf.wc, within 2^-27 ulp
+   of a midpoint: the lane's rounding test fails), values in
+   (-104, -87] (the lane's slow range; results subnormal or 0) and moderate
+   values.  Each row is checked to hold a flagged element (the premise),
+   then softmax, log_softmax and cross-entropy against the reference. */
+static void check_short_flagged(void)
+{
+    static const uint32_t hard[] = {0xc16912cdu, 0xc2b2e798u};
+    static const size_t colsv[] = {2, 3, 10, 15, 16, 17, 33, 100, 255};
+    enum { ROWS = 3 };
+    for (size_t a = 0; a < sizeof colsv / sizeof colsv[0]; a++) {
+        size_t cols = colsv[a], n = ROWS * cols;
+        float *x = alloc(n), *y = alloc(n), *yr = alloc(n), *dx = alloc(n), *dxr = alloc(n);
+        int32_t t[ROWS];
+        for (size_t r = 0; r < ROWS; r++) {
+            float *xr = x + r * cols;
+            uint32_t flagged = 0, bad;
+            xr[0] = 0.0f;
+            for (size_t i = 1; i < cols; i++) {
+                uint64_t u = rng_next();
+                xr[i] = u % 3 == 0 ? asfloat(hard[(u >> 8) % 2])
+                      : u % 3 == 1 ? -(87.0f + (float)((u >> 16) % 17000) * 0x1p-10f)
+                                   : -(float)((u >> 16) % 1000) * 0x1p-6f;
+            }
+            xr[cols - 1] = asfloat(hard[r % 2]);
+            for (size_t i = 0; i < cols; i++) {
+                (void)repdl__exp_lane(asuint(xr[i]), &bad);
+                flagged |= bad;
+            }
+            CHECK(flagged, "short row cols=%zu row %zu holds a flagged element", cols, r);
+            t[r] = (int32_t)((r * 7 + 1) % cols);
+        }
+        repdl_softmax_f32(ROWS, cols, x, y);
+        ref_softmax(ROWS, cols, x, yr);
+        same("softmax short flagged", y, yr, n, ROWS, cols, -1);
+        repdl_log_softmax_f32(ROWS, cols, x, y);
+        ref_log_softmax(ROWS, cols, x, yr);
+        same("log_softmax short flagged", y, yr, n, ROWS, cols, -1);
+        for (int red = 0; red < 2; red++) {
+            float l = loss_call(0, ROWS, cols, red, x, t, dx);
+            float lr = ref_cross_entropy(ROWS, cols, x, t, red, dxr);
+            same1("cross_entropy short flagged", l, lr, ROWS, cols, -1);
+            same("cross_entropy grad short flagged", dx, dxr, n, ROWS, cols, -1);
+        }
+        free(x); free(y); free(yr); free(dx); free(dxr);
+    }
+}
+
 /* losses and column sums over more than one leaf of rows (the canonical
    tree above a leaf), against the reference */
 static void check_many_rows(void)
@@ -625,6 +676,7 @@ int main(int argc, char **argv)
                 check_shape(rowsv[b], colsv[a], kind);
             }
     check_invariance();
+    check_short_flagged();
     check_many_rows();
     check_batch_order();
     return check_summary("test_nn");
