@@ -22,10 +22,25 @@
 
 #include <repdl/gemm_cr.h>
 
+/* A measuring hook, called with every product's arguments before it is
+   computed (bench/linalg/gemm_cr_slices.cpp defines it; nothing by
+   default). */
+#ifndef TRAIN_LINEAR_CR_HOOK
+#define TRAIN_LINEAR_CR_HOOK(ta, tb, M, N, K, A, lda, B, ldb, bias) ((void)0)
+#endif
+
+static repdl_status train_gemm_cr(int ta, int tb, size_t M, size_t N, size_t K, const float *A,
+                                  size_t lda, const float *B, size_t ldb, const float *bias,
+                                  float *C, size_t ldc)
+{
+    TRAIN_LINEAR_CR_HOOK(ta, tb, M, N, K, A, lda, B, ldb, bias);
+    return repdl_gemm_cr_f32(ta, tb, M, N, K, A, lda, B, ldb, bias, C, ldc);
+}
+
 static repdl_status train_linear_cr_forward(size_t M, size_t K, size_t N, const float *x,
                                             const float *W, const float *b, float *y)
 {
-    return repdl_gemm_cr_f32(0, 1, M, N, K, x, K, W, K, b, y, N);
+    return train_gemm_cr(0, 1, M, N, K, x, K, W, K, b, y, N);
 }
 
 static repdl_status train_linear_cr_backward(size_t M, size_t K, size_t N, const float *x,
@@ -33,15 +48,15 @@ static repdl_status train_linear_cr_backward(size_t M, size_t K, size_t N, const
                                              float *dW, float *db)
 {
     repdl_status st = REPDL_OK;
-    if (dx) st = repdl_gemm_cr_f32(0, 0, M, K, N, dy, N, W, K, NULL, dx, K);
-    if (st == REPDL_OK && dW) st = repdl_gemm_cr_f32(1, 0, N, K, M, dy, N, x, K, NULL, dW, K);
+    if (dx) st = train_gemm_cr(0, 0, M, K, N, dy, N, W, K, NULL, dx, K);
+    if (st == REPDL_OK && dW) st = train_gemm_cr(1, 0, N, K, M, dy, N, x, K, NULL, dW, K);
     if (st == REPDL_OK && db) {
         /* the column sums as the product dy^T [M x 1] of ones */
         float *one = (float *)malloc((M ? M : 1) * sizeof(float));
         size_t m;
         if (!one) return REPDL_ERR_NOMEM;
         for (m = 0; m < M; m++) one[m] = 1.0f;
-        st = repdl_gemm_cr_f32(1, 0, N, 1, M, dy, N, one, 1, NULL, db, 1);
+        st = train_gemm_cr(1, 0, N, 1, M, dy, N, one, 1, NULL, db, 1);
         free(one);
     }
     return st;
