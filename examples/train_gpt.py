@@ -6,12 +6,15 @@ LayerNorm, Linear, RotaryEmbedding, GELU, scaled_dot_product_attention),
 initialised and shuffled with repdl.random, clipped with
 repdl.optim.clip_grad_norm_ and trained with repdl.optim.AdamW: the same
 lines as the C program for the same arguments (tests/train/expected.txt,
-[gpt-short] and [gpt-long]; docs/train.md, "The GPT example"), at any
-torch.set_num_threads.
+[gpt-short], [gpt-long] and [gpt-short-cr]; docs/train.md, "The GPT
+example"), at any torch.set_num_threads.  --gemm cr: every linear product
+correctly rounded (repdl.nn.Linear(gemm='cr'), repdl.ops.linear(...,
+gemm='cr')), the C program's --gemm cr.
 
     python3 examples/train_gpt.py [--layers L] [--dmodel D] [--heads H]
         [--ctx N] [--batch B] [--steps K] [--seed S] [--lr LR] [--wd WD]
         [--clip C] [--val-seqs K] [--threads T] [--data FILE] [--quiet]
+        [--no-cache] [--gemm fma|cr]
 
 Every number is repdl's, in the C program's order:
   data      the text's first 90% (bytes) trains, the rest validates;
@@ -43,9 +46,8 @@ Every number is repdl's, in the C program's order:
             first maximum of the last position's logits, repdl_argmax_f32's
             order: a NaN first, -0 below +0) over the last at most N bytes,
             positions from 0, from the first min(N / 2, 32) validation
-            bytes.  The C program decodes through a key/value cache, the
-            bits of this recomputation (its --no-cache; tests/train,
-            train-gpt-serve).
+            bytes, decoded through a key/value cache per block as the C
+            program (--no-cache: by recomputation, the same bits)
 Not here (the C program's): checkpoints, --generate, --serve-check, MPI.
 Exit status: 0 done; 2 bad usage; 4 the data file is missing or unreadable.
 """
@@ -118,38 +120,59 @@ class Block(torch.nn.Module):
     """x += proj(attention(rope(q), rope(k), v)) of LN1(x);
     x += out(gelu(fc(LN2(x))))."""
 
-    def __init__(self, D, H, rope, scale):
+    def __init__(self, D, H, rope, scale, gemm):
         super().__init__()
         self.D, self.H, self.hd, self.rope, self.scale = D, H, D // H, rope, scale
         self.ln1 = rnn.LayerNorm(D, eps=1e-5)
-        self.qkv = rnn.Linear(D, 3 * D)
-        self.proj = rnn.Linear(D, D)
+        self.qkv = rnn.Linear(D, 3 * D, gemm=gemm)
+        self.proj = rnn.Linear(D, D, gemm=gemm)
         self.ln2 = rnn.LayerNorm(D, eps=1e-5)
-        self.fc = rnn.Linear(D, 4 * D)
-        self.out = rnn.Linear(4 * D, D)
+        self.fc = rnn.Linear(D, 4 * D, gemm=gemm)
+        self.out = rnn.Linear(4 * D, D, gemm=gemm)
 
-    def forward(self, x):
+    def forward(self, x, cache=None, pos0=0):
+        """x [n][D] at positions pos0 .. pos0 + n - 1.  cache None: the
+        whole sequence (pos0 0), causal attention.  cache a dict: its keys
+        and values ([1][H][pos0][hd], RoPE applied; empty at pos0 0) are
+        extended by these n tokens', and the queries attend over all of
+        them: a prefill (pos0 0) causally, one token (n 1) over every key,
+        all at positions up to its own; the rows' bits are those of the
+        whole sequence (an attention row depends only on its query, the
+        keys it sees and their positions: include/repdl/attention.h)."""
         n, D, H, hd = x.shape[0], self.D, self.H, self.hd
         # split (its backward concatenates: a copy, no addition of zeros)
         q, k, v = self.qkv(self.ln1(x)).split(D, dim=1)
         q, k, v = (t.reshape(n, H, hd).transpose(0, 1).unsqueeze(0).contiguous() for t in (q, k, v))
-        o = rF.scaled_dot_product_attention(self.rope(q), self.rope(k), v, is_causal=True,
-                                            scale=self.scale, enable_gqa=True)
+        q, k = self.rope(q, pos0), self.rope(k, pos0)
+        causal = True
+        if cache is not None:
+            if pos0:
+                if n != 1:
+                    raise ValueError('train_gpt.py: after the prefill, one token at a time')
+                k = torch.cat([cache['k'], k], dim=2)
+                v = torch.cat([cache['v'], v], dim=2)
+                causal = False
+            cache['k'], cache['v'] = k, v
+        o = rF.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=self.scale,
+                                            enable_gqa=True)
         x2 = x + self.proj(o[0].transpose(0, 1).reshape(n, D))
         return x2 + self.out(rF.gelu(self.fc(self.ln2(x2))))
 
 
 class GPT(torch.nn.Module):
-    """The C program's model; parameters() in its hash order."""
+    """The C program's model; parameters() in its hash order.  gemm: the
+    linear products, 'fma' (repdl_linear_*) or 'cr' (every product
+    correctly rounded, repdl_gemm_cr_f32: the C program's --gemm cr)."""
 
-    def __init__(self, L, D, H, N):
+    def __init__(self, L, D, H, N, gemm='fma'):
         super().__init__()
-        self.N = N
+        self.N, self.gemm = N, gemm
         self.wte = rnn.Embedding(VOCAB, D)
         hd = D // H
         self.scale = float(F32(1.0) / np.sqrt(F32(hd)))  # RN(1 / RN(sqrt(hd)))
         self.rope = rnn.RotaryEmbedding(hd, max_positions=N, base=10000.0)
-        self.blocks = torch.nn.ModuleList(Block(D, H, self.rope, self.scale) for _ in range(L))
+        self.blocks = torch.nn.ModuleList(Block(D, H, self.rope, self.scale, gemm)
+                                          for _ in range(L))
         self.lnf = rnn.LayerNorm(D, eps=1e-5)
 
     def tensors(self):
@@ -176,12 +199,13 @@ class GPT(torch.nn.Module):
                     repdl.random.normal_(w, 0.0, float(std_res if kind == 'res' else F32(0.02)),
                                          seed=seed, offset=t << 32)
 
-    def forward(self, ids):
-        """Logits [n][256] of one sequence of n <= N byte ids (int64 [n])."""
+    def forward(self, ids, caches=None, pos0=0):
+        """Logits [n][256] of one sequence of n <= N byte ids (int64 [n]);
+        caches (a dict a block) and pos0 as Block.forward's."""
         x = self.wte(ids)
-        for b in self.blocks:
-            x = b(x)
-        return rF.linear(self.lnf(x), self.wte.weight)
+        for i, b in enumerate(self.blocks):
+            x = b(x) if caches is None else b(x, caches[i], pos0)
+        return rF.linear(self.lnf(x), self.wte.weight, gemm=self.gemm)
 
 
 def sha256_f32(tensors):
@@ -235,14 +259,30 @@ def escaped(b):
     return ''.join(out)
 
 
-def greedy(model, prompt, N):
-    """SAMPLE_LEN bytes of greedy decoding by recomputation."""
+def greedy(model, prompt, N, no_cache=False, count=SAMPLE_LEN, rows=None):
+    """SAMPLE_LEN bytes of greedy decoding, each the argmax of the last
+    position's logits over the last at most N bytes, positions from 0.
+    Through a key/value cache per block (the C program's greedy_cached):
+    the prompt's last at most N bytes prefilled, then each new byte at its
+    position while the sequence fits the context; past it the window of
+    the last N bytes has positions 0 .. N - 1, so each step prefills that
+    window anew.  no_cache: forward() over the window at every step (the
+    same bits).  count: the bytes decoded; rows (a list) receives the
+    logits row each byte came from."""
     seq = list(int(c) for c in prompt)
+    caches = [dict() for _ in model.blocks]
     with torch.no_grad():
-        for _ in range(SAMPLE_LEN):
-            win = seq[-N:]
-            logits = model(torch.tensor(win, dtype=torch.int64))
+        for k in range(count):
+            if no_cache:
+                logits = model(torch.tensor(seq[-N:], dtype=torch.int64))
+            elif k == 0 or len(seq) > N:
+                caches = [dict() for _ in model.blocks]
+                logits = model(torch.tensor(seq[-N:], dtype=torch.int64), caches, 0)
+            else:
+                logits = model(torch.tensor(seq[-1:], dtype=torch.int64), caches, len(seq) - 1)
             seq.append(argmax_first(logits[-1]))
+            if rows is not None:
+                rows.append(logits[-1].clone())
     return bytes(seq[len(prompt):])
 
 
@@ -262,6 +302,8 @@ def main(argv=None):
     ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--data', default=DEFAULT_DATA)
     ap.add_argument('--quiet', action='store_true')
+    ap.add_argument('--no-cache', action='store_true')
+    ap.add_argument('--gemm', choices=('fma', 'cr'), default='fma')
     o = ap.parse_args(argv)
     # the C program's limits (parse_args)
     limits = [('layers', 1, 64), ('dmodel', 2, 4096), ('heads', 1, 4096), ('ctx', 2, 4096),
@@ -290,7 +332,7 @@ def main(argv=None):
         s = torch.from_numpy(src[w * N:w * N + N + 1].astype(np.int64))
         return s[:N], s[1:]
 
-    model = GPT(o.layers, o.dmodel, o.heads, N)
+    model = GPT(o.layers, o.dmodel, o.heads, N, o.gemm)
     model.init_weights(o.seed)
     tens = model.tensors()
     params = [w for w, _ in tens]
@@ -336,7 +378,7 @@ def main(argv=None):
     plen = min(N // 2, 32, nval)
     if plen == 0:
         sys.exit('train_gpt.py: generation failed (no validation text)')
-    out = greedy(model, bytes(val[:plen]), N)
+    out = greedy(model, bytes(val[:plen]), N, o.no_cache)
     print(f'sample_sha256 {hashlib.sha256(out).hexdigest()}')
     print(f'sample "{escaped(out)}"')
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = '/usr/share/datasets/fashion-mnist'
@@ -63,3 +64,24 @@ def test_gpt_short_run_prints_the_c_lines():
                          + args + ['--quiet', '--threads', '2'],
                          check=True, capture_output=True, text=True).stdout
     assert out.splitlines() == want
+
+
+def test_gpt_twin_decodes_through_the_cache_with_the_recomputations_bits():
+    # examples/train_gpt.py's sampler: through its key/value caches (a
+    # 1-byte prompt at context 32: 31 single-token steps, then the sliding
+    # window prefilled anew) the logits rows of forward() over each window
+    # (the published [gpt-short] sample is 200 spaces: its hash alone would
+    # not see a wrong row)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        'train_gpt_twin', os.path.join(ROOT, 'examples', 'train_gpt.py'))
+    twin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(twin)
+    model = twin.GPT(2, 32, 2, 32)
+    model.init_weights(3)
+    cached, recomputed = [], []
+    a = twin.greedy(model, b'T', 32, False, 40, cached)
+    b = twin.greedy(model, b'T', 32, True, 40, recomputed)
+    assert a == b and len(cached) == len(recomputed) == 40
+    for x, y in zip(cached, recomputed):
+        assert torch.equal(x.view(torch.int32), y.view(torch.int32))
