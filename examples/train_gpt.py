@@ -358,7 +358,8 @@ def main(argv=None):
             if not o.quiet:
                 losses.append(token_losses(logits.detach(), tgt))
         for i, p in enumerate(params):
-            p.grad = repdl.distributed.units_combine(B, units, [g[i] for g in grads]).reshape(p.shape)
+            sums = repdl.distributed.units_combine(B, units, [g[i] for g in grads])
+            p.grad = sums.reshape(p.shape)
         norm = repdl.optim.clip_grad_norm_(params, float(o.clip), eps=1e-6)
         opt.step()
         if not o.quiet:
