@@ -28,6 +28,7 @@ import collections
 import math
 import os
 import sys
+import threading
 import traceback
 
 import torch
@@ -1160,8 +1161,13 @@ def _adamw_single(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_s
         for i, param in enumerate(params):
             grad = grads[i] if not maximize else op(aten.neg.default, grads[i])
             exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
-            op(aten.add_.Tensor, step_t, 1)
-            step = op(aten._local_scalar_dense.default, step_t)
+            if step_t.dtype == _F32 and step_t.device.type == 'cpu' and step_t.dim() == 0:
+                # the handlers' work for `step_t += 1` (add_ with alpha 1:
+                # add_, then NaNs canonical) and .item() (passes)
+                step = _canon(step_t.add_(1)).item()
+            else:
+                op(aten.add_.Tensor, step_t, 1)
+                step = op(aten._local_scalar_dense.default, step_t)
             mx = max_exp_avg_sqs[i] if amsgrad else None
             if _adamw_fast_ok(param, grad, exp_avg, exp_avg_sq, mx):
                 if param.numel() >= _ADAMW_FLAT:
@@ -1214,6 +1220,20 @@ def _adamw_flat(group, step, beta1, beta2, lr, weight_decay, eps):
         a = b
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(n):
+    """A float32 CPU tensor of n elements: the prefix of this thread's one
+    scratch tensor, kept between calls and grown to the largest n asked
+    (a fresh tensor of a parameter's size each call costs more than the
+    arithmetic: first touches of new pages)."""
+    t = getattr(_SCRATCH, 't', None)
+    if t is None or t.numel() < n:
+        t = _SCRATCH.t = torch.empty(n, dtype=_F32)
+    return t[:n]
+
+
 def _adamw_fast_ok(param, *ts):
     """Whether _adamw_param applies: float32 CPU contiguous tensors of
     param's shape (mx None without amsgrad)."""
@@ -1246,7 +1266,7 @@ def _adamw_param(param, grad, exp_avg, exp_avg_sq, mx, step, beta1, beta2, lr, w
     made canonical, as the mode's handler does.)  Tested against the
     statement-by-statement path (ADAMW_ONE_CALL False), NaN payloads and
     infinities included."""
-    buf = torch.empty_like(param)
+    buf = _scratch(param.numel()).view(param.shape)
     param.mul_(1 - lr * weight_decay)
     exp_avg.mul_(beta1)
     a = 1 - beta1
