@@ -114,6 +114,197 @@ REPDL_FN void repdl__attn_terms(float *t, size_t r, size_t nc, const float *w,
     }
 }
 
+/* ---- The leaf with vectors of 16 columns (gcc and clang on the host) ----
+   The same leaf as repdl__attn_leaf below, computed with its columns in
+   GNU vectors of 16 floats: the additions are those of the scalar form,
+   column by column, in the same tree.  Two facts make it short:
+   (1) the term of an unseen row and of a position past len is -0, an
+   identity of every addition (x + -0 == -0 + x == x for every x), so a
+   tree computed with those terms present has the bits of the tree with
+   them removed (the scalar form's skipping);
+   (2) the lane fold of section 3.2 (h = 32, 16, .., 1) over the lanes
+   l < Lp (Lp: 64, or the power of two >= len when len <= 64: the lanes
+   past Lp are empty and the steps h >= Lp leave lane 0's side unchanged)
+   is F(Lp, 0, 1) with F(n, l, s) = F(n/2, l, 2s) + F(n/2, l + s, 2s),
+   F(1, l, s) = lane l: written out below as expressions, so that the fold
+   runs in registers, one subtree after the other.
+   A lane's vertical tree over its nv rows (adjacent pairs) is the same
+   for the 16-row tree with rows nv .. 15 -0, and thus for the tree of the
+   smallest power of two >= nv.  Every product is ANDed with an all-ones
+   mask the compiler cannot see (detail/barrier.h, REPDL__KEEP_PROD), so it
+   is rounded before it enters an addition under any -ffp-contract.
+   On x86-64 the body is compiled three times: AVX-512F, AVX2 and the
+   baseline (SSE2), chosen at run time (the CPU's widest, at most
+   REPDL_ATTN_ISA_MAX: 2, 1 or 0); the bits do not depend on the choice.
+   tests/attention builds all three. */
+#if REPDL__GNU_HOST
+#define REPDL__ATTN_VEC 1
+#ifndef REPDL_ATTN_ISA_MAX
+#define REPDL_ATTN_ISA_MAX 2
+#endif
+#define REPDL__ATTN_VW 16 /* columns of a vector */
+typedef float repdl__attn_vf __attribute__((vector_size(64)));
+typedef uint32_t repdl__attn_vu __attribute__((vector_size(64)));
+typedef float repdl__attn_vfu __attribute__((vector_size(64), aligned(4), may_alias));
+#define REPDL__ATTN_AI static inline __attribute__((always_inline, unused))
+
+/* The vertical trees of 2, 4, 8, 16 adjacent rows v, v + 1, ...: E(v). */
+#define REPDL__ATTN_V2(E, v) ((E(v)) + (E((v) + 1)))
+#define REPDL__ATTN_V4(E, v) (REPDL__ATTN_V2(E, v) + REPDL__ATTN_V2(E, (v) + 2))
+#define REPDL__ATTN_V8(E, v) (REPDL__ATTN_V4(E, v) + REPDL__ATTN_V4(E, (v) + 4))
+#define REPDL__ATTN_V16(E, v) (REPDL__ATTN_V8(E, v) + REPDL__ATTN_V8(E, (v) + 8))
+/* The lane fold F(n, l, s) of the comment above, n = 2 .. 64. */
+#define REPDL__ATTN_F2(P, l, s) ((P(l)) + (P((l) + (s))))
+#define REPDL__ATTN_F4(P, l, s) (REPDL__ATTN_F2(P, l, 2 * (s)) + REPDL__ATTN_F2(P, (l) + (s), 2 * (s)))
+#define REPDL__ATTN_F8(P, l, s) (REPDL__ATTN_F4(P, l, 2 * (s)) + REPDL__ATTN_F4(P, (l) + (s), 2 * (s)))
+#define REPDL__ATTN_F16(P, l, s) (REPDL__ATTN_F8(P, l, 2 * (s)) + REPDL__ATTN_F8(P, (l) + (s), 2 * (s)))
+#define REPDL__ATTN_F32(P, l, s) (REPDL__ATTN_F16(P, l, 2 * (s)) + REPDL__ATTN_F16(P, (l) + (s), 2 * (s)))
+#define REPDL__ATTN_F64(P, l, s) (REPDL__ATTN_F32(P, l, 2 * (s)) + REPDL__ATTN_F32(P, (l) + (s), 2 * (s)))
+
+/* The term of row r (below len) of the leaf's 16 columns at M, as an
+   expression: RN(w[r] M[r][c]) unfusable, or -0 (neg) when unseen. */
+#define REPDL__ATTN_TX(r)                                                              \
+    ((repdl__attn_vf)((repdl__attn_vu)(*(const repdl__attn_vfu *)(M + (r) * ldm) * w[r]) & keep))
+#define REPDL__ATTN_TU(r) ((use && !use[r]) ? neg : REPDL__ATTN_TX(r))
+
+/* The leaf of rows j .. j + len - 1 (1 .. 1024) for the columns c < nc in
+   whole vectors: out[c] as repdl__attn_leaf; returns the columns done (a
+   multiple of 16).  A: the lanes' values.  A leaf whose rows are all seen
+   takes use = NULL. */
+REPDL__ATTN_AI size_t repdl__attn_vleaf_body(size_t j, size_t len, size_t nc, const float *w,
+                                             const unsigned char *use, const float *M,
+                                             size_t ldm, float *out)
+{
+    repdl__attn_vu keep, negu;
+    repdl__attn_vf neg, root, A[REPDL_SUM_LANES], B[REPDL_SUM_LANES];
+    uint32_t ones = repdl__opaque_ones();
+    size_t c0, l, Lp = 1, nvp = 1;
+    int i;
+    for (i = 0; i < REPDL__ATTN_VW; i++) {
+        keep[i] = ones;
+        negu[i] = 0x80000000u;
+    }
+    neg = (repdl__attn_vf)negu;
+    if (use) {
+        for (l = 0; l < len && use[j + l]; l++) {}
+        if (l == len) use = NULL;
+    }
+    while (Lp < len && Lp < REPDL_SUM_LANES) Lp *= 2;
+    while (nvp * REPDL_SUM_LANES < len) nvp *= 2; /* rows of lane 0, to a power of two */
+    M += j * ldm;
+    w += j;
+    if (use) use += j;
+    for (c0 = 0; c0 + REPDL__ATTN_VW <= nc; c0 += REPDL__ATTN_VW, M += REPDL__ATTN_VW) {
+        if (len == Lp && !use) { /* one row a lane, every lane full: in registers */
+#define REPDL__ATTN_P(l) REPDL__ATTN_TX(l)
+            switch (Lp) {
+            case 1: root = REPDL__ATTN_P(0); break;
+            case 2: root = REPDL__ATTN_F2(REPDL__ATTN_P, 0, 1); break;
+            case 4: root = REPDL__ATTN_F4(REPDL__ATTN_P, 0, 1); break;
+            case 8: root = REPDL__ATTN_F8(REPDL__ATTN_P, 0, 1); break;
+            case 16: root = REPDL__ATTN_F16(REPDL__ATTN_P, 0, 1); break;
+            case 32: root = REPDL__ATTN_F32(REPDL__ATTN_P, 0, 1); break;
+            default: root = REPDL__ATTN_F64(REPDL__ATTN_P, 0, 1); break;
+            }
+#undef REPDL__ATTN_P
+            memcpy(out + c0, &root, sizeof root);
+            continue;
+        }
+#define REPDL__ATTN_E(v)                                                               \
+    ((v) < nv ? REPDL__ATTN_TU(l + (size_t)(v) * REPDL_SUM_LANES) : neg)
+        if (nvp <= 4) {
+            for (l = 0; l < Lp; l++) { /* lane l: rows l + 64 v, v < nv */
+                size_t nv = l < len ? (len - l + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES : 0;
+                if (nvp == 4) A[l] = REPDL__ATTN_V4(REPDL__ATTN_E, 0);
+                else if (nvp == 2) A[l] = REPDL__ATTN_V2(REPDL__ATTN_E, 0);
+                else A[l] = REPDL__ATTN_E(0);
+            }
+        } else {
+            /* 8 or 16 rows a lane: the lanes' subtrees of 4 rows, one
+               group of 4 x 64 rows after the other (each lane's 4 rows
+               share a cache set: the rows of a group stream in order);
+               A = (g0 + g1) + (g2 + g3), or g0 + g1. */
+            size_t g;
+            for (g = 0; g < nvp / 4; g++)
+                for (l = 0; l < REPDL_SUM_LANES; l++) {
+                    size_t nv = (len - l + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES;
+                    repdl__attn_vf x = REPDL__ATTN_V4(REPDL__ATTN_E, 4 * g);
+                    if (g == 0) A[l] = x;
+                    else if (g == 1) A[l] = A[l] + x;
+                    else if (g == 2) B[l] = x;
+                    else A[l] = A[l] + (B[l] + x);
+                }
+        }
+#undef REPDL__ATTN_E
+#define REPDL__ATTN_P(l) A[l]
+        switch (Lp) {
+        case 1: root = REPDL__ATTN_P(0); break;
+        case 2: root = REPDL__ATTN_F2(REPDL__ATTN_P, 0, 1); break;
+        case 4: root = REPDL__ATTN_F4(REPDL__ATTN_P, 0, 1); break;
+        case 8: root = REPDL__ATTN_F8(REPDL__ATTN_P, 0, 1); break;
+        case 16: root = REPDL__ATTN_F16(REPDL__ATTN_P, 0, 1); break;
+        case 32: root = REPDL__ATTN_F32(REPDL__ATTN_P, 0, 1); break;
+        default: root = REPDL__ATTN_F64(REPDL__ATTN_P, 0, 1); break;
+        }
+#undef REPDL__ATTN_P
+        memcpy(out + c0, &root, sizeof root);
+    }
+    return c0;
+}
+
+#define REPDL__ATTN_VARGS                                                              \
+    size_t j, size_t len, size_t nc, const float *w, const unsigned char *use,         \
+        const float *M, size_t ldm, float *out
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+__attribute__((target("avx512f"), noinline, unused)) static size_t
+repdl__attn_vleaf_avx512(REPDL__ATTN_VARGS)
+{
+    return repdl__attn_vleaf_body(j, len, nc, w, use, M, ldm, out);
+}
+__attribute__((target("avx2"), noinline, unused)) static size_t
+repdl__attn_vleaf_avx2(REPDL__ATTN_VARGS)
+{
+    return repdl__attn_vleaf_body(j, len, nc, w, use, M, ldm, out);
+}
+#endif
+__attribute__((noinline, unused)) static size_t repdl__attn_vleaf_base(REPDL__ATTN_VARGS)
+{
+    return repdl__attn_vleaf_body(j, len, nc, w, use, M, ldm, out);
+}
+
+/* The widest kernel the CPU runs (2: AVX-512F, 1: AVX2, 0: baseline), at
+   most REPDL_ATTN_ISA_MAX; probed once (racing threads store the same
+   value, atomically). */
+REPDL_FN int repdl__attn_visa(void)
+{
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    static int isa = -1;
+    int v = __atomic_load_n(&isa, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+        if (v > REPDL_ATTN_ISA_MAX) v = REPDL_ATTN_ISA_MAX;
+        __atomic_store_n(&isa, v, __ATOMIC_RELAXED);
+    }
+    return v;
+#else
+    return 0;
+#endif
+}
+
+REPDL_FN size_t repdl__attn_vleaf(REPDL__ATTN_VARGS)
+{
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    int isa = repdl__attn_visa();
+    if (isa == 2) return repdl__attn_vleaf_avx512(j, len, nc, w, use, M, ldm, out);
+    if (isa == 1) return repdl__attn_vleaf_avx2(j, len, nc, w, use, M, ldm, out);
+#endif
+    return repdl__attn_vleaf_base(j, len, nc, w, use, M, ldm, out);
+}
+#else
+#define REPDL__ATTN_VEC 0
+#endif
+
 /* The leaf of the len (1 .. 1024) rows j .. j + len - 1 of terms, for the
    columns c < nc at once: out[c] (docs/canonical-order.md, section 3; rows
    past len are -0 padding).  Row j + r is lane r mod 64 of vector r / 64.
@@ -136,6 +327,15 @@ REPDL__ATTN_OUTLINE void repdl__attn_leaf(size_t j, size_t len, size_t nc, const
     float *A = T, *E = T + REPDL_SUM_LANES * REPDL__ATTN_COLS;
     unsigned char lf[REPDL_SUM_LANES], f[REPDL_SUM_VECS];
     size_t l, v, s, c, h, lanes = len < REPDL_SUM_LANES ? len : REPDL_SUM_LANES, any = 0;
+#if REPDL__ATTN_VEC
+    {
+        size_t done = repdl__attn_vleaf(j, len, nc, w, use, M, ldm, out);
+        if (done == nc) return;
+        M += done;
+        out += done;
+        nc -= done;
+    }
+#endif
     for (l = 0; l < lanes; l++) {
         size_t nv = (len - l + REPDL_SUM_LANES - 1) / REPDL_SUM_LANES, seen = 0;
         float *al = A + l * REPDL__ATTN_COLS;
@@ -257,7 +457,7 @@ typedef struct repdl__attn {
 } repdl__attn;
 
 /* Per-thread workspace (floats unless said): T (REPDL__ATTN_SCRATCH),
-   trees (REPDL__ATTN_COLS), KT and VT (d x nk: the transposed keys and
+   trees (REPDL__ATTN_COLS), KT and VT (d x (nk + 16): the transposed keys and
    values of the current kv head; in the backward's second phase QG and GG:
    the group's queries and output gradients in the order r = i G + g,
    G nq x d each), row and row2 (nk; in the backward at least
@@ -276,15 +476,21 @@ typedef struct repdl__attn_ws {
     void *block;
 } repdl__attn_ws;
 
+/* The row stride of KT and VT: nk + 16, so that the d rows a block of
+   keys reads do not share one cache set when nk is a multiple of 1024
+   (nk + 16 fits: repdl__attn_ws_bytes checks it first). */
+#define REPDL__ATTN_KPAD 16
+REPDL_FN size_t repdl__attn_ldt(const repdl__attn *a) { return a->s.nk + REPDL__ATTN_KPAD; }
+
 /* Bytes of one workspace; 0 when that does not fit in size_t. */
 REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
 {
-    size_t n = a->s.nk, rows = a->G, kt = a->s.d, t, b, qg, blk;
+    size_t n = a->s.nk, rows = a->G, kt = a->s.d, ldt = a->s.nk, t, b, qg, blk;
     if (repdl__size_mul(&rows, a->s.nq)) return 0;
     blk = rows;
     if (repdl__size_add(&blk, REPDL__ATTN_PAD) || repdl__size_mul(&blk, REPDL__ATTN_COLS)) return 0;
     if (backward && blk > n) n = blk;
-    if (repdl__size_mul(&kt, a->s.nk)) return 0;
+    if (repdl__size_add(&ldt, REPDL__ATTN_KPAD) || repdl__size_mul(&kt, ldt)) return 0;
     qg = rows;
     if (repdl__size_mul(&qg, a->s.d)) return 0;
     if (backward && qg > kt) kt = qg;
@@ -303,7 +509,7 @@ REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
 REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int backward,
                                     void *block)
 {
-    size_t n = a->s.nk, rows = a->G * a->s.nq, kt = a->s.d * a->s.nk;
+    size_t n = a->s.nk, rows = a->G * a->s.nq, kt = a->s.d * repdl__attn_ldt(a);
     char *p = (char *)block;
     if (backward && (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS > n)
         n = (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS;
@@ -339,14 +545,14 @@ REPDL_FN void repdl__attn_ws_free(repdl__attn_ws *w)
 /* KT[t][j] = K[j][t] (and VT from V) for the kv head kh = b hkv + h. */
 REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, size_t kh, int with_v)
 {
-    size_t d = a->s.d, nk = a->s.nk, j, t;
+    size_t d = a->s.d, nk = a->s.nk, ldt = repdl__attn_ldt(a), j, t;
     const float *K = REPDL__OFFSET(a->k, kh * a->R * d), *V = REPDL__OFFSET(a->v, kh * a->R * d);
     if (w->head == kh) return;
     for (j = 0; j < nk; j++)
-        for (t = 0; t < d; t++) w->KT[t * nk + j] = K[j * d + t];
+        for (t = 0; t < d; t++) w->KT[t * ldt + j] = K[j * d + t];
     if (with_v)
         for (j = 0; j < nk; j++)
-            for (t = 0; t < d; t++) w->VT[t * nk + j] = V[j * d + t];
+            for (t = 0; t < d; t++) w->VT[t * ldt + j] = V[j * d + t];
     w->head = kh;
     w->group = (size_t)-1; /* QG, GG overwritten */
 }
@@ -378,7 +584,7 @@ REPDL_FN void repdl__attn_dots(const repdl__attn *a, repdl__attn_ws *w, const fl
     size_t j0;
     for (j0 = 0; j0 < n; j0 += REPDL__ATTN_COLS) {
         size_t nc = n - j0 < REPDL__ATTN_COLS ? n - j0 : REPDL__ATTN_COLS;
-        repdl__attn_wcols(a->s.d, nc, x, NULL, XT + j0, a->s.nk, w->T, w->tr, sc + j0);
+        repdl__attn_wcols(a->s.d, nc, x, NULL, XT + j0, repdl__attn_ldt(a), w->T, w->tr, sc + j0);
     }
 }
 
