@@ -146,7 +146,8 @@ REPDL_FN float repdl__norm_rstd(float v, float eps)
    repdl__fmaf_soft: both are the correctly rounded a*b + c (config.h), so
    the bits are those of every other build.  Elsewhere the plain loops
    run.  REPDL__NORM_BODY marks a body both forms inline (always_inline
-   under the dispatch, so that the clone compiles it for its target). */
+   under the dispatch, so that the clone compiles it for its target).
+   Batch norm calls only the clone's affine step (repdl__bn_apply). */
 #if REPDL__GNU_HOST && defined(__x86_64__) && !defined(REPDL_NORM_NO_DISPATCH)
 #define REPDL__NORM_X86 1
 #define REPDL__NORM_BODY __attribute__((always_inline)) static inline
@@ -832,12 +833,15 @@ REPDL_FN void repdl__bn_stats(const float *x, size_t n, size_t c, size_t hw, siz
     *var = repdl__canon(repdl__div_count_f32(*s2, N));
 }
 
-/* y of channel ch from its mean and rstd (both passes of batch norm). */
+/* y of channel ch from its mean and rstd (both passes of batch norm); the
+   affine step by the clone's hardware fma where the dispatch allows it
+   (repdl__norm_affine_hw, called: the rest stays in the caller's ISA). */
 REPDL_FN void repdl__bn_apply(const float *x, size_t n, size_t c, size_t hw, size_t ch,
                               const float *gamma, const float *beta, float mu, float rs,
                               float *y)
 {
     size_t i, k, q;
+    int hwfma = repdl__norm_isa();
     /* row i starts at (i c + ch) hw: stepped to it, never past the last
        row (gcc's constant propagation, given (i c + ch) hw, saw an
        overflow for n it could not rule out, -Waggressive-loop-optimizations) */
@@ -856,7 +860,7 @@ REPDL_FN void repdl__bn_apply(const float *x, size_t n, size_t c, size_t hw, siz
                 gb[q] = gamma ? gamma[ch] : 1.0f;
                 bb[q] = beta ? beta[ch] : 0.0f;
             }
-            repdl__norm_affine(yr + k, xh, len, gamma ? gb : NULL, beta ? bb : NULL);
+            REPDL__NORM_AFFINE(hwfma, yr + k, xh, len, gamma ? gb : NULL, beta ? bb : NULL);
         }
     }
 }
