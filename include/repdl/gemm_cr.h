@@ -72,6 +72,12 @@ REPDL_BEGIN_CODE
 #ifndef REPDL_GEMM_CR_MC
 #define REPDL_GEMM_CR_MC 96 /* rows of a block; multiple of REPDL__GEMM_CR_MR */
 #endif
+/* Doubles of packed op(B) held at once (4 MiB, about the L3 a core can
+   count on): column blocks are packed in groups this size, and a row
+   block of op(A) is packed once per group. */
+#ifndef REPDL_GEMM_CR_WHOLE
+#define REPDL_GEMM_CR_WHOLE ((size_t)1 << 19)
+#endif
 #ifndef REPDL_GEMM_CR_NC
 #define REPDL_GEMM_CR_NC 256 /* columns of a block; multiple of 16 */
 #endif
@@ -210,7 +216,7 @@ REPDL_FN float repdl__gemm_cr_exact(size_t K, const float *a, size_t sa, const f
 /* ---- The fast path ---- */
 
 /* The micro-kernel: S (MR x nr doubles, ld lds) += the packed a panel
-   (MR rows of kc values, row i at a + i kc) times the packed b panel
+   (MR rows of kc values, row i at a + i la) times the packed b panel
    (kc x nr, k-major), the panel's kc products summed from 0 first.  The
    portable and AVX2 kernels chain the kc products of an output, so a term
    reaches the root through at most kc + (number of panels) additions; the
@@ -228,29 +234,30 @@ REPDL_FN float repdl__gemm_cr_exact(size_t K, const float *a, size_t sa, const f
         for (k = 0; k < kc; k++) {                                               \
             const double *bk = b + k * NR;                                       \
             for (i = 0; i < REPDL__GEMM_CR_MR; i++)                              \
-                for (j = 0; j < NR; j++) c[i][j] += a[i * kc + k] * bk[j];       \
+                for (j = 0; j < NR; j++) c[i][j] += a[i * la + k] * bk[j];       \
         }                                                                        \
         for (i = 0; i < REPDL__GEMM_CR_MR; i++)                                  \
             for (j = 0; j < NR; j++) S[(size_t)i * lds + j] += c[i][j];          \
     }
 
-REPDL_FN void repdl__gemm_cr_ukr8(size_t kc, const double *a, const double *b, double *S,
-                                  size_t lds)
+REPDL_FN void repdl__gemm_cr_ukr8(size_t kc, const double *a, size_t la, const double *b,
+                                  double *S, size_t lds)
 REPDL__GEMM_CR_UKR_BODY(8)
 
 #if REPDL__GEMM_X86
 __attribute__((target("avx2,fma"))) static void
-repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, const double *b, double *S, size_t lds)
+repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, size_t la, const double *b, double *S,
+                        size_t lds)
 {
     __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
-    const double *a3 = a + 3 * kc;
+    const double *a3 = a + 3 * la;
     size_t k;
 #define REPDL__CRL(i) c##i##0 = _mm256_setzero_pd(); c##i##1 = _mm256_setzero_pd();
     REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
 #undef REPDL__CRL
     for (k = 0; k < kc; k++) {
         __m256d b0 = _mm256_loadu_pd(b + 8 * k), b1 = _mm256_loadu_pd(b + 8 * k + 4), x;
-#define REPDL__CRF(i, q, o) x = _mm256_broadcast_sd(q + o * kc + k);             \
+#define REPDL__CRF(i, q, o) x = _mm256_broadcast_sd(q + o * la + k);             \
         c##i##0 = _mm256_fmadd_pd(x, b0, c##i##0); c##i##1 = _mm256_fmadd_pd(x, b1, c##i##1);
         REPDL__CRF(0, a, 0) REPDL__CRF(1, a, 1) REPDL__CRF(2, a, 2)
         REPDL__CRF(3, a3, 0) REPDL__CRF(4, a3, 1) REPDL__CRF(5, a3, 2)
@@ -265,11 +272,12 @@ repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, const double *b, double *S, 
 
 /* 6 x 16: the panel sums c and the chunk sums p (24 of the 32 registers). */
 __attribute__((target("avx512f"))) static void
-repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, const double *b, double *S, size_t lds)
+repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b, double *S,
+                          size_t lds)
 {
     __m512d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     __m512d p00, p01, p10, p11, p20, p21, p30, p31, p40, p41, p50, p51;
-    const double *a3 = a + 3 * kc;
+    const double *a3 = a + 3 * la;
     size_t k0, k, ke;
 #define REPDL__CRL(i) c##i##0 = _mm512_setzero_pd(); c##i##1 = _mm512_setzero_pd();
     REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
@@ -281,7 +289,7 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, const double *b, double *S
 #undef REPDL__CRL
         for (k = k0; k < ke; k++) {
             __m512d b0 = _mm512_loadu_pd(b + 16 * k), b1 = _mm512_loadu_pd(b + 16 * k + 8), x;
-#define REPDL__CRF(i, q, o) x = _mm512_set1_pd(q[o * kc + k]);                     \
+#define REPDL__CRF(i, q, o) x = _mm512_set1_pd(q[o * la + k]);                     \
             p##i##0 = _mm512_fmadd_pd(x, b0, p##i##0); p##i##1 = _mm512_fmadd_pd(x, b1, p##i##1);
             REPDL__CRF(0, a, 0) REPDL__CRF(1, a, 1) REPDL__CRF(2, a, 2)
             REPDL__CRF(3, a3, 0) REPDL__CRF(4, a3, 1) REPDL__CRF(5, a3, 2)
@@ -312,15 +320,15 @@ REPDL_FN size_t repdl__gemm_cr_depth(int isa, size_t K, size_t kc0)
 
 REPDL_FN int repdl__gemm_cr_nr(int isa) { return isa == 2 ? 16 : 8; }
 
-REPDL_FN void repdl__gemm_cr_ukr(int isa, size_t kc, const double *a, const double *b, double *S,
-                                 size_t lds)
+REPDL_FN void repdl__gemm_cr_ukr(int isa, size_t kc, const double *a, size_t la, const double *b,
+                                 double *S, size_t lds)
 {
 #if REPDL__GEMM_X86
-    if (isa == 2) { repdl__gemm_cr_ukr_avx512(kc, a, b, S, lds); return; }
-    if (isa == 1) { repdl__gemm_cr_ukr_avx2(kc, a, b, S, lds); return; }
+    if (isa == 2) { repdl__gemm_cr_ukr_avx512(kc, a, la, b, S, lds); return; }
+    if (isa == 1) { repdl__gemm_cr_ukr_avx2(kc, a, la, b, S, lds); return; }
 #endif
     (void)isa;
-    repdl__gemm_cr_ukr8(kc, a, b, S, lds);
+    repdl__gemm_cr_ukr8(kc, a, la, b, S, lds);
 }
 
 /* |x| as a double, by the bits (no branch on the sign). */
@@ -451,6 +459,20 @@ repdl__gemm_cr_widen_avx2(size_t n, const float *x, double *d)
     for (; k < n; k++) d[k] = (double)x[k];
 }
 #endif
+
+/* d[k] = (double)x[k], k < n. */
+REPDL_FN void repdl__gemm_cr_widen(int isa, size_t n, const float *x, double *d)
+{
+    size_t k;
+#if REPDL__GEMM_X86
+    if (isa >= 1) {
+        repdl__gemm_cr_widen_avx2(n, x, d);
+        return;
+    }
+#endif
+    (void)isa;
+    for (k = 0; k < n; k++) d[k] = (double)x[k];
+}
 
 /* Pack op(B)[pc..pc+kc)[col0..col0+nr) for transB (row j of B holds column
    j of op(B)) as d[k nr + jj], jj < nr, every column present. */
@@ -594,7 +616,8 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     size_t ncp = (nc0 + nr - 1) / nr * nr, mcp = (mc0 + MR - 1) / MR * MR;
     size_t sa = transA ? lda : 1, sb = transB ? 1 : ldb;
     size_t nS = mcp * ncp, nA = mcp * kc0, nB, nstat = 2 * M + 3 * N + ncp / 8 + 1, words, t;
-    size_t i, j, k, ic, jc, pc;
+    size_t i, j, k, ic, jc, jb, pc, nblk, group;
+    int whole;
     double *S, *ap, *bp, *ra1, *ramax, *cb1, *cbmax, *babs;
     unsigned char *flag;
     /* The bound's factors (no hexadecimal literals: C++14): d (1 + 2^-8)
@@ -613,11 +636,21 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
             for (j = 0; j < N; j++) C[i * ldc + j] = bias ? repdl__canon(bias[j]) : -0.0f;
         return;
     }
-    /* B: all of K for one column block. */
-    nB = K;
+    /* Scratch: op(B) is packed `group` column blocks (all of K) at a time,
+       as many as fit in REPDL_GEMM_CR_WHOLE doubles, and then (`whole`)
+       each row block of op(A) once for all of K and the group; when one
+       column block does not fit, one at a time and op(A) per K panel.
+       Blocking only: no value depends on it. */
+    nblk = (N + nc0 - 1) / nc0;
+    group = REPDL_GEMM_CR_WHOLE / K / ncp;
+    whole = group >= 1;
+    if (group < 1) group = 1;
+    if (group > nblk) group = nblk;
+    nB = group * ncp;
+    if (whole) nA = mcp * K;
     words = nS + nA + nstat;
     t = nB;
-    if (repdl__size_mul(&t, ncp) || repdl__size_add(&words, t) ||
+    if (repdl__size_mul(&t, K) || repdl__size_add(&words, t) ||
         words > ((size_t)-1) / sizeof(double) - 8)
         blk = NULL;
     else
@@ -629,7 +662,7 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     S = (double *)(((uintptr_t)blk + 63) & ~(uintptr_t)63);
     ap = S + nS;
     bp = ap + nA;
-    ra1 = bp + nB * ncp;
+    ra1 = bp + nB * K;
     ramax = ra1 + M;
     cb1 = ramax + M;
     cbmax = cb1 + N;
@@ -649,84 +682,100 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
         double v = bias ? (double)bias[j] : 0.0;
         babs[j] = v < 0 ? -v : v;
     }
-    for (jc = 0; jc < N; jc += nc0) {
-        size_t nc = N - jc < nc0 ? N - jc : nc0, ncr = (nc + nr - 1) / nr * nr;
-        /* Pack op(B)[0..K)[jc..jc+nc) as doubles: K-panels of kc0 rows, each
-           as nr-wide column strips (kc x nr, k-major), zero-padded. */
-        for (pc = 0; pc < K; pc += kc0) {
-            size_t kc = K - pc < kc0 ? K - pc : kc0;
-            double *panel = bp + pc * ncr;
-            size_t jr;
-            for (jr = 0; jr < ncr; jr += nr) {
-                double *d = panel + jr * kc;
-                size_t jj;
-                if (transB && jr + nr <= nc) {
-                    repdl__gemm_cr_pack_bt(isa, B, ldb, jc + jr, pc, kc, nr, d);
-                    continue;
-                }
-                for (k = 0; k < kc; k++)
-                    for (jj = 0; jj < nr; jj++) {
-                        size_t col = jc + jr + jj;
-                        d[k * nr + jj] =
-                            jr + jj < nc ? (double)(transB ? B[col * ldb + pc + k]
-                                                           : B[(pc + k) * ldb + col])
-                                         : 0.0;
+    for (jb = 0; jb < N; jb += group * nc0) {
+        size_t jend = N - jb < group * nc0 ? N : jb + group * nc0;
+        /* Pack op(B)[0..K)[jc..jc+nc) of every column block jc in
+           [jb, jend) as doubles at bp + (jc - jb) / nc0 * K ncp: K-panels
+           of kc0 rows, each as nr-wide column strips (kc x nr, k-major),
+           zero-padded. */
+        for (jc = jb; jc < jend; jc += nc0) {
+            size_t nc = N - jc < nc0 ? N - jc : nc0, ncr = (nc + nr - 1) / nr * nr;
+            double *bj = bp + (jc - jb) / nc0 * K * ncp;
+            for (pc = 0; pc < K; pc += kc0) {
+                size_t kc = K - pc < kc0 ? K - pc : kc0;
+                double *panel = bj + pc * ncr;
+                size_t jr;
+                for (jr = 0; jr < ncr; jr += nr) {
+                    double *d = panel + jr * kc;
+                    size_t jj;
+                    if (transB && jr + nr <= nc) {
+                        repdl__gemm_cr_pack_bt(isa, B, ldb, jc + jr, pc, kc, nr, d);
+                        continue;
                     }
+                    for (k = 0; k < kc; k++)
+                        for (jj = 0; jj < nr; jj++) {
+                            size_t col = jc + jr + jj;
+                            d[k * nr + jj] =
+                                jr + jj < nc ? (double)(transB ? B[col * ldb + pc + k]
+                                                               : B[(pc + k) * ldb + col])
+                                             : 0.0;
+                        }
+                }
             }
         }
         for (ic = 0; ic < M; ic += mc0) {
             size_t mc = M - ic < mc0 ? M - ic : mc0, mcr = (mc + MR - 1) / MR * MR;
-            size_t ir, jr;
-            for (j = 0; j < ncr; j++) S[j] = (bias && j < nc) ? (double)bias[jc + j] : -0.0;
-            for (i = 1; i < mcr; i++) memcpy(S + i * ncr, S, ncr * sizeof(double));
-            for (pc = 0; pc < K; pc += kc0) {
-                size_t kc = K - pc < kc0 ? K - pc : kc0;
-                /* Pack op(A)[ic..ic+mcr)[pc..pc+kc) as doubles, row i at
-                   ap + i kc (rows past mc zero). */
-                for (i = 0; i < mcr; i++) {
-                    double *d = ap + i * kc;
-                    if (i >= mc) {
-                        for (k = 0; k < kc; k++) d[k] = 0.0;
-                    } else if (transA) {
-                        const float *x = A + pc * lda + ic + i;
-                        for (k = 0; k < kc; k++) d[k] = (double)x[k * lda];
-                    } else {
-                        const float *x = A + (ic + i) * lda + pc;
-#if REPDL__GEMM_X86
-                        if (isa >= 1) {
-                            repdl__gemm_cr_widen_avx2(kc, x, d);
-                            continue;
-                        }
-#endif
-                        for (k = 0; k < kc; k++) d[k] = (double)x[k];
-                    }
+            /* Pack op(A)[ic..ic+mcr)[p0..p0+n) as doubles, row i at
+               dst + i n (rows past mc zero): every K panel once (whole,
+               the panel at pc at ap + pc mcr), else each K panel at ap. */
+#define REPDL__CR_PACK_A(p0, n, dst)                                                  \
+    for (i = 0; i < mcr; i++) {                                                       \
+        double *d = (dst) + i * (n);                                                  \
+        if (i >= mc) {                                                                \
+            for (k = 0; k < (n); k++) d[k] = 0.0;                                     \
+        } else if (transA) {                                                          \
+            const float *x = A + (p0) * lda + ic + i;                                 \
+            for (k = 0; k < (n); k++) d[k] = (double)x[k * lda];                      \
+        } else if (isa >= 1) {                                                        \
+            repdl__gemm_cr_widen(isa, (n), A + (ic + i) * lda + (p0), d);             \
+        } else {                                                                      \
+            const float *x = A + (ic + i) * lda + (p0);                               \
+            for (k = 0; k < (n); k++) d[k] = (double)x[k];                            \
+        }                                                                             \
+    }
+            if (whole)
+                for (pc = 0; pc < K; pc += kc0) {
+                    size_t kc = K - pc < kc0 ? K - pc : kc0;
+                    REPDL__CR_PACK_A(pc, kc, ap + pc * mcr)
                 }
-                for (jr = 0; jr < ncr; jr += nr)
-                    for (ir = 0; ir < mcr; ir += MR)
-                        repdl__gemm_cr_ukr(isa, kc, ap + ir * kc, bp + pc * ncr + jr * kc,
-                                           S + ir * ncr + jr, ncr);
-            }
-            for (i = 0; i < mc; i++) {
-                size_t row = ic + i;
-                const float *a = transA ? A + row : A + row * lda;
-                const double *srow = S + i * ncr;
-                float *crow = C + row * ldc + jc;
-                if (!repdl__gemm_cr_decide(isa, nc, srow, ra1[row], ramax[row], cb1 + jc,
-                                           cbmax + jc, babs + jc, kf, c51, crow, flag))
-                    continue;
-                for (j = 0; j < nc; j++) {
-                    size_t col = jc + j;
-                    if (!flag[j]) continue;
-                    if (!(srow[j] - srow[j] == 0.0)) crow[j] = repdl__canon((float)srow[j]);
-                    else {
+            for (jc = jb; jc < jend; jc += nc0) {
+                size_t nc = N - jc < nc0 ? N - jc : nc0, ncr = (nc + nr - 1) / nr * nr;
+                const double *bj = bp + (jc - jb) / nc0 * K * ncp;
+                size_t ir, jr;
+                for (j = 0; j < ncr; j++) S[j] = (bias && j < nc) ? (double)bias[jc + j] : -0.0;
+                for (i = 1; i < mcr; i++) memcpy(S + i * ncr, S, ncr * sizeof(double));
+                for (pc = 0; pc < K; pc += kc0) {
+                    size_t kc = K - pc < kc0 ? K - pc : kc0;
+                    const double *apc = whole ? ap + pc * mcr : ap;
+                    if (!whole) REPDL__CR_PACK_A(pc, kc, ap)
+                    for (jr = 0; jr < ncr; jr += nr)
+                        for (ir = 0; ir < mcr; ir += MR)
+                            repdl__gemm_cr_ukr(isa, kc, apc + ir * kc, kc,
+                                               bj + pc * ncr + jr * kc, S + ir * ncr + jr, ncr);
+                }
+                for (i = 0; i < mc; i++) {
+                    size_t row = ic + i;
+                    const float *a = transA ? A + row : A + row * lda;
+                    const double *srow = S + i * ncr;
+                    float *crow = C + row * ldc + jc;
+                    if (!repdl__gemm_cr_decide(isa, nc, srow, ra1[row], ramax[row], cb1 + jc,
+                                               cbmax + jc, babs + jc, kf, c51, crow, flag))
+                        continue;
+                    for (j = 0; j < nc; j++) {
+                        size_t col = jc + j;
+                        if (!flag[j]) continue;
+                        if (!(srow[j] - srow[j] == 0.0)) crow[j] = repdl__canon((float)srow[j]);
+                        else {
 #ifdef REPDL_GEMM_CR_ON_EXACT
-                        REPDL_GEMM_CR_ON_EXACT(); /* a counting hook for benchmarks */
+                            REPDL_GEMM_CR_ON_EXACT(); /* a counting hook for benchmarks */
 #endif
-                        crow[j] = repdl__gemm_cr_exact(K, a, sa, transB ? B + col * ldb : B + col,
-                                                       sb, bias ? bias + col : NULL);
+                            crow[j] = repdl__gemm_cr_exact(K, a, sa, transB ? B + col * ldb : B + col,
+                                                           sb, bias ? bias + col : NULL);
+                        }
                     }
                 }
             }
+#undef REPDL__CR_PACK_A
         }
     }
     free(blk);
