@@ -1073,6 +1073,10 @@ def _run_div(func, args, kwargs):
     if len(args) >= 2 and isinstance(args[0], torch.Tensor) and args[0].device.type == 'cuda':
         b = args[1]
         if not isinstance(b, torch.Tensor) or (b.device.type == 'cpu' and b.dim() == 0):
+            if args[0].dtype in (torch.float16, torch.bfloat16):
+                # a 0-dim device tensor would be rounded to the 16-bit type
+                raise _Refuse(f'a {args[0].dtype} CUDA tensor divided by a number (PyTorch\'s '
+                              'CUDA kernel multiplies by its reciprocal)')
             dt = torch.float64 if args[0].dtype == torch.float64 else _F32
             if isinstance(b, torch.Tensor) and not b.is_floating_point():
                 b = b.item()
