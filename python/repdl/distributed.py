@@ -192,6 +192,13 @@ class GradientAccumulation:
     Not for BatchNorm in training (statistics per chunk) nor Dropout with
     p > 0 (masks numbered per call): refused.
 
+    Under repdl.mode (plain torch.nn models: docs/python.md, "Gradient
+    accumulation") the backward sums over the batch in the batch order too,
+    so the same holds with a torch loss written as the same formula for
+    the whole batch and the chunks, e.g.
+    F.cross_entropy(out, y, reduction='sum') / B (tested: 64 rows whole,
+    2 x 32 and 4 x 16 chunks, one state_dict hash after AdamW steps).
+
     backward(loss) runs torch.autograd.grad for the chunk (p.grad is not
     touched); finish() sets p.grad (replacing it, as a backward after
     zero_grad(set_to_none=True)); a parameter with no gradient in any chunk
