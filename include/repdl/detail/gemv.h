@@ -263,6 +263,50 @@ repdl__gemv_s16z(const int R, const float *const *p, size_t k, const float *x, s
     }
 }
 
+/* repdl__gemv_s16z for 16 rows L bytes apart (no row past N): row
+   i + 4 r (i, r < 4) at b[r] + i L, with b[r] at step k; the addresses
+   stay base + index forms (no table of 16 row pointers to reload). */
+__attribute__((always_inline, target("avx512f"))) static inline void
+repdl__gemv_s16zs(const int R, const char *b0, const char *b4, const char *b8,
+                  const char *b12, size_t L, size_t L3, size_t k, const float *x, size_t ldx,
+                  __m512 *acc)
+{
+    __m512 a[4][4], t0, t1, t2, t3, v[4];
+    int q, i, m;
+#define REPDL__GEMV_AT(b, i, q)                                                              \
+    _mm_loadu_ps((const float *)(const void *)((b) + ((i) == 3 ? L3 : (size_t)(i) * L) +   \
+                                               16 * (q)))
+    REPDL__GEMV_UNROLL
+    for (i = 0; i < 4; i++)
+        REPDL__GEMV_UNROLL
+        for (q = 0; q < 4; q++)
+            a[q][i] = _mm512_mask_broadcast_f32x4(
+                _mm512_mask_broadcast_f32x4(
+                    _mm512_mask_broadcast_f32x4(_mm512_castps128_ps512(REPDL__GEMV_AT(b0, i, q)),
+                                                0x00f0, REPDL__GEMV_AT(b4, i, q)),
+                    0x0f00, REPDL__GEMV_AT(b8, i, q)),
+                0xf000, REPDL__GEMV_AT(b12, i, q));
+#undef REPDL__GEMV_AT
+    REPDL__GEMV_UNROLL
+    for (q = 0; q < 4; q++) {
+        t0 = _mm512_unpacklo_ps(a[q][0], a[q][1]);
+        t1 = _mm512_unpackhi_ps(a[q][0], a[q][1]);
+        t2 = _mm512_unpacklo_ps(a[q][2], a[q][3]);
+        t3 = _mm512_unpackhi_ps(a[q][2], a[q][3]);
+        v[0] = _mm512_shuffle_ps(t0, t2, 0x44);
+        v[1] = _mm512_shuffle_ps(t0, t2, 0xee);
+        v[2] = _mm512_shuffle_ps(t1, t3, 0x44);
+        v[3] = _mm512_shuffle_ps(t1, t3, 0xee);
+        REPDL__GEMV_UNROLL
+        for (i = 0; i < 4; i++)
+            REPDL__GEMV_UNROLL
+            for (m = 0; m < R; m++)
+                acc[m] = _mm512_fmadd_ps(
+                    _mm512_set1_ps(x[(size_t)m * ldx + k + 4 * (size_t)q + (size_t)i]), v[i],
+                    acc[m]);
+    }
+}
+
 /* Outputs n0 .. n0 + 16G - 1 (G groups of 16 rows; rows >= N repeat row
    N - 1, not stored): the order of repdl__gemv_block.  G = 2 only for
    K <= 1024: 32 rows at once ran slower at large K (docs/bench-linalg.md). */
@@ -289,9 +333,27 @@ repdl__gemv_blockz(const int R, const int G, size_t n0, size_t N, size_t K, cons
         REPDL__GEMV_UNROLL
         for (m = 0; m < R; m++) acc[g][m] = _mm512_loadu_ps(b0);
     }
-    for (k = 0; k + 16 <= K; k += 16)
+    if (n0 + 16 * (size_t)G <= N) { /* no row repeated: W[n0 + j] at j ldw */
+        const size_t L = ldw * sizeof(float), L3 = 3 * L;
+        const char *b[2][4];
         REPDL__GEMV_UNROLL
-        for (g = 0; g < G; g++) repdl__gemv_s16z(R, p[g], k, x, ldx, acc[g]);
+        for (g = 0; g < G; g++)
+            REPDL__GEMV_UNROLL
+            for (i = 0; i < 4; i++) b[g][i] = (const char *)(const void *)p[g][4 * i];
+        for (k = 0; k + 16 <= K; k += 16) {
+            REPDL__GEMV_UNROLL
+            for (g = 0; g < G; g++) {
+                repdl__gemv_s16zs(R, b[g][0], b[g][1], b[g][2], b[g][3], L, L3, k, x, ldx,
+                                  acc[g]);
+                REPDL__GEMV_UNROLL
+                for (i = 0; i < 4; i++) b[g][i] += 16 * sizeof(float);
+            }
+        }
+    } else {
+        for (k = 0; k + 16 <= K; k += 16)
+            REPDL__GEMV_UNROLL
+            for (g = 0; g < G; g++) repdl__gemv_s16z(R, p[g], k, x, ldx, acc[g]);
+    }
     if (k + 8 <= K) {
         REPDL__GEMV_UNROLL
         for (g = 0; g < G; g++) repdl__gemv_s8z(R, p[g], k, x, ldx, acc[g]);
