@@ -1109,15 +1109,17 @@ def _float_out(r):
 # torch 1.13's torch.optim.adamw._single_tensor_adamw issues about ten aten
 # operations a parameter (mul_, add_ with alpha, addcmul_, sqrt, div,
 # add_, addcdiv_, ...), each a trip through PyTorch's dispatcher into
-# mode.__torch_dispatch__.  Inside a repdl.mode block, _adamw_single runs
-# the same Python statements with every aten operation handed to that same
-# __torch_dispatch__ directly (the mode popped, as PyTorch's dispatcher
-# does around it): the same operations, arguments and order, hence the
-# same bits, without the dispatcher's trip.  Outside a block (this thread's
-# top dispatch mode not a repdl.mode), with capturable=True or complex
-# parameters, it is PyTorch's function.  Installed into torch.optim.adamw
-# by the first mode.__enter__, and only where the function has the
-# signature below (another torch: each operation dispatched, as before).
+# mode.__torch_dispatch__.  Inside a repdl.mode block, _adamw_single
+# computes a float32 CPU parameter's statements as the handlers do, in one
+# call (_adamw_param, whose docstring says why the bits are the same), and
+# any other parameter's statements by handing each aten operation to the
+# mode's __torch_dispatch__ directly (the mode popped, as PyTorch's
+# dispatcher does around it: the same operations, arguments and order).
+# Outside a block (this thread's top dispatch mode not a repdl.mode), with
+# capturable=True or complex parameters, it is PyTorch's function.
+# Installed into torch.optim.adamw by the first mode.__enter__, and only
+# where the function has the signature below (another torch: each
+# operation dispatched).
 _ADAMW_ARGS = ('params', 'grads', 'exp_avgs', 'exp_avg_sqs', 'max_exp_avg_sqs', 'state_steps',
                'amsgrad', 'beta1', 'beta2', 'lr', 'weight_decay', 'eps', 'maximize', 'capturable')
 try:
@@ -1214,7 +1216,7 @@ def _adamw_flat(group, step, beta1, beta2, lr, weight_decay, eps):
     _adamw_param(flat[0], flat[1], flat[2], flat[3], flat[4] if amsgrad else None, step, beta1,
                  beta2, lr, weight_decay, eps)
     a = 0
-    for j, (param, _, exp_avg, exp_avg_sq, mx) in enumerate(group):
+    for param, _, exp_avg, exp_avg_sq, mx in group:
         b = a + param.numel()
         param.copy_(flat[0][a:b].view(param.shape))
         exp_avg.copy_(flat[2][a:b].view(param.shape))
