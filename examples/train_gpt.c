@@ -51,6 +51,15 @@
    so the trained weights, the validation logits and the sample are the
    same bits for any compiler, flags, thread count or MPI rank count.
 
+   --device cuda (the build with CUDA: cuda/meson.build's train_gpt_cuda):
+   each sequence's forward, losses and backward, and the validation
+   logits, on the GPU (examples/train_gpt_cuda.c: the repdl_cuda_*
+   launchers of the same operations, the host's bits); the sequences'
+   gradients added, clipped and applied by AdamW on the host as above; the
+   sample, --generate and --serve-check on the host.  One host thread; not
+   under mpirun.  Without a usable GPU (or in a build without CUDA): exit
+   status 3, before the data is read.
+
    --gemm cr: every linear product (the four of each block and the tied
    output projection: y = x W^T + b, dx = dy W, dW = dy^T x, db = dy^T 1)
    correctly rounded (repdl_gemm_cr_f32, train_linear_cr.h), dW and db over
@@ -95,7 +104,8 @@
    written to a temporary file and renamed.  A run resumed from one prints
    the hashes of the uninterrupted run.
 
-   Exit status: 0 done; 1 other failure; 2 bad usage; 4 the data file is
+   Exit status: 0 done; 1 other failure; 2 bad usage; 3 --device cuda
+   without CUDA; 4 the data file is
    missing or unreadable; 5 bad checkpoint; 6 the floating-point
    environment flushes subnormals. */
 #define _POSIX_C_SOURCE 200809L
@@ -121,9 +131,11 @@
 #include <repdl/rope.h>
 
 #include "../tests/golden/sha256.h"
+#include "train_gpt_cuda.h"
 #include "train_linear_cr.h"
 
 #define EXIT_USAGE 2
+#define EXIT_NO_CUDA 3
 #define EXIT_DATA 4
 #define EXIT_CKPT 5
 #define EXIT_FPENV 6
@@ -137,6 +149,33 @@
 static int g_mpi = 0;
 #endif
 static int g_rank = 0, g_size = 1;
+#ifndef TRAIN_HAVE_CUDA
+/* The build without CUDA: --device cuda always refuses (exit status 3). */
+int train_gpt_cuda_init(gpt_dev **dev, const gpt_dev_model *m, size_t S, char *err, size_t errlen)
+{
+    (void)m;
+    (void)S;
+    *dev = NULL;
+    snprintf(err, errlen, "this build of train_gpt has no CUDA support (nvcc was not found "
+             "when it was built)");
+    return -1;
+}
+int train_gpt_cuda_set_params(gpt_dev *d, const float *P) { (void)d; (void)P; return -1; }
+int train_gpt_cuda_grad(gpt_dev *d, const int64_t *ids, const size_t *tgt, size_t S, size_t count,
+                        float *tokloss, float *grad)
+{
+    (void)d; (void)ids; (void)tgt; (void)S; (void)count; (void)tokloss; (void)grad;
+    return -1;
+}
+int train_gpt_cuda_logits(gpt_dev *d, const int64_t *ids, size_t S, float *logits)
+{
+    (void)d; (void)ids; (void)S; (void)logits;
+    return -1;
+}
+const char *train_gpt_cuda_error(const gpt_dev *d) { (void)d; return "no CUDA in this build"; }
+void train_gpt_cuda_free(gpt_dev *d) { (void)d; }
+#endif
+
 /* --gemm cr: the linear products through train_linear_cr.h */
 static int g_gemm_cr = 0;
 
@@ -158,7 +197,7 @@ static repdl_status lin_bwd(size_t M, size_t K, size_t N, const float *x, const 
 typedef struct options {
     uint64_t layers, dmodel, heads, ctx, batch, steps, seed, val_seqs, stop_at;
     float lr, wd, clip;
-    int threads, quiet, generate, have_stop, no_cache, serve_check, gemm_cr;
+    int threads, quiet, generate, have_stop, no_cache, serve_check, gemm_cr, cuda;
     const char *data, *save, *resume, *prompt;
 } options;
 
@@ -173,6 +212,8 @@ static void usage(FILE *f)
             "       train_gpt --serve-check --resume CKPT [--data FILE]\n"
             "--gemm fma|cr: the linear products, fma (default) the FMA chain of repdl_linear_*,\n"
             "cr correctly rounded (repdl_gemm_cr_f32; its own hashes; not in the checkpoint)\n"
+            "--device cpu|cuda: where training and validation compute (a build with CUDA;\n"
+            "the same hashes; --threads is then 1; exit status 3 without a usable GPU)\n"
             "defaults: 4 layers, d_model 128, 4 heads, context 128, batch 16, 100 steps,\n"
             "seed 1, lr 1e-3, weight decay 0.1, clip 1.0, 8 validation windows,\n"
             "data " DEFAULT_DATA " (Debian's jargon-text)\n");
@@ -239,7 +280,10 @@ static int parse_args(int argc, char **argv, options *o)
         else if (!strcmp(a, "--save")) bad = !v, o->save = v;
         else if (!strcmp(a, "--resume")) bad = !v, o->resume = v;
         else if (!strcmp(a, "--prompt")) bad = !v, o->prompt = v;
-        else if (!strcmp(a, "--gemm")) {
+        else if (!strcmp(a, "--device")) {
+            bad = !v || (strcmp(v, "cpu") && strcmp(v, "cuda"));
+            o->cuda = !bad && !strcmp(v, "cuda");
+        } else if (!strcmp(a, "--gemm")) {
             bad = !v || (strcmp(v, "fma") && strcmp(v, "cr"));
             o->gemm_cr = !bad && !strcmp(v, "cr");
         }
@@ -605,6 +649,7 @@ typedef struct job {
     size_t B;                  /* global batch (sequences) */
     float *tokloss;            /* [B N] or [K N] */
     float *logits;             /* evaluation: [K][N][256] */
+    gpt_dev *dev;              /* --device cuda, else NULL */
 } job;
 
 static void load_window(const job *j, size_t win, ws *w, size_t slot)
@@ -638,6 +683,13 @@ static repdl_status unit_grad(void *ctx, int t, size_t unit, size_t s0, size_t r
     size_t N = j->m->N, s;
     (void)unit;
     for (s = 0; s < rows; s++) load_window(j, j->perm[j->first + s0 + s], w, s);
+    if (j->dev) { /* the same operations on the GPU (train_gpt_cuda.c) */
+        if (train_gpt_cuda_grad(j->dev, w->ids, w->tgt, rows, j->B * N, j->tokloss + s0 * N, grad)) {
+            fprintf(stderr, "train_gpt: --device cuda: %s\n", train_gpt_cuda_error(j->dev));
+            return REPDL_ERR_INVALID;
+        }
+        return REPDL_OK;
+    }
     TRY(forward(j->m, j->P, w, rows, N));
     TRY(token_losses(j, w, rows * N, j->tokloss + s0 * N, 1));
     /* the mean over the B N tokens of the step: one division */
@@ -652,7 +704,13 @@ static repdl_status eval_range(void *ctx, int t, size_t b, size_t e)
     size_t N = j->m->N, s;
     for (s = b; s < e; s++) {
         load_window(j, s, w, 0);
-        TRY(forward(j->m, j->P, w, 1, N));
+        if (j->dev) {
+            if (train_gpt_cuda_logits(j->dev, w->ids, 1, w->logits)) {
+                fprintf(stderr, "train_gpt: --device cuda: %s\n", train_gpt_cuda_error(j->dev));
+                return REPDL_ERR_INVALID;
+            }
+        } else
+            TRY(forward(j->m, j->P, w, 1, N));
         memcpy(j->logits + s * N * VOCAB, w->logits, N * VOCAB * sizeof(float));
         TRY(token_losses(j, w, N, j->tokloss + s * N, 0));
     }
@@ -1209,6 +1267,7 @@ static int run(int argc, char **argv)
     float *P = NULL, *Mo = NULL, *Vo = NULL, *gradbuf = NULL, *tokloss = NULL, *vlogits = NULL, *vloss = NULL;
     uint32_t *perm = NULL;
     ws *w = NULL;
+    gpt_dev *dev = NULL;
     repdl_dp plan;
     int T, rc = 1, have_plan = 0;
     uint64_t step = 0, cur_epoch = (uint64_t)-1;
@@ -1241,8 +1300,30 @@ static int run(int argc, char **argv)
     if (model_init(&m, &o)) { fprintf(stderr, "train_gpt: out of memory\n"); goto out; }
     N = m.N;
     B = (size_t)o.batch;
-    T = o.threads;
+    T = o.cuda ? 1 : o.threads;
     total = m.total;
+    /* --device cuda: the GPU first (exit status 3 without one, before the
+       data is read) */
+    if (o.cuda && !o.generate) {
+        gpt_dev_model dm;
+        char err[512];
+#ifdef TRAIN_HAVE_MPI
+        if (g_mpi) {
+            fprintf(stderr, "train_gpt: --device cuda does not run under mpirun (one process only)\n");
+            rc = EXIT_USAGE;
+            goto out;
+        }
+#endif
+        memset(&dm, 0, sizeof dm);
+        dm.L = m.L; dm.D = m.D; dm.H = m.H; dm.hd = m.hd; dm.N = m.N;
+        dm.off = m.off; dm.total = m.total; dm.scale = m.scale;
+        dm.cos_tab = m.cos_tab; dm.sin_tab = m.sin_tab; dm.gemm_cr = o.gemm_cr;
+        if (train_gpt_cuda_init(&dev, &dm, 1, err, sizeof err)) {
+            fprintf(stderr, "train_gpt: --device cuda: %s\n", err);
+            rc = EXIT_NO_CUDA;
+            goto out;
+        }
+    }
     if (!o.generate || !o.prompt || o.serve_check) {
         if (read_text(o.data, &text, &tlen)) { rc = EXIT_DATA; goto out; }
     }
@@ -1332,6 +1413,7 @@ static int run(int argc, char **argv)
 
     for (t = 0; t < m.ntensors; t++) sizes[t] = m.count[t];
     j.m = &m; j.P = P; j.w = w; j.text = text; j.perm = perm; j.B = B; j.tokloss = tokloss;
+    j.dev = dev;
     {
         uint64_t end = o.have_stop ? o.stop_at : o.steps, per_epoch = W / B;
         for (; step < end; step++) {
@@ -1343,6 +1425,10 @@ static int run(int argc, char **argv)
                 cur_epoch = epoch;
             }
             j.first = (size_t)(step % per_epoch) * B;
+            if (dev && train_gpt_cuda_set_params(dev, P)) {
+                fprintf(stderr, "train_gpt: --device cuda: %s\n", train_gpt_cuda_error(dev));
+                goto step_failed;
+            }
 #ifdef TRAIN_HAVE_MPI
             if (g_mpi) {
                 if (repdl_dp_step_mpi_f32(&plan, MPI_COMM_WORLD, unit_grad, &j, gradbuf) != REPDL_OK)
@@ -1397,6 +1483,10 @@ static int run(int argc, char **argv)
     j.perm = NULL;
     j.tokloss = vloss;
     j.logits = vlogits;
+    if (dev && train_gpt_cuda_set_params(dev, P)) {
+        fprintf(stderr, "train_gpt: --device cuda: %s\n", train_gpt_cuda_error(dev));
+        goto out;
+    }
     if (K && repdl_dp_for(&plan, 0, K, eval_range, &j) != REPDL_OK) {
         fprintf(stderr, "train_gpt: validation failed\n");
         goto out;
@@ -1437,6 +1527,7 @@ step_failed:
     fprintf(stderr, "train_gpt: step %" PRIu64 " failed\n", step + 1);
 out:
     if (have_plan) repdl_dp_free(&plan);
+    train_gpt_cuda_free(dev);
     if (w)
         for (t = 0; t < (size_t)T; t++) ws_free(&w[t], &m);
     free(w);

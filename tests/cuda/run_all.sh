@@ -4,7 +4,7 @@
 # compute-sanitizer runs and the GPU benchmarks, on a machine with a GPU
 # (docs/cuda.md, "Runs on a GPU"; the raw outputs are kept in results/).
 #
-#   run_all.sh [--bin DIR] [--out DIR] [--data DIR] PHASE...
+#   run_all.sh [--bin DIR] [--out DIR] [--data DIR] [--gpt-data FILE] PHASE...
 #
 #   PHASE   info      the device, driver, CUDA version, nvidia-smi
 #           tests     the meson suite's GPU tests (math, reduce, linalg, the
@@ -18,13 +18,15 @@
 #           bench     bench_cuda_math, bench_cuda_reduce, bench_cuda_linalg,
 #                     bench_cuda_nn
 #   --bin   the directory of the executables (test_cuda_*, bench_cuda_*,
-#           train_fmnist_cuda), such as the copy of them that
+#           train_fmnist_cuda, train_gpt_cuda), such as the copy of them that
 #           scripts/gpu-bin.sh makes; default: those of the meson build in
 #           build/ (build/tests/cuda, build/bench/cuda, build/cuda), linked
 #           into build/gpu-bin, which this script builds (meson, nvcc) when
 #           test_cuda_math does not exist.
 #   --out   where each phase's log goes (default $OUT, else ./gpu-results)
 #   --data  the Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)
+#   --gpt-data  the GPT example's text (default
+#           /usr/share/doc/jargon-text/jargon.txt.gz, Debian's jargon-text)
 #
 # Each step's output goes to OUT/PHASE.log, and one line per step to
 # OUT/summary.txt: "PASS name (seconds)", "FAIL name (rc N)" or
@@ -33,12 +35,14 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin="" out="${OUT:-$root/gpu-results}" data=/usr/share/datasets/fashion-mnist
+gpt_data=/usr/share/doc/jargon-text/jargon.txt.gz
 phases=()
 while [ $# -gt 0 ]; do
     case $1 in
     --bin) bin=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --data) data=$2; shift 2 ;;
+    --gpt-data) gpt_data=$2; shift 2 ;;
     *) phases+=("$1"); shift ;;
     esac
 done
@@ -55,7 +59,7 @@ if [ -z "$bin" ]; then
     bin=$root/build/gpu-bin
     mkdir -p "$bin"
     for f in "$root"/build/tests/cuda/test_cuda_* "$root"/build/bench/cuda/bench_cuda_* \
-             "$root"/build/cuda/train_fmnist_cuda; do
+             "$root"/build/cuda/train_fmnist_cuda "$root"/build/cuda/train_gpt_cuda; do
         if [ -f "$f" ] && [ -x "$f" ]; then ln -sf "$f" "$bin/"; fi
     done
 fi
@@ -120,6 +124,12 @@ for phase in "${phases[@]}"; do
         for s in tiny short; do
             step tests "train-cuda-$s" 900 bash "$root/tests/train/check.sh" "$bin/train_fmnist_cuda" \
                 "$root/tests/train/expected.txt" "$s" --device cuda --data "$data"
+        done
+        # the GPT example on the GPU (examples/train_gpt_cuda.c): the CPU's
+        # published [gpt-short] lines, FMA-chain and --gemm cr products
+        for s in gpt-short gpt-short-cr; do
+            step tests "train-gpt-cuda-$s" 900 bash "$root/tests/train/check.sh" "$bin/train_gpt_cuda" \
+                "$root/tests/train/expected.txt" "$s" --device cuda --data "$gpt_data"
         done
         ;;
     exhaustive | map-all | reduce-huge | train-full)
