@@ -252,6 +252,104 @@ REPDL__ATTN_AI size_t repdl__attn_vleaf_body(size_t j, size_t len, size_t nc, co
     return c0;
 }
 
+/* Up to 4 leaves at once over the same rows 0 .. len - 1 (len 1 .. 1024)
+   of M, one per weight row W[q] (q < nq4): the term of row r is
+   RN(W[q][r] M[r][c]) when lo[q] <= r < hi[q] (every such row seen) and
+   -0 otherwise, so leaf q is repdl__attn_vleaf_body's over W[q] with its
+   other rows unseen, bit for bit; each row of M is loaded once for all q.
+   out[q][c] for the columns c < nc in whole vectors; returns those done. */
+#define REPDL__ATTN_Q 4
+REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
+                                              const float *const *W, const size_t *lo,
+                                              const size_t *hi, const float *M, size_t ldm,
+                                              float *const *out)
+{
+    repdl__attn_vu keep, negu;
+    repdl__attn_vf neg, root, A[REPDL__ATTN_Q][REPDL_SUM_LANES], B[REPDL__ATTN_Q][REPDL_SUM_LANES];
+    uint32_t ones = repdl__opaque_ones();
+    size_t c0, l, q, Lp = 1, nvp = 1, ng, vg, g, vv, sl[REPDL__ATTN_Q], sh[REPDL__ATTN_Q],
+        maxlo = 0, minhi = (size_t)-1;
+    const float *Ws[REPDL__ATTN_Q], *W0, *W1, *W2, *W3;
+    int i;
+    for (i = 0; i < REPDL__ATTN_VW; i++) {
+        keep[i] = ones;
+        negu[i] = 0x80000000u;
+    }
+    neg = (repdl__attn_vf)negu;
+    while (Lp < len && Lp < REPDL_SUM_LANES) Lp *= 2;
+    while (nvp * REPDL_SUM_LANES < len) nvp *= 2;
+    /* slots past nq4 repeat slot 0 (computed, never stored) */
+    for (q = 0; q < REPDL__ATTN_Q; q++) {
+        size_t z = q < nq4 ? q : 0;
+        Ws[q] = W[z];
+        sl[q] = lo[z];
+        sh[q] = hi[z];
+        if (sl[q] > maxlo) maxlo = sl[q];
+        if (sh[q] < minhi) minhi = sh[q];
+    }
+    W0 = Ws[0];
+    W1 = Ws[1];
+    W2 = Ws[2];
+    W3 = Ws[3];
+    ng = nvp <= 4 ? 1 : nvp / 4; /* groups of vg rows a lane */
+    vg = nvp <= 4 ? nvp : 4;
+    for (c0 = 0; c0 + REPDL__ATTN_VW <= nc; c0 += REPDL__ATTN_VW, M += REPDL__ATTN_VW) {
+        for (g = 0; g < ng; g++)
+            for (l = 0; l < Lp; l++) {
+                repdl__attn_vf e[REPDL__ATTN_Q][4], x;
+                for (vv = 0; vv < 4; vv++) {
+                    size_t r = l + (4 * g + vv) * REPDL_SUM_LANES;
+                    if (vv < vg && r < len) {
+                        repdl__attn_vf m = *(const repdl__attn_vfu *)(M + r * ldm);
+#define REPDL__ATTN_QT(q, Wq) ((repdl__attn_vf)((repdl__attn_vu)(m * (Wq)[r]) & keep))
+                        if (r >= maxlo && r < minhi) { /* every slot sees row r */
+                            e[0][vv] = REPDL__ATTN_QT(0, W0);
+                            e[1][vv] = REPDL__ATTN_QT(1, W1);
+                            e[2][vv] = REPDL__ATTN_QT(2, W2);
+                            e[3][vv] = REPDL__ATTN_QT(3, W3);
+                        } else {
+                            e[0][vv] = r >= sl[0] && r < sh[0] ? REPDL__ATTN_QT(0, W0) : neg;
+                            e[1][vv] = r >= sl[1] && r < sh[1] ? REPDL__ATTN_QT(1, W1) : neg;
+                            e[2][vv] = r >= sl[2] && r < sh[2] ? REPDL__ATTN_QT(2, W2) : neg;
+                            e[3][vv] = r >= sl[3] && r < sh[3] ? REPDL__ATTN_QT(3, W3) : neg;
+                        }
+#undef REPDL__ATTN_QT
+                    } else {
+                        for (q = 0; q < REPDL__ATTN_Q; q++) e[q][vv] = neg;
+                    }
+                }
+                for (q = 0; q < REPDL__ATTN_Q; q++) {
+                    if (vg == 1) x = e[q][0];
+                    else if (vg == 2) x = e[q][0] + e[q][1];
+                    else x = (e[q][0] + e[q][1]) + (e[q][2] + e[q][3]);
+                    if (g == 0) A[q][l] = x;
+                    else if (g == 1) A[q][l] = A[q][l] + x;
+                    else if (g == 2) B[q][l] = x;
+                    else A[q][l] = A[q][l] + (B[q][l] + x);
+                }
+            }
+        for (q = 0; q < nq4; q++) {
+#define REPDL__ATTN_P(l) A[q][l]
+            switch (Lp) {
+            case 1: root = REPDL__ATTN_P(0); break;
+            case 2: root = REPDL__ATTN_F2(REPDL__ATTN_P, 0, 1); break;
+            case 4: root = REPDL__ATTN_F4(REPDL__ATTN_P, 0, 1); break;
+            case 8: root = REPDL__ATTN_F8(REPDL__ATTN_P, 0, 1); break;
+            case 16: root = REPDL__ATTN_F16(REPDL__ATTN_P, 0, 1); break;
+            case 32: root = REPDL__ATTN_F32(REPDL__ATTN_P, 0, 1); break;
+            default: root = REPDL__ATTN_F64(REPDL__ATTN_P, 0, 1); break;
+            }
+#undef REPDL__ATTN_P
+            memcpy(out[q] + c0, &root, sizeof root);
+        }
+    }
+    return c0;
+}
+
+#define REPDL__ATTN_QARGS                                                              \
+    size_t len, size_t nc, size_t nq4, const float *const *W, const size_t *lo,        \
+        const size_t *hi, const float *M, size_t ldm, float *const *out
+
 #define REPDL__ATTN_VARGS                                                              \
     size_t j, size_t len, size_t nc, const float *w, const unsigned char *use,         \
         const float *M, size_t ldm, float *out
@@ -266,7 +364,21 @@ repdl__attn_vleaf_avx2(REPDL__ATTN_VARGS)
 {
     return repdl__attn_vleaf_body(j, len, nc, w, use, M, ldm, out);
 }
+__attribute__((target("avx512f"), noinline, unused)) static size_t
+repdl__attn_vleafq_avx512(REPDL__ATTN_QARGS)
+{
+    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out);
+}
+__attribute__((target("avx2"), noinline, unused)) static size_t
+repdl__attn_vleafq_avx2(REPDL__ATTN_QARGS)
+{
+    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out);
+}
 #endif
+__attribute__((noinline, unused)) static size_t repdl__attn_vleafq_base(REPDL__ATTN_QARGS)
+{
+    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out);
+}
 __attribute__((noinline, unused)) static size_t repdl__attn_vleaf_base(REPDL__ATTN_VARGS)
 {
     return repdl__attn_vleaf_body(j, len, nc, w, use, M, ldm, out);
@@ -292,6 +404,16 @@ REPDL_FN int repdl__attn_visa(void)
 #endif
 }
 
+REPDL_FN size_t repdl__attn_vleafq(REPDL__ATTN_QARGS)
+{
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    int isa = repdl__attn_visa();
+    if (isa == 2) return repdl__attn_vleafq_avx512(len, nc, nq4, W, lo, hi, M, ldm, out);
+    if (isa == 1) return repdl__attn_vleafq_avx2(len, nc, nq4, W, lo, hi, M, ldm, out);
+#endif
+    return repdl__attn_vleafq_base(len, nc, nq4, W, lo, hi, M, ldm, out);
+}
+
 REPDL_FN size_t repdl__attn_vleaf(REPDL__ATTN_VARGS)
 {
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
@@ -300,6 +422,36 @@ REPDL_FN size_t repdl__attn_vleaf(REPDL__ATTN_VARGS)
     if (isa == 1) return repdl__attn_vleaf_avx2(j, len, nc, w, use, M, ldm, out);
 #endif
     return repdl__attn_vleaf_base(j, len, nc, w, use, M, ldm, out);
+}
+
+/* x[i] = repdl_exp_f32(x[i]), i < n, bit for bit (exp.h's array form, a
+   correctly rounded result whatever the vector width or contraction),
+   compiled for the same ISA as the leaf. */
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+__attribute__((target("avx512f"), noinline, unused)) static void repdl__attn_exp_avx512(size_t n,
+                                                                                      float *x)
+{
+    REPDL__CR_ARRAY(n, x, x, repdl__exp_lane, repdl_exp_f32);
+}
+__attribute__((target("avx2"), noinline, unused)) static void repdl__attn_exp_avx2(size_t n, float *x)
+{
+    REPDL__CR_ARRAY(n, x, x, repdl__exp_lane, repdl_exp_f32);
+}
+#endif
+REPDL_FN void repdl__attn_exp(size_t n, float *x)
+{
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    int isa = repdl__attn_visa();
+    if (isa == 2) {
+        repdl__attn_exp_avx512(n, x);
+        return;
+    }
+    if (isa == 1) {
+        repdl__attn_exp_avx2(n, x);
+        return;
+    }
+#endif
+    REPDL__CR_ARRAY(n, x, x, repdl__exp_lane, repdl_exp_f32);
 }
 #else
 #define REPDL__ATTN_VEC 0
@@ -468,6 +620,8 @@ typedef struct repdl__attn {
 #define REPDL__ATTN_PAD 16
 typedef struct repdl__attn_ws {
     float *T, *KT, *VT, *row, *row2;
+    float *rowq;         /* host: 4 nk floats (p of 4 rows), or NULL */
+    unsigned char *useq; /* host: 4 nk bytes, with rowq */
     repdl__tree *tr;
     unsigned char *use;
     size_t head;  /* the kv head (b hkv + h) in KT / VT, or (size_t)-1 */
@@ -524,15 +678,31 @@ REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int
     w->row2 = w->row + n;
     w->use = (unsigned char *)(void *)(w->row2 + n);
     w->head = w->group = w->blk = (size_t)-1;
+    w->rowq = NULL;
+    w->useq = NULL;
 }
 
 /* The host's workspace: malloc (REPDL__ALLOC); 0, or -1 out of memory. */
 REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int backward)
 {
-    size_t bytes = repdl__attn_ws_bytes(a, backward);
-    void *block = bytes ? REPDL__ALLOC(bytes) : NULL;
+    size_t bytes = repdl__attn_ws_bytes(a, backward), extra = 0;
+    void *block;
+#if REPDL__ATTN_VEC
+    /* the rows of repdl__attn_fwd_range, after the block (aligned: bytes
+       rounded up to a float); none when they would not fit */
+    bytes = (bytes + sizeof(float) - 1) / sizeof(float) * sizeof(float);
+    if (bytes && a->s.nk <= ((size_t)-1 - bytes) / (REPDL__ATTN_Q * (sizeof(float) + 1)) / 2)
+        extra = REPDL__ATTN_Q * a->s.nk * (sizeof(float) + 1);
+#endif
+    block = bytes ? REPDL__ALLOC(bytes + extra) : NULL;
     if (!block) return -1;
     repdl__attn_ws_attach(w, a, backward, block);
+#if REPDL__ATTN_VEC
+    if (extra) {
+        w->rowq = (float *)(void *)((char *)block + bytes);
+        w->useq = (unsigned char *)(w->rowq + REPDL__ATTN_Q * a->s.nk);
+    }
+#endif
     return 0;
 }
 
@@ -553,6 +723,11 @@ REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, siz
     if (with_v)
         for (j = 0; j < nk; j++)
             for (t = 0; t < d; t++) w->VT[t * ldt + j] = V[j * d + t];
+    for (t = 0; t < d; t++) /* the pad: read by repdl__attn_dots, never used */
+        for (j = nk; j < ldt; j++) {
+            w->KT[t * ldt + j] = 0.0f;
+            if (with_v) w->VT[t * ldt + j] = 0.0f;
+        }
     w->head = kh;
     w->group = (size_t)-1; /* QG, GG overwritten */
 }
@@ -584,19 +759,34 @@ REPDL_FN void repdl__attn_dots(const repdl__attn *a, repdl__attn_ws *w, const fl
     size_t j0;
     for (j0 = 0; j0 < n; j0 += REPDL__ATTN_COLS) {
         size_t nc = n - j0 < REPDL__ATTN_COLS ? n - j0 : REPDL__ATTN_COLS;
+#if REPDL__ATTN_VEC
+        if (nc % REPDL__ATTN_VW && a->s.d <= REPDL_SUM_LEAF) {
+            /* the last keys as a whole vector of 16 (columns past n read
+               from KT's pad or later keys, computed and dropped) */
+            size_t full = nc - nc % REPDL__ATTN_VW;
+            float t16[REPDL__ATTN_VW];
+            if (full)
+                repdl__attn_wcols(a->s.d, full, x, NULL, XT + j0, repdl__attn_ldt(a), w->T, w->tr,
+                                  sc + j0);
+            repdl__attn_vleaf(0, a->s.d, REPDL__ATTN_VW, x, NULL, XT + j0 + full, repdl__attn_ldt(a),
+                              t16);
+            memcpy(sc + j0 + full, t16, (nc - full) * sizeof(float));
+            continue;
+        }
+#endif
         repdl__attn_wcols(a->s.d, nc, x, NULL, XT + j0, repdl__attn_ldt(a), w->T, w->tr, sc + j0);
     }
 }
 
 /* The scores of row (b, hh, i), j < n: s_j, and use[j]. */
 REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t b, size_t hh,
-                                 size_t i, size_t n, float *sc)
+                                 size_t i, size_t n, float *sc, unsigned char *use)
 {
     size_t j, d = a->s.d;
     const float *qi = a->q + ((b * a->s.hq + hh) * a->s.nq + i) * d;
     const float *mk = a->mask ? a->mask + (b * a->s.nq + i) * a->s.nk : NULL;
     repdl__attn_load_head(a, w, b * a->s.hkv + hh / a->G, a->dout != NULL);
-    repdl__attn_seen_row(a, b, i, n, w->use);
+    repdl__attn_seen_row(a, b, i, n, use);
     repdl__attn_dots(a, w, qi, w->KT, n, sc);
     for (j = 0; j < n; j++) {
         sc[j] = repdl__fmul(sc[j], a->scale);
@@ -604,18 +794,21 @@ REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t
     }
 }
 
-/* The forward of row u = (b hq + hh) nq + i. */
-REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_t u)
+/* The forward of row u = (b hq + hh) nq + i up to its P V sum: the
+   scores, then the p_j in sc, the seen keys in use, *n, *m and *l; 0 when
+   the row is written already (no key seen, or an infinite or NaN max),
+   1 when out = RN(sum / l) remains (repdl__attn_fwd_post). */
+REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t u, float *sc,
+                                 unsigned char *use, size_t *pn, float *pm, float *pl)
 {
     size_t nq = a->s.nq, d = a->s.d, i = u % nq, bh = u / nq, b = bh / a->s.hq,
            hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
-    float *o = a->o_out + u * d, *sc = w->row, m = -0.0f, l, lse;
+    float *o = a->o_out + u * d, m = -0.0f;
     int any = 0;
-    w->blk = (size_t)-1; /* row overwritten */
-    repdl__attn_scores(a, w, b, hh, i, n, sc);
+    repdl__attn_scores(a, w, b, hh, i, n, sc, use);
     for (j = 0; j < n; j++) {
         float x = sc[j];
-        if (!w->use[j]) continue;
+        if (!use[j]) continue;
         if (repdl__fne(x, x)) { m = x; any = 2; break; }
         if (!any || repdl__fgt(x, m) ||
             (repdl__feq(x, m) && (repdl__asuint(m) >> 31) && !(repdl__asuint(x) >> 31)))
@@ -625,29 +818,114 @@ REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     if (!any) {
         for (c = 0; c < d; c++) o[c] = 0.0f;
         if (a->o_lse) a->o_lse[u] = repdl__asfloat(0xff800000u);
-        return;
+        return 0;
     }
     if ((repdl__asuint(m) & 0x7fffffffu) >= 0x7f800000u) {
         for (c = 0; c < d; c++) o[c] = repdl__nanf();
         if (a->o_lse) a->o_lse[u] = repdl__nanf();
-        return;
+        return 0;
     }
     for (j = 0; j < n; j++) sc[j] = repdl__fsub(sc[j], m);
+#if REPDL__ATTN_VEC
+    repdl__attn_exp(n, sc);
+#else
     REPDL__CR_ARRAY(n, sc, sc, repdl__exp_lane, repdl_exp_f32);
+#endif
     for (j = 0; j < n; j++)
-        if (!w->use[j]) sc[j] = -0.0f;
+        if (!use[j]) sc[j] = -0.0f;
     {
         repdl__tree t;
         size_t j0, len;
         repdl__tree_init(&t);
         REPDL__LEAVES(n, j0, len) repdl__tree_leaf_copy(&t, sc + j0, len);
-        l = repdl__tree_root(&t); /* l >= 1: the max's term is exp(0) = 1 */
+        *pl = repdl__tree_root(&t); /* l >= 1: the max's term is exp(0) = 1 */
     }
-    repdl__attn_wsum(n, d, sc, w->use, REPDL__OFFSET(a->v, (b * a->s.hkv + hh / a->G) * a->R * d), d, w->T,
-                     w->tr, o);
+    *pn = n;
+    *pm = m;
+    return 1;
+}
+
+/* out of row u (holding the sums over j of RN(p_j v_j[c])) divided by l,
+   and lse. */
+REPDL_FN void repdl__attn_fwd_post(const repdl__attn *a, size_t u, float m, float l)
+{
+    size_t c, d = a->s.d;
+    float *o = a->o_out + u * d;
     for (c = 0; c < d; c++) o[c] = repdl__canon(repdl__fdiv(o[c], l));
-    lse = repdl__fadd(m, repdl_log_f32(l));
-    if (a->o_lse) a->o_lse[u] = repdl__canon(lse);
+    if (a->o_lse) a->o_lse[u] = repdl__canon(repdl__fadd(m, repdl_log_f32(l)));
+}
+
+/* The values of the kv head of row u. */
+REPDL_FN const float *repdl__attn_vrows(const repdl__attn *a, size_t u)
+{
+    size_t bh = u / a->s.nq, b = bh / a->s.hq, hh = bh % a->s.hq;
+    return REPDL__OFFSET(a->v, (b * a->s.hkv + hh / a->G) * a->R * a->s.d);
+}
+
+/* The forward of row u = (b hq + hh) nq + i. */
+REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_t u)
+{
+    size_t n;
+    float m, l;
+    w->blk = (size_t)-1; /* row overwritten */
+    if (!repdl__attn_fwd_pre(a, w, u, w->row, w->use, &n, &m, &l)) return;
+    repdl__attn_wsum(n, a->s.d, w->row, w->use, repdl__attn_vrows(a, u), a->s.d, w->T, w->tr,
+                     a->o_out + u * a->s.d);
+    repdl__attn_fwd_post(a, u, m, l);
+}
+
+/* The forward of the rows [lo, hi), on the host: rows of one head 4 at a
+   time when the vector leaf is there (repdl__attn_vleafq: each row of V
+   read once for the 4, the same bits as repdl__attn_fwd_row's), each row
+   alone otherwise.  A row takes the shared sum when it needs its P V sum,
+   sees every key of its range (no mask or padding hides one) and has at
+   most 1024 of them (one leaf). */
+REPDL_FN void repdl__attn_fwd_range(const repdl__attn *a, repdl__attn_ws *w, size_t lo, size_t hi)
+{
+    size_t u = lo;
+#if REPDL__ATTN_VEC
+    size_t nk = a->s.nk, d = a->s.d, nq = a->s.nq;
+    while (w->rowq && u < hi) {
+        size_t cnt = hi - u, q, k = 0, len = 0, done, nn[REPDL__ATTN_Q], zlo[REPDL__ATTN_Q] = {0, 0, 0, 0},
+               hiq[REPDL__ATTN_Q];
+        float mm[REPDL__ATTN_Q], ll[REPDL__ATTN_Q], *outq[REPDL__ATTN_Q];
+        const float *Wq[REPDL__ATTN_Q];
+        size_t uq[REPDL__ATTN_Q];
+        if (cnt > REPDL__ATTN_Q) cnt = REPDL__ATTN_Q;
+        if (cnt > nq - u % nq) cnt = nq - u % nq; /* one head */
+        w->blk = (size_t)-1;
+        for (q = 0; q < cnt; q++) {
+            float *sc = w->rowq + q * nk;
+            unsigned char *use = w->useq + q * nk;
+            size_t j;
+            if (!repdl__attn_fwd_pre(a, w, u + q, sc, use, &nn[q], &mm[q], &ll[q])) continue;
+            for (j = 0; j < nn[q] && use[j]; j++) {}
+            if (j < nn[q] || nn[q] > REPDL_SUM_LEAF) { /* alone */
+                repdl__attn_wsum(nn[q], d, sc, use, repdl__attn_vrows(a, u + q), d, w->T, w->tr,
+                                 a->o_out + (u + q) * d);
+                repdl__attn_fwd_post(a, u + q, mm[q], ll[q]);
+                continue;
+            }
+            Wq[k] = sc;
+            hiq[k] = nn[q];
+            outq[k] = a->o_out + (u + q) * d;
+            uq[k] = q;
+            if (nn[q] > len) len = nn[q];
+            k++;
+        }
+        if (k) {
+            done = repdl__attn_vleafq(len, d, k, Wq, zlo, hiq, repdl__attn_vrows(a, u), d, outq);
+            for (q = 0; q < k; q++) {
+                if (done < d)
+                    repdl__attn_wcols(hiq[q], d - done, Wq[q], NULL, repdl__attn_vrows(a, u) + done, d,
+                                      w->T, w->tr, outq[q] + done);
+                repdl__attn_fwd_post(a, u + uq[q], mm[uq[q]], ll[uq[q]]);
+            }
+        }
+        u += cnt;
+    }
+#endif
+    for (; u < hi; u++) repdl__attn_fwd_row(a, w, u);
 }
 
 /* Backward, first phase, row u: P and dS of the row (all nk columns, the
@@ -660,12 +938,17 @@ REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     float *P = REPDL__OFFSET(a->P, u * nk), *dS = REPDL__OFFSET(a->dS, u * nk), *dp = w->row2,
           lse = a->lse[u], D;
     w->blk = (size_t)-1; /* row2 overwritten */
-    repdl__attn_scores(a, w, b, hh, i, n, P);
+    repdl__attn_scores(a, w, b, hh, i, n, P, w->use);
     repdl__attn_wcols(d, 1, go, NULL, o, 1, w->T, w->tr, &D);
     repdl__attn_dots(a, w, go, w->VT, n, dp);
+    for (j = 0; j < n; j++) P[j] = repdl__fsub(P[j], lse);
+#if REPDL__ATTN_VEC
+    repdl__attn_exp(n, P);
+#else
+    REPDL__CR_ARRAY(n, P, P, repdl__exp_lane, repdl_exp_f32);
+#endif
     for (j = 0; j < n; j++) {
         if (w->use[j]) {
-            P[j] = repdl_exp_f32(repdl__fsub(P[j], lse));
             dS[j] = repdl__fmul(P[j], repdl__fsub(dp[j], D));
         } else {
             P[j] = -0.0f;
@@ -815,11 +1098,11 @@ REPDL_API repdl_status repdl_attention_forward_f32(const repdl_attention_shape *
     REPDL__FPENV_CHECK();
     repdl__attn a;
     repdl__attn_ws w;
-    size_t nrows, u;
+    size_t nrows;
     repdl_status st = repdl__attn_fwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, &nrows);
     if (st != REPDL_OK || nrows == 0) return st;
     if (repdl__attn_ws_init(&w, &a, 0)) return REPDL_ERR_NOMEM;
-    for (u = 0; u < nrows; u++) repdl__attn_fwd_row(&a, &w, u);
+    repdl__attn_fwd_range(&a, &w, 0, nrows);
     repdl__attn_ws_free(&w);
     return REPDL_OK;
 }

@@ -200,6 +200,9 @@ static void test_reference(void)
     check_ref("d 2000", shp(1, 1, 1, 3, 3, 2000, 0, 0, 1), 0, 0, 0);
     check_ref("8 heads mask keep", shp(2, 8, 2, 33, 33, 64, 0, 0, 1), 1, 1, 0);
     check_ref("group rows over a leaf", shp(1, 6, 3, 600, 3, 4, 0, 0, 0), 1, 0, 0);
+    /* every causal key count 1 .. 300, d 48: attention.h's vector leaves
+       (rows of one head 4 at a time, 1 to 8 rows a lane) */
+    check_ref("causal 300 d48", shp(1, 2, 1, 300, 300, 48, 0, 0, 1), 0, 0, 0);
 }
 
 /* A query range [q0, q0 + c) of p's queries as a problem of its own: the
