@@ -307,6 +307,37 @@ repdl__gemv_s16zs(const int R, const char *b0, const char *b4, const char *b8,
     }
 }
 
+/* The steps k < K - K % 16 of the G groups of 16 rows p[g][0..15]: the
+   first F groups have rows ldw floats apart (repdl__gemv_s16zs), the
+   others any rows (repdl__gemv_s16z).  Returns the next step. */
+__attribute__((always_inline, target("avx512f"))) static inline size_t
+repdl__gemv_k16z(const int R, const int G, const int F, const float *(*p)[16], size_t ldw,
+                 size_t K, const float *x, size_t ldx, __m512 (*acc)[REPDL__GEMV_RMAX])
+{
+    const size_t L = ldw * sizeof(float), L3 = 3 * L;
+    const char *b[2][4];
+    size_t k;
+    int g, i;
+    REPDL__GEMV_UNROLL
+    for (g = 0; g < F; g++)
+        REPDL__GEMV_UNROLL
+        for (i = 0; i < 4; i++) b[g][i] = (const char *)(const void *)p[g][4 * i];
+    for (k = 0; k + 16 <= K; k += 16) {
+        REPDL__GEMV_UNROLL
+        for (g = 0; g < G; g++) {
+            if (g < F) {
+                repdl__gemv_s16zs(R, b[g][0], b[g][1], b[g][2], b[g][3], L, L3, k, x, ldx,
+                                  acc[g]);
+                REPDL__GEMV_UNROLL
+                for (i = 0; i < 4; i++) b[g][i] += 16 * sizeof(float);
+            } else {
+                repdl__gemv_s16z(R, p[g], k, x, ldx, acc[g]);
+            }
+        }
+    }
+    return k;
+}
+
 /* Outputs n0 .. n0 + 16G - 1 (G groups of 16 rows; rows >= N repeat row
    N - 1, not stored): the order of repdl__gemv_block.  G = 2 only for
    K <= 1024: 32 rows at once ran slower at large K (docs/bench-linalg.md). */
@@ -333,27 +364,14 @@ repdl__gemv_blockz(const int R, const int G, size_t n0, size_t N, size_t K, cons
         REPDL__GEMV_UNROLL
         for (m = 0; m < R; m++) acc[g][m] = _mm512_loadu_ps(b0);
     }
-    if (n0 + 16 * (size_t)G <= N) { /* no row repeated: W[n0 + j] at j ldw */
-        const size_t L = ldw * sizeof(float), L3 = 3 * L;
-        const char *b[2][4];
-        REPDL__GEMV_UNROLL
-        for (g = 0; g < G; g++)
-            REPDL__GEMV_UNROLL
-            for (i = 0; i < 4; i++) b[g][i] = (const char *)(const void *)p[g][4 * i];
-        for (k = 0; k + 16 <= K; k += 16) {
-            REPDL__GEMV_UNROLL
-            for (g = 0; g < G; g++) {
-                repdl__gemv_s16zs(R, b[g][0], b[g][1], b[g][2], b[g][3], L, L3, k, x, ldx,
-                                  acc[g]);
-                REPDL__GEMV_UNROLL
-                for (i = 0; i < 4; i++) b[g][i] += 16 * sizeof(float);
-            }
-        }
-    } else {
-        for (k = 0; k + 16 <= K; k += 16)
-            REPDL__GEMV_UNROLL
-            for (g = 0; g < G; g++) repdl__gemv_s16z(R, p[g], k, x, ldx, acc[g]);
-    }
+    /* the groups with no repeated row (all but a last partial one) take
+       the strided loads */
+    if (n0 + 16 * (size_t)G <= N)
+        k = repdl__gemv_k16z(R, G, G, p, ldw, K, x, ldx, acc);
+    else if (G == 2 && n0 + 16 <= N)
+        k = repdl__gemv_k16z(R, 2, 1, p, ldw, K, x, ldx, acc);
+    else
+        k = repdl__gemv_k16z(R, G, 0, p, ldw, K, x, ldx, acc);
     if (k + 8 <= K) {
         REPDL__GEMV_UNROLL
         for (g = 0; g < G; g++) repdl__gemv_s8z(R, p[g], k, x, ldx, acc[g]);
