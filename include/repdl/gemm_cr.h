@@ -34,7 +34,9 @@
             term to the root), |t - s| <= gamma_d * T, gamma_d = d u / (1 -
             d u), u = 2^-53, T = sum |terms| (Higham).  Each K panel of kc
             products is summed from 0 and then added to the running sum:
-            d = kc + ceil(K / kc) <= K + 1.
+            d = kc + ceil(K / kc) <= K + 1; the AVX-512 kernel sums chunks
+            of 32 products from 0 within a panel: d = 32 + ceil(kc / 32) +
+            ceil(K / kc).
      bound: T <= min(||a_i||_1 ||b_j||_inf, ||a_i||_inf ||b_j||_1) + |bias|,
             the norms computed once per row of op(A) and column of op(B);
             E = d * 2^-53 (1 + 2^-8) * T_computed + 2^-51 |t| covers gamma_d,
@@ -50,9 +52,11 @@
             2^28 terms (|digit increment| < 2^34, so no digit ever wraps),
             and the integer is rounded to nearest-even binary32 once.
    The fast path runs blocked: op(B) is converted to binary64 panels once
-   per column block, op(A) per row block, and an MR x NR micro-kernel (x86
+   (in groups of column blocks of at most REPDL_GEMM_CR_WHOLE doubles),
+   op(A) once per row block and group, and an MR x NR micro-kernel (x86
    with gcc or clang: AVX2 + FMA or AVX-512F chosen at run time as in
-   gemm.h; elsewhere portable C) accumulates the binary64 sums.  No kernel
+   gemm.h, with AVX2 packing, norms and, for AVX-512, the rule; elsewhere
+   portable C) accumulates the binary64 sums.  No kernel
    choice can change a bit: every accepted t was proven to round to RN(s).
 
    Edge cases: M == 0 or N == 0: nothing is read or written.  K == 0: A and
@@ -451,12 +455,12 @@ repdl__gemm_cr_t8x8(const float *src, size_t ld, double *dst, size_t ldd)
 __attribute__((target("avx2,fma"))) static void
 repdl__gemm_cr_widen_avx2(size_t n, const float *x, double *d)
 {
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8) {
+    size_t k, nb = n & ~(size_t)7;
+    for (k = 0; k < nb; k += 8) {
         _mm256_storeu_pd(d + k, _mm256_cvtps_pd(_mm_loadu_ps(x + k)));
         _mm256_storeu_pd(d + k + 4, _mm256_cvtps_pd(_mm_loadu_ps(x + k + 4)));
     }
-    for (; k < n; k++) d[k] = (double)x[k];
+    for (k = nb; k < n; k++) d[k] = (double)x[k];
 }
 #endif
 
@@ -528,8 +532,10 @@ repdl__gemm_cr_decide_avx2(size_t n, const double *s, double a1, double amx, con
                            unsigned char *flag)
 REPDL__GEMM_CR_DECIDE_BODY
 
-/* The same rule, eight outputs a step: min and max of AVX-512 return the
-   second operand when one is NaN, as the C conditionals do; E is formed
+/* The same rule, eight outputs a step: min of AVX-512 returns the second
+   operand when one is NaN, as the C conditional does (the zero-masked
+   forms with every lane set: gcc's unmasked ones warn under
+   -Wmaybe-uninitialized); E is formed
    as kf T + at c51 with one rounding fewer (the bound's margin covers
    both forms); the tail takes the C body. */
 __attribute__((target("avx512f"))) static int
@@ -546,11 +552,11 @@ repdl__gemm_cr_decide_avx512(size_t n, const double *s, double a1, double amx, c
         __m512d t = _mm512_loadu_pd(s + j);
         __m512d T1 = _mm512_mul_pd(va1, _mm512_loadu_pd(bmx + j));
         __m512d T2 = _mm512_mul_pd(vamx, _mm512_loadu_pd(b1 + j));
-        __m512d T = _mm512_add_pd(_mm512_min_pd(T1, T2), _mm512_loadu_pd(babs + j));
+        __m512d T = _mm512_add_pd(_mm512_maskz_min_pd(0xff, T1, T2), _mm512_loadu_pd(babs + j));
         __m512d at = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(t), nosign));
         __m512d E = _mm512_fmadd_pd(vkf, T, _mm512_mul_pd(at, vc51));
         __m512d lo = _mm512_sub_pd(t, E), hi = _mm512_add_pd(t, E);
-        __m256 fl = _mm512_cvtpd_ps(lo), fh = _mm512_cvtpd_ps(hi);
+        __m256 fl = _mm512_maskz_cvtpd_ps(0xff, lo), fh = _mm512_maskz_cvtpd_ps(0xff, hi);
         unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(fl, fh, _CMP_EQ_OQ));
         unsigned side = (unsigned)(_mm512_cmp_pd_mask(lo, zero, _CMP_GT_OQ) |
                                    _mm512_cmp_pd_mask(hi, zero, _CMP_LT_OQ));

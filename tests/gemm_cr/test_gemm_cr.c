@@ -250,6 +250,48 @@ static void ties(int n)
 }
 
 /* Directed cases with results derived by hand. */
+/* Terms the binary64 sum loses, in a fixed order (no permutation): with
+   m = (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24, a binary32 midpoint whose tie
+   goes down to f = 1 + 2^-11, the K = 256 products are m, -2^-47, then
+   1, 2^-54 x 28, -1, and seven groups 1, 2^-54 x 30, -1.  With the
+   default panel of 256 every kernel adds each 2^-54 to a partial sum of 1
+   or more (one chain per panel, or chunks of 32 that start with the 1),
+   so all 238 are lost: the computed t is m - 2^-47 (rounds to f) while
+   the exact sum is m + 110 2^-54 (rounds to f's successor).  The bound with the true depth
+   (at least 41 here) exceeds the lost 238 2^-54; a depth of 1 (a bound
+   about 2^5 too small) accepts t.  The rows of A and the columns of op(B)
+   repeat the vector, so every output of the 7 x 17 product (full micro-
+   tiles and edges, op(B) transposed or not) is the same. */
+static void lost_terms(void)
+{
+    enum { KL = 256, ML = 7, NL = 17 };
+    static float a[KL], b[KL], A[ML * KL], Bt[NL * KL], Bn[KL * NL], C[ML * NL];
+    float want = f_of(u_of(1.0f + pow2f(-11)) + 1u), r;
+    size_t k, i, j, at = 0;
+    int g, t, tB;
+    a[at] = 1.0f + pow2f(-12); b[at++] = 1.0f + pow2f(-12);
+    a[at] = -pow2f(-24); b[at++] = pow2f(-23);
+    for (g = 0; g < 8; g++) {
+        a[at] = 1.0f; b[at++] = 1.0f;
+        for (t = 0; t < (g ? 30 : 28); t++) { a[at] = pow2f(-27); b[at++] = pow2f(-27); }
+        a[at] = -1.0f; b[at++] = 1.0f;
+    }
+    CHECK(at == KL, "lost terms: %zu products", at);
+    r = gemm_cr_ref_one(KL, a, 1, b, 1, NULL);
+    CHECK_BITS(r, want, "lost terms: oracle against the construction");
+    for (i = 0; i < ML; i++) memcpy(A + i * KL, a, sizeof a);
+    for (j = 0; j < NL; j++) memcpy(Bt + j * KL, b, sizeof b);
+    for (k = 0; k < KL; k++)
+        for (j = 0; j < NL; j++) Bn[k * NL + j] = b[k];
+    for (tB = 0; tB < 2; tB++) {
+        CHECK(repdl_gemm_cr_f32(0, tB, ML, NL, KL, A, KL, tB ? Bt : Bn, tB ? KL : NL, NULL, C,
+                                NL) == REPDL_OK,
+              "lost terms status");
+        for (i = 0; i < ML * NL; i++) CHECK_BITS(C[i], want, "lost terms, transB %d, output %zu", tB, i);
+        n_outputs += ML * NL;
+    }
+}
+
 static void directed(void)
 {
     float fmax = f_of(0x7f7fffffu), one = 1.0f, inf = f_of(0x7f800000u), nan = f_of(0x7fc00000u);
@@ -373,6 +415,7 @@ int main(int argc, char **argv)
     directed();
     bad_args();
     ties(small ? 300 : 1500);
+    lost_terms();
     for (mode = 0; mode < M_COUNT; mode++)
         for (rep = 0; rep < reps; rep++) {
             size_t M = 1 + rnd_below(13), N = 1 + rnd_below(21), K = rnd_below(rep < 2 ? 8 : 90);
