@@ -509,15 +509,17 @@ int repdl_cuda_rope_backward_f32(size_t batch, size_t heads, size_t n, size_t d,
    inputs.  A stream-ordered workspace of up to 2048 per-thread slices
    plus, in the backward, 2 batch hq nq nk floats (docs/attention.md). */
 struct repdl_attention_shape;
+/* layer_table.h attention: begin (tests/config/check_op_table.py --write) */
 int repdl_cuda_attention_forward_f32(const struct repdl_attention_shape *s, float scale,
                                      const float *q, const float *k, const float *v,
-                                     const float *mask, const unsigned char *key_keep,
-                                     float *out, float *lse, void *stream);
+                                     const float *mask, const unsigned char *key_keep, float *out,
+                                     float *lse, void *stream);
 int repdl_cuda_attention_backward_f32(const struct repdl_attention_shape *s, float scale,
                                       const float *q, const float *k, const float *v,
                                       const float *mask, const unsigned char *key_keep,
                                       const float *out, const float *lse, const float *dout,
                                       float *dq, float *dk, float *dv, void *stream);
+/* layer_table.h attention: end */
 /* (end attention) */
 
 /* ---- Correctly rounded product (cuda/gemm_cr.cu; include/repdl/gemm_cr.h) ----

@@ -82,8 +82,8 @@
     S(X, rope,          rope_table,               AUX,    rope,            PY,   rope_table)          \
     S(X, rope,          rope_forward,             FWD,    rope,            PY,   rope_forward)        \
     S(X, rope,          rope_backward,            BWD,    rope,            PY,   rope_backward)       \
-    S(X, scaled_dot_product_attention, attention_forward,  FWD, NOCUDA,  PY,   attention_forward)   \
-    S(X, scaled_dot_product_attention, attention_backward, BWD, NOCUDA,  PY,   attention_backward)
+    S(X, scaled_dot_product_attention, attention_forward,  FWD, attention, PY, attention_forward)   \
+    S(X, scaled_dot_product_attention, attention_backward, BWD, attention, PY, attention_backward)
 
 /* ---- Selections ---- */
 

@@ -19,7 +19,8 @@ from repdl import ops
 # registers them, and the others
 CUDA_FUNCTIONS = list(repdl._C.layer_cuda_bindings) + [
     'unary', 'unary_backward', 'scale', 'reduce_rows', 'reduce_rows_backward', 'dot', 'gemm',
-    'dropout_forward', 'dropout_backward', 'uniform_fill', 'normal_fill', 'sgd_step', 'adam_step']
+    'gemm_cr', 'dropout_forward', 'dropout_backward', 'uniform_fill', 'normal_fill', 'sgd_step',
+    'adam_step']
 
 
 def test_var_identity_of_the_cuda_path(clib):

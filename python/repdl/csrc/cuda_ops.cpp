@@ -236,6 +236,59 @@ using OnCall = OnDevice;
 #define REPDL_PY_CALL(fn, ...) ok(repdl_cuda_##fn(__VA_ARGS__, d.stream()), "repdl_cuda_" #fn)
 #include "layers.inc"  // softmax, pools, norms: written once for both builds
 
+// ---- Attention (repdl_cuda_attention_*: the host's bits): repdl_ext.cpp's
+// arguments and checks (attn_shape in shapes.h), every tensor on the device ----
+
+const unsigned char *keep_ptr(OnDevice &d, const c10::optional<Tensor> &key_keep)
+{
+    if (!key_keep.has_value() || !key_keep->defined()) return nullptr;
+    d.here(*key_keep, "key_keep");
+    return key_keep->data_ptr<uint8_t>();
+}
+
+std::vector<Tensor> attention_forward(std::vector<int64_t> dims, int64_t q_pos0, bool causal,
+                                      double scale, const Tensor &q, const Tensor &k,
+                                      const Tensor &v, const c10::optional<Tensor> &mask,
+                                      const c10::optional<Tensor> &key_keep)
+{
+    OnDevice d(q);
+    repdl_attention_shape s = attn_shape(dims, q_pos0, causal, q, k, v, mask, key_keep);
+    const float *pq = d.in(q, "query"), *pk = d.in(k, "key"), *pv = d.in(v, "value");
+    const float *pm = d.opt(mask, "attn_mask");
+    const unsigned char *pkk = keep_ptr(d, key_keep);
+    Tensor out = d.empty(q.sizes()), lse = d.empty({dims[0], dims[1], dims[3]});
+    ok(repdl_cuda_attention_forward_f32(&s, (float)scale, pq, pk, pv, pm, pkk, out.data_ptr<float>(),
+                                        lse.data_ptr<float>(), d.stream()),
+       "repdl_cuda_attention_forward_f32");
+    return {out, lse};
+}
+
+std::vector<Tensor> attention_backward(std::vector<int64_t> dims, int64_t q_pos0, bool causal,
+                                       double scale, const Tensor &q, const Tensor &k,
+                                       const Tensor &v, const c10::optional<Tensor> &mask,
+                                       const c10::optional<Tensor> &key_keep, const Tensor &out,
+                                       const Tensor &lse, const Tensor &dout, bool need_dq,
+                                       bool need_dk, bool need_dv)
+{
+    OnDevice d(q);
+    repdl_attention_shape s = attn_shape(dims, q_pos0, causal, q, k, v, mask, key_keep);
+    const float *pq = d.in(q, "query"), *pk = d.in(k, "key"), *pv = d.in(v, "value");
+    const float *pm = d.opt(mask, "attn_mask");
+    const unsigned char *pkk = keep_ptr(d, key_keep);
+    const float *po = d.in(out, "output"), *pl = d.in(lse, "lse"), *pg = d.in(dout, "grad_output");
+    TORCH_CHECK(out.numel() == q.numel() && dout.numel() == q.numel() &&
+                    lse.numel() == dims[0] * dims[1] * dims[3],
+                "repdl: attention backward: output, grad_output or lse size mismatch");
+    Tensor dq, dk, dvv;
+    if (need_dq) dq = d.empty(q.sizes());
+    if (need_dk) dk = d.empty(k.sizes());
+    if (need_dv) dvv = d.empty(v.sizes());
+    ok(repdl_cuda_attention_backward_f32(&s, (float)scale, pq, pk, pv, pm, pkk, po, pl, pg, ptr(dq),
+                                         ptr(dk), ptr(dvv), d.stream()),
+       "repdl_cuda_attention_backward_f32");
+    return {dq, dk, dvv};
+}
+
 // ---- Losses: logits/logp [rows x cols], target int64 [rows] on the device ----
 // The targets are read as size_t in place (repdl.ops has checked that they
 // are class indices in [0, cols)).  Returns (loss scalar, gradient or

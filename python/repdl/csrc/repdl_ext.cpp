@@ -337,31 +337,10 @@ Tensor gemm_cr(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const Tensor &
 }
 
 // ---- Attention (attention_threads.h at torch's thread count: the same
-// bits at every count; no CUDA form yet): q [batch][hq][nq][d], k, v
-// [batch][hkv][nk][d], mask [batch][nq][nk] (float, additive; -inf: not
-// seen), key_keep [batch][nk] (uint8, 0: padding) ----
-
-repdl_attention_shape attn_shape(std::vector<int64_t> dims, int64_t q_pos0, bool causal,
-                                 const Tensor &q, const Tensor &k, const Tensor &v,
-                                 const c10::optional<Tensor> &mask,
-                                 const c10::optional<Tensor> &key_keep)
-{
-    TORCH_CHECK(dims.size() == 6, "repdl: attention: dims are (batch, hq, hkv, nq, nk, d)");
-    repdl_attention_shape s;
-    s.batch = usz(dims[0]); s.hq = usz(dims[1]); s.hkv = usz(dims[2]);
-    s.nq = usz(dims[3]); s.nk = usz(dims[4]); s.d = usz(dims[5]);
-    s.q_pos0 = usz(q_pos0); s.kv_stride = 0; s.causal = causal ? 1 : 0;
-    TORCH_CHECK(q.numel() == dims[0] * dims[1] * dims[3] * dims[5] &&
-                    k.numel() == dims[0] * dims[2] * dims[4] * dims[5] && v.numel() == k.numel(),
-                "repdl: attention: q, k, v sizes do not match (batch, hq, hkv, nq, nk, d)");
-    if (mask.has_value() && mask->defined())
-        TORCH_CHECK(mask->numel() == dims[0] * dims[3] * dims[4],
-                    "repdl: attention: mask must have batch * nq * nk elements");
-    if (key_keep.has_value() && key_keep->defined())
-        TORCH_CHECK(key_keep->scalar_type() == torch::kUInt8 && key_keep->numel() == dims[0] * dims[4],
-                    "repdl: attention: key_keep must be uint8 with batch * nk elements");
-    return s;
-}
+// bits at every count; the CUDA forms in cuda_ops.cpp): q [batch][hq][nq][d],
+// k, v [batch][hkv][nk][d], mask [batch][nq][nk] (float, additive; -inf:
+// not seen), key_keep [batch][nk] (uint8, 0: padding); attn_shape in
+// shapes.h ----
 
 const unsigned char *keep_ptr(OnCall &dv, const c10::optional<Tensor> &key_keep)
 {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <repdl/attention.h>
 #include <repdl/conv2d.h>
 #include <repdl/pool.h>
 
@@ -47,6 +48,30 @@ static inline repdl_pool2d_shape pool_shape(const torch::Tensor &x, std::vector<
     s.kh = usz(k[0]); s.kw = usz(k[1]);
     s.stride_h = usz(st[0]); s.stride_w = usz(st[1]);
     s.pad_h = usz(pad[0]); s.pad_w = usz(pad[1]);
+    return s;
+}
+
+// The attention's shape from dims (batch, hq, hkv, nq, nk, d), checked
+// against q, k, v, the mask [batch][nq][nk] and key_keep [batch][nk] (uint8).
+static inline repdl_attention_shape attn_shape(std::vector<int64_t> dims, int64_t q_pos0, bool causal,
+                                 const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
+                                 const c10::optional<torch::Tensor> &mask,
+                                 const c10::optional<torch::Tensor> &key_keep)
+{
+    TORCH_CHECK(dims.size() == 6, "repdl: attention: dims are (batch, hq, hkv, nq, nk, d)");
+    repdl_attention_shape s;
+    s.batch = usz(dims[0]); s.hq = usz(dims[1]); s.hkv = usz(dims[2]);
+    s.nq = usz(dims[3]); s.nk = usz(dims[4]); s.d = usz(dims[5]);
+    s.q_pos0 = usz(q_pos0); s.kv_stride = 0; s.causal = causal ? 1 : 0;
+    TORCH_CHECK(q.numel() == dims[0] * dims[1] * dims[3] * dims[5] &&
+                    k.numel() == dims[0] * dims[2] * dims[4] * dims[5] && v.numel() == k.numel(),
+                "repdl: attention: q, k, v sizes do not match (batch, hq, hkv, nq, nk, d)");
+    if (mask.has_value() && mask->defined())
+        TORCH_CHECK(mask->numel() == dims[0] * dims[3] * dims[4],
+                    "repdl: attention: mask must have batch * nq * nk elements");
+    if (key_keep.has_value() && key_keep->defined())
+        TORCH_CHECK(key_keep->scalar_type() == torch::kUInt8 && key_keep->numel() == dims[0] * dims[4],
+                    "repdl: attention: key_keep must be uint8 with batch * nk elements");
     return s;
 }
 
