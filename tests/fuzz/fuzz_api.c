@@ -38,6 +38,8 @@
 #include <repdl/repdl.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/conv2d_threads.h>
+#include <repdl/gemm_cr_threads.h>
+#include <repdl/attention_threads.h>
 #include <repdl/reduce_units.h>
 #include <repdl/op_table.h>
 
@@ -46,7 +48,7 @@
 #define FZ_CANARY 64                /* bytes of canary each side */
 #define FZ_CAP ((size_t)1 << 20)    /* the largest array allocated, bytes */
 #define FZ_HUGE ((size_t)-1)        /* an extent that does not fit */
-#define FZ_MAXARR 10
+#define FZ_MAXARR 12
 
 enum { FZ_IN, FZ_OUT, FZ_INOUT };
 enum { FZ_EXP_OK, FZ_EXP_INV, FZ_EXP_ERR, FZ_EXP_ANY, FZ_EXP_OVF };  /* OVF: sizes checked first */
@@ -383,6 +385,15 @@ static void exec(fz *F)
 static repdl_status run_gemm(fz *F, int v)
 {
     size_t *z = F->z;
+    if (F->iv[2] == 1 && v == 0)
+        return repdl_gemm_cr_f32(F->iv[0], F->iv[1], z[0], z[1], z[2], P_CF(0), z[3], P_CF(1), z[4],
+                                 P_CF(2), P_F(3), z[5]);
+    if (F->iv[2] == 1)
+        return repdl_gemm_cr_threads_f32(F->iv[0], F->iv[1], z[0], z[1], z[2], v == 1 ? 2 : 3, P_CF(0),
+                                         z[3], P_CF(1), z[4], P_CF(2), P_F(3), z[5]);
+    if (F->iv[2] == 2)
+        return repdl_gemm_cr_bf16(F->iv[0], F->iv[1], z[0], z[1], z[2], (const uint16_t *)F->a[0].p,
+                                  z[3], (const uint16_t *)F->a[1].p, z[4], P_CF(2), P_F(3), z[5]);
     if (v == 0)
         return repdl_gemm_f32(F->iv[0], F->iv[1], z[0], z[1], z[2], F->f[0], F->f[1], P_CF(0), z[3],
                               P_CF(1), z[4], P_CF(2), P_F(3), z[5]);
@@ -398,14 +409,20 @@ static void case_gemm(fz *F)
     F->iv[0] = tA; F->iv[1] = tB;
     F->f[0] = rnd(F) % 4 ? 1.0f : value(F);
     F->f[1] = rnd(F) % 2 ? 0.0f : value(F);
-    F->name = "gemm";
+    /* 0 gemm (alpha, beta), 1 gemm_cr_f32 and its threads form, 2
+       gemm_cr_bf16: the same shapes and checks (gemm_cr.h); C is only
+       written by gemm_cr */
+    F->iv[2] = (int)rn(F, 3);
+    F->name = F->iv[2] == 0 ? "gemm" : F->iv[2] == 1 ? "gemm_cr_f32" : "gemm_cr_bf16";
     F->run = run_gemm;
-    F->threads = 1;
-    ARR_F(empty || K == 0 ? 0 : span(tA ? K : M, tA ? M : K, z[3]), FZ_IN);
-    ARR_F(empty || K == 0 ? 0 : span(tB ? N : K, tB ? K : N, z[4]), FZ_IN);
+    F->threads = F->iv[2] != 2;
+    arr(F, empty || K == 0 ? 0 : span(tA ? K : M, tA ? M : K, z[3]),
+        F->iv[2] == 2 ? sizeof(uint16_t) : sizeof(float), FZ_IN);
+    arr(F, empty || K == 0 ? 0 : span(tB ? N : K, tB ? K : N, z[4]),
+        F->iv[2] == 2 ? sizeof(uint16_t) : sizeof(float), FZ_IN);
     ARR_F(empty ? 0 : N, FZ_IN);
     F->a[2].optional = 1;
-    ARR_F(empty ? 0 : span(M, N, z[5]), FZ_INOUT);
+    ARR_F(empty ? 0 : span(M, N, z[5]), F->iv[2] ? FZ_OUT : FZ_INOUT);
     if (!empty && z[5] < N) inv = 1;
     if (!empty && K && (z[3] < (tA ? M : K) || z[4] < (tB ? K : N))) inv = 1;
     /* gemm's documented extent of a matrix: its rows times its leading
@@ -1070,10 +1087,248 @@ static void case_embedding(fz *F)
     else F->expect = FZ_EXP_OK;
 }
 
+/* Prefix products as config.h's repdl__size_mul takes them: 1 when
+   a[0] a[1] ... a[k] exceeds size_t bytes of floats for some k, even when
+   a later factor is 0 (then the call may refuse or run: FZ_EXP_ANY). */
+static int prefix_ovf(const size_t *a, int n)
+{
+    size_t t = a[0];
+    int k;
+    for (k = 1; k < n; k++) {
+        if (a[k] != 0 && t > FZ_LIM / a[k]) return 1;
+        t *= a[k];
+    }
+    return 0;
+}
+/* The expectation of a call whose sizes checks come after its parameter
+   checks: inv (INVALID), else a full product that does not fit (OVERFLOW),
+   else a prefix that does not fit (either), else OK. */
+static int size_expect(int inv, int full_huge, int prefix)
+{
+    if (inv) return FZ_EXP_INV;
+    if (full_huge) return FZ_EXP_OVF;
+    return prefix ? FZ_EXP_ANY : FZ_EXP_OK;
+}
+
+/* mse_loss forward and backward (mse_loss.h: n's bytes checked first, then
+   the reduction, then the arrays; dx may be x or t). */
+static repdl_status run_mse(fz *F, int v)
+{
+    (void)v;
+    if (F->iv[0])
+        return repdl_mse_loss_backward_f32(F->z[0], F->iv[1], P_CF(0), P_CF(1), F->f[0], P_F(2));
+    return repdl_mse_loss_forward_f32(F->z[0], F->iv[1], P_CF(0), P_CF(1), P_F(2));
+}
+static void case_mse(fz *F)
+{
+    size_t n = dim(F), ext = n > FZ_LIM ? FZ_HUGE : n;
+    F->z[0] = n;
+    F->iv[0] = (int)(rnd(F) & 1);
+    F->iv[1] = rnd(F) % 8 == 0 ? 2 + (int)rn(F, 3) : (int)(rnd(F) & 1);
+    F->f[0] = rnd(F) % 4 ? 1.0f : value(F);
+    F->name = F->iv[0] ? "mse_loss_backward" : "mse_loss_forward";
+    F->run = run_mse;
+    ARR_F(ext, FZ_IN);
+    ARR_F(ext, FZ_IN);
+    if (F->iv[0]) {
+        ARR_F(ext, FZ_OUT);
+        F->a[2].alias = (int)(rnd(F) & 1);
+    } else {
+        ARR_F(1, FZ_OUT);   /* the loss: always written, never NULL */
+    }
+    F->expect = ext == FZ_HUGE ? FZ_EXP_OVF : F->iv[1] > 1 ? FZ_EXP_INV : FZ_EXP_OK;
+}
+
+/* rope table, forward, backward (rope.h: d even in 2 .. 2^24, positions
+   <= 2^24, pos0 + n <= positions, base finite and > 0; then the size
+   products; y may be x, dx may be dy). */
+static repdl_status run_rope(fz *F, int v)
+{
+    size_t *z = F->z;
+    (void)v;
+    if (F->iv[0] == 0) return repdl_rope_table_f32(z[4], z[3], F->f[0], P_F(0), P_F(1));
+    if (F->iv[0] == 1)
+        return repdl_rope_forward_f32(z[0], z[1], z[2], z[3], z[5], z[4], P_CF(0), P_CF(1), P_CF(2),
+                                      P_F(3));
+    return repdl_rope_backward_f32(z[0], z[1], z[2], z[3], z[5], z[4], P_CF(0), P_CF(1), P_CF(2),
+                                   P_F(3));
+}
+static void case_rope(fz *F)
+{
+    size_t *z = F->z, B = dim(F), H = dim(F), n = dim(F), d, pos0, positions, cells, t;
+    size_t pr[4];
+    int inv;
+    d = rnd(F) % 8 == 0 ? dim(F) : 2 * (1 + rn(F, 8));
+    pos0 = rnd(F) % 4 == 0 ? dim(F) : rn(F, 4);
+    positions = rnd(F) % 6 == 0 ? dim(F) : add(add(pos0, n), rn(F, 3));
+    z[0] = B; z[1] = H; z[2] = n; z[3] = d; z[4] = positions; z[5] = pos0;
+    F->iv[0] = (int)rn(F, 3);
+    F->f[0] = rnd(F) % 4 ? 10000.0f : value(F);
+    F->name = F->iv[0] == 0 ? "rope_table" : F->iv[0] == 1 ? "rope_forward" : "rope_backward";
+    F->run = run_rope;
+    inv = d == 0 || (d & 1) || d > ((size_t)1 << 24) || positions > ((size_t)1 << 24);
+    cells = inv ? 0 : mul(positions, d / 2);
+    if (F->iv[0] == 0) {
+        float b = F->f[0];
+        inv = inv || !(b > 0.0f) || !(b <= 3.40282347e38f);
+        ARR_F(cells, FZ_OUT);
+        ARR_F(cells, FZ_OUT);
+        F->expect = inv ? FZ_EXP_INV : FZ_EXP_OK;
+        return;
+    }
+    inv = inv || pos0 > positions || n > positions - pos0;
+    pr[0] = B; pr[1] = H; pr[2] = n; pr[3] = d;
+    t = mul(mul(mul(B, H), n), d);
+    ARR_F(t ? cells : 0, FZ_IN);   /* the tables are read only for a pair */
+    ARR_F(t ? cells : 0, FZ_IN);
+    ARR_F(t, FZ_IN);
+    ARR_F(t, FZ_OUT);
+    F->a[3].alias = 2;
+    F->expect = size_expect(inv, t == FZ_HUGE, prefix_ovf(pr, 4));
+}
+
+/* clip_grad_norm and grad_norm over up to 6 tensors (clip.h: max_norm and
+   eps first, then the lists; a tensor's data NULL only when it is empty;
+   the clip's norm may be NULL). */
+static repdl_status run_clip(fz *F, int v)
+{
+    float *g[6];
+    const float *cg[6];
+    size_t k, count = F->z[0];
+    (void)v;
+    for (k = 0; k < count; k++) {
+        g[k] = P_F(1 + (int)k);
+        cg[k] = g[k];
+    }
+    if (F->iv[0])
+        return repdl_clip_grad_norm_f32(count, F->iv[1] ? NULL : F->z + 1, F->f[0], F->f[1],
+                                        F->iv[2] ? NULL : g, P_F(0));
+    return repdl_grad_norm_f32(count, F->iv[1] ? NULL : F->z + 1, F->iv[2] ? NULL : cg, P_F(0));
+}
+static void case_clip(fz *F)
+{
+    size_t count = rn(F, 7), k;
+    int inv;
+    F->z[0] = count;
+    F->iv[0] = (int)(rnd(F) & 1);
+    F->iv[1] = rnd(F) % 10 == 0;   /* sizes NULL */
+    F->iv[2] = rnd(F) % 10 == 0;   /* grads NULL */
+    F->f[0] = rnd(F) % 4 ? 1.0f : value(F);
+    F->f[1] = rnd(F) % 4 ? 1e-6f : value(F);
+    F->name = F->iv[0] ? "clip_grad_norm" : "grad_norm";
+    F->run = run_clip;
+    ARR_F(1, FZ_OUT);
+    F->a[0].optional = F->iv[0];
+    /* sizes stay small: a tensor's extent is the caller's promise, no
+       product is formed from it */
+    for (k = 0; k < count; k++) {
+        F->z[1 + k] = rnd(F) % 5 == 0 ? 0 : 1 + rn(F, 40);
+        ARR_F(F->z[1 + k], F->iv[0] ? FZ_INOUT : FZ_IN);
+    }
+    inv = count > 0 && (F->iv[1] || F->iv[2]);
+    if (F->iv[0])
+        inv = inv || !(F->f[0] >= 0.0f) || !(F->f[1] >= 0.0f) || !(F->f[1] <= 3.40282347e38f);
+    F->expect = inv ? FZ_EXP_INV : FZ_EXP_OK;
+}
+
+/* scaled dot-product attention, forward and backward, plain and threaded
+   (attention.h: the shape's parameters, then its extents, then the
+   arrays; lse, mask, key_keep optional; dq, dk, dv optional in the
+   backward, lse required there). */
+static repdl_status run_attn(fz *F, int v)
+{
+    repdl_attention_shape s;
+    size_t *z = F->z;
+    int T = v == 1 ? 2 : 3;
+    s.batch = z[0]; s.hq = z[1]; s.hkv = z[2]; s.nq = z[3]; s.nk = z[4]; s.d = z[5];
+    s.q_pos0 = z[6]; s.kv_stride = z[7]; s.causal = F->iv[1];
+    if (F->iv[0] == 0 && v == 0)
+        return repdl_attention_forward_f32(&s, F->f[0], P_CF(0), P_CF(1), P_CF(2), P_CF(3),
+                                           (const unsigned char *)F->a[4].p, P_F(5), P_F(6));
+    if (F->iv[0] == 0)
+        return repdl_attention_forward_threads_f32(&s, T, F->f[0], P_CF(0), P_CF(1), P_CF(2), P_CF(3),
+                                                   (const unsigned char *)F->a[4].p, P_F(5), P_F(6));
+    if (v == 0)
+        return repdl_attention_backward_f32(&s, F->f[0], P_CF(0), P_CF(1), P_CF(2), P_CF(3),
+                                            (const unsigned char *)F->a[4].p, P_CF(5), P_CF(6), P_CF(7),
+                                            P_F(8), P_F(9), P_F(10));
+    return repdl_attention_backward_threads_f32(&s, T, F->f[0], P_CF(0), P_CF(1), P_CF(2), P_CF(3),
+                                                (const unsigned char *)F->a[4].p, P_CF(5), P_CF(6),
+                                                P_CF(7), P_F(8), P_F(9), P_F(10));
+}
+static size_t small_or_dim(fz *F, size_t m) { return rnd(F) % 8 == 0 ? dim(F) : rn(F, m); }
+static void case_attn(fz *F)
+{
+    size_t *z = F->z, B, hq, hkv, nq, nk, d, R, G;
+    size_t rows, qx, kx, mx;
+    size_t p1[5], p2[4], p3[3];
+    int inv, bwd = (int)(rnd(F) & 1), causal = (int)(rnd(F) & 1), prefix;
+    B = small_or_dim(F, 3);
+    hkv = rnd(F) % 16 == 0 ? 0 : 1 + rn(F, 2);
+    G = 1 + rn(F, 3);
+    hq = rnd(F) % 16 == 0 ? dim(F) : hkv * G;
+    nq = small_or_dim(F, 5);
+    nk = small_or_dim(F, 7);
+    d = rnd(F) % 16 == 0 ? dim(F) : 1 + rn(F, 9);
+    z[0] = B; z[1] = hq; z[2] = hkv; z[3] = nq; z[4] = nk; z[5] = d;
+    z[6] = causal && nk >= nq && rnd(F) % 6 ? nk - nq : small_or_dim(F, 4);
+    z[7] = rnd(F) % 4 ? 0 : rnd(F) & 1 ? add(nk, rn(F, 3)) : rn(F, nk + 1);
+    R = z[7] ? z[7] : nk;
+    F->iv[0] = bwd;
+    F->iv[1] = causal;
+    F->f[0] = rnd(F) % 4 ? 0.35f : value(F);
+    F->name = bwd ? "attention_backward" : "attention_forward";
+    F->run = run_attn;
+    F->threads = 1;
+    inv = d == 0 || hkv == 0 || hq % hkv != 0 || R < nk ||
+          (causal && (z[6] > nk || nk - z[6] < nq));
+    rows = mul(mul(B, hq), nq);
+    kx = mul(mul(mul(B, hkv), R), d);
+    qx = mul(rows, d);
+    mx = mul(mul(B, nq), nk);
+    p1[0] = B; p1[1] = hq; p1[2] = nq; p1[3] = d; p1[4] = nk;
+    p2[0] = B; p2[1] = hkv; p2[2] = R; p2[3] = d;
+    p3[0] = B; p3[1] = nq; p3[2] = nk;
+    prefix = prefix_ovf(p1, 5) || prefix_ovf(p2, 4) || prefix_ovf(p3, 3);
+    /* the workspace's bytes (attention.h: about 2 d (nk + 16) + 2 nk
+       floats a thread, the backward's G nq d and 64 (G nq + pad) more,
+       G = hq / hkv) are checked like an extent, by the backward even when
+       no query is there: near or past the bound, either status */
+    {
+        size_t G2 = hkv ? hq / hkv : 0, gq = mul(G2, nq);
+        size_t w = add(add(mul(d, add(nk, 16)), mul(gq, d)), mul(add(gq, 64), 64));
+        if (mul(w, 4) == FZ_HUGE) prefix = 1;
+    }
+    ARR_F(qx, FZ_IN);                                           /* q */
+    ARR_F(nk ? kx : 0, FZ_IN);                                  /* k */
+    ARR_F(nk ? kx : 0, FZ_IN);                                  /* v */
+    ARR_F(rows ? mx : 0, FZ_IN);                                /* mask */
+    arr(F, rows ? mul(B, nk) : 0, 1, FZ_IN);                    /* key_keep */
+    F->a[3].optional = F->a[4].optional = 1;
+    if (!bwd) {
+        ARR_F(qx, FZ_OUT);                                      /* out */
+        ARR_F(rows, FZ_OUT);                                    /* lse */
+        F->a[6].optional = 1;
+    } else {
+        ARR_F(qx, FZ_IN);                                       /* out */
+        ARR_F(rows, FZ_IN);                                     /* lse */
+        ARR_F(qx, FZ_IN);                                       /* dout */
+        ARR_F(qx, FZ_OUT);                                      /* dq */
+        ARR_F(kx, FZ_OUT);                                      /* dk */
+        ARR_F(kx, FZ_OUT);                                      /* dv */
+        F->a[8].optional = F->a[9].optional = F->a[10].optional = 1;
+    }
+    F->expect = size_expect(inv, qx == FZ_HUGE || kx == FZ_HUGE || (rows && mx == FZ_HUGE) ||
+                                     mul(rows, nk) == FZ_HUGE, prefix);
+    /* a quick run: shapes of more than 2^16 products are not run (counted
+       as skipped); every huge shape is refused before any work */
+    if (F->expect != FZ_EXP_OVF && mul(mul(rows, nk), d) > ((size_t)1 << 16)) F->skip = 1;
+}
+
 typedef void (*fz_case)(fz *F);
 static const fz_case cases[] = {case_gemm, case_linear, case_conv, case_pool, case_softmax, case_loss,
                                 case_norm, case_rows, case_rng, case_optim, case_units, case_ew,
-                                case_embedding};
+                                case_embedding, case_mse, case_rope, case_clip, case_attn};
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
 static void one_call(uint64_t seed, long call)
