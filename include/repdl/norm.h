@@ -176,9 +176,10 @@ REPDL_FN int repdl__norm_isa(void)
 #endif
 }
 
-/* The affine map of xhat[0..len) into y (see the top of the file), its
-   fma FMA.  xhat is a buffer of rounded products: the barrier keeps
-   RN(xhat + beta) from being contracted with the product that made xhat. */
+/* The affine map of xhat[0..len) into y (see the top of the file), with
+   FMA as its fused multiply-add.  xhat is a buffer of rounded products: the
+   barrier keeps RN(xhat + beta) from being contracted with the product
+   that made xhat. */
 #define REPDL__NORM_AFFINE_LOOPS(FMA)                                                     \
     do {                                                                                  \
         size_t i_;                                                                        \
