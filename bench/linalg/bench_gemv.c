@@ -92,9 +92,13 @@ static double time_call(int who, int nth, size_t K, size_t N, const float *x, co
 
 int main(int argc, char **argv)
 {
-    static const size_t shapes[][2] = {{128, 128},  {512, 512},   {768, 768}, {2048, 2048},
-                                       {4096, 4096}, {128, 512}, {512, 128}, {768, 3072},
-                                       {3072, 768}};
+    /* {K, N}: square decode shapes 128 .. 4096; examples/train_gpt's layers
+       (d_model 128: qkv 128 x 384, mlp 128 x 512 and 512 x 128, the tied
+       logits 128 x 256); a 768-wide transformer's mlp; LeNet-5's fc1-fc3 */
+    static const size_t shapes[][2] = {
+        {128, 128},  {256, 256},  {512, 512},  {768, 768}, {1024, 1024}, {2048, 2048},
+        {4096, 4096}, {128, 384},  {128, 512},  {512, 128}, {128, 256},   {768, 3072},
+        {3072, 768}, {400, 120},  {120, 84},   {84, 10}};
     int nthreads = 2, a, si, nth;
     for (a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--samples") && a + 1 < argc) samples = atoi(argv[++a]);
