@@ -340,7 +340,8 @@ repdl__gemv_k16z(const int R, const int G, const int F, const float *(*p)[16], s
 
 /* Outputs n0 .. n0 + 16G - 1 (G groups of 16 rows; rows >= N repeat row
    N - 1, not stored): the order of repdl__gemv_block.  G = 2 only for
-   K <= 1024: 32 rows at once ran slower at large K (docs/bench-linalg.md). */
+   K <= 1024 and rows not a multiple of 4 KiB apart (repdl__gemv_rowsz):
+   32 rows at once ran slower otherwise (docs/bench-linalg.md). */
 __attribute__((always_inline, target("avx512f"))) static inline void
 repdl__gemv_blockz(const int R, const int G, size_t n0, size_t N, size_t K, const float *x,
                    size_t ldx, const float *W, size_t ldw, const float *bias, float *y,
