@@ -57,8 +57,15 @@
    the backward writes dk = RN(scale * -0) and dv = -0 (the empty sums) for
    the batch hkv nk key rows there are.  Outputs are overwritten, never
    accumulated, and must not overlap inputs.  The workspace: per thread
-   about 2 d nk + 2 nk floats (backward: also 64 G nq twice), and for the
-   backward 2 batch hq nq nk floats (P and dS).
+   about 2 d (nk + 16) + 2 nk floats (backward: also 64 G nq twice; on the
+   host with gcc or clang also 4 nk floats and 4 nk bytes: the forward's
+   rows of one head 4 at a time), and for the backward 2 batch hq nq nk
+   floats (P and dS).
+
+   Speed (docs/attention.md, "Speed"): on the host with gcc or clang every
+   sum runs in vectors of 16 columns (AVX-512F, AVX2 or the baseline,
+   chosen at run time; REPDL_ATTN_ISA_MAX caps it, REPDL_ATTN_NO_DISPATCH
+   keeps the baseline), the same additions in the same trees.
 
    attention_threads.h splits the same functions across POSIX threads
    (same bits).  The CUDA launchers (cuda/attention.cu) run these row
