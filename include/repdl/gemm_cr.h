@@ -78,7 +78,7 @@ REPDL_BEGIN_CODE
 #endif
 /* Doubles of packed op(B) held at once (4 MiB, about the L3 a core can
    count on): column blocks are packed in groups this size, and a row
-   block of op(A) is packed once per group. */
+   block of op(A) is packed once per group of two or more. */
 #ifndef REPDL_GEMM_CR_WHOLE
 #define REPDL_GEMM_CR_WHOLE ((size_t)1 << 19)
 #endif
@@ -643,13 +643,14 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
         return;
     }
     /* Scratch: op(B) is packed `group` column blocks (all of K) at a time,
-       as many as fit in REPDL_GEMM_CR_WHOLE doubles, and then (`whole`)
-       each row block of op(A) once for all of K and the group; when one
-       column block does not fit, one at a time and op(A) per K panel.
+       as many as fit in REPDL_GEMM_CR_WHOLE doubles; when two or more fit
+       (`whole`), each row block of op(A) is packed once for all of K and
+       the group, else one column block at a time and op(A) per K panel
+       (a 96 x K block of op(A) would leave L2 before the kernel reads it).
        Blocking only: no value depends on it. */
     nblk = (N + nc0 - 1) / nc0;
     group = REPDL_GEMM_CR_WHOLE / K / ncp;
-    whole = group >= 1;
+    whole = group >= 2;
     if (group < 1) group = 1;
     if (group > nblk) group = nblk;
     nB = group * ncp;
