@@ -52,11 +52,16 @@ if [ ${#args[@]} -gt 0 ]; then
 fi
 # The default run (CI) also builds the whole test tree with AddressSanitizer
 # and UndefinedBehaviorSanitizer (LeakSanitizer included) and runs its quick
-# suite: every test of the tree, sanitized (docs/testing.md).
+# suite: every test of the tree, sanitized (docs/testing.md).  At -O1, the
+# level the sanitizers are meant for; each flag variant keeps the flags that
+# choose code and drops its -O level (tests/meson.build).
 if [ $# -eq 0 ] || [[ " $* " == *" sanitize "* ]]; then
+  san_opts=(-Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1
+            -Dcuda=disabled -Dlibrary=disabled)
   if [ ! -d build-san ]; then
-    meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
-      -Dcuda=disabled -Dlibrary=disabled || exit 1
+    meson setup build-san "${san_opts[@]}" || exit 1
+  else
+    meson configure build-san "${san_opts[@]}" || exit 1
   fi
   t0=$SECONDS
   ninja -C build-san || exit 1
