@@ -52,9 +52,11 @@ if [ ${#args[@]} -gt 0 ]; then
 fi
 # The default run (CI) also builds the whole test tree with AddressSanitizer
 # and UndefinedBehaviorSanitizer (LeakSanitizer included) and runs its quick
-# suite: every test of the tree, sanitized (docs/testing.md).  At -O1, the
-# level the sanitizers are meant for; each flag variant keeps the flags that
-# choose code and drops its -O level (tests/meson.build).
+# suite: every test of the tree, sanitized (docs/testing.md, "The sanitized
+# tree").  At -O1, the level the sanitizers are meant for; each flag variant
+# keeps the flags that choose code and drops its -O level, and the x86-64
+# variant, the baseline build once its -O3 is gone, is left out there
+# (tests/meson.build).
 if [ $# -eq 0 ] || [[ " $* " == *" sanitize "* ]]; then
   san_opts=(-Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1
             -Dcuda=disabled -Dlibrary=disabled)
