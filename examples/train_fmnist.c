@@ -81,6 +81,7 @@
 #include "train_linear_cr.h"
 #include "train_ckpt.h"
 #include "train_idx.h"
+#include "train_args.h"
 
 #ifndef TRAIN_HAVE_CUDA
 /* The build without CUDA: --device cuda always refuses (exit status 3). */
@@ -213,18 +214,6 @@ static void usage(FILE *f)
         "testing aid: REPDL_TRAIN_DIE_AT=STEP[:RANK] in the environment makes rank RANK\n"
         "(default 0) exit with status 86 right after global step STEP, as a crash\n"
         "would (tests/train: the last --save-every checkpoint stays whole)\n");
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    unsigned long long x;
-    if (!s || !*s || *s == '-') return -1;
-    errno = 0;
-    x = strtoull(s, &end, 10);
-    if (errno || *end) return -1;
-    *v = (uint64_t)x;
-    return 0;
 }
 
 static int parse_f32(const char *s, float *v)

@@ -133,6 +133,7 @@
 #include "../tests/golden/sha256.h"
 #include "train_gpt_cuda.h"
 #include "train_linear_cr.h"
+#include "train_args.h"
 
 #define EXIT_USAGE 2
 #define EXIT_NO_CUDA 3
@@ -217,18 +218,6 @@ static void usage(FILE *f)
             "defaults: 4 layers, d_model 128, 4 heads, context 128, batch 16, 100 steps,\n"
             "seed 1, lr 1e-3, weight decay 0.1, clip 1.0, 8 validation windows,\n"
             "data " DEFAULT_DATA " (Debian's jargon-text)\n");
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    unsigned long long x;
-    if (!s || !*s || *s == '-') return -1;
-    errno = 0;
-    x = strtoull(s, &end, 10);
-    if (errno || *end) return -1;
-    *v = (uint64_t)x;
-    return 0;
 }
 
 static int parse_f32(const char *s, float *v)
