@@ -76,13 +76,16 @@ REPDL_FN size_t repdl__conv_out_dim(size_t in, size_t k, size_t stride, size_t p
     return (room - span) / stride + 1;
 }
 
+/* The output extents of a shape; 0 for NULL (as repdl_pool2d_out_h). */
 REPDL_API size_t repdl_conv2d_out_h(const repdl_conv2d_shape *s)
 {
+    if (!s) return 0;
     return repdl__conv_out_dim(s->h, s->kh, s->stride_h, s->pad_h, s->dil_h);
 }
 
 REPDL_API size_t repdl_conv2d_out_w(const repdl_conv2d_shape *s)
 {
+    if (!s) return 0;
     return repdl__conv_out_dim(s->w, s->kw, s->stride_w, s->pad_w, s->dil_w);
 }
 

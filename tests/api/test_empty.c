@@ -354,6 +354,7 @@ int main(void)
     fails += repdl_conv2d_out_h(&c3) != 0 || repdl_conv2d_out_w(&c3) != 0;
     fails += repdl_conv2d_out_h(&c2) != 3 || repdl_conv2d_out_w(&c2) != 3;
     fails += repdl_pool2d_out_h(NULL) != 0 || repdl_pool2d_out_w(NULL) != 0; /* pool.h: 0 */
+    fails += repdl_conv2d_out_h(NULL) != 0 || repdl_conv2d_out_w(NULL) != 0;
     fails += repdl_pool2d_out_h(&p0) != 2 || repdl_pool2d_out_w(&p0) != 2;
     fails += repdl_max_pool2d_forward_f32(&p0, NULL, NULL, NULL) != REPDL_OK;
     fails += repdl_avg_pool2d_backward_f32(&p0, 0, NULL, NULL) != REPDL_OK;
