@@ -30,6 +30,8 @@
 #include <repdl/gemm_threads.h>
 #include <repdl/reduce_threads.h>
 #include <repdl/reduce_units.h>
+#include <repdl/attention_threads.h>
+#include <repdl/gemm_cr_threads.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -150,6 +152,12 @@ static void run(int refuse)
     const float *nodes_in[1];
     size_t bounds[2] = {0, 4};
     size_t idx;
+    /* attention: 2 query heads on 1 key/value head, 4 queries, 8 keys, d 8 */
+    repdl_attention_shape as = {1, 2, 1, 4, 8, 8, 4, 0, 1};
+    repdl_kv_cache kvc = {1, 1, 8, 8, 8, in_x, in_y};
+    const size_t gsz[2] = {8, 16};
+    const float *cgr[2] = {in_x, in_y};
+    float *wgr[2] = {fo(1), fo(2)};
 #define S(call) status_case(#call, call, want, refuse)
     reset();
     /* activation.h */
@@ -243,6 +251,27 @@ static void run(int refuse)
     /* embedding.h (ids below vocab 4) */
     S(repdl_embedding_forward_f32(in_x, 4, 8, emb_ids, 8, fo(0)));
     S(repdl_embedding_backward_f32(in_y, emb_ids, 8, 4, 8, fo(0)));
+    /* mse_loss.h, rope.h, clip.h */
+    S(repdl_mse_loss_forward_f32(256, REPDL_REDUCTION_MEAN, in_x, in_y, fo(0)));
+    S(repdl_mse_loss_backward_f32(256, REPDL_REDUCTION_SUM, in_x, in_y, 0.5f, fo(0)));
+    S(repdl_rope_table_f32(8, 8, 10000.0f, fo(0), fo(1)));
+    S(repdl_rope_forward_f32(1, 2, 4, 8, 2, 8, in_w, in_y, in_x, fo(0)));
+    S(repdl_rope_backward_f32(1, 2, 4, 8, 2, 8, in_w, in_y, in_x, fo(0)));
+    S(repdl_grad_norm_f32(2, gsz, cgr, fo(0)));
+    S(repdl_clip_grad_norm_f32(2, gsz, 1.0f, 1e-6f, wgr, fo(0)));
+    /* attention.h, attention_threads.h (the cache's keys: in_x, values: in_y) */
+    S(repdl_attention_forward_f32(&as, 0.25f, in_x, in_y, in_w, NULL, NULL, fo(0), fo(1)));
+    S(repdl_attention_backward_f32(&as, 0.25f, in_x, in_y, in_w, NULL, NULL, in_y, in_w, in_x,
+                                   fo(0), fo(1), fo(2)));
+    S(repdl_attention_forward_threads_f32(&as, 2, 0.25f, in_x, in_y, in_w, NULL, NULL, fo(0),
+                                          fo(1)));
+    S(repdl_attention_backward_threads_f32(&as, 2, 0.25f, in_x, in_y, in_w, NULL, NULL, in_y,
+                                           in_w, in_x, fo(0), fo(1), fo(2)));
+    S(repdl_kv_cache_attend_f32(&kvc, 2, 3, 0.25f, in_w, NULL, NULL, fo(0), fo(1)));
+    /* gemm_cr.h, gemm_cr_threads.h */
+    S(repdl_gemm_cr_f32(0, 1, 4, 8, 8, in_x, 8, in_y, 8, in_w, fo(0), 8));
+    S(repdl_gemm_cr_bf16(0, 0, 4, 8, 8, in_h, 8, in_h + 64, 8, NULL, fo(0), 8));
+    S(repdl_gemm_cr_threads_f32(1, 0, 4, 8, 8, 2, in_x, 4, in_y, 8, NULL, fo(0), 8));
     /* rng.h, elementwise.h */
     S(repdl_rng_uniform_fill_f32(256, 1, 2, -1.0f, 1.0f, fo(0)));
     S(repdl_rng_normal_fill_range_f32(256, 1, 2, 5, 0.0f, 1.0f, fo(0)));
