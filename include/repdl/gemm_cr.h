@@ -55,8 +55,9 @@
    (in groups of column blocks of at most REPDL_GEMM_CR_WHOLE doubles),
    op(A) once per row block and group, and an MR x NR micro-kernel (x86
    with gcc or clang: AVX2 + FMA or AVX-512F chosen at run time as in
-   gemm.h, with AVX2 packing, norms and, for AVX-512, the rule; elsewhere
-   portable C) accumulates the binary64 sums.  No kernel
+   gemm.h, with AVX2 packing, norms and, for AVX-512, the rule and the
+   widening of op(A); elsewhere portable C) accumulates the binary64 sums;
+   op(A) packed per K panel is prefetched one panel ahead (a hint).  No kernel
    choice can change a bit: every accepted t was proven to round to RN(s).
 
    Edge cases: M == 0 or N == 0: nothing is read or written.  K == 0: A and
@@ -464,11 +465,29 @@ repdl__gemm_cr_widen_avx2(size_t n, const float *x, double *d)
 }
 #endif
 
+#if REPDL__GEMM_X86
+/* d[k] = (double)x[k], k < n, sixteen a step. */
+__attribute__((target("avx512f"))) static void
+repdl__gemm_cr_widen_avx512(size_t n, const float *x, double *d)
+{
+    size_t k, nb = n & ~(size_t)15;
+    for (k = 0; k < nb; k += 16) {
+        _mm512_storeu_pd(d + k, _mm512_cvtps_pd(_mm256_loadu_ps(x + k)));
+        _mm512_storeu_pd(d + k + 8, _mm512_cvtps_pd(_mm256_loadu_ps(x + k + 8)));
+    }
+    for (k = nb; k < n; k++) d[k] = (double)x[k];
+}
+#endif
+
 /* d[k] = (double)x[k], k < n. */
 REPDL_FN void repdl__gemm_cr_widen(int isa, size_t n, const float *x, double *d)
 {
     size_t k;
 #if REPDL__GEMM_X86
+    if (isa == 2) {
+        repdl__gemm_cr_widen_avx512(n, x, d);
+        return;
+    }
     if (isa >= 1) {
         repdl__gemm_cr_widen_avx2(n, x, d);
         return;
@@ -476,6 +495,24 @@ REPDL_FN void repdl__gemm_cr_widen(int isa, size_t n, const float *x, double *d)
 #endif
     (void)isa;
     for (k = 0; k < n; k++) d[k] = (double)x[k];
+}
+
+/* A hint (no value depends on it): rows [r0, r1) of A (op(A) not
+   transposed), columns [p0, p0 + n), n >= 1, fetched into cache while the
+   kernel works on the previous panel, so that packing them reads cache. */
+REPDL_FN void repdl__gemm_cr_prefetch(const float *A, size_t lda, size_t r0, size_t r1, size_t p0,
+                                      size_t n)
+{
+#if REPDL__GNU_HOST
+    size_t r, k;
+    for (r = r0; r < r1; r++) {
+        const float *x = A + r * lda + p0;
+        for (k = 0; k < n; k += 16) __builtin_prefetch(x + k, 0, 3);
+        __builtin_prefetch(x + n - 1, 0, 3);
+    }
+#else
+    (void)A; (void)lda; (void)r0; (void)r1; (void)p0; (void)n;
+#endif
 }
 
 /* Pack op(B)[pc..pc+kc)[col0..col0+nr) for transB (row j of B holds column
@@ -754,11 +791,32 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                 for (pc = 0; pc < K; pc += kc0) {
                     size_t kc = K - pc < kc0 ? K - pc : kc0;
                     const double *apc = whole ? ap + pc * mcr : ap;
+                    /* Packed per panel: the rows [nic, nic + nmc) and
+                       columns [npc, npc + nkc) of op(A) packed next, as
+                       prefetch hints spread over the column strips. */
+                    size_t nic = ic, npc = pc + kc0, nmc = 0, nkc = 0, nst = ncr / nr;
                     if (!whole) REPDL__CR_PACK_A(pc, kc, ap)
-                    for (jr = 0; jr < ncr; jr += nr)
+                    if (!whole && !transA) {
+                        if (npc >= K) {
+                            npc = 0;
+                            if (jc + nc0 >= jend) nic = ic + mc0;
+                        }
+                        if (nic < M) nmc = M - nic < mc0 ? M - nic : mc0;
+                        nkc = K - npc < kc0 ? K - npc : kc0;
+                    }
+                    for (jr = 0; jr < ncr; jr += nr) {
+                        if (nmc) {
+                            size_t r0 = nic + jr / nr * nmc / nst;
+                            size_t r1 = nic + (jr / nr + 1) * nmc / nst;
+#ifdef REPDL_GEMM_CR_ON_PREFETCH
+                            REPDL_GEMM_CR_ON_PREFETCH(M, K, r0, r1, npc, nkc); /* a test hook */
+#endif
+                            repdl__gemm_cr_prefetch(A, lda, r0, r1, npc, nkc);
+                        }
                         for (ir = 0; ir < mcr; ir += MR)
                             repdl__gemm_cr_ukr(isa, kc, apc + ir * kc, kc,
                                                bj + pc * ncr + jr * kc, S + ir * ncr + jr, ncr);
+                    }
                 }
                 for (i = 0; i < mc; i++) {
                     size_t row = ic + i;

@@ -18,6 +18,15 @@
 #include <string.h>
 
 #define REPDL_GEMM_THREADS_MIN 0.0 /* every call splits */
+/* The prefetch hints of the per-panel packing of op(A): every one inside
+   op(A) (r0 <= r1 <= M, n >= 1, p0 + n <= K), counted so that the blocks
+   build shows it reaches them (any thread). */
+static unsigned long pf_calls, pf_bad;
+#define REPDL_GEMM_CR_ON_PREFETCH(M, K, r0, r1, p0, n)                                     \
+    (__atomic_add_fetch(&pf_calls, 1ul, __ATOMIC_RELAXED),                                 \
+     ((r0) <= (r1) && (r1) <= (M) && (n) >= 1 && (p0) + (n) <= (K))                        \
+         ? 0ul                                                                             \
+         : __atomic_add_fetch(&pf_bad, 1ul, __ATOMIC_RELAXED))
 #include <repdl/gemm_cr_threads.h>
 
 #include "gemm_cr_ref.h"
@@ -432,6 +441,11 @@ int main(int argc, char **argv)
     one_case(M_FULL, 30, 260, 300, 0);
     one_case(M_SMALLINT, 20, 30, 600, 2);
     one_case(M_MODERATE, 7, 9, small ? 600 : 2000, 1);
-    printf("gemm_cr: %ld outputs compared with the MPFR oracle\n", n_outputs);
+    CHECK(pf_bad == 0, "%lu of %lu prefetch hints outside op(A)", pf_bad, pf_calls);
+#ifdef GEMM_CR_TEST_PANELS /* the blocks build: op(A) packed per panel for K > 4 */
+    CHECK(pf_calls > 0, "the per-panel packing's prefetch hints reached");
+#endif
+    printf("gemm_cr: %ld outputs compared with the MPFR oracle (%lu prefetch hints)\n", n_outputs,
+           pf_calls);
     return check_summary("gemm_cr");
 }
