@@ -466,6 +466,14 @@ repdl__gemm_cr_widen_avx2(size_t n, const float *x, double *d)
 #endif
 
 #if REPDL__GEMM_X86
+/* g++ 12 reports -Wmaybe-uninitialized inside its own avx512fintrin.h
+   (_mm512_cvtps_pd's deliberately undefined source lanes, `__Y = __Y`)
+   once it is inlined here: silenced for this function only, so that a
+   C++ user's -Werror build compiles (as detail/gemv.h does). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /* d[k] = (double)x[k], k < n, sixteen a step. */
 __attribute__((target("avx512f"))) static void
 repdl__gemm_cr_widen_avx512(size_t n, const float *x, double *d)
@@ -477,6 +485,9 @@ repdl__gemm_cr_widen_avx512(size_t n, const float *x, double *d)
     }
     for (k = nb; k < n; k++) d[k] = (double)x[k];
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 /* d[k] = (double)x[k], k < n. */
