@@ -571,6 +571,24 @@ REPDL_FN float repdl__fmaf_soft(float a, float b, float c)
 #define REPDL__GNU_HOST 0
 #endif
 
+#if REPDL__GNU_HOST && defined(__x86_64__)
+/* 1 when the CPU has AVX2 and FMA: the run-time test of the
+   target("avx2,fma") clones (norm.h, detail/gelu_vec.h).  The probe's
+   answer is cached (threads racing to the first call store the same
+   value, atomically). */
+REPDL_FN int repdl__cpu_avx2_fma(void)
+{
+    static int isa = -1;
+    int v = __atomic_load_n(&isa, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+        __atomic_store_n(&isa, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+#endif
+
 /* ---- Runtime environment check ----
    repdl assumes IEEE binary32/binary64 arithmetic with subnormals kept and
    rounding to nearest-even.  Three run-time modes of the calling thread

@@ -157,20 +157,12 @@ REPDL_FN float repdl__norm_rstd(float v, float eps)
 #define REPDL__NORM_BODY REPDL_FN
 #endif
 
-/* 1 when the clone may run (the CPU has AVX2 and FMA); the probe's answer
-   is cached (threads racing to the first call store the same value,
-   atomically).  0 without the dispatch. */
+/* 1 when the clone may run (the CPU has AVX2 and FMA: config.h's
+   probe); 0 without the dispatch. */
 REPDL_FN int repdl__norm_isa(void)
 {
 #if REPDL__NORM_X86
-    static int isa = -1;
-    int v = __atomic_load_n(&isa, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-        __atomic_store_n(&isa, v, __ATOMIC_RELAXED);
-    }
-    return v;
+    return repdl__cpu_avx2_fma();
 #else
     return 0;
 #endif

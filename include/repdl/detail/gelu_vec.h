@@ -52,19 +52,8 @@ typedef float (*repdl__gelu_scalar_fn)(float);
 
 #if REPDL__GELU_X86
 
-/* 1 when the CPU has AVX2 and FMA; the probe's answer is cached (threads
-   racing to the first call store the same value, atomically). */
-REPDL_FN int repdl__gelu_vec_isa(void)
-{
-    static int isa = -1;
-    int v = __atomic_load_n(&isa, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-        __atomic_store_n(&isa, v, __ATOMIC_RELAXED);
-    }
-    return v;
-}
+/* 1 when the CPU has AVX2 and FMA (config.h's probe). */
+REPDL_FN int repdl__gelu_vec_isa(void) { return repdl__cpu_avx2_fma(); }
 
 /* The contraction barrier of detail/barrier.h for a vector of doubles. */
 #define REPDL__VKEEP(v) __asm__("" : "+x"(v))
