@@ -56,6 +56,16 @@ static inline void gpu_require(const char *test)
         }                                                                           \
     } while (0)
 
+/* A device array of n floats (at least one), holding h[0 .. n) unless h is
+   NULL. */
+static inline float *dev_copy(const float *h, size_t n)
+{
+    float *d;
+    CU(cudaMalloc((void **)&d, (n ? n : 1) * sizeof(float)));
+    if (n && h) CU(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice));
+    return d;
+}
+
 static inline void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

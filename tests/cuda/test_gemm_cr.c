@@ -41,14 +41,6 @@ static float gen(int kind)
     }
 }
 
-static float *dev_copy(const float *h, size_t n)
-{
-    float *d;
-    CU(cudaMalloc((void **)&d, (n ? n : 1) * sizeof(float)));
-    if (n && h) CU(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice));
-    return d;
-}
-
 static void run_case(int tA, int tB, size_t M, size_t N, size_t K, int kind, int cancel,
                      int with_bias)
 {

@@ -50,14 +50,6 @@ static void fill(float *p, size_t n, int kind)
     for (size_t i = 0; i < n; i++) p[i] = gen_value(kind);
 }
 
-static float *dev_copy(const float *h, size_t n)
-{
-    float *d;
-    CU(cudaMalloc((void **)&d, (n ? n : 1) * sizeof(float)));
-    if (n && h) CU(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice));
-    return d;
-}
-
 static void back(float *h, const float *d, size_t n)
 {
     CU(cudaDeviceSynchronize());

@@ -51,13 +51,6 @@ static void *dev_alloc(size_t bytes)
     return d;
 }
 
-static float *dev_copy(const float *h, size_t n)
-{
-    float *d = (float *)dev_alloc(n * sizeof(float));
-    if (n && h) CU(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice));
-    return d;
-}
-
 static float *gen_array(size_t n, int kind)
 {
     float *a = (float *)xmalloc(n * sizeof(float));
