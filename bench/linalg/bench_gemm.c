@@ -4,6 +4,7 @@
    same work done as plain products (docs/bench-linalg.md).
 
      bench_gemm [--reps R] [--quick] [--threads T]
+     bench_gemm --layers [--reps R]   (the linear layer's products, below)
 
    Every figure is the median of R >= 5 timed repetitions (after one
    warm-up).  GFLOP/s = 2 M N K / time.  ratio = repdl GFLOP/s / OpenBLAS
@@ -136,12 +137,97 @@ static void conv_row(const char *name, size_t n, size_t c, size_t h, size_t w, s
     free(x); free(wt); free(b); free(y); free(dx); free(dw); free(db); free(col);
 }
 
+/* --layers: the four products of a linear layer (repdl_linear_forward_f32
+   and repdl_linear_backward_f32 with one output at a time) at the MLP's and
+   the example GPT's shapes, against the same work by OpenBLAS (y: sgemm
+   x W^T, dx: sgemm dy W, dW: sgemm dy^T x over the whole batch) and, for
+   db, a plain column-sum loop.  Thread CPU time (CLOCK_THREAD_CPUTIME_ID),
+   1 thread, median of reps timed blocks of >= 20 ms each.  ratio = repdl
+   time / anchor time (< 1: repdl faster). */
+enum { P_Y, P_DX, P_DW, P_DB };
+static double time_part(int who, int part, size_t M, size_t K, size_t N, const float *x,
+                        const float *W, const float *b, const float *dy, float *out)
+{
+    double t[64];
+    int r;
+    long it = 1, i;
+    for (r = -2; r < reps; r++) {
+        double t0, el;
+        for (;;) {
+            t0 = timer_now(TIMER_CPU);
+            for (i = 0; i < it; i++) {
+                if (who == R_GEMM) {
+                    if (part == P_Y) repdl_linear_forward_f32(M, K, N, x, W, b, out);
+                    else
+                        repdl_linear_backward_f32(M, K, N, x, W, dy, part == P_DX ? out : NULL,
+                                                  part == P_DW ? out : NULL,
+                                                  part == P_DB ? out : NULL);
+                }
+#ifdef REPDL_BENCH_OPENBLAS
+                else if (part == P_Y)
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K,
+                                1.0f, x, (int)K, W, (int)K, 0.0f, out, (int)N);
+                else if (part == P_DX)
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)K,
+                                (int)N, 1.0f, dy, (int)N, W, (int)K, 0.0f, out, (int)K);
+                else if (part == P_DW)
+                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)K, (int)M,
+                                1.0f, dy, (int)N, x, (int)K, 0.0f, out, (int)K);
+#endif
+                else { /* plain column sums */
+                    size_t m, n;
+                    for (n = 0; n < N; n++) out[n] = 0.0f;
+                    for (m = 0; m < M; m++)
+                        for (n = 0; n < N; n++) out[n] += dy[m * N + n];
+                }
+            }
+            el = timer_now(TIMER_CPU) - t0;
+            if (r > -2 || el >= 0.02 || it > (1L << 24)) break;
+            it *= 2;
+        }
+        if (r >= 0) t[r] = el / (double)it;
+    }
+    return timer_median(t, reps);
+}
+
+static void layer_rows(const char *name, size_t M, size_t K, size_t N)
+{
+    static const char *pn[] = {"y", "dx", "dW", "db"};
+    float *x = arr(M * K), *W = arr(N * K), *b = arr(N), *dy = arr(M * N);
+    float *out = arr((M > N ? M : N) * (K > N ? K : N));
+    int p;
+#ifdef REPDL_BENCH_OPENBLAS
+    openblas_set_num_threads(1);
+#endif
+    for (p = 0; p < 4; p++) {
+        double tr = time_part(R_GEMM, p, M, K, N, x, W, b, dy, out);
+        double to = time_part(O_GEMM, p, M, K, N, x, W, b, dy, out);
+        printf("%-6s %-3s M %4zu K %4zu N %4zu  repdl %8.2f us  %s %8.2f us  ratio %.2f\n", name,
+               pn[p], M, K, N, tr * 1e6, p == P_DB ? "loop    " : "openblas", to * 1e6, tr / to);
+        fflush(stdout);
+    }
+    free(x); free(W); free(b); free(dy); free(out);
+}
+
+static void layers(void)
+{
+    /* MLP 784-512-512-10 at batch 64; the example GPT (examples/train_gpt.c
+       defaults: d_model 128, MLP 4x, vocabulary 256, one sequence of 128
+       tokens a call) */
+    static const size_t sh[][3] = {{64, 784, 512}, {64, 512, 512}, {64, 512, 10},
+                                   {128, 128, 384}, {128, 128, 128}, {128, 128, 512},
+                                   {128, 512, 128}, {128, 128, 256}};
+    size_t i;
+    for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
+        layer_rows(i < 3 ? "mlp" : "gpt", sh[i][0], sh[i][1], sh[i][2]);
+}
+
 int main(int argc, char **argv)
 {
     static const size_t sq[] = {256, 512, 1024, 2048};
     static const size_t dlm[] = {1, 32, 128, 512};
     static const size_t dlkn[][2] = {{784, 1024}, {1024, 1024}, {4096, 4096}, {1024, 4096}};
-    int quick = 0, nth = 2, i, j, t;
+    int quick = 0, nth = 2, do_layers = 0, i, j, t;
 #ifdef REPDL_BENCH_OPENBLAS
     /* OpenBLAS's worker threads keep spinning on their cores after each
        call (Debian's build: 2^28 cycles, tens of milliseconds) waiting for
@@ -161,6 +247,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) nth = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--layers")) do_layers = 1;
     }
     if (reps < 5) reps = 5;
     if (reps > 64) reps = 64;
@@ -168,6 +255,10 @@ int main(int argc, char **argv)
            REPDL_BENCH_FLAGS,
            repdl__gemm_isa() == 2 ? "avx512f" : repdl__gemm_isa() == 1 ? "avx2+fma" : "portable",
            reps, getenv("OPENBLAS_THREAD_TIMEOUT") ? getenv("OPENBLAS_THREAD_TIMEOUT") : "unset");
+    if (do_layers) {
+        layers();
+        return 0;
+    }
     for (t = 0; t < 2; t++) {
         int T = t ? nth : 1;
         for (i = 0; i < 4; i++) {

@@ -481,6 +481,9 @@ typedef struct repdl__gemm_args {
     int transA, transB, cont, isa;
     size_t M, N, K, lda, ldb, ldc, ldw;
     const float *A, *B, *bias_col, *bias_row;
+    /* the first panel's accumulator row when neither cont nor bias_row:
+       bias_col[j] or -0, padded with -0 to N + nr floats (read at j, ld 0) */
+    const float *init_row;
     float alpha, beta;
     float *C;
     float *W; /* partial chains between K panels when C must keep C_old (beta != 0), or NULL */
@@ -505,14 +508,16 @@ REPDL_FN void repdl__gemm_tile_run(const repdl__gemm_args *g, size_t i, size_t j
     repdl__gemm_tile t;
     size_t r, c;
     (void)MR;
-    if (first && !g->cont) {
-        for (r = 0; r < (size_t)rows; r++)
-            for (c = 0; c < nr; c++)
-                init[r * nr + c] = g->bias_row ? g->bias_row[i + r]
-                                   : (g->bias_col && c < cols) ? g->bias_col[j + c]
-                                                               : -0.0f;
+    if (first && !g->cont && g->bias_row) {
+        for (r = 0; r < (size_t)rows; r++) {
+            float v = g->bias_row[i + r];
+            for (c = 0; c < nr; c++) init[r * nr + c] = v;
+        }
         t.in = init;
         t.ldi = nr;
+    } else if (first && !g->cont) {
+        t.in = g->init_row + j; /* every row the same: ld 0 */
+        t.ldi = 0;
     } else if (first) {
         t.in = cij;
         t.ldi = g->ldc;
@@ -652,7 +657,7 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
         if (rb > cap) rb = cap;
         nw = rb * N;
     }
-    blk = malloc((na + nb + nw) * sizeof(float) + 3 * 64);
+    blk = malloc((na + nb + nw + N + nr) * sizeof(float) + 5 * 64);
     if (!blk) {
         repdl__gemm_plain_f32(transA, transB, M, N, K, A, lda, B, ldb, bias_col, bias_row, cont,
                               alpha, beta, C, ldc);
@@ -661,6 +666,12 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
     g.ap = repdl__gemm_align(blk);
     g.bp = repdl__gemm_align(g.ap + na);
     g.W = nw ? repdl__gemm_align(g.bp + nb) : NULL;
+    {
+        float *ir = repdl__gemm_align(g.bp + nb + nw + 16);
+        size_t j;
+        for (j = 0; j < N + nr; j++) ir[j] = (bias_col && j < N) ? bias_col[j] : -0.0f;
+        g.init_row = ir;
+    }
     g.ldw = N;
     g.transA = transA;
     g.transB = transB;
