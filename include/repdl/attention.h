@@ -274,8 +274,8 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
     repdl__attn_vu keep, negu;
     repdl__attn_vf neg, root, A[REPDL__ATTN_Q][REPDL_SUM_LANES], B[REPDL__ATTN_Q][REPDL_SUM_LANES];
     uint32_t ones = repdl__opaque_ones();
-    size_t c0, l, q, Lp = 1, nvp = 1, ng, vg, g, vv, sl[REPDL__ATTN_Q], sh[REPDL__ATTN_Q],
-        maxlo = 0, minhi = (size_t)-1;
+    size_t c0, l, q, Lp = 1, nvp = 1, ng, vg, g, g0, vv, sl[REPDL__ATTN_Q], sh[REPDL__ATTN_Q],
+        maxlo = 0, minlo = (size_t)-1, minhi = (size_t)-1;
     const float *Ws[REPDL__ATTN_Q], *W0, *W1, *W2, *W3;
     int i;
     for (i = 0; i < REPDL__ATTN_VW; i++) {
@@ -292,6 +292,7 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
         sl[q] = lo[z];
         sh[q] = hi[z];
         if (sl[q] > maxlo) maxlo = sl[q];
+        if (sl[q] < minlo) minlo = sl[q];
         if (sh[q] < minhi) minhi = sh[q];
     }
     W0 = Ws[0];
@@ -300,8 +301,17 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
     W3 = Ws[3];
     ng = nvp <= 4 ? 1 : nvp / 4; /* groups of vg rows a lane */
     vg = nvp <= 4 ? nvp : 4;
+    /* Groups g < g0 (rows below 4 g0 64) hold no seen row of any slot:
+       every term of theirs is -0, so their subtrees are -0 and are not
+       computed; A and B start at -0 instead, and -0 + x == x gives the
+       nodes that combine them with the later groups bit for bit. */
+    g0 = ng > 1 ? minlo / (4 * REPDL_SUM_LANES) : 0;
+    if (g0 >= ng) g0 = ng - 1;
     for (c0 = 0; c0 + REPDL__ATTN_VW <= nc; c0 += REPDL__ATTN_VW, M += REPDL__ATTN_VW) {
-        for (g = 0; g < ng; g++)
+        if (g0)
+            for (q = 0; q < REPDL__ATTN_Q; q++)
+                for (l = 0; l < Lp; l++) A[q][l] = B[q][l] = neg;
+        for (g = g0; g < ng; g++)
             for (l = 0; l < Lp; l++) {
                 repdl__attn_vf e[REPDL__ATTN_Q][4], x;
                 for (vv = 0; vv < 4; vv++) {
@@ -971,12 +981,14 @@ REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     }
 }
 
-/* Backward, second phase, key row x = (b hkv + h) nk + j: dk_j and dv_j
-   over the G nq query rows of the group. */
-REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_t x)
+/* Backward, second phase: the group of key row x = (b hkv + h) nk + j in
+   QG, GG (KT, VT: its rows in the order r = i G + g) and the dS and P
+   columns of the block of REPDL__ATTN_COLS keys holding j in row, row2
+   (key-major, a key's G nq rows contiguous at stride G nq + PAD). */
+REPDL_FN void repdl__attn_bwd_key_prep(const repdl__attn *a, repdl__attn_ws *w, size_t x)
 {
     size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d, G = a->G, j = x % nk, kh = x / nk,
-           b = kh / a->s.hkv, h = kh % a->s.hkv, rows = G * nq, r, c;
+           b = kh / a->s.hkv, h = kh % a->s.hkv, rows = G * nq, r;
     size_t u0 = (b * a->s.hq + h * G) * nq; /* the group's first query row */
     if (w->group != kh) { /* QG, GG: the group's rows in the order r = i G + g */
         for (r = 0; r < rows; r++) {
@@ -1004,28 +1016,138 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
             w->blk = kh * nb + jb;
         }
     }
-    {
-        size_t i, g;
-        int kept = !a->keep || a->keep[b * nk + j] != 0;
-        for (i = 0, r = 0; i < nq; i++) {
-            const float *mk = a->mask ? a->mask + (b * nq + i) * nk : NULL;
-            unsigned char u = (unsigned char)(kept && (!a->s.causal || j <= a->s.q_pos0 + i) &&
-                                              (!mk || repdl__asuint(mk[j]) != 0xff800000u));
-            for (g = 0; g < G; g++, r++) w->use[r] = u;
-        }
+}
+
+/* use[r], r < G nq: group row r (query r / G) sees key j of batch entry b. */
+REPDL_FN void repdl__attn_key_use(const repdl__attn *a, size_t b, size_t j, unsigned char *use)
+{
+    size_t nq = a->s.nq, nk = a->s.nk, G = a->G, i, g, r;
+    int kept = !a->keep || a->keep[b * nk + j] != 0;
+    for (i = 0, r = 0; i < nq; i++) {
+        const float *mk = a->mask ? a->mask + (b * nq + i) * nk : NULL;
+        unsigned char u = (unsigned char)(kept && (!a->s.causal || j <= a->s.q_pos0 + i) &&
+                                          (!mk || repdl__asuint(mk[j]) != 0xff800000u));
+        if (G == 1) use[r++] = u;
+        else
+            for (g = 0; g < G; g++, r++) use[r] = u;
     }
+}
+
+/* Backward, second phase, key row x = (b hkv + h) nk + j: dk_j and dv_j
+   over the G nq query rows of the group. */
+REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_t x)
+{
+    size_t nk = a->s.nk, d = a->s.d, j = x % nk, kh = x / nk, rows = a->G * a->s.nq, c;
+    size_t col = (j % REPDL__ATTN_COLS) * (rows + REPDL__ATTN_PAD);
+    repdl__attn_bwd_key_prep(a, w, x);
+    repdl__attn_key_use(a, kh / a->s.hkv, j, w->use);
     if (a->dk) {
         float *g = a->dk + (kh * a->R + j) * d;
-        repdl__attn_wsum(rows, d, w->row + (j % REPDL__ATTN_COLS) * (rows + REPDL__ATTN_PAD), w->use, w->KT, d,
-                         w->T, w->tr, g);
+        repdl__attn_wsum(rows, d, w->row + col, w->use, w->KT, d, w->T, w->tr, g);
         for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
     }
     if (a->dv) {
         float *g = a->dv + (kh * a->R + j) * d;
-        repdl__attn_wsum(rows, d, w->row2 + (j % REPDL__ATTN_COLS) * (rows + REPDL__ATTN_PAD), w->use, w->VT, d,
-                         w->T, w->tr, g);
+        repdl__attn_wsum(rows, d, w->row2 + col, w->use, w->VT, d, w->T, w->tr, g);
         for (c = 0; c < d; c++) g[c] = repdl__canon(g[c]);
     }
+}
+
+/* Backward, second phase, the key rows [lo, hi).  On the host with the
+   vector leaf, up to 4 keys of one block at a time through
+   repdl__attn_vleafq (each group row of QG and GG read once for the 4)
+   when the group has at most 1024 rows (one leaf) and a key's seen rows
+   are one range [f, G nq) (causal, no mask or padding hiding a later
+   row): the terms of the rows below f are -0, the definition's, so the
+   bits are those of repdl__attn_bwd_key, which computes the other keys. */
+REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size_t lo, size_t hi)
+{
+    size_t x = lo;
+#if REPDL__ATTN_VEC
+    size_t nk = a->s.nk, d = a->s.d, rows = a->G * a->s.nq, ld = rows + REPDL__ATTN_PAD;
+    while (x < hi && rows <= REPDL_SUM_LEAF) {
+        size_t cnt = hi - x, j = x % nk, kh = x / nk, b = kh / a->s.hkv, q, k = 0, r, f, c, t,
+               done, zlo[REPDL__ATTN_Q], zhi[REPDL__ATTN_Q], kj[REPDL__ATTN_Q];
+        /* the group's first query row (G == 1: the group's rows are the
+           head's query rows, r = i: QG and GG are q and dout in place) */
+        size_t u0 = (b * a->s.hq + (kh % a->s.hkv) * a->G) * a->s.nq;
+        const float *Wd[REPDL__ATTN_Q], *Wp[REPDL__ATTN_Q], *Mk, *Mv;
+        float *od[REPDL__ATTN_Q];
+        size_t minf = rows;
+        if (cnt > REPDL__ATTN_Q) cnt = REPDL__ATTN_Q;
+        if (cnt > nk - j) cnt = nk - j; /* one head */
+        if (a->G == 1) {
+            Mk = a->q + u0 * d;
+            Mv = a->dout + u0 * d;
+        } else {
+            if (cnt > REPDL__ATTN_COLS - j % REPDL__ATTN_COLS) /* one block of row, row2 */
+                cnt = REPDL__ATTN_COLS - j % REPDL__ATTN_COLS;
+            repdl__attn_bwd_key_prep(a, w, x);
+            Mk = w->KT;
+            Mv = w->VT;
+        }
+        for (q = 0; q < cnt; q++) {
+            if (!a->mask && !a->keep) { /* seen: the rows of the queries at or after j */
+                f = !a->s.causal || j + q <= a->s.q_pos0 ? 0 : (j + q - a->s.q_pos0) * a->G;
+                if (f > rows) f = rows;
+            } else {
+                repdl__attn_key_use(a, b, j + q, w->use);
+                for (r = 0; r < rows && !w->use[r]; r++) {}
+                for (f = r; r < rows && w->use[r]; r++) {}
+                if (r < rows) { /* a hole after the first seen row: alone */
+                    repdl__attn_bwd_key(a, w, x + q);
+                    continue;
+                }
+            }
+            if (a->G == 1) { /* packed below */
+                Wd[k] = w->row + k * rows;
+                Wp[k] = w->row2 + k * rows;
+                if (f < minf) minf = f;
+            } else {
+                Wd[k] = w->row + ((j + q) % REPDL__ATTN_COLS) * ld;
+                Wp[k] = w->row2 + ((j + q) % REPDL__ATTN_COLS) * ld;
+            }
+            zlo[k] = f;
+            zhi[k] = rows;
+            kj[k] = j + q;
+            k++;
+        }
+        if (a->G == 1 && k) {
+            /* the k keys' dS and P columns, contiguous (row and row2 hold
+               4 G nq floats: repdl__attn_ws_bytes); rows below the first
+               group of 256 with a seen row are never read by the vector
+               leaf; all of them when d % 16 columns remain for the
+               scalar leaf */
+            size_t r0 = d % REPDL__ATTN_VW ? 0 : minf / (4 * REPDL_SUM_LANES) * (4 * REPDL_SUM_LANES);
+            const float *ds = a->dS + u0 * nk, *pp = a->P + u0 * nk;
+            w->blk = (size_t)-1; /* row, row2 overwritten */
+            for (r = r0; r < rows; r++)
+                for (q = 0; q < k; q++) {
+                    w->row[q * rows + r] = ds[r * nk + kj[q]];
+                    w->row2[q * rows + r] = pp[r * nk + kj[q]];
+                }
+        }
+        for (t = 0; k && t < 2; t++) { /* t = 0: dk, 1: dv */
+            float *dst = t ? a->dv : a->dk;
+            const float *const *Wt = t ? Wp : Wd;
+            const float *M = t ? Mv : Mk;
+            if (!dst) continue;
+            for (q = 0; q < k; q++) od[q] = dst + (kh * a->R + kj[q]) * d;
+            done = repdl__attn_vleafq(rows, d, k, Wt, zlo, zhi, M, d, od);
+            for (q = 0; q < k; q++) {
+                if (done < d) { /* the last d % 16 columns */
+                    repdl__attn_key_use(a, b, kj[q], w->use);
+                    repdl__attn_wcols(rows, d - done, Wt[q], w->use, M + done, d, w->T, w->tr,
+                                      od[q] + done);
+                }
+                for (c = 0; c < d; c++)
+                    od[q][c] = repdl__canon(t ? od[q][c] : repdl__fmul(a->scale, od[q][c]));
+            }
+        }
+        x += cnt;
+    }
+#endif
+    for (; x < hi; x++) repdl__attn_bwd_key(a, w, x);
 }
 
 /* ---- Checks ---- */
@@ -1186,7 +1308,7 @@ REPDL_API repdl_status repdl_attention_backward_f32(
         return REPDL_ERR_NOMEM;
     }
     for (u = 0; u < nrows; u++) repdl__attn_bwd_row(&a, &w, u);
-    for (u = 0; u < nkr; u++) repdl__attn_bwd_key(&a, &w, u);
+    repdl__attn_bwd_keys(&a, &w, 0, nkr);
     free(a.P);
     repdl__attn_ws_free(&w);
     return REPDL_OK;

@@ -40,10 +40,11 @@ static inline void *repdl__attn_job_run(void *arg)
         repdl__attn_fwd_range(j->a, &j->w, j->lo, j->hi);
         return NULL;
     }
-    for (u = j->lo; u < j->hi; u++) {
-        if (j->phase == 1) repdl__attn_bwd_row(j->a, &j->w, u);
-        else repdl__attn_bwd_key(j->a, &j->w, u);
+    if (j->phase == 2) {
+        repdl__attn_bwd_keys(j->a, &j->w, j->lo, j->hi);
+        return NULL;
     }
+    for (u = j->lo; u < j->hi; u++) repdl__attn_bwd_row(j->a, &j->w, u);
     return NULL;
 }
 

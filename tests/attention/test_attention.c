@@ -203,6 +203,12 @@ static void test_reference(void)
     /* every causal key count 1 .. 300, d 48: attention.h's vector leaves
        (rows of one head 4 at a time, 1 to 8 rows a lane) */
     check_ref("causal 300 d48", shp(1, 2, 1, 300, 300, 48, 0, 0, 1), 0, 0, 0);
+    /* the backward's keys 4 at a time (attention.h, repdl__attn_bwd_keys):
+       grouped heads (520 group rows, the leading groups of 256 rows a key
+       does not see skipped) and one head in place, each with d 20 (one
+       vector of 16 columns and 4 more) */
+    check_ref("causal groups 520 rows d20", shp(1, 4, 2, 260, 270, 20, 10, 0, 1), 0, 0, 0);
+    check_ref("causal 290 d20 stride", shp(2, 1, 1, 290, 290, 20, 0, 300, 1), 0, 0, 0);
 }
 
 /* A query range [q0, q0 + c) of p's queries as a problem of its own: the
