@@ -43,8 +43,14 @@
             the rounding of T's computation and of t -+ E (K <= 2^36).
      rule:  lo = t - E, hi = t + E; if 0 is outside [lo, hi] and
             (float)lo == (float)hi (bits), that is the answer (RN is
-            monotone and s lies in [lo, hi]); otherwise (near a midpoint,
-            cancellation, an exact zero) the exact path.
+            monotone and s lies in [lo, hi]); otherwise the refined path.
+     refined: the products and the bias summed again with TwoSum in eight
+            lanes: s = sigma + sum of the rounding errors exactly, their
+            binary64 sum e with |e - sum| <= (K + 16)(1 + 2^-8) 2^-53 g (g
+            the binary64 sum of their magnitudes); t = RN(sigma + e) and
+            the same rule with E = (K + 16)(1 + 2^-8) 2^-53 g + 2^-50 |t|;
+            still undecided (within 2^-50 |t| of a midpoint, cancellation,
+            an exact zero): the exact path.
      exact: every product m_a m_b 2^(e_a + e_b) (an integer below 2^48
             times a power of two >= 2^-298) is added to a fixed-point
             accumulator of 21 signed 64-bit digits of 32 bits each (value
@@ -216,6 +222,93 @@ REPDL_FN float repdl__gemm_cr_exact(size_t K, const float *a, size_t sa, const f
         }
     }
     return repdl__gemm_cr_round(d, negzero);
+}
+
+/* ---- The refined path: a compensated sum for the flagged outputs ---- */
+
+/* One error-free step (Knuth's TwoSum): *s + p = x + err exactly, x =
+   RN(*s + p) (no overflow: every value here is below 2^320); *s = x, err
+   added to *e and |err| to *g. */
+#define REPDL__GEMM_CR_TWOSUM(S, P, E, G)                                          \
+    {                                                                              \
+        double x_ = (S) + (P), z_ = x_ - (S);                                      \
+        double r_ = ((S) - (x_ - z_)) + ((P) - z_);                                \
+        (S) = x_;                                                                  \
+        (E) += r_;                                                                 \
+        (G) += r_ < 0 ? -r_ : r_;                                                  \
+    }
+
+#if REPDL__GEMM_X86
+/* The steps of repdl__gemm_cr_refine for the products k < K & ~7 of
+   contiguous a and b, product k in lane k % 8 of s, e, g (the same
+   operations, eight lanes at a time); returns K & ~7.  The zero-masked
+   conversion with every lane set is the plain one (g++ warns about the
+   unmasked form's undefined source once inlined). */
+__attribute__((target("avx512f"))) static size_t
+repdl__gemm_cr_refine_avx512(size_t K, const float *a, const float *b, double *s, double *e,
+                             double *g)
+{
+    const __m512i nosign = _mm512_set1_epi64(0x7fffffffffffffffll);
+    __m512d vs = _mm512_loadu_pd(s), ve = _mm512_loadu_pd(e), vg = _mm512_loadu_pd(g);
+    size_t k, nb = K & ~(size_t)7;
+    for (k = 0; k < nb; k += 8) {
+        __m512d p = _mm512_mul_pd(_mm512_maskz_cvtps_pd(0xff, _mm256_loadu_ps(a + k)),
+                                  _mm512_maskz_cvtps_pd(0xff, _mm256_loadu_ps(b + k)));
+        __m512d x = _mm512_add_pd(vs, p), z = _mm512_sub_pd(x, vs);
+        __m512d r = _mm512_add_pd(_mm512_sub_pd(vs, _mm512_sub_pd(x, z)), _mm512_sub_pd(p, z));
+        vs = x;
+        ve = _mm512_add_pd(ve, r);
+        vg = _mm512_add_pd(vg, _mm512_castsi512_pd(
+                                   _mm512_and_si512(_mm512_castpd_si512(r), nosign)));
+    }
+    _mm512_storeu_pd(s, vs);
+    _mm512_storeu_pd(e, ve);
+    _mm512_storeu_pd(g, vg);
+    return nb;
+}
+#endif
+
+/* A second decision for an output the rule flagged (finite inputs, K <=
+   2^36): the products (exact in binary64) and the bias are summed in eight
+   lanes with TwoSum, the lane sums joined with TwoSum, so that s = sigma +
+   sum r_i exactly over the K + 7 rounding errors r_i; e = their binary64
+   sum and g = the binary64 sum of |r_i| give |e - sum r_i| <= gamma_(K+6)
+   sum |r_i| <= (K + 16) (1 + 2^-8) 2^-53 g, and t = RN(sigma + e) adds
+   2^-53 |t|.  With E = (K + 16) (1 + 2^-8) 2^-53 g + 2^-50 |t| the rule of
+   the header decides as before (docs/functions/gemm_cr.md, step 5).
+   Returns 1 with *c = RN(s), or 0 (near a midpoint, a zero sum): the exact
+   path. */
+REPDL_FN int repdl__gemm_cr_refine(int isa, size_t K, const float *a, size_t sa, const float *b,
+                                   size_t sb, const float *bias, float *c)
+{
+    double s[8], e[8], g[8], sig, ea = 0.0, ga = 0.0, t, E, lo, hi;
+    size_t k = 0;
+    int l;
+    for (l = 0; l < 8; l++) s[l] = e[l] = g[l] = 0.0;
+    if (bias) s[0] = (double)*bias;
+#if REPDL__GEMM_X86
+    if (isa == 2 && sa == 1 && sb == 1) k = repdl__gemm_cr_refine_avx512(K, a, b, s, e, g);
+#endif
+    (void)isa;
+    for (; k < K; k++) {
+        double p = (double)a[k * sa] * (double)b[k * sb];
+        REPDL__GEMM_CR_TWOSUM(s[k & 7], p, e[k & 7], g[k & 7])
+    }
+    sig = s[0];
+    for (l = 1; l < 8; l++) REPDL__GEMM_CR_TWOSUM(sig, s[l], ea, ga)
+    for (l = 0; l < 8; l++) {
+        ea += e[l];
+        ga += g[l];
+    }
+    t = sig + ea;
+    /* (K + 16) 0x1.01p-53 g + 2^-50 |t| (no hexadecimal literals: C++14) */
+    E = (double)(K + 16) * repdl__asdouble(0x3ca0100000000000ull) * ga +
+        repdl__asdouble(0x3cd0000000000000ull) * (t < 0 ? -t : t);
+    lo = t - E;
+    hi = t + E;
+    if (!((lo > 0.0) | (hi < 0.0)) || (float)lo != (float)hi) return 0;
+    *c = (float)lo;
+    return 1;
 }
 
 /* ---- The fast path ---- */
@@ -842,11 +935,18 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                         if (!flag[j]) continue;
                         if (!(srow[j] - srow[j] == 0.0)) crow[j] = repdl__canon((float)srow[j]);
                         else {
+const float *b = transB ? B + col * ldb : B + col;
+                            const float *bc = bias ? bias + col : NULL;
+                            int ok = K <= REPDL_GEMM_CR_KFAST &&
+                                     repdl__gemm_cr_refine(isa, K, a, sa, b, sb, bc, crow + j);
+#ifdef REPDL_GEMM_CR_ON_REFINE
+                            REPDL_GEMM_CR_ON_REFINE(ok); /* a counting hook for tests */
+#endif
+                            if (ok) continue;
 #ifdef REPDL_GEMM_CR_ON_EXACT
                             REPDL_GEMM_CR_ON_EXACT(); /* a counting hook for benchmarks */
 #endif
-                            crow[j] = repdl__gemm_cr_exact(K, a, sa, transB ? B + col * ldb : B + col,
-                                                           sb, bias ? bias + col : NULL);
+                            crow[j] = repdl__gemm_cr_exact(K, a, sa, b, sb, bc);
                         }
                     }
                 }

@@ -27,6 +27,14 @@ static unsigned long pf_calls, pf_bad;
      ((r0) <= (r1) && (r1) <= (M) && (n) >= 1 && (p0) + (n) <= (K))                        \
          ? 0ul                                                                             \
          : __atomic_add_fetch(&pf_bad, 1ul, __ATOMIC_RELAXED))
+/* The refined path (TwoSum lanes) for the flagged outputs: counted by
+   answer, so that every build shows both outcomes are reached (decided
+   there, or passed on to the exact path), and the exact build none
+   decided there. */
+static unsigned long rf_ok, rf_no;
+#define REPDL_GEMM_CR_ON_REFINE(ok)                                                        \
+    ((ok) ? __atomic_add_fetch(&rf_ok, 1ul, __ATOMIC_RELAXED)                              \
+          : __atomic_add_fetch(&rf_no, 1ul, __ATOMIC_RELAXED))
 #include <repdl/gemm_cr_threads.h>
 
 #include "gemm_cr_ref.h"
@@ -445,7 +453,14 @@ int main(int argc, char **argv)
 #ifdef GEMM_CR_TEST_PANELS /* the blocks build: op(A) packed per panel for K > 4 */
     CHECK(pf_calls > 0, "the per-panel packing's prefetch hints reached");
 #endif
-    printf("gemm_cr: %ld outputs compared with the MPFR oracle (%lu prefetch hints)\n", n_outputs,
-           pf_calls);
+    CHECK(rf_no > 0, "the exact path reached after the refined path");
+#ifdef GEMM_CR_TEST_EXACT /* the exact build: REPDL_GEMM_CR_KFAST=0 */
+    CHECK(rf_ok == 0, "the exact build: %lu outputs decided by the refined path", rf_ok);
+#else
+    CHECK(rf_ok > 0, "outputs decided by the refined path reached");
+#endif
+    printf("gemm_cr: %ld outputs compared with the MPFR oracle (%lu prefetch hints; flagged "
+           "outputs: %lu decided by the refined path, %lu exact)\n",
+           n_outputs, pf_calls, rf_ok, rf_no);
     return check_summary("gemm_cr");
 }
