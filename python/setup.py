@@ -39,9 +39,9 @@ root = os.path.dirname(here)
 include = os.path.join(root, 'include')
 csrc = os.path.join(here, 'repdl', 'csrc')
 
-# -ffp-contract=off: kept, though the extension computes nothing itself
-# (every number comes from the headers, which keep their own order whatever
-# the flags, config.h).  -fopenmp: at::parallel_for (the elementwise ops) runs its
+# -ffp-contract=off: every number comes from the headers, which keep their
+# own order whatever the flags (config.h), except repdl.mode's AdamW kernel
+# (repdl/csrc/adamw_torch.h), whose roundings, one a statement, rely on it.  -fopenmp: at::parallel_for (the elementwise ops) runs its
 # ranges on torch's OpenMP threads only in code compiled with it.  -O3, not Python's -O2: gcc 12 at -O2 vectorizes only loops
 # that need no run-time alias check, so the array loops of the headers
 # (whose output may be the input: in place is allowed) stay scalar and

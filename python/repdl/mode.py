@@ -40,6 +40,7 @@ except ImportError:     # torch before 1.13: repdl.mode() raises, the rest of re
             raise RuntimeError(f'repdl.mode needs torch >= 1.13 (TorchDispatchMode); this is '
                                f'torch {torch.__version__}')
 
+from . import _device
 from ._device import C as _C
 
 __all__ = ['mode', 'UnsupportedOperationError', 'ROUTED', 'PASSED']
@@ -1104,14 +1105,15 @@ def _float_out(r):
     return _is_float(r)
 
 
-# ---- torch.optim.AdamW(foreach=False): one Python call a step ----
+# ---- torch.optim.AdamW(foreach=False): one kernel call a step ----
 #
 # torch 1.13's torch.optim.adamw._single_tensor_adamw issues about ten aten
 # operations a parameter (mul_, add_ with alpha, addcmul_, sqrt, div,
 # add_, addcdiv_, ...), each a trip through PyTorch's dispatcher into
 # mode.__torch_dispatch__.  Inside a repdl.mode block, _adamw_single
-# computes a float32 CPU parameter's statements as the handlers do, in one
-# call (_adamw_param, whose docstring says why the bits are the same), and
+# computes the float32 CPU parameters' statements as the handlers do, in
+# one pass over each parameter's elements (repdl._C.adamw_torch,
+# csrc/adamw_torch.h, which says why the bits are the same), and
 # any other parameter's statements by handing each aten operation to the
 # mode's __torch_dispatch__ directly (the mode popped, as PyTorch's
 # dispatcher does around it: the same operations, arguments and order).
@@ -1150,9 +1152,9 @@ def _top_mode():
 
 def _adamw_single(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *,
                   amsgrad, beta1, beta2, lr, weight_decay, eps, maximize, capturable):
-    """torch 1.13's _single_tensor_adamw under the mode: _adamw_param for
-    each parameter (float32 on the CPU), the routed operations one by one
-    otherwise."""
+    """torch 1.13's _single_tensor_adamw under the mode: one repdl._C
+    adamw_torch call for the float32 CPU parameters of each step value
+    (_adamw_fast_ok), the routed operations one by one otherwise."""
     m = _top_mode() if ADAMW_ONE_CALL else None
     if m is None or capturable or any(torch.is_complex(p) for p in params):
         return _ADAMW_TORCH(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
@@ -1163,24 +1165,27 @@ def _adamw_single(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_s
     def op(func, *args, **kwargs):
         return m.__torch_dispatch__(func, (), args, kwargs)
     with _pop_mode_temporarily():
-        small = {}      # step -> [(param, grad, exp_avg, exp_avg_sq, mx)]: one flat call
+        fast = {}       # step -> ([param], [grad], [exp_avg], [exp_avg_sq], [mx])
         for i, param in enumerate(params):
             grad = grads[i] if not maximize else op(aten.neg.default, grads[i])
             exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
             if step_t.dtype == _F32 and step_t.device.type == 'cpu' and step_t.dim() == 0:
                 # the handlers' work for `step_t += 1` (add_ with alpha 1:
                 # add_, then NaNs canonical) and .item() (passes)
-                step = _canon(step_t.add_(1)).item()
+                step = step_t.add_(1).item()
+                if step != step:
+                    step_t.fill_(_NAN)
             else:
                 op(aten.add_.Tensor, step_t, 1)
                 step = op(aten._local_scalar_dense.default, step_t)
             mx = max_exp_avg_sqs[i] if amsgrad else None
             if _adamw_fast_ok(param, grad, exp_avg, exp_avg_sq, mx):
-                if param.numel() >= _ADAMW_FLAT:
-                    _adamw_param(param, grad, exp_avg, exp_avg_sq, mx, step, beta1, beta2, lr,
-                                 weight_decay, eps)
-                else:
-                    small.setdefault(step, []).append((param, grad, exp_avg, exp_avg_sq, mx))
+                cols = fast.get(step)
+                if cols is None:
+                    cols = fast[step] = ([], [], [], [], [])
+                for c, t in zip(cols, (param, grad, exp_avg, exp_avg_sq, mx)):
+                    if t is not None:
+                        c.append(t)
                 continue
             # each statement of torch's loop through the mode's handlers
             op(aten.mul_.Tensor, param, 1 - lr * weight_decay)
@@ -1197,110 +1202,48 @@ def _adamw_single(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_s
                                                                 mx if amsgrad else exp_avg_sq),
                                             bias_correction2_sqrt), eps)
             op(aten.addcdiv_.default, param, exp_avg, denom, value=-step_size)
-        for step, group in small.items():
-            _adamw_flat(group, step, beta1, beta2, lr, weight_decay, eps)
+        for step, cols in fast.items():
+            _adamw_fused(cols, step, beta1, beta2, lr, weight_decay, eps)
 
 
-# Parameters of fewer elements than this are updated together (_adamw_flat).
-_ADAMW_FLAT = 1 << 14
-
-
-def _adamw_flat(group, step, beta1, beta2, lr, weight_decay, eps):
-    """_adamw_param on the concatenation of the group's tensors (one call
-    instead of one a parameter: the Python cost of small parameters), the
-    results copied back.  The same bits: every operation is per element
-    with the same scalars (one step value per group), copies are exact."""
-    cols = list(zip(*group))       # params, grads, exp_avgs, exp_avg_sqs, mxs
-    amsgrad = cols[4][0] is not None
-    flat = [torch.cat([t.reshape(-1) for t in c]) for c in cols[:5 if amsgrad else 4]]
-    _adamw_param(flat[0], flat[1], flat[2], flat[3], flat[4] if amsgrad else None, step, beta1,
-                 beta2, lr, weight_decay, eps)
-    a = 0
-    for param, _, exp_avg, exp_avg_sq, mx in group:
-        b = a + param.numel()
-        param.copy_(flat[0][a:b].view(param.shape))
-        exp_avg.copy_(flat[2][a:b].view(param.shape))
-        exp_avg_sq.copy_(flat[3][a:b].view(param.shape))
-        if amsgrad:
-            mx.copy_(flat[4][a:b].view(param.shape))
-        a = b
-
-
-_SCRATCH = threading.local()
-
-
-def _scratch(n):
-    """A float32 CPU tensor of n elements: the prefix of this thread's one
-    scratch tensor, kept between calls and grown to the largest n asked
-    (a fresh tensor of a parameter's size each call costs more than the
-    arithmetic: first touches of new pages)."""
-    t = getattr(_SCRATCH, 't', None)
-    if t is None or t.numel() < n:
-        t = _SCRATCH.t = torch.empty(n, dtype=_F32)
-    return t[:n]
-
-
-def _adamw_fast_ok(param, *ts):
-    """Whether _adamw_param applies: float32 CPU contiguous tensors of
-    param's shape (mx None without amsgrad)."""
-    if param.dtype != _F32 or param.device.type != 'cpu' or not param.is_contiguous():
-        return False
-    shape = param.shape
-    for t in ts:
-        if t is not None and (t.dtype != _F32 or t.device.type != 'cpu'
-                              or not t.is_contiguous() or t.shape != shape):
-            return False
-    return True
-
-
-def _adamw_param(param, grad, exp_avg, exp_avg_sq, mx, step, beta1, beta2, lr, weight_decay,
-                 eps):
-    """One parameter of torch's AdamW loop, the operations the mode's
-    handlers perform for its statements (mul_ and div: PyTorch's kernel;
-    add_ with alpha a: RN(a g) then add_; addcmul_: RN(RN(v t1) t2) then
-    add_; addcdiv_: RN(t1 / t2), RN(value q), add_; sqrt: repdl_sqrt_f32),
-    in the same order on the same values, with two differences that leave
-    every bit as it is: temporaries go into one scratch tensor (or in
-    place into a temporary), and NaNs are made canonical once per stored
-    tensor (exp_avg, exp_avg_sq, param) after its last update instead of
-    after every operation.  The second is exact because every operation
-    between two canonicalisations (add, mul, div, sqrt) gives a NaN for a
-    NaN operand and otherwise does not read a NaN's payload: which elements
-    are NaN, and every other element's bits, are the same either way, and
-    the final canonicalisation makes the NaNs equal.  (amsgrad's maximum
-    reads exp_avg_sq after it is made canonical, and its own result is
-    made canonical, as the mode's handler does.)  Tested against the
-    statement-by-statement path (ADAMW_ONE_CALL False), NaN payloads and
-    infinities included."""
-    buf = _scratch(param.numel()).view(param.shape)
-    param.mul_(1 - lr * weight_decay)
-    exp_avg.mul_(beta1)
-    a = 1 - beta1
-    exp_avg.add_(torch.mul(grad, a, out=buf) if a != 1 else grad)
-    _canon(exp_avg)
-    exp_avg_sq.mul_(beta2)
-    v = 1 - beta2
-    if v != 1:
-        torch.mul(grad, v, out=buf)
-        buf.mul_(grad)
-    else:
-        torch.mul(grad, grad, out=buf)
-    exp_avg_sq.add_(buf)
-    _canon(exp_avg_sq)
+def _adamw_fused(cols, step, beta1, beta2, lr, weight_decay, eps):
+    """The statements above for the float32 CPU parameters of one step
+    value, as one pass over each parameter's elements (repdl._C
+    adamw_torch, csrc/adamw_torch.h, which says why the bits are those of
+    the statements routed one by one).  The Python numbers are computed
+    here as torch's loop computes them (in doubles, in its order); the
+    kernel rounds each to binary32 once, as PyTorch does with a number
+    operand of a float32 tensor operation."""
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
     step_size = lr / bias_correction1
     bias_correction2_sqrt = math.sqrt(bias_correction2)
-    if mx is not None:
-        _canon(torch.maximum(mx, exp_avg_sq, out=mx))
-    den = _C.unary('sqrt', mx if mx is not None else exp_avg_sq)
-    den.div_(bias_correction2_sqrt)
-    den.add_(eps)
-    q = torch.div(exp_avg, den, out=den)
-    if -step_size != 1:
-        q.mul_(-step_size)
-    param.add_(q)
-    _canon(param)
+    _adamw_kernel(cols[0], cols[1], cols[2], cols[3], cols[4], 1 - lr * weight_decay, beta1,
+                  1 - beta1, beta2, 1 - beta2, bias_correction2_sqrt, eps, -step_size)
+
+
+# repdl._C's kernel of the statements: CPU tensors only (_adamw_fast_ok), so
+# the function itself, not the CUDA build's dispatching name
+_adamw_kernel = getattr(_device._ext, 'adamw_torch', None)
+
+
+def _adamw_fast_ok(param, *ts):
+    """Whether adamw_torch applies: float32 CPU contiguous tensors of
+    param's shape (mx None without amsgrad), no two of them the same
+    memory (e.g. a gradient that is the parameter itself: the statements
+    then read each other's writes)."""
+    if (_adamw_kernel is None or param.dtype != _F32 or param.device.type != 'cpu'
+            or not param.is_contiguous()):
+        return False
+    shape = param.shape
+    ptrs = {param.data_ptr()}
+    for t in ts:
+        if t is not None:
+            if (t.dtype != _F32 or t.device.type != 'cpu' or not t.is_contiguous()
+                    or t.shape != shape):
+                return False
+            ptrs.add(t.data_ptr())
+    return len(ptrs) == 1 + sum(t is not None for t in ts) or not param.numel()
 
 
 def _install_adamw():

@@ -500,55 +500,101 @@ def test_gradient_accumulation_training():
     assert _train_chunked(4, per_chunk_backward=True) != whole
 
 
-def _adamw_run(one_call, amsgrad, maximize, wd, steps=3):
-    """torch.optim.AdamW(foreach=False) steps under the mode on a float32
-    parameter and gradient holding NaNs with payloads and both signs,
-    infinities, zeros of both signs and ordinary values, in 3 shapes (one
-    above repdl.mode's _ADAMW_FLAT, two below it, updated as one flat
-    tensor; a float64 parameter too: refused by sqrt, strict=False, so
-    PyTorch's),
-    through repdl.mode's one-call path or statement by statement; returns
-    every tensor of the parameters and the optimizer state."""
+_ADAMW_SHAPES = ((200, 200), (130, 130), (64, 33), (7,), (0,))
+
+
+def _adamw_run(one_call, amsgrad, maximize, wd, steps=3, lr=3e-2, betas=(0.9, 0.999), eps=1e-8,
+               set_lr=None, late=False, threads=None, poke=False):
+    """torch.optim.AdamW(foreach=False) steps under the mode on float32
+    parameters and gradients holding NaNs with payloads and both signs,
+    infinities, zeros of both signs, a huge value and ordinary values, in
+    the shapes of _ADAMW_SHAPES (40,000 elements: more than one of
+    repdl._C's thread ranges; an empty one), and a float64 parameter
+    (refused by sqrt, strict=False, so PyTorch's), through repdl.mode's
+    one-call path (repdl._C.adamw_torch) or statement by statement; returns
+    every tensor of the parameters and the optimizer state.  set_lr: the
+    learning rate written into the group after construction (AdamW refuses
+    a negative one, the statements do not: -lr / (1 - beta1^t) = 1 takes
+    the handlers' path that skips the multiplication by value=1).  late:
+    the 7-element parameter joins (add_param_group) after the first step,
+    so two step values meet in one step.  threads: torch.set_num_threads.
+    poke: after the first step, NaNs and an infinity written into the
+    optimizer state where the gradients are ordinary (a NaN in
+    max_exp_avg_sq over a number in exp_avg_sq, which AdamW itself never
+    stores)."""
     M = sys.modules['repdl.mode']
     g = torch.Generator().manual_seed(41)
     ps = []
-    for shape in ((130, 130), (64, 33), (7,)):
+    for shape in _ADAMW_SHAPES:
         p = torch.randn(shape, generator=g)
         gr = torch.randn(shape, generator=g)
-        for t in (p, gr):
-            f = t.reshape(-1)
-            f[0], f[1], f[2], f[3], f[4] = float('inf'), -float('inf'), 0.0, -0.0, 1e30
-            f.view(torch.int32)[5] = 0x7fc00123       # a NaN with a payload
-            f.view(torch.int32)[6] = -0x3ff          # 0xfffffc01: a negative NaN
+        if p.numel():
+            for t in (p, gr):
+                f = t.reshape(-1)
+                f[0], f[1], f[2], f[3], f[4] = float('inf'), -float('inf'), 0.0, -0.0, 1e30
+                f.view(torch.int32)[5] = 0x7fc00123       # a NaN with a payload
+                f.view(torch.int32)[6] = -0x3ff          # 0xfffffc01: a negative NaN
+                if t.numel() > 100:
+                    f[50:60] = torch.tensor([1e-42, -1e-42, 3e38, -3e38, 1e-20, 1e20, 1.0, -1.0,
+                                             2.0 ** -126, 65504.0])
         ps.append((torch.nn.Parameter(p), gr))
     ps.append((torch.nn.Parameter(torch.randn(5, dtype=torch.float64, generator=g)),
                torch.randn(5, dtype=torch.float64, generator=g)))
-    opt = torch.optim.AdamW([p for p, _ in ps], lr=3e-2, weight_decay=wd, amsgrad=amsgrad,
-                            maximize=maximize, foreach=False)
-    saved = M.ADAMW_ONE_CALL
+    first = [p for p, _ in ps if not (late and p.shape == (7,))]
+    opt = torch.optim.AdamW(first, lr=lr, betas=betas, eps=eps, weight_decay=wd,
+                            amsgrad=amsgrad, maximize=maximize, foreach=False)
+    if set_lr is not None:
+        opt.param_groups[0]['lr'] = set_lr
+    saved, saved_threads = M.ADAMW_ONE_CALL, torch.get_num_threads()
     M.ADAMW_ONE_CALL = one_call
     try:
+        if threads:
+            torch.set_num_threads(threads)
         for s in range(steps):
+            if late and s == 1:
+                opt.add_param_group({'params': [p for p, _ in ps if p.shape == (7,)]})
             for p, gr in ps:
                 p.grad = gr * (s + 1)
             with repdl.mode(strict=False):
                 opt.step()
+            if poke and s == 0:
+                for p, _ in ps:
+                    st = opt.state[p]
+                    if p.dtype == torch.float32 and p.numel() > 100:
+                        for k, v in st.items():
+                            if isinstance(v, torch.Tensor) and v.dim():
+                                f = v.view(-1)
+                                f[100], f[101] = float('nan'), float('inf')
+                                f.view(torch.int32)[102 if k == 'max_exp_avg_sq' else 103] = \
+                                    0x7fc00321
     finally:
         M.ADAMW_ONE_CALL = saved
+        torch.set_num_threads(saved_threads)
     out = [p.detach() for p, _ in ps]
     for p, _ in ps:
         out += [v for v in opt.state[p].values() if isinstance(v, torch.Tensor)]
     return out
 
 
+def _adamw_same(kw_fast, kw_ref=None):
+    a = _adamw_run(True, **kw_fast)
+    b = _adamw_run(False, **(kw_ref or kw_fast))
+    assert len(a) == len(b), kw_fast
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert same(x, y), (kw_fast, i, tuple(x.shape))
+    f32 = [t for t in a if t.dtype == torch.float32 and t.dim()]
+    assert all(bool((bits(t)[torch.isnan(t)] == 0x7fc00000).all()) for t in f32), kw_fast
+    return a
+
+
 def test_adamw_one_call_same_bits():
-    """torch.optim.AdamW under the mode as one call (repdl.mode's
-    _adamw_param: scratch tensors, NaNs made canonical once per stored
+    """torch.optim.AdamW under the mode as one call (repdl._C.adamw_torch:
+    one pass over each parameter, NaNs made canonical once per stored
     tensor) gives the bits of its statements routed one by one, in every
-    configuration (weight decay, amsgrad, maximize), NaN payloads and
-    infinities included; and it is the path taken (the large float32
-    parameter through _adamw_param, the two small ones through one
-    _adamw_param call on their concatenation)."""
+    configuration (weight decay, amsgrad, maximize), NaN payloads,
+    infinities and subnormals included; and it is the path taken (one
+    kernel call a step for the four non-empty float32 parameters and the
+    empty one)."""
     M = sys.modules['repdl.mode']
     if not M.ADAMW_ONE_CALL:
         import pytest
@@ -557,22 +603,91 @@ def test_adamw_one_call_same_bits():
     for amsgrad in (False, True):
         for maximize in (False, True):
             for wd in (0.0, 0.01):
-                a = _adamw_run(True, amsgrad, maximize, wd)
-                b = _adamw_run(False, amsgrad, maximize, wd)
-                assert len(a) == len(b)
-                for x, y in zip(a, b):
-                    assert same(x, y), (amsgrad, maximize, wd)
+                a = _adamw_same(dict(amsgrad=amsgrad, maximize=maximize, wd=wd))
                 f32 = [t for t in a if t.dtype == torch.float32 and t.dim()]
                 assert any(bool(torch.isnan(t).any()) for t in f32)
-                assert all(bool((bits(t)[torch.isnan(t)] == 0x7fc00000).all()) for t in f32)
     calls = []
-    orig = M._adamw_param
-    M._adamw_param = lambda *a: (calls.append(a[0].numel()), orig(*a))
+    orig = M._adamw_kernel
+    M._adamw_kernel = lambda *a: (calls.append([t.numel() for t in a[0]]), orig(*a))
     try:
-        _adamw_run(True, False, False, 0.01, steps=1)
+        _adamw_run(True, False, False, 0.01, steps=2)
+        assert calls == [[200 * 200, 130 * 130, 64 * 33, 7, 0]] * 2, calls
+        del calls[:]
+        _adamw_run(True, True, False, 0.01, steps=2, late=True)
+        assert calls == [[200 * 200, 130 * 130, 64 * 33, 0], [200 * 200, 130 * 130, 64 * 33, 0],
+                         [7]], calls
     finally:
-        M._adamw_param = orig
-    assert sorted(calls) == [64 * 33 + 7, 130 * 130]
+        M._adamw_kernel = orig
+
+
+def test_adamw_one_call_scalars():
+    """The one-call AdamW against the statements where the Python numbers
+    take the handlers' other branches or round differently: beta1 = beta2 =
+    0 (alpha and value 1: no multiplication), eps = 0 (division by zero),
+    weight decay making the decay factor 0 and negative, a learning rate
+    with -lr / (1 - beta1^t) = 1 (value 1: no multiplication) and one
+    whose binary32 rounding is not that of its parts, parameters of two
+    step values in one step (late), NaNs and infinities in the optimizer
+    state (poke), and 2 threads against 1 (the kernel's thread ranges)."""
+    M = sys.modules['repdl.mode']
+    if not M.ADAMW_ONE_CALL:
+        import pytest
+        pytest.skip('repdl.mode does not route AdamW as one call with this torch')
+    base = dict(amsgrad=False, maximize=False, wd=0.01)
+    for kw in (dict(betas=(0.0, 0.0)), dict(betas=(0.5, 0.25), eps=0.0),
+               dict(lr=1.0, wd=1.0), dict(lr=2.0, wd=1.0, amsgrad=True),
+               dict(betas=(0.0, 0.999), set_lr=-1.0, steps=2),
+               dict(lr=0.1 + 2 ** -30, betas=(0.8999999, 0.99999), eps=3e-7),
+               dict(late=True, amsgrad=True, maximize=True), dict(amsgrad=True, poke=True)):
+        _adamw_same(dict(base, **kw))
+    one = _adamw_run(True, threads=1, **base)
+    two = _adamw_same(dict(base, threads=2), dict(base, threads=1))
+    assert all(same(x, y) for x, y in zip(one, two))
+
+
+def test_adamw_one_call_refusals():
+    """adamw_torch's own checks (repdl.mode sends it only tensors that pass
+    them): lists of one length, sizes, float32 CPU contiguous tensors, no
+    two of a parameter's tensors sharing memory; and repdl.mode keeps a
+    gradient that is the parameter itself off the one-call path (the
+    statements, which read each other's writes, then run one by one)."""
+    import pytest
+    M = sys.modules['repdl.mode']
+    if M._adamw_kernel is None:
+        pytest.skip('repdl._C has no adamw_torch')
+    p, g, m, v = (torch.zeros(8) for _ in range(4))
+    args = (1.0, 0.9, 0.1, 0.999, 0.001, 1.0, 1e-8, -1e-3)
+    with pytest.raises(RuntimeError, match='one grad'):
+        M._adamw_kernel([p], [g], [m], [], [], *args)
+    with pytest.raises(RuntimeError, match='sizes differ'):
+        M._adamw_kernel([p], [torch.zeros(9)], [m], [v], [], *args)
+    with pytest.raises(RuntimeError, match='float32'):
+        M._adamw_kernel([p], [g.double()], [m], [v], [], *args)
+    with pytest.raises(RuntimeError, match='contiguous'):
+        M._adamw_kernel([p], [torch.zeros(8, 2)[:, 0]], [m], [v], [], *args)
+    with pytest.raises(RuntimeError, match='share memory'):
+        M._adamw_kernel([p], [p], [m], [v], [], *args)
+    big = torch.zeros(12)
+    with pytest.raises(RuntimeError, match='share memory'):
+        M._adamw_kernel([big[:8]], [g], [big[4:]], [v], [], *args)
+    assert not M._adamw_fast_ok(p, p, m, v, None)
+    assert M._adamw_fast_ok(p, g, m, v, None)
+    # the parameter as its own gradient: the statements' bits
+    res = []
+    for one_call in (True, False):
+        w = torch.nn.Parameter(torch.linspace(-2, 2, 20))
+        opt = torch.optim.AdamW([w], lr=0.1, weight_decay=0.5, foreach=False)
+        saved = M.ADAMW_ONE_CALL
+        M.ADAMW_ONE_CALL = one_call
+        try:
+            for _ in range(2):
+                w.grad = w.data
+                with repdl.mode():
+                    opt.step()
+        finally:
+            M.ADAMW_ONE_CALL = saved
+        res.append(w.detach().clone())
+    assert same(res[0], res[1])
 
 
 # ---- CUDA tensors (the CUDA build of repdl._C) ----

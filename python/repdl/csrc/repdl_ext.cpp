@@ -5,7 +5,8 @@
 //
 // Every number is computed by a repdl function (include/repdl/*.h; the
 // backward passes of exp, log, tanh, sqrt and of the reductions are
-// backward.h's): this file only checks dtype, device and contiguity again
+// backward.h's), except adamw_torch (adamw_torch.h: torch.optim.AdamW's
+// statements as repdl.mode computes them): this file only checks dtype, device and contiguity again
 // (repdl/ops.py gives the user-facing messages), calls, and turns a
 // repdl_status into a Python RuntimeError.
 // The CUDA build adds the same functions for CUDA tensors (cuda_ops.cpp,
@@ -25,6 +26,7 @@
 #include <repdl/reduce_threads.h>
 #include <repdl/reduce_units.h>
 
+#include "adamw_torch.h"
 #include "shapes.h"
 #include "unary.h"
 
@@ -535,6 +537,53 @@ int64_t adam_step(Tensor w, const Tensor &g, Tensor m, Tensor v, Tensor state, i
     return static_cast<int64_t>(s.t);
 }
 
+// torch.optim.AdamW(foreach=False) under repdl.mode (adamw_torch.h): the
+// parameters of one step value, in place.  mxs: empty without amsgrad,
+// else one tensor a parameter.  The scalars: Python doubles, each rounded
+// once to binary32 here (decay = 1 - lr wd, a = 1 - beta1, v = 1 - beta2,
+// bc2_sqrt = sqrt(1 - beta2^step), nss = -lr / (1 - beta1^step), computed
+// by mode.py as torch's loop computes them).  Every tensor: float32, CPU,
+// contiguous, of its parameter's size, sharing no memory with the others
+// of its parameter (else an error; mode.py sends only such tensors).
+void adamw_torch(const std::vector<Tensor> &params, const std::vector<Tensor> &grads,
+                 const std::vector<Tensor> &exp_avgs, const std::vector<Tensor> &exp_avg_sqs,
+                 const std::vector<Tensor> &mxs, double decay, double beta1, double a, double beta2,
+                 double v, double bc2_sqrt, double eps, double nss)
+{
+    const size_t P = params.size();
+    TORCH_CHECK(grads.size() == P && exp_avgs.size() == P && exp_avg_sqs.size() == P &&
+                    (mxs.empty() || mxs.size() == P),
+                "repdl: adamw_torch: one grad, exp_avg, exp_avg_sq (and max_exp_avg_sq) a parameter");
+    fpenv_check("adamw_torch");  // repdl_sqrt_array_f32's condition, checked before any write
+    repdl_py_adamw c;
+    c.decay = static_cast<float>(decay); c.beta1 = static_cast<float>(beta1); c.a = static_cast<float>(a);
+    c.beta2 = static_cast<float>(beta2); c.v = static_cast<float>(v);
+    c.bc2_sqrt = static_cast<float>(bc2_sqrt); c.eps = static_cast<float>(eps);
+    c.nss = static_cast<float>(nss);
+    for (size_t i = 0; i < P; i++) {
+        Tensor p = params[i], m = exp_avgs[i], s = exp_avg_sqs[i];
+        Tensor mx = mxs.empty() ? Tensor() : mxs[i];
+        const int64_t n = p.numel();
+        TORCH_CHECK(grads[i].numel() == n && m.numel() == n && s.numel() == n &&
+                        (!mx.defined() || mx.numel() == n),
+                    "repdl: adamw_torch: parameter ", i, ": sizes differ");
+        float *pp = mp(p, "param"), *pm = mp(m, "exp_avg"), *ps = mp(s, "exp_avg_sq");
+        const float *pg = cp(grads[i], "grad");
+        float *px = mx.defined() ? mp(mx, "max_exp_avg_sq") : nullptr;
+        const uintptr_t at[5] = {reinterpret_cast<uintptr_t>(pp), reinterpret_cast<uintptr_t>(pg),
+                                 reinterpret_cast<uintptr_t>(pm), reinterpret_cast<uintptr_t>(ps),
+                                 reinterpret_cast<uintptr_t>(px)};
+        const uintptr_t bytes = static_cast<uintptr_t>(n) * sizeof(float);
+        for (int x = 0; x < 5; x++)
+            for (int y = x + 1; y < 5; y++)
+                TORCH_CHECK(!at[x] || !at[y] || at[x] + bytes <= at[y] || at[y] + bytes <= at[x],
+                            "repdl: adamw_torch: parameter ", i, ": tensors share memory");
+        elementwise(n, [&](size_t b, size_t k) {
+            repdl_py_adamw_range(k, c, pp + b, pg + b, pm + b, ps + b, px ? px + b : nullptr);
+        });
+    }
+}
+
 // ---- Gradient clipping by global 2-norm (clip.h), in place ----
 
 // repdl_clip_grad_norm_f32 over grads in list order (the list order is part
@@ -645,6 +694,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("init_bound", &init_bound);
     m.def("sgd_step", &sgd_step);
     m.def("adam_step", &adam_step);
+    m.def("adamw_torch", &adamw_torch);
     m.def("clip_grad_norm", &clip_grad_norm);
     m.def("units_combine", &units_combine);
     m.def("units_block_ok", &units_block_ok);
