@@ -7,6 +7,7 @@
                [--steps K] [--seed S] [--lr LR] [--wd WD] [--clip C]
                [--val-seqs K] [--threads T] [--data FILE]
                [--save CKPT] [--stop-at K] [--resume CKPT] [--gemm fma|cr] [--quiet]
+               [--time]
      train_gpt --generate --resume CKPT [--prompt TEXT] [--no-cache] [--threads T]
                [--gemm fma|cr]
      train_gpt --serve-check --resume CKPT [--data FILE] [--gemm fma|cr]
@@ -104,6 +105,10 @@
    written to a temporary file and renamed.  A run resumed from one prints
    the hashes of the uninterrupted run.
 
+   --time: each training step's wall and process CPU time (all threads) on
+   stderr, "step_time K WALL_MS CPU_MS" (bench/attention/gpt_step.sh reads
+   them); stdout and the hashes are unchanged.
+
    Exit status: 0 done; 1 other failure; 2 bad usage; 3 --device cuda
    without CUDA; 4 the data file is
    missing or unreadable; 5 bad checkpoint; 6 the floating-point
@@ -115,6 +120,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -198,7 +204,7 @@ static repdl_status lin_bwd(size_t M, size_t K, size_t N, const float *x, const 
 typedef struct options {
     uint64_t layers, dmodel, heads, ctx, batch, steps, seed, val_seqs, stop_at;
     float lr, wd, clip;
-    int threads, quiet, generate, have_stop, no_cache, serve_check, gemm_cr, cuda;
+    int threads, quiet, generate, have_stop, no_cache, serve_check, gemm_cr, cuda, timing;
     const char *data, *save, *resume, *prompt;
 } options;
 
@@ -208,7 +214,7 @@ static void usage(FILE *f)
             "usage: train_gpt [--layers L] [--dmodel D] [--heads H] [--ctx N] [--batch B]\n"
             "                 [--steps K] [--seed S] [--lr LR] [--wd WD] [--clip C]\n"
             "                 [--val-seqs K] [--threads T] [--data FILE]\n"
-            "                 [--save CKPT] [--stop-at K] [--resume CKPT] [--quiet]\n"
+            "                 [--save CKPT] [--stop-at K] [--resume CKPT] [--quiet] [--time]\n"
             "       train_gpt --generate --resume CKPT [--prompt TEXT] [--no-cache] [--threads T]\n"
             "       train_gpt --serve-check --resume CKPT [--data FILE]\n"
             "--gemm fma|cr: the linear products, fma (default) the FMA chain of repdl_linear_*,\n"
@@ -247,6 +253,7 @@ static int parse_args(int argc, char **argv, options *o)
         int bad = 0, takes = 1;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
         else if (!strcmp(a, "--quiet")) { o->quiet = 1; takes = 0; }
+        else if (!strcmp(a, "--time")) { o->timing = 1; takes = 0; }
         else if (!strcmp(a, "--generate")) { o->generate = 1; takes = 0; }
         else if (!strcmp(a, "--no-cache")) { o->no_cache = 1; takes = 0; }
         else if (!strcmp(a, "--serve-check")) { o->serve_check = o->generate = 1; takes = 0; }
@@ -530,6 +537,42 @@ static void heads_copy(const model *m, size_t S, size_t n, int part, float *rows
             }
 }
 
+/* The same layouts for `parts` (1 or 3) parts at once, a token's row read
+   or written once: heads_split copies rows [S][n][parts D] into heads[p]
+   [S][H][n][hd], heads_merge back.  Pure copies (no value changes), so
+   the bits are heads_copy's part by part. */
+static void heads_split(const model *m, size_t S, size_t n, size_t parts,
+                        const float *rows, float *const *heads)
+{
+    size_t s, i, p, h, k, D = m->D, H = m->H, hd = m->hd;
+    for (s = 0; s < S; s++)
+        for (i = 0; i < n; i++) {
+            const float *r = rows + (s * n + i) * parts * D;
+            for (p = 0; p < parts; p++)
+                for (h = 0; h < H; h++) {
+                    const float *src = r + p * D + h * hd;
+                    float *dst = heads[p] + ((s * H + h) * n + i) * hd;
+                    for (k = 0; k < hd; k++) dst[k] = src[k];
+                }
+        }
+}
+
+static void heads_merge(const model *m, size_t S, size_t n, size_t parts, float *rows,
+                        float *const *heads)
+{
+    size_t s, i, p, h, k, D = m->D, H = m->H, hd = m->hd;
+    for (s = 0; s < S; s++)
+        for (i = 0; i < n; i++) {
+            float *r = rows + (s * n + i) * parts * D;
+            for (p = 0; p < parts; p++)
+                for (h = 0; h < H; h++) {
+                    const float *src = heads[p] + ((s * H + h) * n + i) * hd;
+                    float *dst = r + p * D + h * hd;
+                    for (k = 0; k < hd; k++) dst[k] = src[k];
+                }
+        }
+}
+
 #define TRY(call)                              \
     do {                                       \
         repdl_status st_ = (call);             \
@@ -560,13 +603,14 @@ static repdl_status forward(const model *m, const float *P, ws *w, size_t S, siz
         x = a->x;
         TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, x, TP(T_LN1G), TP(T_LN1B), a->h1, a->mean1, a->rstd1));
         TRY(lin_fwd(T, D, 3 * D, a->h1, TP(T_QKVW), TP(T_QKVB), a->qkv));
-        heads_copy(m, S, n, 0, a->qkv, a->q, 1, 3 * D);
-        heads_copy(m, S, n, 1, a->qkv, a->k, 1, 3 * D);
-        heads_copy(m, S, n, 2, a->qkv, a->v, 1, 3 * D);
+        {
+            float *const qkv[3] = {a->q, a->k, a->v};
+            heads_split(m, S, n, 3, a->qkv, qkv);
+        }
         TRY(repdl_rope_forward_f32(S, m->H, n, m->hd, 0, m->N, m->cos_tab, m->sin_tab, a->q, a->q));
         TRY(repdl_rope_forward_f32(S, m->H, n, m->hd, 0, m->N, m->cos_tab, m->sin_tab, a->k, a->k));
         TRY(repdl_attention_forward_f32(&as, m->scale, a->q, a->k, a->v, NULL, NULL, a->o, a->lse));
-        heads_copy(m, S, n, 0, a->a, a->o, 0, D);
+        heads_merge(m, S, n, 1, a->a, &a->o);
         TRY(lin_fwd(T, D, D, a->a, TP(T_PROJW), TP(T_PROJB), a->x2));
         TRY(repdl_add_f32(T * D, x, a->x2, a->x2));
         TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, a->x2, TP(T_LN2G), TP(T_LN2B), a->h2, a->mean2, a->rstd2));
@@ -606,14 +650,15 @@ static repdl_status backward(const model *m, const float *P, ws *w, size_t S, si
         TRY(repdl_add_f32(T * D, w->dx, w->dx2, w->dx2)); /* residual, then the branch */
         /* x2 = x + proj(attention(...)) */
         TRY(lin_bwd(T, D, D, a->a, TP(T_PROJW), w->dx2, w->da, TG(T_PROJW), TG(T_PROJB)));
-        heads_copy(m, S, n, 0, w->da, w->dout, 1, D);
+        heads_split(m, S, n, 1, w->da, &w->dout);
         TRY(repdl_attention_backward_f32(&as, m->scale, a->q, a->k, a->v, NULL, NULL, a->o, a->lse,
                                          w->dout, w->dq, w->dk, w->dv));
         TRY(repdl_rope_backward_f32(S, m->H, n, m->hd, 0, m->N, m->cos_tab, m->sin_tab, w->dq, w->dq));
         TRY(repdl_rope_backward_f32(S, m->H, n, m->hd, 0, m->N, m->cos_tab, m->sin_tab, w->dk, w->dk));
-        heads_copy(m, S, n, 0, w->dqkv, w->dq, 0, 3 * D);
-        heads_copy(m, S, n, 1, w->dqkv, w->dk, 0, 3 * D);
-        heads_copy(m, S, n, 2, w->dqkv, w->dv, 0, 3 * D);
+        {
+            float *const dqkv[3] = {w->dq, w->dk, w->dv};
+            heads_merge(m, S, n, 3, w->dqkv, dqkv);
+        }
         TRY(lin_bwd(T, D, 3 * D, a->h1, TP(T_QKVW), w->dqkv, w->dh, TG(T_QKVW), TG(T_QKVB)));
         TRY(repdl_layer_norm_backward_f32(T, D, a->x, TP(T_LN1G), a->mean1, a->rstd1, w->dh, w->dx,
                                           TG(T_LN1G), TG(T_LN1B)));
@@ -1247,6 +1292,15 @@ static int ckpt_load(const char *path, ckpt_hdr *c, size_t total, float *P, floa
 }
 
 /* ---- the run ---- */
+/* Seconds of the clock (--time): CLOCK_MONOTONIC (wall) or
+   CLOCK_PROCESS_CPUTIME_ID (every thread of the process); 0 if unreadable. */
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    if (clock_gettime(id, &ts)) return 0.0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int run(int argc, char **argv)
 {
     options o;
@@ -1409,6 +1463,8 @@ static int run(int argc, char **argv)
             uint64_t epoch = step / per_epoch;
             const float *G;
             float loss = 0.0f, norm = 0.0f;
+            double w0 = o.timing ? clock_s(CLOCK_MONOTONIC) : 0.0;
+            double c0 = o.timing ? clock_s(CLOCK_PROCESS_CPUTIME_ID) : 0.0;
             if (epoch != cur_epoch) {
                 if (repdl_rng_permutation(W, o.seed, epoch, perm) != REPDL_OK) goto out;
                 cur_epoch = epoch;
@@ -1436,6 +1492,10 @@ static int run(int argc, char **argv)
                                         Mo + m.off[t], Vo + m.off[t]) != REPDL_OK)
                     goto step_failed;
             }
+            if (o.timing)
+                fprintf(stderr, "step_time %" PRIu64 " %.3f %.3f\n", step + 1,
+                        1e3 * (clock_s(CLOCK_MONOTONIC) - w0),
+                        1e3 * (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0));
             if (!o.quiet && g_rank == 0) {
                 /* the rows' losses live on the ranks that computed them:
                    printed for one process only */
