@@ -14,20 +14,28 @@ tests/train/expected.txt), the same shapes and operations:
   global norm 1.0; AdamW lr 1e-3, betas (0.9, 0.95), eps 1e-8, weight decay
   0.1 on the matrices and the table, 0 on biases and norms.
 
---attn math (default): attention in the math form (scores by one batched
-matmul, additive causal mask, softmax, matmul with v: nn.MultiheadAttention's
+--attn math: attention in the math form (scores by one batched matmul,
+additive causal mask, softmax, matmul with v: nn.MultiheadAttention's
 internals in torch 1.13, which has no fused attention), with RoPE as the C
 model.  --attn mha: torch.nn.MultiheadAttention itself (its own in/out
 projections with biases, attn_mask causal, need_weights=False), which
 cannot apply RoPE between its projection and its scores: the same shapes
-and FLOPs less the rotation.
+and FLOPs less the rotation.  --attn both (default): both, one after the
+other in this process.
 
-    python3 bench_gpt_torch.py [steps] [threads...] [--attn math|mha]
-prints "threads step_wall_ms step_cpu_ms" lines: medians over `steps`
-steps (default 10) after 2 warm-up steps; cpu = time.process_time, all of
-the process's threads.  The data are random bytes (the time of a step does
-not depend on them)."""
+    python3 bench_gpt_torch.py [steps] [threads...] [--attn math|mha|both] [--raw]
+prints one line per (attention form, thread count):
+    attn policy threads n wall_min wall_med cpu_min cpu_med
+and with --raw, before it, one line per timed step:
+    raw attn policy threads wall cpu
+times in ms of each of `steps` steps (default 10) after 2 warm-up steps
+(wall = time.perf_counter, cpu = time.process_time: all of the process's
+threads); policy is the OpenMP wait policy the process was started with
+(OMP_WAIT_POLICY, read by the OpenMP runtime at start: "passive" workers
+sleep while waiting, "active" spin, "default" the runtime's choice).  The
+data are random bytes (the time of a step does not depend on them)."""
 import math
+import os
 import statistics
 import sys
 import time
@@ -103,40 +111,47 @@ class GPT(nn.Module):
 
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    attn = "math"
+    raw = "--raw" in sys.argv
+    attn = "both"
     if "--attn" in sys.argv:
         attn = sys.argv[sys.argv.index("--attn") + 1]
         args.remove(attn)
+    if attn not in ("math", "mha", "both"):
+        sys.exit("bench_gpt_torch.py: --attn math, mha or both")
     steps = int(args[0]) if args else 10
     threads = [int(t) for t in args[1:]] or [1, 2]
+    policy = os.environ.get("OMP_WAIT_POLICY", "default").lower()
     torch.manual_seed(1)
-    print(f"# torch {torch.__version__} GPT step ({attn} attention): layers {L}, d_model {D}, "
-          f"heads {H}, ctx {N}, batch {B}, vocab {V}; median of {steps} steps (ms)")
-    print("# threads step_wall_ms step_cpu_ms")
-    for t in threads:
-        torch.set_num_threads(t)
-        model = GPT(attn)
-        decay = [p for n_, p in model.named_parameters() if p.dim() == 2]
-        other = [p for n_, p in model.named_parameters() if p.dim() != 2]
-        opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
-                                 {"params": other, "weight_decay": 0.0}],
-                                lr=1e-3, betas=(0.9, 0.95), eps=1e-8)
-        wall, cpu = [], []
-        for i in range(steps + 2):
-            data = torch.randint(0, V, (B, N + 1))
-            c0, w0 = time.process_time(), time.perf_counter()
-            logits = model(data[:, :N])
-            loss = F.cross_entropy(logits.reshape(-1, V), data[:, 1:].reshape(-1))
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            c1, w1 = time.process_time(), time.perf_counter()
-            if i >= 2:
-                wall.append(w1 - w0)
-                cpu.append(c1 - c0)
-        print(f"{t} {1e3 * statistics.median(wall):.1f} {1e3 * statistics.median(cpu):.1f}",
-              flush=True)
+    print(f"# torch {torch.__version__} GPT step: layers {L}, d_model {D}, heads {H}, ctx {N}, "
+          f"batch {B}, vocab {V}; {steps} steps after 2 warm-up (ms)")
+    print("# attn policy threads n wall_min wall_med cpu_min cpu_med")
+    for form in (["math", "mha"] if attn == "both" else [attn]):
+        for t in threads:
+            torch.set_num_threads(t)
+            model = GPT(form)
+            decay = [p for n_, p in model.named_parameters() if p.dim() == 2]
+            other = [p for n_, p in model.named_parameters() if p.dim() != 2]
+            opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                                     {"params": other, "weight_decay": 0.0}],
+                                    lr=1e-3, betas=(0.9, 0.95), eps=1e-8)
+            wall, cpu = [], []
+            for i in range(steps + 2):
+                data = torch.randint(0, V, (B, N + 1))
+                c0, w0 = time.process_time(), time.perf_counter()
+                logits = model(data[:, :N])
+                loss = F.cross_entropy(logits.reshape(-1, V), data[:, 1:].reshape(-1))
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+                c1, w1 = time.process_time(), time.perf_counter()
+                if i >= 2:
+                    wall.append(1e3 * (w1 - w0))
+                    cpu.append(1e3 * (c1 - c0))
+                    if raw:
+                        print(f"raw {form} {policy} {t} {wall[-1]:.3f} {cpu[-1]:.3f}")
+            print(f"{form} {policy} {t} {len(wall)} {min(wall):.1f} {statistics.median(wall):.1f} "
+                  f"{min(cpu):.1f} {statistics.median(cpu):.1f}", flush=True)
 
 
 if __name__ == "__main__":

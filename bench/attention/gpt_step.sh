@@ -1,50 +1,106 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# bench/attention/gpt_step.sh: one training step of examples/train_gpt's
-# default model (4 layers, d_model 128, 4 heads, context 128, batch 16)
-# against the same model in PyTorch (bench_gpt_torch.py) in the same run,
-# at 1 and 2 threads.
-#   bench/attention/gpt_step.sh TRAIN_GPT [steps] [reps]   (defaults 10 3)
-# repdl's step: (time of `train_gpt --steps K`) - (time of `--steps 0`,
-# which loads the data, initialises, computes the validation logits and
-# the 200-byte sample as the K-step run does) divided by K; CPU time is the
-# process's user + system time (all threads), wall the elapsed time;
-# medians of `reps` runs of each.  torch: the median step of K steps.
-# Prints both and the ratios repdl / torch.  About 2 minutes of CPU at the
-# defaults.
+# bench/attention/gpt_step.sh: one training step (forward, backward,
+# clipping, AdamW) of examples/train_gpt's default model (4 layers,
+# d_model 128, 4 heads, context 128, batch 16, vocabulary 256) against the
+# same model in PyTorch (bench_gpt_torch.py) in the same run, at 1 and 2
+# threads.  One command from the repository root:
+#   bench/attention/gpt_step.sh [TRAIN_GPT] [steps] [reps]   (defaults: build, 10, 3)
+# Without TRAIN_GPT (or with "build") it compiles examples/train_gpt.c of
+# this tree as the meson release build does (gcc -std=c99 -O3) into a
+# temporary directory first (about 35 s of CPU).
+#
+# Each of `reps` rounds runs, one after the other: train_gpt --steps K
+# --time at 1 and at 2 threads (each step's wall and process CPU time, all
+# threads, from its stderr; step 1 dropped: first touch of the buffers),
+# then bench_gpt_torch.py with K steps after 2 warm-up steps, both torch
+# attention forms (math: RoPE + baddbmm/softmax/bmm; mha:
+# nn.MultiheadAttention, no RoPE) at 1 and 2 threads with the OpenMP
+# workers passive (OMP_WAIT_POLICY=passive: they sleep rather than spin,
+# so the CPU time is the work); with GPT_STEP_ACTIVE=1 also the mha form
+# at 2 threads with spinning workers (active: the fastest wall on an idle
+# machine; on a loaded one its workers spin while waiting for a core, a
+# 0.2 s step then takes seconds).
+# The rounds interleave the two libraries, so a change of load hits both.
+# Printed: per library and configuration, over all rounds' steps, the
+# minimum and median of wall and CPU time (ms); then the ratios repdl /
+# torch against the anchor, the torch configuration with the smallest
+# median (wall: any policy; CPU: the passive ones, where spinning does not
+# count).  On a loaded machine the wall times include waiting for a core:
+# the CPU times and the minimum walls are the comparison; on an idle
+# machine the medians are.  About 2.5 minutes of CPU at the defaults.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-exe=${1:?usage: gpt_step.sh TRAIN_GPT [steps] [reps]}
+root=$(cd "$here/../.." && pwd)
+exe=${1:-build}
 steps=${2:-10}
 reps=${3:-3}
 py=${PYTHON:-/usr/bin/python3}
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -m), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)"
-grep -m1 'model name' /proc/cpuinfo || true
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-# one run: prints "wall_s cpu_s"
-run() {
-    local t0 t1 c
-    t0=$(date +%s.%N)
-    c=$( { TIMEFORMAT='%U %S'; time "$exe" --quiet "$@" > /dev/null; } 2>&1 | tail -1)
-    t1=$(date +%s.%N)
-    echo "$t0 $t1 $c" | awk '{ print $2 - $1, $3 + $4 }'
-}
-echo "# repdl train_gpt step: (--steps $steps minus --steps 0) / $steps, median of $reps runs each (ms)"
-echo "# threads step_wall_ms step_cpu_ms"
+[ "$steps" -ge 2 ] || { echo "gpt_step.sh: steps must be at least 2"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for t in 1 2; do
-    : > "$tmp/w"; : > "$tmp/c"
-    for r in $(seq "$reps"); do
-        a=$(run --steps 0 --threads "$t")
-        b=$(run --steps "$steps" --threads "$t")
-        echo "$a $b" | awk -v k="$steps" '{ printf "%.3f\n", 1e3 * ($3 - $1) / k }' >> "$tmp/w"
-        echo "$a $b" | awk -v k="$steps" '{ printf "%.3f\n", 1e3 * ($4 - $2) / k }' >> "$tmp/c"
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -m), $(nproc) cpus, load $(load)"
+grep -m1 'model name' /proc/cpuinfo || true
+if [ "$exe" = build ]; then
+    rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    dirty=$(git -C "$root" status --porcelain -- include examples 2>/dev/null | head -1)
+    echo "# train_gpt: gcc -std=c99 -O3 examples/train_gpt.c, tree $rev${dirty:+ + uncommitted edits of include/ or examples/}"
+    gcc -std=c99 -O3 -I"$root/include" "$root/examples/train_gpt.c" -o "$tmp/train_gpt" \
+        -lz -lpthread -lm
+    exe=$tmp/train_gpt
+fi
+"$exe" --help > /dev/null
+"$exe" --steps 1 --quiet --time > /dev/null 2> "$tmp/probe" || {
+    echo "gpt_step.sh: $exe --steps 1 --time failed:"; cat "$tmp/probe"; exit 1; }
+grep -q '^step_time ' "$tmp/probe" || { echo "gpt_step.sh: $exe has no --time"; exit 1; }
+for r in $(seq "$reps"); do
+    for t in 1 2; do
+        "$exe" --steps "$steps" --threads "$t" --quiet --time 2>&1 > /dev/null |
+            awk -v t="$t" '$1 == "step_time" && $2 > 1 { print "repdl", t, $3, $4 }' >> "$tmp/steps"
     done
-    echo "$t $(median < "$tmp/w") $(median < "$tmp/c")" | tee -a "$tmp/repdl"
+    OMP_WAIT_POLICY=passive "$py" "$here/bench_gpt_torch.py" "$steps" 1 2 --attn both --raw > "$tmp/t$r"
+    if [ "${GPT_STEP_ACTIVE:-0}" = 1 ]; then
+        OMP_WAIT_POLICY=active "$py" "$here/bench_gpt_torch.py" "$steps" 2 --attn mha --raw >> "$tmp/t$r"
+    fi
+    grep -m1 '^# torch' "$tmp/t$r" > "$tmp/torchver"
+    echo "# round $r done, load $(load)"
 done
-"$py" "$here/bench_gpt_torch.py" "$steps" 1 2 | tee "$tmp/torch"
-echo "# threads wall_ratio cpu_ratio (repdl / torch)"
-paste -d' ' "$tmp/repdl" <(grep -v '^#' "$tmp/torch") |
-    awk '{ printf "%s %.2f %.2f\n", $1, $2 / $5, $3 / $6 }'
-echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+# stats over the samples of one configuration: n wall_min wall_med cpu_min cpu_med
+stats() {
+    local w c
+    cat > "$tmp/s"
+    w=$(awk '{ print $1 }' "$tmp/s" | sort -g | awk '{ a[NR] = $1 }
+        END { m = int((NR + 1) / 2); printf "%d %.1f %.1f", NR, a[1], (NR % 2) ? a[m] : (a[m] + a[m + 1]) / 2 }')
+    c=$(awk '{ print $2 }' "$tmp/s" | sort -g | awk '{ a[NR] = $1 }
+        END { m = int((NR + 1) / 2); printf "%.1f %.1f", a[1], (NR % 2) ? a[m] : (a[m] + a[m + 1]) / 2 }')
+    echo "$w $c"
+}
+echo "# repdl train_gpt: steps 2..$steps of $reps runs of --steps $steps --time (ms)"
+echo "# threads n wall_min wall_med cpu_min cpu_med"
+for t in 1 2; do
+    echo "$t $(awk -v t="$t" '$2 == t { print $3, $4 }' "$tmp/steps" | stats)" | tee -a "$tmp/repdl"
+done
+cat "$tmp/torchver"
+echo "# torch bench_gpt_torch.py: steps 3..$((steps + 2)) (2 warm-up) of $reps runs (ms)"
+echo "# attn policy threads n wall_min wall_med cpu_min cpu_med"
+cat "$tmp"/t[0-9]* | awk '$1 == "raw" { print $2, $3, $4 }' | sort -u > "$tmp/configs"
+while read -r a p t; do
+    echo "$a $p $t $(cat "$tmp"/t[0-9]* | awk -v a="$a" -v p="$p" -v t="$t" \
+        '$1 == "raw" && $2 == a && $3 == p && $4 == t { print $5, $6 }' | stats)"
+done < "$tmp/configs" | tee "$tmp/torch"
+echo "# ratios repdl / torch anchor (wall anchor: smallest median wall; cpu anchor: smallest"
+echo "# median CPU of the passive runs)"
+echo "# threads wall_anchor wall_med_ratio wall_min_ratio cpu_anchor cpu_med_ratio cpu_min_ratio"
+for t in 1 2; do
+    read -r _ _ rwmin rwmed rcmin rcmed < <(grep "^$t " "$tmp/repdl")
+    read -r wa wp _ _ awmin awmed _ _ < <(awk -v t="$t" '$3 == t' "$tmp/torch" | sort -g -k6,6 | head -1)
+    read -r ca cp _ _ _ _ acmin acmed < <(awk -v t="$t" '$3 == t && $2 == "passive"' "$tmp/torch" |
+                                          sort -g -k8,8 | head -1)
+    echo "$t $wa/$wp $(awk -v a="$rwmed" -v b="$awmed" 'BEGIN { printf "%.2f", a / b }') \
+$(awk -v a="$rwmin" -v b="$awmin" 'BEGIN { printf "%.2f", a / b }') $ca/$cp \
+$(awk -v a="$rcmed" -v b="$acmed" 'BEGIN { printf "%.2f", a / b }') \
+$(awk -v a="$rcmin" -v b="$acmin" 'BEGIN { printf "%.2f", a / b }')"
+done
+echo "# 2 threads / 1 thread, repdl: wall_med $(awk 'NR == 1 { a = $4 } NR == 2 { printf "%.2f", $4 / a }' "$tmp/repdl"), wall_min $(awk 'NR == 1 { a = $3 } NR == 2 { printf "%.2f", $3 / a }' "$tmp/repdl")"
+echo "# load after: $(load)"
