@@ -62,29 +62,210 @@ REPDL_FN void repdl__colsum_chain_f32(size_t M, size_t N, const float *dy, float
     }
 }
 
-/* dW [N x K] (kind 0) or db [N] (kind 1) in the batch order, M > 0: one
-   micro-batch, its chain; more, the tree t (V = the output's size, G =
-   repdl__mb_count(M) units) over the chains of the micro-batches. */
+/* ---- dW by register tiles: the micro-batch tree inside each tile ----
+   repdl__linear_dw_tree_f32(M, K, N, x, dy, canon, out): out[n][k] (ld K)
+   = the aligned buddy tree (detail/accum.h, repdl__tree) over the G =
+   repdl__mb_count(M) micro-batches g (rows 16 g .. of x and dy; the last
+   one short) of chain over m in g ascending of (dy[m][n], x[m][k]) from
+   -0; the root canonical when canon (the value of the batch order), else
+   as the tree leaves it (a node for repdl__vtree_push).  G <= 16.
+   dy^T (N x M) and x (M x K) are packed once per block over the whole
+   depth M (gemm.h's panels); each MR x nr output tile runs gemm.h's
+   micro-kernel on one micro-batch's depth slice at a time from -0 (the
+   leaf, in L1) and adds the leaves by the carries of repdl__tree_carry_end
+   in L1 slots: the same fused multiply-adds and the same additions as the
+   micro-batch products added by repdl__vtree, without their N x K
+   vectors in memory.  Returns -1 (nothing written) when its scratch
+   cannot be had (malloc). */
+#define REPDL__DW_GMAX 16 /* micro-batches of one tile tree: slots 0 .. 4 */
+#define REPDL__DW_SLOTS 6 /* the 5 levels and the carry buffer */
+
+/* d[i] = a[i] + b[i], i < V (one rounding each: the tree's additions);
+   V is a multiple of the kernel's nr (16 or 32). */
+#if REPDL__GEMM_X86
+__attribute__((target("avx512f"))) static inline void
+repdl__dw_add_avx512(float *d, const float *a, const float *b, size_t V)
+{
+    size_t i;
+    for (i = 0; i < V; i += 16)
+        _mm512_storeu_ps(d + i, _mm512_add_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
+}
+__attribute__((target("avx2"))) static inline void
+repdl__dw_add_avx2(float *d, const float *a, const float *b, size_t V)
+{
+    size_t i;
+    for (i = 0; i < V; i += 8)
+        _mm256_storeu_ps(d + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+}
+#endif
+REPDL_FN void repdl__dw_add(int isa, float *d, const float *a, const float *b, size_t V)
+{
+    size_t i;
+#if REPDL__GEMM_X86
+    if (isa == 2) { repdl__dw_add_avx512(d, a, b, V); return; }
+    if (isa == 1) { repdl__dw_add_avx2(d, a, b, V); return; }
+#endif
+    (void)isa;
+    for (i = 0; i < V; i++) d[i] = repdl__fadd(a[i], b[i]);
+}
+
+/* The tree of one tile: leaves g = 0 .. G-1 from the packed a (MR rows)
+   and b (nr columns) panels of depth M; root to out (rows x cols, ld). */
+REPDL_FN void repdl__linear_dw_tile(int isa, int rows, size_t cols, size_t M, const float *a,
+                                    const float *b, const float *zrow, int canon, float *out,
+                                    size_t ldo)
+{
+    const size_t MR = REPDL__GEMM_MR, nr = (size_t)repdl__gemm_nr(isa);
+    float slot[REPDL__DW_SLOTS][REPDL__GEMM_MR * REPDL__GEMM_NRMAX];
+    const size_t V = (size_t)rows * nr, G = repdl__mb_count(M);
+    const unsigned carry = REPDL__DW_SLOTS - 1;
+    size_t count, r, c;
+    const float *acc = NULL, *top;
+    unsigned l, hi = 0;
+    repdl__gemm_tile t;
+    t.in = zrow;
+    t.ldi = 0;
+    t.ldo = nr;
+    t.cold = NULL;
+    t.ldc = 0;
+    t.last = 0;
+    t.alpha = 1.0f;
+    t.beta = 0.0f;
+    for (count = 0; count < G; count++) {
+        size_t m0 = count * REPDL_MICROBATCH, len = repdl__mb_end(M, m0) - m0;
+        unsigned end = repdl__tree_carry_end(count, 0);
+        float *v = slot[(count & 1) ? carry : 0];
+        t.out = v;
+        repdl__gemm_ukr(isa, rows, len, a + m0 * MR, b + m0 * nr, &t);
+        for (l = 0; l < end; l++) { /* left (pending, level l) + right */
+            float *dst = slot[l + 1 == end ? end : l];
+            repdl__dw_add(isa, dst, slot[l], v, V);
+            v = dst;
+        }
+    }
+    /* the root: pending subtrees from the lowest up (repdl__vtree_root) */
+    for (l = 0; l < REPDL__DW_SLOTS - 1; l++)
+        if ((G >> l) & 1) hi = l;
+    for (l = 0; l < hi; l++) {
+        if (!((G >> l) & 1)) continue;
+        if (acc) repdl__dw_add(isa, slot[l], slot[l], acc, V);
+        acc = slot[l];
+    }
+    top = slot[hi];
+    for (r = 0; r < (size_t)rows; r++)
+        for (c = 0; c < cols; c++) {
+            float v = top[r * nr + c];
+            if (acc) v = repdl__fadd(v, acc[r * nr + c]);
+            out[r * ldo + c] = canon ? repdl__canon(v) : v;
+        }
+}
+
+REPDL_FN int repdl__linear_dw_tree_f32(size_t M, size_t K, size_t N, const float *x,
+                                       const float *dy, int canon, float *out)
+{
+    const size_t MR = REPDL__GEMM_MR;
+    int isa = repdl__gemm_isa();
+    size_t nr = (size_t)repdl__gemm_nr(isa), mc, nc, mcp, ncp, ic, jc, ir, jr, j;
+    float *ap, *bp, *zrow;
+    void *blk;
+    /* a B panel of about 128 KiB (L2), an A block of MC rows */
+    nc = ((size_t)32768 / M) / nr * nr;
+    if (nc < nr) nc = nr;
+    ncp = K < nc ? (K + nr - 1) / nr * nr : nc;
+    mcp = (N < REPDL_GEMM_MC ? N : REPDL_GEMM_MC);
+    mcp = (mcp + MR - 1) / MR * MR;
+    blk = malloc((mcp * M + ncp * M + nr) * sizeof(float) + 4 * 64);
+    if (!blk) return -1;
+    ap = repdl__gemm_align(blk);
+    bp = repdl__gemm_align(ap + mcp * M);
+    zrow = repdl__gemm_align(bp + ncp * M);
+    for (j = 0; j < nr; j++) zrow[j] = -0.0f;
+    for (jc = 0; jc < K; jc += nc) {
+        size_t ncur = K - jc < nc ? K - jc : nc;
+        repdl__gemm_pack_b(0, x, K, 0, M, jc, ncur, nr, bp);
+        for (ic = 0; ic < N; ic += REPDL_GEMM_MC) {
+            mc = N - ic < REPDL_GEMM_MC ? N - ic : REPDL_GEMM_MC;
+            repdl__gemm_pack_a(1, dy, N, ic, mc, 0, M, ap);
+            for (jr = 0; jr < ncur; jr += nr)
+                for (ir = 0; ir < mc; ir += MR)
+                    repdl__linear_dw_tile(isa, (int)(mc - ir < MR ? mc - ir : MR),
+                                          ncur - jr < nr ? ncur - jr : nr, M, ap + ir * M,
+                                          bp + jr * M, zrow, canon,
+                                          out + (ic + ir) * K + jc + jr, K);
+        }
+    }
+    free(blk);
+    return 0;
+}
+
+/* The same values by the plain loops of the definition (repdl__tree per
+   element): the fallback when the tiles' scratch cannot be had. */
+REPDL_FN void repdl__linear_dw_plain_f32(size_t M, size_t K, size_t N, const float *x,
+                                         const float *dy, int canon, float *out)
+{
+    size_t n, k, m0, m;
+    for (n = 0; n < N; n++)
+        for (k = 0; k < K; k++) {
+            repdl__tree tr;
+            float v;
+            repdl__tree_init(&tr);
+            for (m0 = 0; m0 < M; m0 += REPDL_MICROBATCH) {
+                float acc = -0.0f;
+                for (m = m0; m < repdl__mb_end(M, m0); m++)
+                    acc = repdl__fmaf(dy[m * N + n], x[m * K + k], acc);
+                repdl__tree_push(&tr, 0, acc);
+            }
+            v = repdl__tree_root(&tr);
+            out[n * K + k] = canon ? repdl__canon(v) : v;
+        }
+}
+
+/* out = repdl__linear_dw_tree_f32's value, with the plain fallback. */
+REPDL_FN void repdl__linear_dw_f32(size_t M, size_t K, size_t N, const float *x,
+                                   const float *dy, int canon, float *out)
+{
+    if (repdl__linear_dw_tree_f32(M, K, N, x, dy, canon, out))
+        repdl__linear_dw_plain_f32(M, K, N, x, dy, canon, out);
+}
+
+/* dW [N x K] (kind 0) or db [N] (kind 1) in the batch order, M > 0.  dW:
+   the tile trees (G = repdl__mb_count(M) <= REPDL__DW_GMAX: no tree in
+   memory), or their nodes of aligned groups added by t (V = N K).  db:
+   one micro-batch, its chain; more, the tree t (V = N) over the chains. */
 REPDL_FN void repdl__linear_batch_f32(int kind, size_t M, size_t K, size_t N, const float *x,
                                       const float *dy, repdl__vtree *t, float *out)
 {
     size_t G = repdl__mb_count(M), g, n;
-    if (G <= 1) { /* one micro-batch: its chain */
-        if (kind) {
-            repdl__colsum_chain_f32(M, N, dy, out);
-            for (n = 0; n < N; n++) out[n] = repdl__canon(out[n]);
-        } else {
-            repdl_gemm_f32(1, 0, N, K, M, 1.0f, 0.0f, dy, N, x, K, NULL, out, K);
+    if (!kind && G <= REPDL__DW_GMAX) { /* the whole tree in the tiles */
+        repdl__linear_dw_f32(M, K, N, x, dy, 1, out);
+        return;
+    }
+    if (!kind) {
+        /* aligned groups of 2^l micro-batches (16 while they last, then
+           the binary digits of the rest, largest first): each group's
+           tree, a complete subtree, is the node of level l */
+        for (g = 0; g < G;) {
+            unsigned l = 4;
+            size_t m0 = g * REPDL_MICROBATCH, m1;
+            while (((size_t)1 << l) > G - g) l--;
+            m1 = (g + ((size_t)1 << l)) * REPDL_MICROBATCH;
+            if (m1 > M) m1 = M;
+            repdl__linear_dw_f32(m1 - m0, K, N, x + m0 * K, dy + m0 * N, 0,
+                                 repdl__vtree_dest(t, l));
+            repdl__vtree_push(t, l);
+            g += (size_t)1 << l;
         }
+        repdl__vtree_root(t, out);
+        return;
+    }
+    if (G <= 1) { /* one micro-batch: its chain */
+        repdl__colsum_chain_f32(M, N, dy, out);
+        for (n = 0; n < N; n++) out[n] = repdl__canon(out[n]);
         return;
     }
     for (g = 0; g < G; g++) {
         size_t m0 = g * REPDL_MICROBATCH, len = repdl__mb_end(M, m0) - m0;
-        float *d = repdl__vtree_dest(t, 0);
-        if (kind) repdl__colsum_chain_f32(len, N, dy + m0 * N, d);
-        else
-            repdl__gemm_core_f32(1, 0, N, K, len, dy + m0 * N, N, x + m0 * K, K, NULL, NULL, 0,
-                                 1.0f, 0.0f, d, K);
+        repdl__colsum_chain_f32(len, N, dy + m0 * N, repdl__vtree_dest(t, 0));
         repdl__vtree_push(t, 0);
     }
     repdl__vtree_root(t, out);
@@ -107,7 +288,7 @@ REPDL_API repdl_status repdl_linear_backward_f32(size_t M, size_t K, size_t N, c
     if (dW && (st = repdl__gemm_check(1, 0, N, K, M, dy, N, x, K, dW, K)) != REPDL_OK) return st;
     if (db && M && N && !dy) return REPDL_ERR_INVALID;
     /* the trees over micro-batches (N K fits: repdl__gemm_check) */
-    if (repdl__vtree_init(&tw, dW && G > 1 ? N * K : 0, G)) return REPDL_ERR_NOMEM;
+    if (repdl__vtree_init(&tw, dW && G > REPDL__DW_GMAX ? N * K : 0, G)) return REPDL_ERR_NOMEM;
     if (repdl__vtree_init(&tb, db && G > 1 ? N : 0, G)) {
         repdl__vtree_free(&tw);
         return REPDL_ERR_NOMEM;

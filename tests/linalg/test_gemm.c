@@ -235,7 +235,12 @@ static void test_linear(void)
        100), a power of two (64), and 0 */
     static const size_t shapes[][3] = {{1, 7, 33},  {33, 1000, 7}, {64, 784, 100}, {7, 1, 1},
                                        {0, 5, 3},   {5, 0, 3},     {16, 9, 5},     {17, 9, 5},
-                                       {100, 3, 13}, {257, 2, 3}};
+                                       {100, 3, 13}, {257, 2, 3},
+                                       /* dW's tile trees: N past one A block (MC
+                                          144) and K past one B panel (512 at M
+                                          64) with short edges; 22 micro-batches,
+                                          the groups 16 + 4 + 2, the last short */
+                                       {48, 40, 300}, {64, 1100, 9}, {350, 37, 11}};
     size_t s;
     for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         size_t M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
@@ -261,6 +266,52 @@ static void test_linear(void)
         CHECK_SAME(db, dbr, N, "linear db alone");
         free(x); free(W); free(b); free(dy); free(y); free(yr); free(dx); free(dxr);
         free(dW); free(dWr); free(db); free(dbr);
+    }
+}
+
+/* dW's tile trees start each micro-batch's chain at -0: dy = -0 against
+   x = 1 gives products -0, a chain of -0 and a tree of -0 (from +0: +0);
+   the same with y's chains from -0 (no bias, x = -0).  And the fallback
+   of dW when its scratch cannot be had (repdl__linear_dw_plain_f32) gives
+   the tiles' bits: the root, and a group's node (canon 0) against the
+   tree of the group alone. */
+static void test_linear_directed(void)
+{
+    static const size_t shapes[][3] = {{40, 33, 7}, {16, 5, 40}, {350, 37, 11}};
+    size_t s, i;
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        size_t M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
+        float *x = gen_arr(M * K, 0), *W = gen_arr(N * K, 0), *dy = gen_arr(M * N, 1);
+        float *y = gen_arr(M * N, 0), *dW = gen_arr(N * K, 0), *dWr = gen_arr(N * K, 0);
+        float *dWp = gen_arr(N * K, 0), *yr = gen_arr(M * N, 0);
+        ref_linear_backward_f32(M, K, N, x, W, dy, NULL, dWr, NULL);
+        repdl__linear_dw_plain_f32(M, K, N, x, dy, 1, dWp);
+        CHECK_SAME(dWp, dWr, N * K, "dW plain fallback %zu %zu %zu", M, K, N);
+        if (M > 256) { /* the first group of 16 micro-batches: its node */
+            ref_linear_backward_f32(256, K, N, x, W, dy, NULL, dWr, NULL);
+            repdl__linear_dw_plain_f32(256, K, N, x, dy, 0, dWp);
+            repdl__linear_dw_f32(256, K, N, x, dy, 0, dW);
+            for (i = 0; i < N * K; i++) dWp[i] = repdl__canon(dWp[i]);
+            CHECK_SAME(dWp, dWr, N * K, "dW plain node %zu %zu", K, N);
+            for (i = 0; i < N * K; i++) dW[i] = repdl__canon(dW[i]);
+            CHECK_SAME(dW, dWr, N * K, "dW tile node %zu %zu", K, N);
+        }
+        for (i = 0; i < M * N; i++) dy[i] = -0.0f;
+        for (i = 0; i < M * K; i++) x[i] = 1.0f;
+        repdl_linear_backward_f32(M, K, N, x, W, dy, NULL, dW, NULL);
+        for (i = 0; i < N * K; i++)
+            if (asuint(dW[i]) != 0x80000000u) break;
+        CHECK(i == N * K, "dW of -0 products: 0x%08x at %zu (%zu %zu %zu)",
+              i < N * K ? asuint(dW[i]) : 0u, i, M, K, N);
+        for (i = 0; i < M * K; i++) x[i] = -0.0f;
+        for (i = 0; i < N * K; i++) W[i] = 1.0f;
+        repdl_linear_forward_f32(M, K, N, x, W, NULL, y);
+        ref_linear_forward_f32(M, K, N, x, W, NULL, yr);
+        CHECK_SAME(y, yr, M * N, "y of -0 products %zu %zu %zu", M, K, N);
+        for (i = 0; i < M * N; i++)
+            if (asuint(y[i]) != 0x80000000u) break;
+        CHECK(i == M * N, "y of -0 products: not -0 at %zu", i);
+        free(x); free(W); free(dy); free(y); free(dW); free(dWr); free(dWp); free(yr);
     }
 }
 
@@ -598,6 +649,7 @@ int main(int argc, char **argv)
     test_batch_invariance();
     test_threads();
     test_linear();
+    test_linear_directed();
     test_conv();
     test_batch_split();
     test_fd_conv(cs(2, 2, 6, 7, 3, 3, 3, 2, 1, 1, 2, 1, 2));
