@@ -80,6 +80,8 @@ def _bind(func, args, kwargs, sch=None):
 
 def _f32(t, what='input'):
     """A float32 tensor on the CPU (or a CUDA device, CUDA build), contiguous."""
+    if t.dtype is _F32 and t.is_cpu and not t.is_sparse:
+        return t.contiguous()   # the common case, in one test
     if t.dtype != _F32:
         raise _Refuse(f'{what} has dtype {t.dtype}; repdl.mode computes float32 only')
     if t.is_sparse:
@@ -766,12 +768,20 @@ def _loss_args(a):
     if t.shape[0] != x.shape[0]:
         raise ValueError(f'Expected input batch_size ({x.shape[0]}) to match target batch_size '
                          f'({t.shape[0]}).')
-    ignored = t == a['ignore_index']
-    keep = (~ignored).nonzero().reshape(-1) if bool(ignored.any()) else None
-    kt = t if keep is None else t.index_select(0, keep)
-    if kt.numel() and (int(kt.min()) < 0 or int(kt.max()) >= x.shape[1]):
-        bad = int(kt.max()) if int(kt.max()) >= x.shape[1] else int(kt.min())
-        raise IndexError(f'Target {bad} is out of bounds.')
+    keep = None
+    lo = hi = None
+    if t.numel():
+        lo, hi = (int(v) for v in torch.aminmax(t))
+    if lo is not None and lo <= a['ignore_index'] <= hi:   # else no target is ignored
+        ignored = t == a['ignore_index']
+        if bool(ignored.any()):
+            keep = (~ignored).nonzero().reshape(-1)
+            kt = t.index_select(0, keep)
+            lo = hi = None
+            if kt.numel():
+                lo, hi = (int(v) for v in torch.aminmax(kt))
+    if lo is not None and (lo < 0 or hi >= x.shape[1]):
+        raise IndexError(f'Target {hi if hi >= x.shape[1] else lo} is out of bounds.')
     return x, t, keep
 
 
@@ -1204,6 +1214,7 @@ def _adamw_single(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_s
             op(aten.addcdiv_.default, param, exp_avg, denom, value=-step_size)
         for step, cols in fast.items():
             _adamw_fused(cols, step, beta1, beta2, lr, weight_decay, eps)
+    _use_stack()    # torch's _push_mode put its own object back
 
 
 def _adamw_fused(cols, step, beta1, beta2, lr, weight_decay, eps):
@@ -1237,13 +1248,68 @@ def _adamw_fast_ok(param, *ts):
         return False
     shape = param.shape
     ptrs = {param.data_ptr()}
+    n = 1
     for t in ts:
         if t is not None:
             if (t.dtype != _F32 or t.device.type != 'cpu' or not t.is_contiguous()
                     or t.shape != shape):
                 return False
             ptrs.add(t.data_ptr())
-    return len(ptrs) == 1 + sum(t is not None for t in ts) or not param.numel()
+            n += 1
+    return len(ptrs) == n or not param.numel()
+
+
+# ---- The dispatch stack ----
+#
+# torch 1.13 sends every operation to one object at the C++ level,
+# torch.utils._python_dispatch._TorchDispatchStackMode, whose
+# __torch_dispatch__ pops the innermost Python mode, calls that mode's
+# __torch_dispatch__ and pushes it back (through a generator context
+# manager, with a new stack-mode object each time the stack was emptied:
+# a few microseconds an operation, more than a quarter of repdl.mode's
+# Python cost).  _Stack does the same steps, in the same order, directly.
+# mode.__enter__ makes it that object when the repdl.mode it pushed is the
+# only mode on the stack (_use_stack); a mode pushed later on top finds
+# the C++-level object set and leaves it (torch's _push_mode), and _Stack
+# serves a deeper stack as PyTorch's does; when the stack empties
+# (mode.__exit__, torch's _pop_mode) the object is cleared.  Where torch
+# does not have these private functions, PyTorch's object stays.
+try:
+    from torch._C import (_pop_torch_dispatch_stack, _push_on_torch_dispatch_stack,
+                          _set_torch_dispatch_mode, _len_torch_dispatch_stack,
+                          _get_dispatch_stack_at)
+    _STACK_OK = True
+except ImportError:
+    _STACK_OK = False
+
+
+class _Stack:
+    """The C++-level dispatch object: the innermost mode, popped for its
+    __torch_dispatch__ (the object set for the modes below it, cleared
+    while the stack is empty), then pushed back."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        old = _pop_torch_dispatch_stack()
+        # PyTorch clears the C++-level object around this call: set it
+        # again for the modes below (their operations), as torch does
+        _set_torch_dispatch_mode(self if _len_torch_dispatch_stack() else None)
+        try:
+            return old.__torch_dispatch__(func, types, args, kwargs)
+        finally:
+            if not _len_torch_dispatch_stack():
+                _set_torch_dispatch_mode(self)
+            _push_on_torch_dispatch_stack(old)
+
+
+_STACK = _Stack()
+
+
+def _use_stack():
+    """_Stack as the C++-level object when this thread's dispatch stack is
+    one repdl.mode."""
+    if (_STACK_OK and _len_torch_dispatch_stack() == 1
+            and isinstance(_get_dispatch_stack_at(0), mode)):
+        _set_torch_dispatch_mode(_STACK)
 
 
 def _install_adamw():
@@ -1275,7 +1341,9 @@ class mode(TorchDispatchMode):
 
     def __enter__(self):
         _install_adamw()
-        return super().__enter__()
+        r = super().__enter__()
+        _use_stack()
+        return r
 
     def __exit__(self, *exc):
         r = super().__exit__(*exc)

@@ -40,9 +40,14 @@ __all__ = [
 _builtin_sum = sum
 
 
+_F32 = torch.float32
+
+
 def _check(x, name='input'):
     """The one gate of every op: a float32 CPU (or, CUDA build, CUDA)
     tensor, made contiguous."""
+    if isinstance(x, torch.Tensor) and x.dtype is _F32 and x.is_cpu and not x.is_sparse:
+        return x.contiguous()   # the common case, in one test
     if not isinstance(x, torch.Tensor):
         raise TypeError(f'repdl: {name} must be a torch.Tensor, got {type(x).__name__}')
     _device.check(x, name)
@@ -1045,17 +1050,23 @@ def _loss(name, ce, input, target, weight, ignore_index, reduction, label_smooth
         raise ValueError(f'Expected input batch_size ({x.shape[0]}) to match target batch_size '
                          f'({target.shape[0] if target.dim() else 0}).')
     target = target.contiguous()
-    ignored = target == ignore_index
     keep = None
-    if ignored.any():
-        if global_batch_size is not None:
-            raise NotImplementedError(f'repdl: {name}: global_batch_size with ignored targets '
-                                      '(ignore_index) is not supported')
-        keep = (~ignored).nonzero().reshape(-1)
-    kt = target if keep is None else target.index_select(0, keep)
-    if kt.numel() and (int(kt.min()) < 0 or int(kt.max()) >= x.shape[1]):
-        bad = int(kt.max()) if int(kt.max()) >= x.shape[1] else int(kt.min())
-        raise IndexError(f'Target {bad} is out of bounds.')
+    lo = hi = None
+    if target.numel():
+        lo, hi = (int(v) for v in torch.aminmax(target))
+    if lo is not None and lo <= ignore_index <= hi:   # else no target is ignore_index
+        ignored = target == ignore_index
+        if ignored.any():
+            if global_batch_size is not None:
+                raise NotImplementedError(f'repdl: {name}: global_batch_size with ignored '
+                                          'targets (ignore_index) is not supported')
+            keep = (~ignored).nonzero().reshape(-1)
+            kt = target.index_select(0, keep)
+            lo = hi = None
+            if kt.numel():
+                lo, hi = (int(v) for v in torch.aminmax(kt))
+    if lo is not None and (lo < 0 or hi >= x.shape[1]):
+        raise IndexError(f'Target {hi if hi >= x.shape[1] else lo} is out of bounds.')
     divisor = _divisor(name, reduction, x.shape[0], global_batch_size)
     return _Loss.apply(x, target, ce, _REDUCTIONS[reduction], divisor, keep)
 

@@ -690,6 +690,69 @@ def test_adamw_one_call_refusals():
     assert same(res[0], res[1])
 
 
+def test_dispatch_stack():
+    """repdl.mode's C++-level dispatch object (repdl.mode's _Stack, in place
+    of torch's _TorchDispatchStackMode while a repdl.mode is the only mode
+    on the stack) serves every operation of the block, PyTorch's order of
+    modes kept: a mode entered inside the block sees the operations first
+    and its calls reach repdl.mode (repdl's bits); after it exits, and after
+    a refused operation, and after torch.optim.AdamW's step (which pops the
+    mode with torch's helper), operations are still repdl's and still go
+    through _Stack; at exit the stack is empty and PyTorch computes again."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+    M = sys.modules['repdl.mode']
+    if not M._STACK_OK:
+        import pytest
+        pytest.skip('this torch has not the dispatch stack functions repdl.mode uses')
+    seen, served = [], [0]
+    orig = M._Stack.__torch_dispatch__
+
+    def counting(self, *a, **k):
+        served[0] += 1
+        return orig(self, *a, **k)
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(func.overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(257, generator=g) * 3
+    want = ops.exp(x)
+    M._Stack.__torch_dispatch__ = counting
+    try:
+        with repdl.mode():
+            a = x.exp()
+            n = served[0]
+            assert n >= 1
+            with Log():
+                b = x.exp()
+            assert 'exp' in seen
+            c = x.exp()
+            try:
+                torch.fft.fft(x)
+                raise AssertionError('fft was not refused')
+            except M.UnsupportedOperationError:
+                pass
+            d = x.exp()
+            w = torch.nn.Parameter(x.clone())
+            opt = torch.optim.AdamW([w], lr=0.1, foreach=False)
+            w.grad = x.clone()
+            opt.step()
+            m = served[0]
+            e = x.exp()
+            assert served[0] > m
+        assert torch._C._len_torch_dispatch_stack() == 0
+        m = served[0]
+        f = x.exp()
+        assert served[0] == m
+    finally:
+        M._Stack.__torch_dispatch__ = orig
+    for i, t in enumerate((a, b, c, d, e)):
+        assert same(t, want), i
+    assert same(f, torch.exp(x))
+
+
 # ---- CUDA tensors (the CUDA build of repdl._C) ----
 
 def test_cuda_routing_table():
