@@ -63,7 +63,8 @@
    with gcc or clang: AVX2 + FMA or AVX-512F chosen at run time as in
    gemm.h, with AVX2 packing, norms and, for AVX-512, the rule and the
    widening of op(A); elsewhere portable C) accumulates the binary64 sums;
-   op(A) packed per K panel is prefetched one panel ahead (a hint).  No kernel
+   op(A) packed per K panel is prefetched one panel ahead, and the AVX-512
+   kernel prefetches its strip of op(B) REPDL_GEMM_CR_BPF rows ahead (hints).  No kernel
    choice can change a bit: every accepted t was proven to round to RN(s).
 
    Edge cases: M == 0 or N == 0: nothing is read or written.  K == 0: A and
@@ -93,6 +94,11 @@ REPDL_BEGIN_CODE
 #define REPDL_GEMM_CR_NC 256 /* columns of a block; multiple of 16 */
 #endif
 #define REPDL__GEMM_CR_MR 6
+/* How far ahead (in k) the AVX-512 kernel prefetches its strip of packed
+   op(B), which the first row tile of a block finds in L3 (a hint only). */
+#ifndef REPDL_GEMM_CR_BPF
+#define REPDL_GEMM_CR_BPF 64
+#endif
 #define REPDL__GEMM_CR_DIGITS 21
 /* Above this K the fast path's bound is not used (every output exact);
    the bound's margin needs K <= 2^36.  Tests set it to 0 to send every
@@ -368,7 +374,9 @@ repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, size_t la, const double *b, 
 #undef REPDL__CRS
 }
 
-/* 6 x 16: the panel sums c and the chunk sums p (24 of the 32 registers). */
+/* 6 x 16: the panel sums c and the chunk sums p (24 of the 32 registers);
+   row k + REPDL_GEMM_CR_BPF of the strip is prefetched while row k is used,
+   only inside the strip (a hint: no value depends on it). */
 __attribute__((target("avx512f"))) static void
 repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b, double *S,
                           size_t lds)
@@ -387,6 +395,13 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b
 #undef REPDL__CRL
         for (k = k0; k < ke; k++) {
             __m512d b0 = _mm512_loadu_pd(b + 16 * k), b1 = _mm512_loadu_pd(b + 16 * k + 8), x;
+            if (k + REPDL_GEMM_CR_BPF < kc) { /* row k + BPF of the strip (two lines) */
+#ifdef REPDL_GEMM_CR_ON_BPREFETCH
+                REPDL_GEMM_CR_ON_BPREFETCH(16 * (k + REPDL_GEMM_CR_BPF), 16 * kc); /* a test hook */
+#endif
+                _mm_prefetch((const char *)(b + 16 * (k + REPDL_GEMM_CR_BPF)), _MM_HINT_T0);
+                _mm_prefetch((const char *)(b + 16 * (k + REPDL_GEMM_CR_BPF) + 8), _MM_HINT_T0);
+            }
 #define REPDL__CRF(i, q, o) x = _mm512_set1_pd(q[o * la + k]);                     \
             p##i##0 = _mm512_fmadd_pd(x, b0, p##i##0); p##i##1 = _mm512_fmadd_pd(x, b1, p##i##1);
             REPDL__CRF(0, a, 0) REPDL__CRF(1, a, 1) REPDL__CRF(2, a, 2)

@@ -35,6 +35,13 @@ static unsigned long rf_ok, rf_no;
 #define REPDL_GEMM_CR_ON_REFINE(ok)                                                        \
     ((ok) ? __atomic_add_fetch(&rf_ok, 1ul, __ATOMIC_RELAXED)                              \
           : __atomic_add_fetch(&rf_no, 1ul, __ATOMIC_RELAXED))
+/* The AVX-512 kernel's prefetch of its op(B) strip: every hint inside the
+   strip (offset + 16 <= 16 kc doubles), counted so that a build running
+   that kernel with kc above the distance shows it reaches them. */
+static unsigned long bpf_calls, bpf_bad;
+#define REPDL_GEMM_CR_ON_BPREFETCH(off, len)                                               \
+    (__atomic_add_fetch(&bpf_calls, 1ul, __ATOMIC_RELAXED),                                \
+     (off) + 16 <= (len) ? 0ul : __atomic_add_fetch(&bpf_bad, 1ul, __ATOMIC_RELAXED))
 #include <repdl/gemm_cr_threads.h>
 
 #include "gemm_cr_ref.h"
@@ -453,14 +460,19 @@ int main(int argc, char **argv)
 #ifdef GEMM_CR_TEST_PANELS /* the blocks build: op(A) packed per panel for K > 4 */
     CHECK(pf_calls > 0, "the per-panel packing's prefetch hints reached");
 #endif
+    CHECK(bpf_bad == 0, "%lu of %lu op(B) prefetch hints outside the strip", bpf_bad, bpf_calls);
+    if (repdl__gemm_isa() == 2 && REPDL_GEMM_CR_KC > REPDL_GEMM_CR_BPF)
+        CHECK(bpf_calls > 0, "the AVX-512 kernel's op(B) prefetch hints reached");
+    else
+        printf("gemm_cr: the AVX-512 kernel's op(B) prefetch is not run by this build\n");
     CHECK(rf_no > 0, "the exact path reached after the refined path");
 #ifdef GEMM_CR_TEST_EXACT /* the exact build: REPDL_GEMM_CR_KFAST=0 */
     CHECK(rf_ok == 0, "the exact build: %lu outputs decided by the refined path", rf_ok);
 #else
     CHECK(rf_ok > 0, "outputs decided by the refined path reached");
 #endif
-    printf("gemm_cr: %ld outputs compared with the MPFR oracle (%lu prefetch hints; flagged "
-           "outputs: %lu decided by the refined path, %lu exact)\n",
-           n_outputs, pf_calls, rf_ok, rf_no);
+    printf("gemm_cr: %ld outputs compared with the MPFR oracle (%lu op(A) and %lu op(B) "
+           "prefetch hints; flagged outputs: %lu decided by the refined path, %lu exact)\n",
+           n_outputs, pf_calls, bpf_calls, rf_ok, rf_no);
     return check_summary("gemm_cr");
 }
