@@ -167,12 +167,20 @@ REPDL_FN repdl_status repdl__rope_run(size_t batch, size_t heads, size_t n, size
                                       size_t positions, int dir, const float *cos_tab,
                                       const float *sin_tab, const float *in, float *out)
 {
-    size_t count = 0, j;
+    size_t count = 0, h = d / 2, r, i;
     repdl_status st;
     REPDL__FPENV_CHECK();
     st = repdl__rope_check(batch, heads, n, d, pos0, positions, cos_tab, sin_tab, in, out, &count);
     if (st != REPDL_OK) return st;
-    for (j = 0; j < count; j++) repdl__rope_elem(j, n, d, pos0, dir, cos_tab, sin_tab, in, out);
+    /* row by row: the pairs of repdl__rope_elem (pair j = r h + i), each
+       computed from its own two inputs, with the row's position and table
+       row found once (d >= 2 here, so h >= 1 and count = rows h) */
+    for (r = 0; r < count / h; r++) {
+        const float *c = cos_tab + (pos0 + r % n) * h, *s = sin_tab + (pos0 + r % n) * h;
+        const float *x = in + r * d;
+        float *y = out + r * d;
+        for (i = 0; i < h; i++) repdl__rope_pair(c[i], s[i], dir, x[i], x[i + h], y + i, y + i + h);
+    }
     return REPDL_OK;
 }
 
