@@ -641,6 +641,25 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
     if (M == 0 || N == 0) return;
     g.isa = repdl__gemm_isa();
     nr = (size_t)repdl__gemm_nr(g.isa);
+    /* A few columns (a linear layer's 10 classes): the tiles of C^T =
+       op(B)^T op(A)^T fill more lanes (MR of N's rows, nr of M's columns).
+       C^T[j][i] is the same chain as C[i][j] (bias_col[j] becomes the row
+       bias; fma(b, a, acc) == fma(a, b, acc)), NaN canonical either way;
+       then copied, transposed, into C.  beta == 0 only (C_old unread). */
+    if (!cont && !bias_row && beta == 0.0f &&
+        4 * ((N + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR) * ((M + nr - 1) / nr * nr) <
+            3 * ((M + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR) * ((N + nr - 1) / nr * nr)) {
+        float *ct = (float *)malloc(M * N * sizeof(float));
+        if (ct) {
+            size_t i, j;
+            repdl__gemm_core_f32(!transB, !transA, N, M, K, B, ldb, A, lda, NULL, bias_col, 0,
+                                 alpha, 0.0f, ct, M);
+            for (i = 0; i < M; i++)
+                for (j = 0; j < N; j++) C[i * ldc + j] = ct[j * M + i];
+            free(ct);
+            return;
+        }
+    }
     kc = K < REPDL_GEMM_KC ? K : REPDL_GEMM_KC;
     mcp = (M < REPDL_GEMM_MC ? M : REPDL_GEMM_MC);
     mcp = (mcp + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR;
