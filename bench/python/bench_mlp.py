@@ -8,8 +8,10 @@ twice, then Linear, cross-entropy; forward + backward (no optimizer step)
 at batch 64.  repdl.nn against torch.nn with the same weights.  Then each
 part alone, forward + backward on the step's shapes (linear 784->512,
 512->512, 512->10 on [64, in]; layer_norm and gelu on [64, 512];
-cross_entropy on [64, 10]), so the step's ratio can be read as the sum of
-its parts.
+cross_entropy on [64, 10]; the first linear without dx, as in the step,
+whose input needs no gradient), so the step's ratio can be read as the
+sum of its parts.  Last, repdl's step with every repdl._C call answered
+by its recorded result: the Python, module and autograd overhead alone.
 
 Threads: torch.set_num_threads and, when torch's mm runs OpenBLAS,
 openblas_set_num_threads (bench_torch.set_threads).
@@ -37,7 +39,7 @@ except ImportError:   # not installed: this checkout's python/ (scripts/python.s
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
                                     'python'))
     import repdl
-from repdl import nn as rnn, ops  # noqa: E402
+from repdl import ops  # noqa: E402
 
 F = torch.nn.functional
 
@@ -123,7 +125,9 @@ def main():
 
     parts = []
     for i, (k, n) in enumerate(((784, 512), (512, 512), (512, 10))):
-        xi, w, b, dy = req(B, k), req(n, k), req(n), torch.randn(B, n)
+        # the first layer's input is the data: no dx, as in the step
+        xi = torch.randn(B, k) if i == 0 else req(B, k)
+        w, b, dy = req(n, k), req(n), torch.randn(B, n)
         parts.append(row(f'linear {k}->{n}', fwd_bwd(ops.linear, (xi, w, b), dy),
                          fwd_bwd(F.linear, (xi, w, b), dy), a.reps, a.ms))
     for i in range(2):
@@ -142,8 +146,54 @@ def main():
                      fwd_bwd(lambda u: F.cross_entropy(u, y), (xi,), None), a.reps, a.ms))
     sr, st = sum(p[0] for p in parts), sum(p[1] for p in parts)
     print(f'{"sum of the parts":<28} {sr * 1e3:9.3f} {st * 1e3:9.3f} {sr / st:7.2f}')
-    print(f'step minus the parts (autograd, module and Python overhead): repdl '
-          f'{(total[0] - sr) * 1e3:.3f} ms, torch {(total[1] - st) * 1e3:.3f} ms')
+    print(f'step minus the parts (autograd, module and Python overhead, and the parts\' '
+          f'cache effects): repdl {(total[0] - sr) * 1e3:.3f} ms, torch '
+          f'{(total[1] - st) * 1e3:.3f} ms')
+    over = [per_call(stubbed_step(rmodel, x, y), a.ms) for _ in range(a.reps)]
+    print(f'repdl step with repdl._C\'s calls replaced by their recorded results (the Python, '
+          f'module and autograd overhead alone): {statistics.median(over) * 1e3:.3f} ms '
+          f'[{min(over) * 1e3:.3f}, {max(over) * 1e3:.3f}]')
+
+
+class _Replay:
+    """repdl.ops' repdl._C, each call answered by the result the same call
+    gave in a recorded step (the step's calls come in one order)."""
+
+    def __init__(self, real):
+        self.real, self.rec, self.i, self.recording = real, [], 0, True
+
+    def __getattr__(self, name):
+        f = getattr(self.real, name)
+        if not callable(f):
+            return f
+
+        def call(*args):
+            if self.recording:
+                self.rec.append(f(*args))
+                return self.rec[-1]
+            r = self.rec[self.i]
+            self.i = (self.i + 1) % len(self.rec)
+            return r
+        return call
+
+
+def stubbed_step(model, x, y):
+    """The repdl step of main() with no arithmetic of repdl._C: what is
+    left is the cost of repdl.nn's modules, repdl.ops' checks and autograd
+    Functions, and PyTorch's autograd engine."""
+    real = ops._C
+    rep = _Replay(real)
+
+    def run():
+        ops._C = rep
+        try:
+            model.zero_grad(set_to_none=True)
+            ops.cross_entropy(model(x), y).backward()
+        finally:
+            ops._C = real
+    run()
+    rep.recording = False
+    return run
 
 
 if __name__ == '__main__':

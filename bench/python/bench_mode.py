@@ -13,9 +13,9 @@ Models (float32, CPU, batch 64):
 Rows:
   fwd+bwd  zero_grad(set_to_none), forward, cross-entropy, backward
   step     the same and an AdamW step: under the mode torch.optim.AdamW(foreach=False)
-           (its statements as repdl.mode's handlers compute them, one Python call a
-           parameter: repdl.mode.ADAMW_ONE_CALL), converted repdl.optim.AdamW (one
-           repdl_adam_step_f32 call a tensor)
+           (its statements as repdl.mode's handlers compute them, one pass over each
+           parameter in one repdl._C.adamw_torch call a step: repdl.mode.ADAMW_ONE_CALL),
+           converted repdl.optim.AdamW (one repdl_adam_step_f32 call a tensor)
   step-r   the step with repdl.optim.AdamW on both sides (under the mode too)
 Under the mode the loss is F.cross_entropy (aten's log_softmax + nll_loss, both routed);
 converted, repdl.nn.CrossEntropyLoss.

@@ -28,7 +28,6 @@ import collections
 import math
 import os
 import sys
-import threading
 import traceback
 
 import torch
@@ -1275,11 +1274,13 @@ def _adamw_fast_ok(param, *ts):
 # (mode.__exit__, torch's _pop_mode) the object is cleared.  Where torch
 # does not have these private functions, PyTorch's object stays.
 try:
-    from torch._C import (_pop_torch_dispatch_stack, _push_on_torch_dispatch_stack,
-                          _set_torch_dispatch_mode, _len_torch_dispatch_stack,
-                          _get_dispatch_stack_at)
+    _stack_pop = torch._C._pop_torch_dispatch_stack
+    _stack_push = torch._C._push_on_torch_dispatch_stack
+    _stack_set = torch._C._set_torch_dispatch_mode
+    _stack_len = torch._C._len_torch_dispatch_stack
+    _stack_at = torch._C._get_dispatch_stack_at
     _STACK_OK = True
-except ImportError:
+except AttributeError:
     _STACK_OK = False
 
 
@@ -1289,16 +1290,16 @@ class _Stack:
     while the stack is empty), then pushed back."""
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        old = _pop_torch_dispatch_stack()
+        old = _stack_pop()
         # PyTorch clears the C++-level object around this call: set it
         # again for the modes below (their operations), as torch does
-        _set_torch_dispatch_mode(self if _len_torch_dispatch_stack() else None)
+        _stack_set(self if _stack_len() else None)
         try:
             return old.__torch_dispatch__(func, types, args, kwargs)
         finally:
-            if not _len_torch_dispatch_stack():
-                _set_torch_dispatch_mode(self)
-            _push_on_torch_dispatch_stack(old)
+            if not _stack_len():    # as torch's _push_mode (PyTorch restores it too)
+                _stack_set(self)
+            _stack_push(old)
 
 
 _STACK = _Stack()
@@ -1307,9 +1308,9 @@ _STACK = _Stack()
 def _use_stack():
     """_Stack as the C++-level object when this thread's dispatch stack is
     one repdl.mode."""
-    if (_STACK_OK and _len_torch_dispatch_stack() == 1
-            and isinstance(_get_dispatch_stack_at(0), mode)):
-        _set_torch_dispatch_mode(_STACK)
+    if (_STACK_OK and _stack_len() == 1
+            and isinstance(_stack_at(0), mode)):
+        _stack_set(_STACK)
 
 
 def _install_adamw():
