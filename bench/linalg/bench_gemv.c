@@ -13,15 +13,19 @@
                 repdl_gemm_threads_f32(0, 1, 1, ...) at T threads
      blocked    the blocked product the M = 1 call took before
                 (repdl__gemm_core_f32), 1 thread only
+     packed     repdl_linear_forward_packed_f32 (repdl/linear_pack.h: W
+                packed once, outside the timing), 1 thread only
      openblas   cblas_sgemv(RowMajor, NoTrans, N, K, 1, W, K, x, 1, 0, y, 1)
                 at openblas_set_num_threads(T)
      ratio      openblas time / repdl time (>= 1: repdl as fast or faster)
+     pk_ratio   openblas time / packed time
    Both sides without bias; W is the same array every call (it stays in
    the cache where it fits: 2048 x 2048 and larger stream from memory). */
 #define _POSIX_C_SOURCE 200112L
 #include <repdl/gemm.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/linear.h>
+#include <repdl/linear_pack.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,13 +52,15 @@ static float *arr(size_t n, uint32_t s)
     return a;
 }
 
-enum { W_REPDL, W_BLOCKED, W_OPENBLAS };
+enum { W_REPDL, W_BLOCKED, W_OPENBLAS, W_PACKED };
 
 static void call(int who, int nth, size_t K, size_t N, const float *x, const float *W, float *y)
 {
     if (who == W_REPDL) {
         if (nth == 1) repdl_linear_forward_f32(1, K, N, x, W, NULL, y);
         else repdl_gemm_threads_f32(0, 1, 1, N, K, nth, 1.0f, 0.0f, x, K, W, K, NULL, y, N);
+    } else if (who == W_PACKED) {
+        repdl_linear_forward_packed_f32(1, K, N, x, W, NULL, y); /* W: the packed form */
     } else if (who == W_BLOCKED) {
         repdl__gemm_core_f32(0, 1, 1, N, K, x, K, W, K, NULL, NULL, 0, 1.0f, 0.0f, y, N);
     } else {
@@ -114,8 +120,8 @@ int main(int argc, char **argv)
     printf("# bench_gemv: M = 1 linear (x [1 x K], W [N x K]); median of %d samples of ~%.0f ms;"
            " 1 thread: thread CPU time, T threads: wall time\n",
            samples, target_ms);
-    printf("%-7s %5s %5s %12s %12s %12s %7s %7s\n", "threads", "K", "N", "repdl_us", "blocked_us",
-           "openblas_us", "GB/s", "ratio");
+    printf("%-7s %5s %5s %12s %12s %12s %12s %7s %7s %8s\n", "threads", "K", "N", "repdl_us",
+           "blocked_us", "packed_us", "openblas_us", "GB/s", "ratio", "pk_ratio");
     for (nth = 1; nth <= nthreads; nth += (nthreads > 1 ? nthreads - 1 : 1)) {
 #ifdef REPDL_BENCH_OPENBLAS
         openblas_set_num_threads(nth);
@@ -123,8 +129,10 @@ int main(int argc, char **argv)
         for (si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {
             size_t K = shapes[si][0], N = shapes[si][1];
             float *x = arr(K, 7u), *W = arr(N * K, 11u);
-            float *y = arr(N, 13u), *y2 = arr(N, 17u);
-            double tr, tb = 0, to = 0;
+            float *y = arr(N, 13u), *y2 = arr(N, 17u), *P = NULL;
+            size_t np = 0;
+            void *pv = NULL;
+            double tr, tb = 0, to = 0, tp = 0;
             tr = time_call(W_REPDL, nth, K, N, x, W, y);
             if (nth == 1) {
                 tb = time_call(W_BLOCKED, nth, K, N, x, W, y2);
@@ -132,12 +140,25 @@ int main(int argc, char **argv)
                     printf("MISMATCH repdl vs blocked at K %zu N %zu\n", K, N);
                     return 1;
                 }
+                if (repdl_linear_pack_size_f32(K, N, &np) != REPDL_OK ||
+                    posix_memalign(&pv, 64, np * sizeof(float)) != 0 || !(P = (float *)pv) ||
+                    repdl_linear_pack_f32(K, N, W, P, np) != REPDL_OK) {
+                    printf("pack failed at K %zu N %zu\n", K, N);
+                    return 1;
+                }
+                tp = time_call(W_PACKED, nth, K, N, x, P, y2);
+                if (memcmp(y, y2, N * sizeof(float))) {
+                    printf("MISMATCH repdl vs packed at K %zu N %zu\n", K, N);
+                    return 1;
+                }
+                free(P);
             }
 #ifdef REPDL_BENCH_OPENBLAS
             to = time_call(W_OPENBLAS, nth, K, N, x, W, y2);
 #endif
-            printf("%-7d %5zu %5zu %12.2f %12.2f %12.2f %7.1f %7.2f\n", nth, K, N, tr * 1e6,
-                   tb * 1e6, to * 1e6, (double)(N * K * 4) / tr * 1e-9, to > 0 ? to / tr : 0.0);
+            printf("%-7d %5zu %5zu %12.2f %12.2f %12.2f %12.2f %7.1f %7.2f %8.2f\n", nth, K, N,
+                   tr * 1e6, tb * 1e6, tp * 1e6, to * 1e6, (double)(N * K * 4) / tr * 1e-9,
+                   to > 0 ? to / tr : 0.0, to > 0 && tp > 0 ? to / tp : 0.0);
             fflush(stdout);
             free(x); free(W); free(y); free(y2);
         }

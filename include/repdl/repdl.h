@@ -64,6 +64,8 @@
 #include "backward.h"
 /* gradient clipping by global norm */
 #include "clip.h"
+/* the linear layer from a weight packed once (decoding one token) */
+#include "linear_pack.h"
 /* the layer operations (docs/nn.md): the header of each host function of
    include/repdl/layer_table.h, in the table's order (softmax and losses,
    normalizations, pooling, linear, conv2d, embedding, rotary embeddings

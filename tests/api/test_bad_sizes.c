@@ -88,6 +88,38 @@ int main(void)
     expect("gemm_threads M = -1", repdl_gemm_threads_f32(0, 0, BIG, 4, 2, 2, 1, 0, in, 2, in, 4, NULL, out, 4), OVF);
     expect("linear forward M = -1", repdl_linear_forward_f32(BIG, 2, 2, in, in, NULL, out), OVF);
     expect("linear forward M*N overflows", repdl_linear_forward_f32(HUGE_DIM, 2, 8, in, in, NULL, out), OVF);
+    { /* linear_pack.h: a buffer packed for 2 x 2 (K, N), refused under any
+         other (K, N) or layout version */
+        static float pk[REPDL_LINEAR_PACK_HEADER + 2 * 16];
+        size_t np = 7;
+        uint32_t ver;
+        const size_t cap = sizeof pk / sizeof pk[0];
+        expect("pack size K*N overflows", repdl_linear_pack_size_f32(HUGE_DIM, 8, &np), OVF);
+        expect("pack size N = -1", repdl_linear_pack_size_f32(2, BIG, &np), OVF);
+        CHECK(np == 7, "pack size written on overflow");
+        expect("pack size NULL", repdl_linear_pack_size_f32(2, 2, NULL), INV);
+        expect("pack K = -1", repdl_linear_pack_f32(BIG, 2, in, out, NBUF), OVF);
+        expect("pack packed NULL", repdl_linear_pack_f32(2, 2, in, NULL, NBUF), INV);
+        expect("pack W NULL", repdl_linear_pack_f32(2, 2, NULL, out, NBUF), INV);
+        expect("pack cap short", repdl_linear_pack_f32(2, 2, in, out, 2 * 16 + 15), INV);
+        CHECK(repdl_linear_pack_f32(2, 2, in, pk, cap) == REPDL_OK, "pack 2 x 2");
+        expect("packed ok", repdl_linear_forward_packed_f32(0, 2, 2, in, pk, NULL, out), REPDL_OK);
+        expect("packed M = -1", repdl_linear_forward_packed_f32(BIG, 2, 2, in, pk, NULL, out), OVF);
+        expect("packed M*N overflows", repdl_linear_forward_packed_f32(HUGE_DIM, 2, 8, in, pk, NULL, out), OVF);
+        expect("packed M*K overflows", repdl_linear_forward_packed_f32(8, HUGE_DIM, 2, in, pk, NULL, out), OVF);
+        expect("packed size overflows", repdl_linear_forward_packed_f32(1, HUGE_DIM, 8, in, pk, NULL, out), OVF);
+        expect("packed y NULL", repdl_linear_forward_packed_f32(2, 2, 2, in, pk, NULL, NULL), INV);
+        expect("packed NULL", repdl_linear_forward_packed_f32(2, 2, 2, in, NULL, NULL, out), INV);
+        expect("packed x NULL", repdl_linear_forward_packed_f32(2, 2, 2, NULL, pk, NULL, out), INV);
+        expect("packed other K", repdl_linear_forward_packed_f32(2, 3, 2, in, pk, NULL, out), INV);
+        expect("packed other N", repdl_linear_forward_packed_f32(2, 2, 1, in, pk, NULL, out), INV);
+        expect("packed K = 0 of a K = 2 buffer", repdl_linear_forward_packed_f32(2, 0, 2, NULL, pk, NULL, out), INV);
+        expect("packed unpacked W", repdl_linear_forward_packed_f32(2, 2, 2, in, in, NULL, out), INV);
+        memcpy(&ver, &pk[1], 4);
+        ver++; /* the layout version word */
+        memcpy(&pk[1], &ver, 4);
+        expect("packed other version", repdl_linear_forward_packed_f32(2, 2, 2, in, pk, NULL, out), INV);
+    }
     expect("linear backward M = -1", repdl_linear_backward_f32(BIG, 2, 2, in, in, in, out, out2, out3), OVF);
     expect("linear backward dy NULL", repdl_linear_backward_f32(2, 2, 2, in, in, NULL, out, out2, out3), INV);
 

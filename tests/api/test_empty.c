@@ -360,6 +360,35 @@ int main(void)
     fails += repdl_avg_pool2d_backward_f32(&p0, 0, NULL, NULL) != REPDL_OK;
     fails += repdl_gemm_f32(0, 0, 0, 4, 2, 1.0f, 0.0f, NULL, 2, NULL, 4, NULL, NULL, 4) != REPDL_OK;
     fails += repdl_linear_forward_f32(0, 3, 4, NULL, NULL, NULL, NULL) != REPDL_OK;
+    { /* linear_pack.h: M = 0 or N = 0 reads and writes nothing (NULL
+         accepted); K = 0 or N = 0 packs the header alone (W not read);
+         K = 0 gives the bias (NaN canonical) or -0, as the unpacked form */
+        static float pk[REPDL_LINEAR_PACK_HEADER + 1];
+        float b2[3] = {1.5f, -0.0f, 0.0f}, y1[6], y2[6];
+        size_t np = 0;
+        uint32_t nanp = 0x7fa00001u;
+        memcpy(&b2[2], &nanp, 4);
+        fails += repdl_linear_forward_packed_f32(0, 3, 4, NULL, NULL, NULL, NULL) != REPDL_OK;
+        fails += repdl_linear_forward_packed_f32(2, 3, 0, NULL, NULL, NULL, NULL) != REPDL_OK;
+        fails += repdl_linear_pack_size_f32(0, 5, &np) != REPDL_OK;
+        fails += np != REPDL_LINEAR_PACK_HEADER;
+        fails += repdl_linear_pack_size_f32(7, 0, &np) != REPDL_OK;
+        fails += np != REPDL_LINEAR_PACK_HEADER;
+        memset(pk, 0x7f, sizeof pk);
+        fails += repdl_linear_pack_f32(7, 0, NULL, pk, REPDL_LINEAR_PACK_HEADER) != REPDL_OK;
+        fails += bits(pk[REPDL_LINEAR_PACK_HEADER]) != 0x7f7f7f7fu; /* header only */
+        fails += repdl_linear_forward_packed_f32(2, 7, 0, NULL, pk, NULL, NULL) != REPDL_OK;
+        fails += repdl_linear_pack_f32(0, 3, NULL, pk, REPDL_LINEAR_PACK_HEADER) != REPDL_OK;
+        memset(y1, 0x7f, sizeof y1); memset(y2, 0x3f, sizeof y2);
+        fails += repdl_linear_forward_packed_f32(2, 0, 3, NULL, pk, b2, y1) != REPDL_OK;
+        fails += repdl_linear_forward_f32(2, 0, 3, NULL, NULL, b2, y2) != REPDL_OK;
+        fails += memcmp(y1, y2, sizeof y1) != 0;
+        fails += bits(y1[5]) != 0x7fc00000u || bits(y1[1]) != 0x80000000u;
+        memset(y1, 0x7f, sizeof y1); memset(y2, 0x3f, sizeof y2);
+        fails += repdl_linear_forward_packed_f32(2, 0, 3, NULL, pk, NULL, y1) != REPDL_OK;
+        fails += repdl_linear_forward_f32(2, 0, 3, NULL, NULL, NULL, y2) != REPDL_OK;
+        fails += memcmp(y1, y2, sizeof y1) != 0 || bits(y1[0]) != 0x80000000u;
+    }
     { /* the embedding (docs/nn.md): NULL exactly where the extent is 0;
          n = 0: the forward writes nothing, the backward +0 everywhere;
          vocab 0 or dim 0: no element of the table */

@@ -232,6 +232,14 @@ static void run(int refuse)
     S(repdl_gemm_threads_f32(0, 0, 8, 8, 8, 2, 1.0f, 0.0f, in_x, 8, in_y, 8, NULL, fo(0), 8));
     S(repdl_linear_forward_f32(4, 8, 8, in_x, in_y, in_w, fo(0)));
     S(repdl_linear_backward_f32(4, 8, 8, in_x, in_y, in_w, fo(0), fo(1), fo(2)));
+    { /* linear_pack.h: the packing copies bits (no check); the forward */
+        static float pk[REPDL_LINEAR_PACK_HEADER + 8 * 16];
+        if (repdl_linear_pack_f32(8, 8, in_y, pk, sizeof pk / sizeof pk[0]) != REPDL_OK) {
+            printf("FAIL repdl_linear_pack_f32\n");
+            failures++;
+        }
+        S(repdl_linear_forward_packed_f32(4, 8, 8, in_x, pk, in_w, fo(0)));
+    }
     S(repdl_conv2d_forward_f32(&cs, in_x, in_y, in_w, fo(0)));
     S(repdl_conv2d_backward_f32(&cs, in_x, in_y, in_w, fo(0), fo(1), fo(2)));
     S(repdl_conv2d_forward_threads_f32(&cs, 2, in_x, in_y, in_w, fo(0)));

@@ -22,6 +22,7 @@
 #include <repdl/gemm.h>
 #include <repdl/gemm_threads.h>
 #include <repdl/linear.h>
+#include <repdl/linear_pack.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -65,6 +66,31 @@ static float *gen_arr(size_t n, int kind)
 
 static long n_nan; /* NaN outputs seen (the specials reach the outputs) */
 
+static long n_packed; /* packed forwards compared */
+
+/* repdl_linear_forward_packed_f32 against want (the batch's rows), from a
+   buffer at an offset of 0 or 1 float (64-byte aligned or not), with the
+   cap exact; the floats past the packed size are never written. */
+static void check_packed(size_t M, size_t K, size_t N, const float *x, const float *W,
+                         const float *b, const float *want)
+{
+    size_t need = 0, off = (size_t)(rnd() & 1), i;
+    float *buf, *y = (float *)malloc(M * N * sizeof(float) + 1);
+    CHECK(repdl_linear_pack_size_f32(K, N, &need) == REPDL_OK, "pack size");
+    CHECK(need == REPDL_LINEAR_PACK_HEADER + K * ((N + 15) / 16 * 16), "pack size K %zu N %zu",
+          K, N);
+    buf = (float *)malloc((need + off + 4) * sizeof(float));
+    memset(buf, 0x5a, (need + off + 4) * sizeof(float));
+    CHECK(repdl_linear_pack_f32(K, N, W, buf + off, need) == REPDL_OK, "pack");
+    for (i = need + off; i < need + off + 4; i++)
+        CHECK(asuint(buf[i]) == 0x5a5a5a5au, "pack wrote past its size");
+    memset(y, 0x55, M * N * sizeof(float));
+    CHECK(repdl_linear_forward_packed_f32(M, K, N, x, buf + off, b, y) == REPDL_OK, "packed");
+    CHECK_SAME(y, want, M * N, "packed M %zu K %zu N %zu off %zu vs batch", M, K, N, off);
+    n_packed++;
+    free(buf); free(y);
+}
+
 /* M rows starting at row r0 of a batch of 64, against the batch, the
    reference and the threaded product. */
 static void check_shape(size_t M, size_t K, size_t N, int kind, int with_bias)
@@ -88,6 +114,7 @@ static void check_shape(size_t M, size_t K, size_t N, int kind, int with_bias)
             n_nan++;
             CHECK(asuint(y[i]) == 0x7fc00000u, "NaN not canonical");
         }
+    check_packed(M, K, N, xb + r0 * K, W, b, yb + r0 * N);
     for (T = 1; T <= 3; T++) {
         memset(y, 0x55, M * N * sizeof(float));
         repdl_gemm_threads_f32(0, 1, M, N, K, T, 1.0f, 0.0f, xb + r0 * K, K, W, K, b, y, N);
@@ -141,5 +168,8 @@ int main(int argc, char **argv)
     if (!small) check_shape(1, 1000, 70, 0, 1); /* the K panels of the batch */
     /* the data reach inf - inf: NaN outputs were compared */
     CHECK(n_nan > 0, "no NaN output produced (%ld)", n_nan);
+    /* every check_shape compared its packed forward */
+    CHECK(n_packed == 40 * 40 + 5 * (14 + (small ? 10 : 40)) + !small,
+          "packed forwards compared: %ld", n_packed);
     return check_summary("test_gemv");
 }

@@ -18,7 +18,8 @@
    x86-64 with gcc or clang only (AVX2 + FMA, 8 rows a vector, or
    AVX-512F, 16 rows a vector; target attributes): the caller
    (repdl/gemm.h) checks the CPU; REPDL__GEMV_X86 is 0 elsewhere
-   and the caller keeps its own kernels. */
+   and the caller keeps its own kernels.  The kernels at the end (the
+   packed weight) take W packed by repdl/linear_pack.h instead. */
 #ifndef REPDL_DETAIL_GEMV_H
 #define REPDL_DETAIL_GEMV_H
 
@@ -42,6 +43,11 @@ REPDL_BEGIN_CODE
 /* Groups of 8 rows of W read at once: 16 rows (more streams defeat the
    hardware prefetch on large K: measured, docs/bench-linalg.md). */
 #define REPDL__GEMV_GMAX 2
+/* The packed weight's panels (repdl/linear_pack.h, layout below): at most
+   REPDL__GEMVP_W outputs, widths multiples of REPDL__GEMVP_Q.  Part of
+   the packed layout's version: changing either changes the layout. */
+#define REPDL__GEMVP_W 64
+#define REPDL__GEMVP_Q 16
 
 #if REPDL__GEMV_X86
 /* g++ 12 reports -Wmaybe-uninitialized inside its own avx512fintrin.h
@@ -446,6 +452,174 @@ repdl__gemv_avx2_f32(int R, size_t N, size_t K, const float *x, size_t ldx, cons
     case 2: repdl__gemv_rows(2, N, K, x, ldx, W, ldw, bias, y, ldy); break;
     case 3: repdl__gemv_rows(3, N, K, x, ldx, W, ldw, bias, y, ldy); break;
     default: repdl__gemv_rows(4, N, K, x, ldx, W, ldw, bias, y, ldy); break;
+    }
+}
+
+/* ---- The packed weight (repdl/linear_pack.h) ----
+   Panels of REPDL__GEMVP_W outputs from output n0 = 0, 64, ... (the last
+   one N - n0 rounded up to a multiple of REPDL__GEMVP_Q, narrower); panel
+   n0 starts at P + n0 K and holds W[n0 + j][k] at [k w + j] (w its
+   width), so step k of the chains of all its outputs reads one contiguous
+   run and the whole weight is one sequential stream, which the hardware
+   prefetch follows (a software prefetch 1 or 2 KiB ahead measured slower
+   on shapes in the L2 and no faster beyond: docs/bench-linalg.md).  The
+   chains are those of repdl__gemv_block (k ascending from the bias or
+   -0), lanes = outputs; lanes past N hold 0 and are never stored. */
+
+/* Outputs n0 .. n0 + 16V - 1 (those >= N not stored) of the R rows of x
+   from a panel slice p (step k at p + k w). */
+__attribute__((always_inline, target("avx512f"))) static inline void
+repdl__gemvp_slice_z(const int R, const int V, size_t n0, size_t N, size_t K, const float *x,
+                     size_t ldx, const float *p, size_t w, const float *bias, float *y,
+                     size_t ldy)
+{
+    __m512 acc[4][REPDL__GEMV_RMAX];
+    float b0[64];
+    __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32((int)REPDL_NAN_BITS));
+    size_t k, j;
+    int v, m;
+    for (j = 0; j < 16 * (size_t)V; j++) b0[j] = (bias && n0 + j < N) ? bias[n0 + j] : -0.0f;
+    REPDL__GEMV_UNROLL
+    for (v = 0; v < V; v++)
+        REPDL__GEMV_UNROLL
+        for (m = 0; m < R; m++) acc[v][m] = _mm512_loadu_ps(b0 + 16 * v);
+    for (k = 0; k < K; k++) {
+        const float *q = p + k * w;
+        REPDL__GEMV_UNROLL
+        for (m = 0; m < R; m++) {
+            __m512 xv = _mm512_set1_ps(x[(size_t)m * ldx + k]);
+            REPDL__GEMV_UNROLL
+            for (v = 0; v < V; v++)
+                acc[v][m] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(q + 16 * v), acc[v][m]);
+        }
+    }
+    REPDL__GEMV_UNROLL
+    for (v = 0; v < V; v++)
+        REPDL__GEMV_UNROLL
+        for (m = 0; m < R; m++) {
+            __m512 r = acc[v][m];
+            size_t n = n0 + 16 * (size_t)v;
+            r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), qn);
+            if (n + 16 <= N) {
+                _mm512_storeu_ps(y + (size_t)m * ldy + n, r);
+            } else if (n < N) {
+                float o[16];
+                _mm512_storeu_ps(o, r);
+                for (j = 0; n + j < N; j++) y[(size_t)m * ldy + n + j] = o[j];
+            }
+        }
+}
+
+__attribute__((always_inline, target("avx512f"))) static inline void
+repdl__gemvp_rows_z(const int R, size_t N, size_t K, const float *x, size_t ldx,
+                    const float *P, const float *bias, float *y, size_t ldy)
+{
+    size_t n0;
+    for (n0 = 0; n0 < N; n0 += REPDL__GEMVP_W) {
+        size_t r = (N - n0 + REPDL__GEMVP_Q - 1) / REPDL__GEMVP_Q * REPDL__GEMVP_Q;
+        size_t w = r < REPDL__GEMVP_W ? r : REPDL__GEMVP_W;
+        const float *p = P + n0 * K;
+        switch (w / 16) {
+        case 1: repdl__gemvp_slice_z(R, 1, n0, N, K, x, ldx, p, w, bias, y, ldy); break;
+        case 2: repdl__gemvp_slice_z(R, 2, n0, N, K, x, ldx, p, w, bias, y, ldy); break;
+        case 3: repdl__gemvp_slice_z(R, 3, n0, N, K, x, ldx, p, w, bias, y, ldy); break;
+        default: repdl__gemvp_slice_z(R, 4, n0, N, K, x, ldx, p, w, bias, y, ldy); break;
+        }
+    }
+}
+
+/* y [R x N] (ld ldy) = x [R x K] (ld ldx) W^T + bias from the packed data
+   P (the panels, past the header), 1 <= R <= REPDL__GEMV_RMAX, N, K >= 1.
+   Needs AVX-512F (the caller checks). */
+__attribute__((target("avx512f"))) static inline void
+repdl__gemvp_avx512_f32(int R, size_t N, size_t K, const float *x, size_t ldx, const float *P,
+                        const float *bias, float *y, size_t ldy)
+{
+    switch (R) {
+    case 1: repdl__gemvp_rows_z(1, N, K, x, ldx, P, bias, y, ldy); break;
+    case 2: repdl__gemvp_rows_z(2, N, K, x, ldx, P, bias, y, ldy); break;
+    case 3: repdl__gemvp_rows_z(3, N, K, x, ldx, P, bias, y, ldy); break;
+    default: repdl__gemvp_rows_z(4, N, K, x, ldx, P, bias, y, ldy); break;
+    }
+}
+
+/* The AVX2 slice: outputs n0 .. n0 + 8V - 1, 8 a vector. */
+__attribute__((always_inline, target("avx2,fma"))) static inline void
+repdl__gemvp_slice_y(const int R, const int V, size_t n0, size_t N, size_t K, const float *x,
+                     size_t ldx, const float *p, size_t w, const float *bias, float *y,
+                     size_t ldy)
+{
+    __m256 acc[8][REPDL__GEMV_RMAX];
+    float b0[64];
+    __m256 qn = _mm256_castsi256_ps(_mm256_set1_epi32((int)REPDL_NAN_BITS));
+    size_t k, j;
+    int v, m;
+    for (j = 0; j < 8 * (size_t)V; j++) b0[j] = (bias && n0 + j < N) ? bias[n0 + j] : -0.0f;
+    REPDL__GEMV_UNROLL
+    for (v = 0; v < V; v++)
+        REPDL__GEMV_UNROLL
+        for (m = 0; m < R; m++) acc[v][m] = _mm256_loadu_ps(b0 + 8 * v);
+    for (k = 0; k < K; k++) {
+        const float *q = p + k * w;
+        REPDL__GEMV_UNROLL
+        for (m = 0; m < R; m++) {
+            __m256 xv = _mm256_broadcast_ss(x + (size_t)m * ldx + k);
+            REPDL__GEMV_UNROLL
+            for (v = 0; v < V; v++)
+                acc[v][m] = _mm256_fmadd_ps(xv, _mm256_loadu_ps(q + 8 * v), acc[v][m]);
+        }
+    }
+    REPDL__GEMV_UNROLL
+    for (v = 0; v < V; v++)
+        REPDL__GEMV_UNROLL
+        for (m = 0; m < R; m++) {
+            __m256 r = acc[v][m];
+            size_t n = n0 + 8 * (size_t)v;
+            r = _mm256_blendv_ps(r, qn, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+            if (n + 8 <= N) {
+                _mm256_storeu_ps(y + (size_t)m * ldy + n, r);
+            } else if (n < N) {
+                float o[8];
+                _mm256_storeu_ps(o, r);
+                for (j = 0; n + j < N; j++) y[(size_t)m * ldy + n + j] = o[j];
+            }
+        }
+}
+
+/* A panel in slices of at most S vectors (S = 8 for one row of x, else 4:
+   the accumulators stay within the 16 registers). */
+__attribute__((always_inline, target("avx2,fma"))) static inline void
+repdl__gemvp_rows_y(const int R, size_t N, size_t K, const float *x, size_t ldx,
+                    const float *P, const float *bias, float *y, size_t ldy)
+{
+    const size_t S = R == 1 ? 8 : 4;
+    size_t n0, v0;
+    for (n0 = 0; n0 < N; n0 += REPDL__GEMVP_W) {
+        size_t r = (N - n0 + REPDL__GEMVP_Q - 1) / REPDL__GEMVP_Q * REPDL__GEMVP_Q;
+        size_t w = r < REPDL__GEMVP_W ? r : REPDL__GEMVP_W;
+        for (v0 = 0; v0 < w / 8; v0 += S) {
+            size_t V = w / 8 - v0 < S ? w / 8 - v0 : S, n = n0 + 8 * v0;
+            const float *p = P + n0 * K + 8 * v0;
+            switch (V) { /* widths are multiples of 16: V even */
+            case 2: repdl__gemvp_slice_y(R, 2, n, N, K, x, ldx, p, w, bias, y, ldy); break;
+            case 4: repdl__gemvp_slice_y(R, 4, n, N, K, x, ldx, p, w, bias, y, ldy); break;
+            case 6: repdl__gemvp_slice_y(R, 6, n, N, K, x, ldx, p, w, bias, y, ldy); break;
+            default: repdl__gemvp_slice_y(R, 8, n, N, K, x, ldx, p, w, bias, y, ldy); break;
+            }
+        }
+    }
+}
+
+/* The same as repdl__gemvp_avx512_f32 with AVX2 + FMA (the caller checks). */
+__attribute__((target("avx2,fma"))) static inline void
+repdl__gemvp_avx2_f32(int R, size_t N, size_t K, const float *x, size_t ldx, const float *P,
+                      const float *bias, float *y, size_t ldy)
+{
+    switch (R) {
+    case 1: repdl__gemvp_rows_y(1, N, K, x, ldx, P, bias, y, ldy); break;
+    case 2: repdl__gemvp_rows_y(2, N, K, x, ldx, P, bias, y, ldy); break;
+    case 3: repdl__gemvp_rows_y(3, N, K, x, ldx, P, bias, y, ldy); break;
+    default: repdl__gemvp_rows_y(4, N, K, x, ldx, P, bias, y, ldy); break;
     }
 }
 #if defined(__GNUC__) && !defined(__clang__)
