@@ -58,14 +58,18 @@
    the batch hkv nk key rows there are.  Outputs are overwritten, never
    accumulated, and must not overlap inputs.  The workspace: per thread
    about 2 d (nk + 16) + 2 nk floats (backward: also 64 G nq twice; on the
-   host with gcc or clang also 4 nk floats and 4 nk bytes: the forward's
-   rows of one head 4 at a time), and for the backward 2 batch hq nq nk
-   floats (P and dS).
+   host with gcc or clang also 4 nk floats and 4 nk bytes: rows of one
+   head 4 at a time, the forward's p and the backward's dp), and for the
+   backward 2 batch hq nq nk floats (P and dS).
 
    Speed (docs/attention.md, "Speed"): on the host with gcc or clang every
    sum runs in vectors of 16 columns (AVX-512F, AVX2 or the baseline,
    chosen at run time; REPDL_ATTN_ISA_MAX caps it, REPDL_ATTN_NO_DISPATCH
-   keeps the baseline), the same additions in the same trees.
+   keeps the baseline), the same additions in the same trees; the scores
+   and dout.v of 4 query rows of a head at once (d = 16, 32, 64), their
+   P v sums (forward) and dq sums (backward) together, and the backward's
+   dk and dv 4 keys at a time, each row of the shared operand loaded once
+   for the 4.
 
    attention_threads.h splits the same functions across POSIX threads
    (same bits).  The CUDA launchers (cuda/attention.cu) run these row
@@ -363,6 +367,93 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
     return c0;
 }
 
+/* The dots of up to 4 rows x[q] (q < nx) with the columns j < n of XT
+   (d x ldt, the transposed keys or values; the columns up to the next
+   multiple of 16 are read, ldt >= that), for d = 8 nb, nb = 2, 4 or 8:
+   sc[q][j] = dot(x[q], column j), each column's tree that of
+   repdl__attn_vleaf_body over the d rows (one row a lane, the lane fold
+   F(d, 0, 1)) and its products the same, so the same bits; each row of XT
+   is loaded once for the 4.  F(d, 0, 1) = F(nb, 0, 1) over the nodes
+   F(8, b, nb), b < nb (the recursion of F, log2 nb levels down), and
+   F(8, b, s) = ((P(b) + P(b + 4s)) + (P(b + 2s) + P(b + 6s)))
+              + ((P(b + s) + P(b + 5s)) + (P(b + 3s) + P(b + 7s))). */
+#define REPDL__ATTN_LD(p) (*(const repdl__attn_vfu *)(p))
+#define REPDL__ATTN_PR(kv, xs) ((repdl__attn_vf)((repdl__attn_vu)((kv) * (xs)) & keep))
+REPDL__ATTN_AI void repdl__attn_f8x4(const float *K, size_t ks, const float *const *x, size_t s,
+                                     const repdl__attn_vu *pkeep, repdl__attn_vf *out)
+{
+    repdl__attn_vu keep = *pkeep;
+    repdl__attn_vf k0 = REPDL__ATTN_LD(K), k1 = REPDL__ATTN_LD(K + ks),
+                   k2 = REPDL__ATTN_LD(K + 2 * ks), k3 = REPDL__ATTN_LD(K + 3 * ks),
+                   k4 = REPDL__ATTN_LD(K + 4 * ks), k5 = REPDL__ATTN_LD(K + 5 * ks),
+                   k6 = REPDL__ATTN_LD(K + 6 * ks), k7 = REPDL__ATTN_LD(K + 7 * ks);
+    int q;
+    for (q = 0; q < REPDL__ATTN_Q; q++) {
+        const float *xq = x[q];
+        out[q] = ((REPDL__ATTN_PR(k0, xq[0]) + REPDL__ATTN_PR(k4, xq[4 * s])) +
+                  (REPDL__ATTN_PR(k2, xq[2 * s]) + REPDL__ATTN_PR(k6, xq[6 * s]))) +
+                 ((REPDL__ATTN_PR(k1, xq[s]) + REPDL__ATTN_PR(k5, xq[5 * s])) +
+                  (REPDL__ATTN_PR(k3, xq[3 * s]) + REPDL__ATTN_PR(k7, xq[7 * s])));
+    }
+}
+#undef REPDL__ATTN_PR
+#undef REPDL__ATTN_LD
+
+REPDL__ATTN_AI void repdl__attn_vdots4_body(size_t d, size_t nx, const float *const *x,
+                                            const float *XT, size_t ldt, size_t n,
+                                            float *const *sc)
+{
+    repdl__attn_vu keep;
+    repdl__attn_vf acc[REPDL__ATTN_Q], tmp[REPDL__ATTN_Q], s0[REPDL__ATTN_Q], s1[REPDL__ATTN_Q];
+    const float *xs[REPDL__ATTN_Q], *xb[REPDL__ATTN_Q];
+    uint32_t ones = repdl__opaque_ones();
+    size_t nb = d / 8, j0, q;
+    int i;
+    for (i = 0; i < REPDL__ATTN_VW; i++) keep[i] = ones;
+    for (q = 0; q < REPDL__ATTN_Q; q++) xs[q] = x[q < nx ? q : 0]; /* extra slots: computed, not stored */
+#define REPDL__ATTN_F8Q(bb, o)                                                         \
+    do {                                                                               \
+        for (q = 0; q < REPDL__ATTN_Q; q++) xb[q] = xs[q] + (bb);                      \
+        repdl__attn_f8x4(XT + (bb) * ldt + j0, nb * ldt, xb, nb, &keep, o);                 \
+    } while (0)
+    for (j0 = 0; j0 < n; j0 += REPDL__ATTN_VW) {
+        if (nb == 8) { /* ((Q0 + Q4) + (Q2 + Q6)) + ((Q1 + Q5) + (Q3 + Q7)) */
+            REPDL__ATTN_F8Q(0, s0);
+            REPDL__ATTN_F8Q(4, s1);
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = s0[q] + s1[q];
+            REPDL__ATTN_F8Q(2, s0);
+            REPDL__ATTN_F8Q(6, s1);
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = acc[q] + (s0[q] + s1[q]);
+            REPDL__ATTN_F8Q(1, s0);
+            REPDL__ATTN_F8Q(5, s1);
+            for (q = 0; q < REPDL__ATTN_Q; q++) tmp[q] = s0[q] + s1[q];
+            REPDL__ATTN_F8Q(3, s0);
+            REPDL__ATTN_F8Q(7, s1);
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = acc[q] + (tmp[q] + (s0[q] + s1[q]));
+        } else if (nb == 4) { /* (Q0 + Q2) + (Q1 + Q3) */
+            REPDL__ATTN_F8Q(0, s0);
+            REPDL__ATTN_F8Q(2, s1);
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = s0[q] + s1[q];
+            REPDL__ATTN_F8Q(1, s0);
+            REPDL__ATTN_F8Q(3, s1);
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = acc[q] + (s0[q] + s1[q]);
+        } else { /* Q0 + Q1 */
+            REPDL__ATTN_F8Q(0, s0);
+            REPDL__ATTN_F8Q(1, s1);
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = s0[q] + s1[q];
+        }
+        for (q = 0; q < nx; q++) {
+            if (n - j0 >= REPDL__ATTN_VW) memcpy(sc[q] + j0, &acc[q], sizeof acc[q]);
+            else memcpy(sc[q] + j0, &acc[q], (n - j0) * sizeof(float));
+        }
+    }
+#undef REPDL__ATTN_F8Q
+}
+
+#define REPDL__ATTN_DARGS                                                              \
+    size_t d, size_t nx, const float *const *x, const float *XT, size_t ldt, size_t n, \
+        float *const *sc
+
 #define REPDL__ATTN_QARGS                                                              \
     size_t len, size_t nc, size_t nq4, const float *const *W, const size_t *lo,        \
         const size_t *hi, const float *M, size_t ldm, float *const *out
@@ -371,6 +462,15 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
     size_t j, size_t len, size_t nc, const float *w, const unsigned char *use,         \
         const float *M, size_t ldm, float *out
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+__attribute__((target("avx512f"), noinline, unused)) static void
+repdl__attn_vdots4_avx512(REPDL__ATTN_DARGS)
+{
+    repdl__attn_vdots4_body(d, nx, x, XT, ldt, n, sc);
+}
+__attribute__((target("avx2"), noinline, unused)) static void repdl__attn_vdots4_avx2(REPDL__ATTN_DARGS)
+{
+    repdl__attn_vdots4_body(d, nx, x, XT, ldt, n, sc);
+}
 __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleaf_avx512(REPDL__ATTN_VARGS)
 {
@@ -395,6 +495,10 @@ repdl__attn_vleafq_avx2(REPDL__ATTN_QARGS)
 __attribute__((noinline, unused)) static size_t repdl__attn_vleafq_base(REPDL__ATTN_QARGS)
 {
     return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out);
+}
+__attribute__((noinline, unused)) static void repdl__attn_vdots4_base(REPDL__ATTN_DARGS)
+{
+    repdl__attn_vdots4_body(d, nx, x, XT, ldt, n, sc);
 }
 __attribute__((noinline, unused)) static size_t repdl__attn_vleaf_base(REPDL__ATTN_VARGS)
 {
@@ -429,6 +533,22 @@ REPDL_FN size_t repdl__attn_vleafq(REPDL__ATTN_QARGS)
     if (isa == 1) return repdl__attn_vleafq_avx2(len, nc, nq4, W, lo, hi, M, ldm, out);
 #endif
     return repdl__attn_vleafq_base(len, nc, nq4, W, lo, hi, M, ldm, out);
+}
+
+REPDL_FN void repdl__attn_vdots4(REPDL__ATTN_DARGS)
+{
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    int isa = repdl__attn_visa();
+    if (isa == 2) {
+        repdl__attn_vdots4_avx512(d, nx, x, XT, ldt, n, sc);
+        return;
+    }
+    if (isa == 1) {
+        repdl__attn_vdots4_avx2(d, nx, x, XT, ldt, n, sc);
+        return;
+    }
+#endif
+    repdl__attn_vdots4_base(d, nx, x, XT, ldt, n, sc);
 }
 
 REPDL_FN size_t repdl__attn_vleaf(REPDL__ATTN_VARGS)
@@ -795,16 +915,17 @@ REPDL_FN void repdl__attn_dots(const repdl__attn *a, repdl__attn_ws *w, const fl
     }
 }
 
-/* The scores of row (b, hh, i), j < n: s_j, and use[j]. */
+/* The scores of row (b, hh, i), j < n: s_j, and use[j]; dotted: sc
+   holds the dots already (repdl__attn_vdots4). */
 REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t b, size_t hh,
-                                 size_t i, size_t n, float *sc, unsigned char *use)
+                                 size_t i, size_t n, float *sc, unsigned char *use, int dotted)
 {
     size_t j, d = a->s.d;
     const float *qi = a->q + ((b * a->s.hq + hh) * a->s.nq + i) * d;
     const float *mk = a->mask ? a->mask + (b * a->s.nq + i) * a->s.nk : NULL;
     repdl__attn_load_head(a, w, b * a->s.hkv + hh / a->G, a->dout != NULL);
     repdl__attn_seen_row(a, b, i, n, use);
-    repdl__attn_dots(a, w, qi, w->KT, n, sc);
+    if (!dotted) repdl__attn_dots(a, w, qi, w->KT, n, sc);
     for (j = 0; j < n; j++) {
         sc[j] = repdl__fmul(sc[j], a->scale);
         if (mk) sc[j] = repdl__fadd(sc[j], mk[j]);
@@ -814,15 +935,16 @@ REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t
 /* The forward of row u = (b hq + hh) nq + i up to its P V sum: the
    scores, then the p_j in sc, the seen keys in use, *n, *m and *l; 0 when
    the row is written already (no key seen, or an infinite or NaN max),
-   1 when out = RN(sum / l) remains (repdl__attn_fwd_post). */
+   1 when out = RN(sum / l) remains (repdl__attn_fwd_post).  dotted: sc
+   holds the row's dots already. */
 REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t u, float *sc,
-                                 unsigned char *use, size_t *pn, float *pm, float *pl)
+                                 unsigned char *use, size_t *pn, float *pm, float *pl, int dotted)
 {
     size_t nq = a->s.nq, d = a->s.d, i = u % nq, bh = u / nq, b = bh / a->s.hq,
            hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
     float *o = a->o_out + u * d, m = -0.0f;
     int any = 0;
-    repdl__attn_scores(a, w, b, hh, i, n, sc, use);
+    repdl__attn_scores(a, w, b, hh, i, n, sc, use, dotted);
     for (j = 0; j < n; j++) {
         float x = sc[j];
         if (!use[j]) continue;
@@ -885,7 +1007,7 @@ REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     size_t n;
     float m, l;
     w->blk = (size_t)-1; /* row overwritten */
-    if (!repdl__attn_fwd_pre(a, w, u, w->row, w->use, &n, &m, &l)) return;
+    if (!repdl__attn_fwd_pre(a, w, u, w->row, w->use, &n, &m, &l, 0)) return;
     repdl__attn_wsum(n, a->s.d, w->row, w->use, repdl__attn_vrows(a, u), a->s.d, w->T, w->tr,
                      a->o_out + u * a->s.d);
     repdl__attn_fwd_post(a, u, m, l);
@@ -909,13 +1031,27 @@ REPDL_FN void repdl__attn_fwd_range(const repdl__attn *a, repdl__attn_ws *w, siz
         const float *Wq[REPDL__ATTN_Q];
         size_t uq[REPDL__ATTN_Q];
         if (cnt > REPDL__ATTN_Q) cnt = REPDL__ATTN_Q;
+        int dotted = d == 16 || d == 32 || d == 64;
         if (cnt > nq - u % nq) cnt = nq - u % nq; /* one head */
         w->blk = (size_t)-1;
+        if (dotted) { /* the dots of the cnt rows together */
+            size_t bh = u / nq, nmax = 0;
+            const float *xq[REPDL__ATTN_Q];
+            float *sq[REPDL__ATTN_Q];
+            repdl__attn_load_head(a, w, bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G, a->dout != NULL);
+            for (q = 0; q < cnt; q++) {
+                size_t e = repdl__attn_nseen(a, (u + q) % nq);
+                xq[q] = a->q + (u + q) * d;
+                sq[q] = w->rowq + q * nk;
+                if (e > nmax) nmax = e;
+            }
+            repdl__attn_vdots4(d, cnt, xq, w->KT, repdl__attn_ldt(a), nmax, sq);
+        }
         for (q = 0; q < cnt; q++) {
             float *sc = w->rowq + q * nk;
             unsigned char *use = w->useq + q * nk;
             size_t j;
-            if (!repdl__attn_fwd_pre(a, w, u + q, sc, use, &nn[q], &mm[q], &ll[q])) continue;
+            if (!repdl__attn_fwd_pre(a, w, u + q, sc, use, &nn[q], &mm[q], &ll[q], dotted)) continue;
             for (j = 0; j < nn[q] && use[j]; j++) {}
             if (j < nn[q] || nn[q] > REPDL_SUM_LEAF) { /* alone */
                 repdl__attn_wsum(nn[q], d, sc, use, repdl__attn_vrows(a, u + q), d, w->T, w->tr,
@@ -946,18 +1082,22 @@ REPDL_FN void repdl__attn_fwd_range(const repdl__attn *a, repdl__attn_ws *w, siz
 }
 
 /* Backward, first phase, row u: P and dS of the row (all nk columns, the
-   unseen ones -0), and dq. */
-REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_t u)
+   unseen ones -0), and dq.  dotted: the row's P holds its dots with the
+   keys, and dp (nk floats) those of dout with the values, already
+   (repdl__attn_vdots4); otherwise dp is row2.  with_dq 0: dq is left to
+   the caller (use holds the row's seen keys on return). */
+REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, size_t u, float *dp,
+                                     int dotted, int with_dq)
 {
     size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d, i = u % nq, bh = u / nq, b = bh / a->s.hq,
            hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
     const float *go = a->dout + u * d, *o = a->out + u * d;
-    float *P = REPDL__OFFSET(a->P, u * nk), *dS = REPDL__OFFSET(a->dS, u * nk), *dp = w->row2,
-          lse = a->lse[u], D;
+    float *P = REPDL__OFFSET(a->P, u * nk), *dS = REPDL__OFFSET(a->dS, u * nk), lse = a->lse[u], D;
     w->blk = (size_t)-1; /* row2 overwritten */
-    repdl__attn_scores(a, w, b, hh, i, n, P, w->use);
+    if (!dotted) dp = w->row2;
+    repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted);
     repdl__attn_wcols(d, 1, go, NULL, o, 1, w->T, w->tr, &D);
-    repdl__attn_dots(a, w, go, w->VT, n, dp);
+    if (!dotted) repdl__attn_dots(a, w, go, w->VT, n, dp);
     for (j = 0; j < n; j++) P[j] = repdl__fsub(P[j], lse);
 #if REPDL__ATTN_VEC
     repdl__attn_exp(n, P);
@@ -973,12 +1113,80 @@ REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
         }
     }
     for (j = n; j < nk; j++) P[j] = dS[j] = -0.0f;
-    if (a->dq) {
+    if (a->dq && with_dq) {
         float *g = a->dq + u * d;
         repdl__attn_wsum(n, d, dS, w->use, REPDL__OFFSET(a->k, (b * a->s.hkv + hh / a->G) * a->R * d), d,
                          w->T, w->tr, g);
         for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
     }
+}
+
+REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_t u)
+{
+    repdl__attn_bwd_row_dp(a, w, u, NULL, 0, 1);
+}
+
+/* Backward, first phase, the rows [lo, hi): on the host with the vector
+   leaf and d = 16, 32 or 64, the dots of up to 4 rows of one head at a
+   time (repdl__attn_vdots4: each row of the transposed keys and values
+   read once for the 4; the bits of repdl__attn_dots), and the dq of those
+   that see every key below their nseen (at most 1024: one leaf) together
+   (repdl__attn_vleafq: each key row read once for the 4), as
+   repdl__attn_fwd_range does for out. */
+REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size_t lo, size_t hi)
+{
+    size_t u = lo;
+#if REPDL__ATTN_VEC
+    size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d;
+    while (w->rowq && (d == 16 || d == 32 || d == 64) && u < hi) {
+        size_t cnt = hi - u, q, c, k = 0, len = 0, bh = u / nq, nmax = 0, zlo[REPDL__ATTN_Q] = {0, 0, 0, 0},
+               hiq[REPDL__ATTN_Q];
+        const float *xq[REPDL__ATTN_Q], *gq[REPDL__ATTN_Q], *Wq[REPDL__ATTN_Q],
+            *K = REPDL__OFFSET(a->k, (bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G) * a->R * d);
+        float *sq[REPDL__ATTN_Q], *dq[REPDL__ATTN_Q], *outq[REPDL__ATTN_Q];
+        if (cnt > REPDL__ATTN_Q) cnt = REPDL__ATTN_Q;
+        if (cnt > nq - u % nq) cnt = nq - u % nq; /* one head */
+        repdl__attn_load_head(a, w, bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G, 1);
+        for (q = 0; q < cnt; q++) {
+            size_t e = repdl__attn_nseen(a, (u + q) % nq);
+            xq[q] = a->q + (u + q) * d;
+            gq[q] = a->dout + (u + q) * d;
+            sq[q] = a->P + (u + q) * nk;
+            dq[q] = w->rowq + q * nk;
+            if (e > nmax) nmax = e;
+        }
+        repdl__attn_vdots4(d, cnt, xq, w->KT, repdl__attn_ldt(a), nmax, sq);
+        repdl__attn_vdots4(d, cnt, gq, w->VT, repdl__attn_ldt(a), nmax, dq);
+        for (q = 0; q < cnt; q++) {
+            size_t n = repdl__attn_nseen(a, (u + q) % nq), j;
+            repdl__attn_bwd_row_dp(a, w, u + q, dq[q], 1, 0);
+            if (!a->dq) continue;
+            for (j = 0; j < n && w->use[j]; j++) {}
+            if (j < n || n > REPDL_SUM_LEAF) { /* alone */
+                float *g = a->dq + (u + q) * d;
+                repdl__attn_wsum(n, d, a->dS + (u + q) * nk, w->use, K, d, w->T, w->tr, g);
+                for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
+                continue;
+            }
+            Wq[k] = a->dS + (u + q) * nk;
+            hiq[k] = n;
+            outq[k] = a->dq + (u + q) * d;
+            if (n > len) len = n;
+            k++;
+        }
+        if (k) {
+            size_t done = repdl__attn_vleafq(len, d, k, Wq, zlo, hiq, K, d, outq);
+            for (q = 0; q < k; q++) {
+                if (done < d)
+                    repdl__attn_wcols(hiq[q], d - done, Wq[q], NULL, K + done, d, w->T, w->tr,
+                                      outq[q] + done);
+                for (c = 0; c < d; c++) outq[q][c] = repdl__canon(repdl__fmul(a->scale, outq[q][c]));
+            }
+        }
+        u += cnt;
+    }
+#endif
+    for (; u < hi; u++) repdl__attn_bwd_row(a, w, u);
 }
 
 /* Backward, second phase: the group of key row x = (b hkv + h) nk + j in
@@ -1064,7 +1272,8 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
 {
     size_t x = lo;
 #if REPDL__ATTN_VEC
-    size_t nk = a->s.nk, d = a->s.d, rows = a->G * a->s.nq, ld = rows + REPDL__ATTN_PAD;
+    size_t nk = a->s.nk, d = a->s.d, rows = a->G * a->s.nq, ld = rows + REPDL__ATTN_PAD,
+           packed = (size_t)-1, jb = 0; /* G == 1: the keys jb .. jb + 15 of head kh packed: kh nk + jb */
     while (x < hi && rows <= REPDL_SUM_LEAF) {
         size_t cnt = hi - x, j = x % nk, kh = x / nk, b = kh / a->s.hkv, q, k = 0, r, f, c, t,
                done, zlo[REPDL__ATTN_Q], zhi[REPDL__ATTN_Q], kj[REPDL__ATTN_Q];
@@ -1073,12 +1282,33 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
         size_t u0 = (b * a->s.hq + (kh % a->s.hkv) * a->G) * a->s.nq;
         const float *Wd[REPDL__ATTN_Q], *Wp[REPDL__ATTN_Q], *Mk, *Mv;
         float *od[REPDL__ATTN_Q];
-        size_t minf = rows;
         if (cnt > REPDL__ATTN_Q) cnt = REPDL__ATTN_Q;
         if (cnt > nk - j) cnt = nk - j; /* one head */
         if (a->G == 1) {
             Mk = a->q + u0 * d;
             Mv = a->dout + u0 * d;
+            jb = j - j % REPDL__ATTN_VW;
+            if (cnt > jb + REPDL__ATTN_VW - j) cnt = jb + REPDL__ATTN_VW - j;
+            if (packed != kh * nk + jb) {
+                /* the dS and P columns of the keys jb .. jb + 15 (to nk),
+                   contiguous at stride G nq + PAD (row and row2 hold 64
+                   such: repdl__attn_ws_bytes); a key's rows below the first
+                   group of 256 holding its first seen row are never read
+                   by the vector leaf (causal, no mask or padding: the
+                   first seen row grows with the key), all rows are read
+                   otherwise */
+                size_t je = jb + REPDL__ATTN_VW < nk ? jb + REPDL__ATTN_VW : nk, jj, r0 = 0;
+                const float *ds = a->dS + u0 * nk + jb, *pp = a->P + u0 * nk + jb;
+                if (!a->mask && !a->keep && !(d % REPDL__ATTN_VW) && a->s.causal && jb > a->s.q_pos0)
+                    r0 = jb - a->s.q_pos0 < rows ? (jb - a->s.q_pos0) / (4 * REPDL_SUM_LANES) * (4 * REPDL_SUM_LANES) : rows;
+                w->blk = (size_t)-1; /* row, row2 overwritten */
+                for (r = r0; r < rows; r++)
+                    for (jj = 0; jj < je - jb; jj++) {
+                        w->row[jj * ld + r] = ds[r * nk + jj];
+                        w->row2[jj * ld + r] = pp[r * nk + jj];
+                    }
+                packed = kh * nk + jb;
+            }
         } else {
             if (cnt > REPDL__ATTN_COLS - j % REPDL__ATTN_COLS) /* one block of row, row2 */
                 cnt = REPDL__ATTN_COLS - j % REPDL__ATTN_COLS;
@@ -1096,13 +1326,13 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
                 for (f = r; r < rows && w->use[r]; r++) {}
                 if (r < rows) { /* a hole after the first seen row: alone */
                     repdl__attn_bwd_key(a, w, x + q);
+                    packed = (size_t)-1; /* row, row2 overwritten */
                     continue;
                 }
             }
-            if (a->G == 1) { /* packed below */
-                Wd[k] = w->row + k * rows;
-                Wp[k] = w->row2 + k * rows;
-                if (f < minf) minf = f;
+            if (a->G == 1) { /* packed above */
+                Wd[k] = w->row + (j + q - jb) * ld;
+                Wp[k] = w->row2 + (j + q - jb) * ld;
             } else {
                 Wd[k] = w->row + ((j + q) % REPDL__ATTN_COLS) * ld;
                 Wp[k] = w->row2 + ((j + q) % REPDL__ATTN_COLS) * ld;
@@ -1111,21 +1341,6 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
             zhi[k] = rows;
             kj[k] = j + q;
             k++;
-        }
-        if (a->G == 1 && k) {
-            /* the k keys' dS and P columns, contiguous (row and row2 hold
-               4 G nq floats: repdl__attn_ws_bytes); rows below the first
-               group of 256 with a seen row are never read by the vector
-               leaf; all of them when d % 16 columns remain for the
-               scalar leaf */
-            size_t r0 = d % REPDL__ATTN_VW ? 0 : minf / (4 * REPDL_SUM_LANES) * (4 * REPDL_SUM_LANES);
-            const float *ds = a->dS + u0 * nk, *pp = a->P + u0 * nk;
-            w->blk = (size_t)-1; /* row, row2 overwritten */
-            for (r = r0; r < rows; r++)
-                for (q = 0; q < k; q++) {
-                    w->row[q * rows + r] = ds[r * nk + kj[q]];
-                    w->row2[q * rows + r] = pp[r * nk + kj[q]];
-                }
         }
         for (t = 0; k && t < 2; t++) { /* t = 0: dk, 1: dv */
             float *dst = t ? a->dv : a->dk;
@@ -1293,7 +1508,7 @@ REPDL_API repdl_status repdl_attention_backward_f32(
     REPDL__FPENV_CHECK();
     repdl__attn a;
     repdl__attn_ws w;
-    size_t nrows, nkeys, u, nkr;
+    size_t nrows, nkeys, nkr;
     repdl_status st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, dout,
                                             dq, dk, dv, &nrows, &nkeys);
     if (st != REPDL_OK) return st;
@@ -1307,7 +1522,7 @@ REPDL_API repdl_status repdl_attention_backward_f32(
         repdl__attn_ws_free(&w);
         return REPDL_ERR_NOMEM;
     }
-    for (u = 0; u < nrows; u++) repdl__attn_bwd_row(&a, &w, u);
+    repdl__attn_bwd_rows(&a, &w, 0, nrows);
     repdl__attn_bwd_keys(&a, &w, 0, nkr);
     free(a.P);
     repdl__attn_ws_free(&w);

@@ -35,7 +35,6 @@ typedef struct repdl__attn_job {
 static inline void *repdl__attn_job_run(void *arg)
 {
     repdl__attn_job *j = (repdl__attn_job *)arg;
-    size_t u;
     if (j->phase == 0) {
         repdl__attn_fwd_range(j->a, &j->w, j->lo, j->hi);
         return NULL;
@@ -44,7 +43,7 @@ static inline void *repdl__attn_job_run(void *arg)
         repdl__attn_bwd_keys(j->a, &j->w, j->lo, j->hi);
         return NULL;
     }
-    for (u = j->lo; u < j->hi; u++) repdl__attn_bwd_row(j->a, &j->w, u);
+    repdl__attn_bwd_rows(j->a, &j->w, j->lo, j->hi);
     return NULL;
 }
 

@@ -203,12 +203,17 @@ static void test_reference(void)
     /* every causal key count 1 .. 300, d 48: attention.h's vector leaves
        (rows of one head 4 at a time, 1 to 8 rows a lane) */
     check_ref("causal 300 d48", shp(1, 2, 1, 300, 300, 48, 0, 0, 1), 0, 0, 0);
-    /* the backward's keys 4 at a time (attention.h, repdl__attn_bwd_keys):
-       grouped heads (520 group rows, the leading groups of 256 rows a key
-       does not see skipped) and one head in place, each with d 20 (one
-       vector of 16 columns and 4 more) */
-    check_ref("causal groups 520 rows d20", shp(1, 4, 2, 260, 270, 20, 10, 0, 1), 0, 0, 0);
-    check_ref("causal 290 d20 stride", shp(2, 1, 1, 290, 290, 20, 0, 300, 1), 0, 0, 0);
+    /* attention.h's 4-row and 4-key paths: the dots of 4 rows at a time
+       (repdl__attn_vdots4 at d 16, 32, 64; also "gqa mask keep stride",
+       "8 heads mask keep") and their dq together; the backward's keys 4
+       at a time (repdl__attn_bwd_keys) over grouped rows (260 group rows,
+       d 20: one vector and 4 columns more) and over one head's dS and P
+       packed 16 keys at a time (kv_stride, d 64; "d 130": its last
+       columns), the leading groups of 256 rows a key does not see
+       skipped */
+    check_ref("causal groups 260 rows d20", shp(1, 4, 2, 130, 140, 20, 10, 0, 1), 0, 0, 0);
+    check_ref("causal 66 d32 groups", shp(1, 3, 1, 66, 86, 32, 20, 0, 1), 0, 0, 0);
+    check_ref("causal 270 d64 stride", shp(1, 1, 1, 270, 270, 64, 0, 280, 1), 0, 0, 0);
 }
 
 /* A query range [q0, q0 + c) of p's queries as a problem of its own: the
