@@ -48,7 +48,9 @@
                  order, max norm --clip (1.0), eps 1e-6
      update      AdamW (repdl_adam_step_f32, decoupled), lr --lr (1e-3),
                  betas 0.9, 0.95, eps 1e-8, weight decay --wd (0.1) on the
-                 five matrices of each block and on wte, 0 elsewhere
+                 five matrices of each block and on wte, 0 elsewhere; the
+                 elements shared among the threads (elementwise: any split
+                 gives the same bits)
    so the trained weights, the validation logits and the sample are the
    same bits for any compiler, flags, thread count or MPI rank count.
 
@@ -747,6 +749,34 @@ static repdl_status eval_range(void *ctx, int t, size_t b, size_t e)
             TRY(forward(j->m, j->P, w, 1, N));
         memcpy(j->logits + s * N * VOCAB, w->logits, N * VOCAB * sizeof(float));
         TRY(token_losses(j, w, N, j->tokloss + s * N, 0));
+    }
+    return REPDL_OK;
+}
+
+/* AdamW over the flat parameter vector, elements [b, e) on thread t
+   (repdl_dp_for): each tensor's part in the range with its weight decay.
+   Elementwise, so the bits do not depend on the split. */
+typedef struct adam_job {
+    const model *m;
+    const repdl_adam_config *cfg; /* weight_decay: set per tensor here */
+    const repdl_adam_state *st;   /* after repdl_adam_begin_step */
+    float wd;                     /* --wd, for the tensors that decay */
+    const float *G;
+    float *P, *Mo, *Vo;
+} adam_job;
+
+static repdl_status adam_range(void *ctx, int t, size_t b, size_t e)
+{
+    const adam_job *a = (const adam_job *)ctx;
+    const model *m = a->m;
+    size_t k;
+    (void)t;
+    for (k = 0; k < m->ntensors; k++) {
+        size_t lo = m->off[k] > b ? m->off[k] : b, hi = m->off[k + 1] < e ? m->off[k + 1] : e;
+        repdl_adam_config c = *a->cfg;
+        if (lo >= hi) continue;
+        c.weight_decay = tensor_decays(m, k) ? a->wd : 0.0f;
+        TRY(repdl_adam_step_f32(hi - lo, &c, a->st, a->G + lo, a->P + lo, a->Mo + lo, a->Vo + lo));
     }
     return REPDL_OK;
 }
@@ -1486,11 +1516,11 @@ static int run(int argc, char **argv)
             if (repdl_clip_grad_norm_f32(m.ntensors, sizes, o.clip, 1e-6f, gptr, &norm) != REPDL_OK)
                 goto step_failed;
             if (repdl_adam_begin_step(&ast, &acfg) != REPDL_OK) goto step_failed;
-            for (t = 0; t < m.ntensors; t++) {
-                acfg.weight_decay = tensor_decays(&m, t) ? o.wd : 0.0f;
-                if (repdl_adam_step_f32(m.count[t], &acfg, &ast, G + m.off[t], P + m.off[t],
-                                        Mo + m.off[t], Vo + m.off[t]) != REPDL_OK)
-                    goto step_failed;
+            {   /* the update on every thread of the pool, a share of the elements each */
+                adam_job aj;
+                aj.m = &m; aj.cfg = &acfg; aj.st = &ast; aj.wd = o.wd;
+                aj.G = G; aj.P = P; aj.Mo = Mo; aj.Vo = Vo;
+                if (repdl_dp_for(&plan, 0, total, adam_range, &aj) != REPDL_OK) goto step_failed;
             }
             if (o.timing)
                 fprintf(stderr, "step_time %" PRIu64 " %.3f %.3f\n", step + 1,
