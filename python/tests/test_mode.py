@@ -596,10 +596,12 @@ def test_adamw_one_call_same_bits():
     kernel call a step for the four non-empty float32 parameters and the
     empty one)."""
     M = sys.modules['repdl.mode']
+    import pytest
     if not M.ADAMW_ONE_CALL:
-        import pytest
         pytest.skip(f'torch {torch.__version__}\'s _single_tensor_adamw is not the signature '
                     'repdl.mode routes as one call')
+    if M._adamw_kernel is None:
+        pytest.skip('the installed repdl._C has no adamw_torch (bash scripts/python.sh build)')
     for amsgrad in (False, True):
         for maximize in (False, True):
             for wd in (0.0, 0.01):
@@ -630,9 +632,11 @@ def test_adamw_one_call_scalars():
     step values in one step (late), NaNs and infinities in the optimizer
     state (poke), and 2 threads against 1 (the kernel's thread ranges)."""
     M = sys.modules['repdl.mode']
+    import pytest
     if not M.ADAMW_ONE_CALL:
-        import pytest
         pytest.skip('repdl.mode does not route AdamW as one call with this torch')
+    if M._adamw_kernel is None:
+        pytest.skip('the installed repdl._C has no adamw_torch (bash scripts/python.sh build)')
     base = dict(amsgrad=False, maximize=False, wd=0.01)
     for kw in (dict(betas=(0.0, 0.0)), dict(betas=(0.5, 0.25), eps=0.0),
                dict(lr=1.0, wd=1.0), dict(lr=2.0, wd=1.0, amsgrad=True),
@@ -654,7 +658,7 @@ def test_adamw_one_call_refusals():
     import pytest
     M = sys.modules['repdl.mode']
     if M._adamw_kernel is None:
-        pytest.skip('repdl._C has no adamw_torch')
+        pytest.skip('the installed repdl._C has no adamw_torch (bash scripts/python.sh build)')
     p, g, m, v = (torch.zeros(8) for _ in range(4))
     args = (1.0, 0.9, 0.1, 0.999, 0.001, 1.0, 1e-8, -1e-3)
     with pytest.raises(RuntimeError, match='one grad'):
