@@ -12,15 +12,17 @@
    threads, so the T-thread ratio shows the work threading adds (each
    thread packs its own copy of op(B)), not the wall-clock speed-up.  cr/fma = time of repdl_gemm_cr_f32 / time of repdl_gemm_f32
    (the issue's target: <= 2); exact = the share of outputs that took the
-   exact path (counted through REPDL_GEMM_CR_ON_EXACT).  Data: uniform in
+   exact path (counted through REPDL_GEMM_CR_ON_EXACT), refined = the share
+   that the rule flagged and the refined path decided (REPDL_GEMM_CR_ON_REFINE).  Data: uniform in
    [-1, 1), bias of the same law (a linear layer's forward). */
 #define _POSIX_C_SOURCE 200112L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long bench_exact;
+static unsigned long bench_exact, bench_refined;
 #define REPDL_GEMM_CR_ON_EXACT() __atomic_add_fetch(&bench_exact, 1ul, __ATOMIC_RELAXED)
+#define REPDL_GEMM_CR_ON_REFINE(ok) ((ok) ? __atomic_add_fetch(&bench_refined, 1ul, __ATOMIC_RELAXED) : 0ul)
 #include <repdl/gemm.h>
 #include <repdl/gemm_cr_threads.h>
 #include <repdl/gemm_threads.h>
@@ -84,13 +86,16 @@ static void row(const char *name, size_t M, size_t N, size_t K, int nth)
 {
     float *A = arr(M * K, 1u), *B = arr(K * N, 2u), *bias = arr(N, 3u), *C = arr(M * N, 4u);
     double flops = 2.0 * (double)M * (double)N * (double)K, tf, tc;
-    unsigned long e0;
+    unsigned long e0, r0;
     tf = time_one(W_FMA, nth, M, N, K, A, B, bias, C);
     e0 = bench_exact;
+    r0 = bench_refined;
     tc = time_one(W_CR, nth, M, N, K, A, B, bias, C);
-    printf("%-8s %5zu %5zu %5zu %dT  fma %8.3f ms  cr %8.3f ms  cr/fma %5.2f  exact %.2e",
+    printf("%-8s %5zu %5zu %5zu %dT  fma %8.3f ms  cr %8.3f ms  cr/fma %5.2f  exact %.2e  "
+           "refined %.2e",
            name, M, N, K, nth, tf * 1e3, tc * 1e3, tc / tf,
-           (double)(bench_exact - e0) / ((double)(reps + 1) * (double)M * (double)N));
+           (double)(bench_exact - e0) / ((double)(reps + 1) * (double)M * (double)N),
+           (double)(bench_refined - r0) / ((double)(reps + 1) * (double)M * (double)N));
 #ifdef REPDL_BENCH_OPENBLAS
     {
         double tb = time_one(W_BLAS, nth, M, N, K, A, B, bias, C);

@@ -61,8 +61,8 @@
    (in groups of column blocks of at most REPDL_GEMM_CR_WHOLE doubles),
    op(A) once per row block and group, and an MR x NR micro-kernel (x86
    with gcc or clang: AVX2 + FMA or AVX-512F chosen at run time as in
-   gemm.h, with AVX2 packing, norms and, for AVX-512, the rule and the
-   widening of op(A); elsewhere portable C) accumulates the binary64 sums;
+   gemm.h, with AVX2 packing, norms and, for AVX-512, the norms, the rule, the
+   refined path and the widening of op(A); elsewhere portable C) accumulates the binary64 sums;
    op(A) packed per K panel is prefetched one panel ahead, and the AVX-512
    kernel prefetches its strip of op(B) REPDL_GEMM_CR_BPF rows ahead (hints).  No kernel
    choice can change a bit: every accepted t was proven to round to RN(s).
@@ -281,7 +281,7 @@ repdl__gemm_cr_refine_avx512(size_t K, const float *a, const float *b, double *s
    sum and g = the binary64 sum of |r_i| give |e - sum r_i| <= gamma_(K+6)
    sum |r_i| <= (K + 16) (1 + 2^-8) 2^-53 g, and t = RN(sigma + e) adds
    2^-53 |t|.  With E = (K + 16) (1 + 2^-8) 2^-53 g + 2^-50 |t| the rule of
-   the header decides as before (docs/functions/gemm_cr.md, step 5).
+   the header decides as before (docs/functions/gemm_cr.md, step 4b).
    Returns 1 with *c = RN(s), or 0 (near a midpoint, a zero sum): the exact
    path. */
 REPDL_FN int repdl__gemm_cr_refine(int isa, size_t K, const float *a, size_t sa, const float *b,
@@ -520,6 +520,45 @@ repdl__gemm_cr_norms_avx2(size_t lines, size_t n, const float *x, size_t ld, dou
         s = (t[0] + t[1]) + (t[2] + t[3]);
         m = u[0];
         for (k = 1; k < 4; k++) m = u[k] > m ? u[k] : m;
+        for (k = nb; k < n; k++) {
+            double v = repdl__gemm_cr_abs(r[k]);
+            s += v;
+            m = v > m ? v : m;
+        }
+        l1[i] = s;
+        mx[i] = m;
+    }
+}
+
+/* The same norms, sixteen binary64 lanes per step (two of eight); the
+   zero-masked conversion with every lane set is the plain one (g++ warns
+   about the unmasked form's undefined source once inlined). */
+__attribute__((target("avx512f"))) static void
+repdl__gemm_cr_norms_avx512(size_t lines, size_t n, const float *x, size_t ld, double *l1,
+                            double *mx)
+{
+    const __m512i nosign = _mm512_set1_epi64(0x7fffffffffffffffll);
+    size_t i, k, nb = n & ~(size_t)15;
+    for (i = 0; i < lines; i++) {
+        const float *r = x + i * ld;
+        __m512d s0 = _mm512_setzero_pd(), s1 = s0, m0 = s0, m1 = s0;
+        double t[8], u[8], s, m;
+        for (k = 0; k < nb; k += 16) {
+            __m512d v0 = _mm512_castsi512_pd(_mm512_and_si512(
+                _mm512_castpd_si512(_mm512_maskz_cvtps_pd(0xff, _mm256_loadu_ps(r + k))), nosign));
+            __m512d v1 = _mm512_castsi512_pd(_mm512_and_si512(
+                _mm512_castpd_si512(_mm512_maskz_cvtps_pd(0xff, _mm256_loadu_ps(r + k + 8))),
+                nosign));
+            s0 = _mm512_add_pd(s0, v0);
+            s1 = _mm512_add_pd(s1, v1);
+            m0 = _mm512_maskz_max_pd(0xff, v0, m0);
+            m1 = _mm512_maskz_max_pd(0xff, v1, m1);
+        }
+        _mm512_storeu_pd(t, _mm512_add_pd(s0, s1));
+        _mm512_storeu_pd(u, _mm512_maskz_max_pd(0xff, m0, m1));
+        s = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+        m = u[0];
+        for (k = 1; k < 8; k++) m = u[k] > m ? u[k] : m;
         for (k = nb; k < n; k++) {
             double v = repdl__gemm_cr_abs(r[k]);
             s += v;
@@ -832,12 +871,14 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     babs = cbmax + N;
     flag = (unsigned char *)(babs + N);
 #if REPDL__GEMM_X86
-    if (isa >= 1 && !transA) repdl__gemm_cr_norms_avx2(M, K, A, lda, ra1, ramax);
+    if (isa == 2 && !transA) repdl__gemm_cr_norms_avx512(M, K, A, lda, ra1, ramax);
+    else if (isa >= 1 && !transA) repdl__gemm_cr_norms_avx2(M, K, A, lda, ra1, ramax);
     else
 #endif
         repdl__gemm_cr_norms(M, K, A, lda, transA, ra1, ramax);
 #if REPDL__GEMM_X86
-    if (isa >= 1 && transB) repdl__gemm_cr_norms_avx2(N, K, B, ldb, cb1, cbmax);
+    if (isa == 2 && transB) repdl__gemm_cr_norms_avx512(N, K, B, ldb, cb1, cbmax);
+    else if (isa >= 1 && transB) repdl__gemm_cr_norms_avx2(N, K, B, ldb, cb1, cbmax);
     else
 #endif
         repdl__gemm_cr_norms(N, K, B, ldb, !transB, cb1, cbmax);
