@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bench/attention/bench_attention.c: repdl attention forward and backward
-   (attention_threads.h), causal, batch 1, H heads, head_dim 64, at
+   (attention_threads.h), causal (ATTN_CAUSAL=0 in the environment: not),
+   batch 1, H heads, head_dim 64, at
    sequence lengths 128 .. 1024 and T threads.  Prints one line per
    (seq, threads): the median wall time of forward and backward in ms, and
    the median CPU time of the calling thread (the whole work when threads
@@ -32,6 +33,8 @@ int main(int argc, char **argv)
     static const size_t seqs[4] = {128, 256, 512, 1024};
     int reps = argc > 1 ? atoi(argv[1]) : 7, H = argc > 2 ? atoi(argv[2]) : 4;
     int threads[8] = {1, 2}, nt = 2, a, z, ti;
+    const char *ce = getenv("ATTN_CAUSAL");
+    int causal = !(ce && ce[0] == '0');
     splitmix64 r;
     if (argc > 3) {
         nt = 0;
@@ -39,7 +42,8 @@ int main(int argc, char **argv)
     }
     if (reps < 1 || reps > 101 || H < 1) return 2;
     splitmix64_seed(&r, 1);
-    printf("# repdl attention: batch 1, heads %d, head_dim 64, causal, median of %d (ms)\n", H, reps);
+    printf("# repdl attention: batch 1, heads %d, head_dim 64, %s, median of %d (ms)\n", H,
+           causal ? "causal" : "not causal", reps);
     printf("# seq threads forward_ms backward_ms forward_cpu_ms backward_cpu_ms\n");
     for (z = 0; z < 4; z++) {
         size_t n = seqs[z], d = 64, m = (size_t)H * n * d;
@@ -48,7 +52,7 @@ int main(int argc, char **argv)
               *g = rand_array(&r, m), *o = rand_array(&r, m), *l = rand_array(&r, (size_t)H * n),
               *dq = rand_array(&r, m), *dk = rand_array(&r, m), *dv = rand_array(&r, m);
         s.batch = 1; s.hq = s.hkv = (size_t)H; s.nq = s.nk = n; s.d = d;
-        s.q_pos0 = 0; s.kv_stride = 0; s.causal = 1;
+        s.q_pos0 = 0; s.kv_stride = 0; s.causal = causal;
         for (ti = 0; ti < nt; ti++) {
             double tf[101], tb[101], cf[101], cb[101];
             int i;

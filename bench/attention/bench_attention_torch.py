@@ -6,12 +6,14 @@ scaled_dot_product_attention; this is the computation of
 nn.MultiheadAttention's internals, F._scaled_dot_product_attention: one
 batched matmul for the scores, an additive causal mask, softmax, one
 batched matmul with v), forward, and its autograd backward (dq, dk, dv).
-Same shapes as bench_attention.c: batch 1, H heads, head_dim 64, causal.
+Same shapes as bench_attention.c: batch 1, H heads, head_dim 64, causal
+(ATTN_CAUSAL=0 in the environment: no mask).
 
     python3 bench_attention_torch.py [reps] [heads] [threads...]
 prints "seq threads forward_ms backward_ms forward_cpu_ms backward_cpu_ms"
 lines (medians, ms; cpu: time.thread_time of the calling thread, the whole
 work at 1 thread)."""
+import os
 import statistics
 import sys
 import time
@@ -23,13 +25,14 @@ def main():
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     heads = int(sys.argv[2]) if len(sys.argv) > 2 else 4
     threads = [int(t) for t in sys.argv[3:]] or [1, 2]
+    causal = os.environ.get("ATTN_CAUSAL", "1")[:1] != "0"
     print(f"# torch {torch.__version__} math attention: batch 1, heads {heads}, head_dim 64, "
-          f"causal, median of {reps} (ms)")
+          f"{'causal' if causal else 'not causal'}, median of {reps} (ms)")
     print("# seq threads forward_ms backward_ms forward_cpu_ms backward_cpu_ms")
     gen = torch.Generator().manual_seed(1)
     for n in (128, 256, 512, 1024):
         q0, k0, v0, g = (torch.rand(heads, n, 64, generator=gen) * 2 - 1 for _ in range(4))
-        mask = torch.full((n, n), float("-inf")).triu(1)
+        mask = torch.full((n, n), float("-inf")).triu(1) if causal else torch.zeros(n, n)
         for t in threads:
             torch.set_num_threads(t)
             tf, tb, cf, cb = [], [], [], []

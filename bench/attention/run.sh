@@ -3,7 +3,8 @@
 # bench/attention/run.sh: repdl attention (bench_attention.c) against the
 # PyTorch CPU anchor (bench_attention_torch.py) in the same run, and the
 # ratios repdl / torch (below 1: repdl faster).  Batch 1, H heads,
-# head_dim 64, causal, sequences 128 .. 1024, threads 1 and 2.
+# head_dim 64, causal (ATTN_CAUSAL=0 in the environment: not), sequences
+# 128 .. 1024, threads 1 and 2.
 #   bench/attention/run.sh [reps] [heads] [cflags...]    (defaults 7 4 -O3)
 # Takes a few minutes at the defaults on 2 cores.
 set -eu
