@@ -176,7 +176,7 @@ REPDL_API repdl_status repdl_gelu_array_f32(size_t n, const float *x, float *y)
     REPDL__FPENV_CHECK();
     if (n && (!x || !y)) return REPDL_ERR_INVALID;
     /* detail/gelu_vec.h: vectorized where the CPU allows, the same bits */
-    if (!repdl__gelu_vec_array(n, x, y, repdl__gelu_s_coeffs(0), repdl_gelu_f32)) {
+    if (!repdl__gelu_vec_array(n, x, y, repdl_gelu_f32)) {
         size_t i;
         for (i = 0; i < n; i++) y[i] = repdl_gelu_f32(x[i]);
     }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/math/test_gelu_vec.c: repdl_gelu_array_f32 (the vector body of
-   detail/gelu_vec.h where the CPU has AVX2 and FMA) against the scalar
-   repdl_gelu_f32, bit for bit, and the same for the backward array
-   repdl_gelu_backward_array_f32 against repdl_gelu_backward_f32; for the
-   backward also the double g before its rounding (check_g), against
-   activation.h's definition evaluated here by the scalar helpers.
+/* tests/math/test_gelu_vec.c: repdl_gelu_array_f32 (the vector bodies of
+   detail/gelu_vec.h where the CPU has AVX-512F, or AVX2 and FMA) against
+   the scalar repdl_gelu_f32, bit for bit, and the same for the backward
+   array repdl_gelu_backward_array_f32 against repdl_gelu_backward_f32;
+   for the backward also the double g before its rounding (check_g),
+   against activation.h's definition evaluated here by the scalar helpers.
 
      test_gelu_vec sample   (suite quick) every 4099th binary32 pattern,
                             every hard-case input of detail/geluf_hard.inc
@@ -12,14 +12,19 @@
                             piece boundaries with their neighbours, the
                             specials; arrays of every length 0..40 at 8
                             offsets (the tails), in place and out of place;
-                            about 0.1 s
-     test_gelu_vec all [T] [fwd]
+                            first through the public functions (the form
+                            the CPU gets), then each lower vector form
+                            called directly (AVX2 on an AVX-512 CPU);
+                            about 0.1 s a form
+     test_gelu_vec all [T] [fwd | both] [avx2 | avx512]
                             every one of the 2^32 patterns, T threads
-                            (default 2; fwd: the forward only); not in a
-                            suite: 36 s of CPU for fwd, about 110 s with
-                            the backward (gcc -O2, AMD EPYC)
-   Exit status 0 only when every compared element agrees; prints whether
-   the vector body ran (it does on any x86-64 CPU with AVX2 and FMA). */
+                            (default 2; fwd: the forward only), through the
+                            public functions or the named form called
+                            directly; not in a suite: about 36 s of CPU for
+                            fwd, 110 s with the backward (gcc -O2, AMD EPYC,
+                            AVX2 form; results/gelu-2026-11-29d.txt)
+   Exit status 0 only when every compared element agrees; prints which
+   vector form ran. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +36,26 @@ static const repdl__hardcase hard[] = {
 };
 
 static unsigned long long fails;
+/* The form under test: 0 the public array functions (dispatched), 1 the
+   AVX2 bodies, 2 the AVX-512 bodies of detail/gelu_vec.h, called directly
+   (only when the CPU has them). */
+static int form;
+static repdl_status fwd_array(size_t n, const float *x, float *y)
+{
+#if REPDL__GELU_X86
+    if (form == 1) { repdl__gelu_vec_avx2(n, x, y, repdl_gelu_f32); return REPDL_OK; }
+    if (form == 2) { repdl__gelu_vec_avx512(n, x, y, repdl_gelu_f32); return REPDL_OK; }
+#endif
+    return repdl_gelu_array_f32(n, x, y);
+}
+static repdl_status bwd_array(size_t n, const float *x, const float *dy, float *dx)
+{
+#if REPDL__GELU_X86
+    if (form == 1) { repdl__gelu_bwd_vec_avx2(n, x, dy, dx, repdl__gelu_q_coeffs()); return REPDL_OK; }
+    if (form == 2) { repdl__gelu_bwd_vec_avx512(n, x, dy, dx, repdl__gelu_q_coeffs()); return REPDL_OK; }
+#endif
+    return repdl_gelu_backward_array_f32(n, x, dy, dx);
+}
 #define BLK 4096
 static int with_backward = 1;   /* "all fwd": the forward only */
 
@@ -53,8 +78,8 @@ static unsigned long long check(const float *x, size_t n, float *y, float *dy, f
     unsigned long long bad = 0;
     size_t i;
     for (i = 0; i < n; i++) dy[i] = dx[i] = dy_of(bits(x[i]));
-    if (repdl_gelu_array_f32(n, x, y) != REPDL_OK) return n + 1;
-    if (with_backward && repdl_gelu_backward_array_f32(n, x, dy, dx) != REPDL_OK) return n + 1;
+    if (fwd_array(n, x, y) != REPDL_OK) return n + 1;
+    if (with_backward && bwd_array(n, x, dy, dx) != REPDL_OK) return n + 1;
     for (i = 0; i < n; i++) {
         uint32_t want = bits(repdl_gelu_f32(x[i]));
         uint32_t wantb = with_backward ? bits(repdl_gelu_backward_f32(x[i], dy[i])) : bits(dx[i]);
@@ -79,10 +104,13 @@ static unsigned long long check_g(const float *x, size_t n, float *xm, double *g
     unsigned long long bad = 0;
 #if REPDL__GELU_X86
     size_t i, m = 0;
+    int k;
     for (i = 0; i < n; i++)
         if ((bits(x[i]) & 0x7fffffffu) < 0x41700000u) xm[m++] = x[i];
-    if (!repdl__gelu_vec_isa()) return 0;
-    repdl__gelu_bwd_g_avx2(m, xm, g, repdl__gelu_q_coeffs());
+    k = form ? form : repdl__gelu_vec_isa();
+    if (k == 2) repdl__gelu_bwd_g_avx512(m, xm, g, repdl__gelu_q_coeffs());
+    else if (k == 1) repdl__gelu_bwd_g_avx2(m, xm, g, repdl__gelu_q_coeffs());
+    else return 0;
     for (i = 0; i < m; i++) {
         double u = repdl__f2d(repdl__asfloat(bits(xm[i]) & 0x7fffffffu)), e, q, phi, want;
         q = repdl__gelu_q(u, &e);
@@ -137,6 +165,7 @@ static int sample(void)
     uint64_t u;
     size_t k, n, off, hn = sizeof hard / sizeof hard[0];
     float buf[48], y[48], dy[48], dx[48], in[48];
+    memset(buf, 0, sizeof buf);   /* every element read is written first: the zeros quiet -Wmaybe-uninitialized */
     /* every 4099th pattern */
     for (u = 0; u < 0x100000000ull; u += 4099u) add((uint32_t)u);
     /* the hard cases and their neighbours, both signs */
@@ -162,8 +191,8 @@ static int sample(void)
             memcpy(in, buf + off, n * sizeof in[0]);
             for (k = 0; k < n; k++) dy[k] = dy_of(bits(in[k]));
             memcpy(dx, buf + off, n * sizeof dx[0]);
-            repdl_gelu_array_f32(n, buf + off, buf + off);              /* in place */
-            repdl_gelu_backward_array_f32(n, dx, dy, dx);              /* dx = x */
+            fwd_array(n, buf + off, buf + off);                         /* in place */
+            bwd_array(n, dx, dy, dx);                                   /* dx = x */
             for (k = 0; k < n; k++)
                 if (bits(buf[off + k]) != bits(repdl_gelu_f32(in[k])) ||
                     bits(dx[k]) != bits(repdl_gelu_backward_f32(in[k], dy[k]))) {
@@ -201,13 +230,18 @@ static void *run_all(void *p)
     return NULL;
 }
 
+static const char *form_name(int k)
+{
+    return k == 2 ? "AVX-512F" : k == 1 ? "AVX2+FMA" : "off: the scalar loops";
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "sample";
 #if REPDL__GELU_X86
-    int vec = repdl__gelu_vec_isa();
+    int isa = repdl__gelu_vec_isa();
 #else
-    int vec = 0;
+    int isa = 0;
 #endif
     if (!strcmp(mode, "all")) {
         unsigned nt = argc > 2 ? (unsigned)atoi(argv[2]) : 2u, t;
@@ -215,6 +249,13 @@ int main(int argc, char **argv)
         pthread_t th[64];
         if (nt < 1u || nt > 64u) nt = 2u;
         if (argc > 3 && !strcmp(argv[3], "fwd")) with_backward = 0;
+        if (argc > 4) {
+            form = !strcmp(argv[4], "avx2") ? 1 : !strcmp(argv[4], "avx512") ? 2 : -1;
+            if (form < 0 || form > isa) {
+                fprintf(stderr, "form %s: not available on this CPU (or this build)\n", argv[4]);
+                return 2;
+            }
+        }
         for (t = 0; t < nt; t++) {
             jobs[t].t = t;
             jobs[t].nt = nt;
@@ -224,14 +265,24 @@ int main(int argc, char **argv)
             pthread_join(th[t], NULL);
             fails += jobs[t].bad;
         }
-        printf("gelu array vs scalar, all 2^32 inputs (vector body %s): %llu differences\n",
-               vec ? "on" : "off", fails);
+        printf("gelu array vs scalar, all 2^32 inputs%s (vector body %s%s): %llu differences\n",
+               with_backward ? "" : " (forward only)", form_name(form ? form : isa),
+               form ? ", called directly" : "", fails);
     } else if (!strcmp(mode, "sample")) {
-        sample();
-        printf("gelu array vs scalar, sample (vector body %s): %llu differences\n",
-               vec ? "on" : "off", fails);
+        /* the public functions (the form the CPU gets), then each lower
+           vector form called directly */
+        for (form = 0; form < isa; form++) {
+            unsigned long long before = fails;
+            sample();
+            printf("gelu array vs scalar, sample (vector body %s%s): %llu differences\n",
+                   form_name(form ? form : isa), form ? ", called directly" : "", fails - before);
+        }
+        if (!isa) {
+            sample();
+            printf("gelu array vs scalar, sample (vector body %s): %llu differences\n", form_name(0), fails);
+        }
     } else {
-        fprintf(stderr, "usage: test_gelu_vec [sample | all [threads]]\n");
+        fprintf(stderr, "usage: test_gelu_vec [sample | all [threads] [fwd | both] [avx2 | avx512]]\n");
         return 2;
     }
     return fails ? 1 : 0;
