@@ -81,6 +81,7 @@ REPDL_API repdl_status repdl_linear_pack_f32(size_t K, size_t N, const float *W,
     if (!packed || cap < need || (N && K && !W)) return REPDL_ERR_INVALID;
     repdl__pack_header(K, N, h);
     memcpy(packed, h, sizeof h);
+    if (K == 0) return REPDL_OK; /* no panel data (W, maybe NULL, not read) */
     for (n0 = 0; n0 < N; n0 += REPDL__GEMVP_W) {
         size_t r = (N - n0 + REPDL__GEMVP_Q - 1) / REPDL__GEMVP_Q * REPDL__GEMVP_Q;
         size_t w = r < REPDL__GEMVP_W ? r : REPDL__GEMVP_W;
