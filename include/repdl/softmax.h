@@ -175,6 +175,48 @@ REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
     for (i = 0; i < n; i++) y[i] = repdl__fsub(y[i], ls);
 }
 
+/* Rows shorter than one chunk (0 < cols < REPDL__ARRAY_CHUNK) are taken
+   g = REPDL__ARRAY_CHUNK / cols at a time (nr <= g rows, nr x cols <=
+   REPDL__ARRAY_CHUNK elements): the exponentials of the whole group in
+   one pass of repdl_exp_array_f32 (one chunk) instead of a padded block
+   per row.  Each element is still repdl_exp_f32 of the same argument and
+   each row's sum still one leaf of the canonical tree over that row
+   alone, so every bit is that of the row functions above. */
+#define REPDL__SM_GROUP(cols) (REPDL__ARRAY_CHUNK / (cols))
+
+/* softmax or log_softmax of nr short rows (nr x n <= REPDL__ARRAY_CHUNK)
+   at x, y: every x of the group is read before any y is written (y may
+   be x). */
+REPDL_FN void repdl__softmax_group(const float *x, float *y, size_t nr, size_t n, int log)
+{
+    float d[REPDL__ARRAY_CHUNK], e[REPDL__ARRAY_CHUNK];
+    unsigned char ok[REPDL__ARRAY_CHUNK];
+    size_t r, i;
+    for (r = 0; r < nr; r++) {
+        const float *xr = x + r * n;
+        float m = repdl_max_f32(n, xr);
+        ok[r] = (unsigned char)repdl__sm_finite(m);
+        if (ok[r]) for (i = 0; i < n; i++) d[r * n + i] = repdl__fsub(xr[i], m);
+        else for (i = 0; i < n; i++) d[r * n + i] = 0.0f; /* unused: the row is NaN */
+    }
+    (void)repdl_exp_array_f32(nr * n, d, e);
+    for (r = 0; r < nr; r++) {
+        const float *er = e + r * n, *dr = d + r * n;
+        float *yr = y + r * n, s;
+        repdl__tree t;
+        if (!ok[r]) { repdl__sm_fill_nan(yr, n); continue; }
+        repdl__tree_init(&t);
+        repdl__tree_leaf_copy(&t, er, n); /* n < one leaf: repdl__softmax_pass's sum */
+        s = repdl__tree_root(&t);
+        if (log) {
+            float ls = repdl_log_f32(s);
+            for (i = 0; i < n; i++) yr[i] = repdl__fsub(dr[i], ls);
+        } else {
+            for (i = 0; i < n; i++) yr[i] = repdl__fdiv(er[i], s);
+        }
+    }
+}
+
 /* softmax (log == 0) or log_softmax (log == 1) of every row, with the
    checks of repdl__rows_check. */
 REPDL_FN repdl_status repdl__softmax_rows(size_t rows, size_t cols, const float *x, float *y,
@@ -183,6 +225,13 @@ REPDL_FN repdl_status repdl__softmax_rows(size_t rows, size_t cols, const float 
     size_t r;
     int go = repdl__rows_work(rows, cols, !x || !y);
     if (go != 1) return (repdl_status)go;
+    if (cols < REPDL__ARRAY_CHUNK) {
+        size_t g = REPDL__SM_GROUP(cols);
+        for (r = 0; r < rows; r += g)
+            repdl__softmax_group(x + r * cols, y + r * cols, rows - r < g ? rows - r : g, cols,
+                                 log);
+        return REPDL_OK;
+    }
     for (r = 0; r < rows; r++) {
         if (log) repdl__log_softmax_row(x + r * cols, y + r * cols, cols);
         else repdl__softmax_row(x + r * cols, y + r * cols, cols);
@@ -236,6 +285,26 @@ REPDL_API repdl_status repdl_log_softmax_backward_f32(size_t rows, size_t cols, 
     size_t r, i, k;
     int go = repdl__rows_work(rows, cols, !y || !dy || !dx);
     if (go != 1) return (repdl_status)go;
+    if (cols < REPDL__ARRAY_CHUNK) {
+        /* short rows by groups (REPDL__SM_GROUP): the exponentials of the
+           group's y first (dx may be y), then row by row its sum of dy
+           before its dx (dx may be dy) */
+        size_t g = REPDL__SM_GROUP(cols), nr;
+        for (r = 0; r < rows; r += nr) {
+            float p[REPDL__ARRAY_CHUNK];
+            nr = rows - r < g ? rows - r : g;
+            (void)repdl_exp_array_f32(nr * cols, y + r * cols, p);
+            for (k = 0; k < nr; k++) {
+                const float *gr = dy + (r + k) * cols;
+                float *o = dx + (r + k) * cols, *pk = p + k * cols;
+                float s = repdl__row_sum_f32(cols, gr); /* = repdl_sum_f32 */
+                for (i = 0; i < cols; i++) pk[i] = repdl__fmul(pk[i], s);
+                REPDL__MATERIALIZE(p); /* rounded products: no FMA with the next line */
+                for (i = 0; i < cols; i++) o[i] = repdl__canon(repdl__fsub(gr[i], pk[i]));
+            }
+        }
+        return REPDL_OK;
+    }
     for (r = 0; r < rows; r++) {
         const float *yr = y + r * cols, *gr = dy + r * cols;
         float *o = dx + r * cols;

@@ -492,6 +492,19 @@ static void check_short_flagged(void)
     }
 }
 
+/* short rows taken several at a time by softmax.h (REPDL__SM_GROUP: 256 /
+   cols rows a group): the MLP's 64 x 10, one group and a short second one
+   (cols 1, 300 rows), groups of 2 and 3 rows with a short last group
+   (cols 128, 85), one row a group (cols 129), every kind (specials inside
+   a group next to finite rows; a third of the kinds a shape) */
+static void check_short_groups(void)
+{
+    static const size_t shapes[][2] = {{64, 10}, {300, 1}, {7, 128}, {11, 85}, {5, 129}, {26, 10}};
+    for (size_t a = 0; a < sizeof shapes / sizeof shapes[0]; a++)
+        for (int kind = 0; kind < NKINDS; kind++)
+            if ((size_t)kind % 3 == a % 3) check_shape(shapes[a][0], shapes[a][1], kind);
+}
+
 /* losses and column sums over more than one leaf of rows (the canonical
    tree above a leaf), against the reference */
 static void check_many_rows(void)
@@ -677,6 +690,7 @@ int main(int argc, char **argv)
             }
     check_invariance();
     check_short_flagged();
+    check_short_groups();
     check_many_rows();
     check_batch_order();
     return check_summary("test_nn");
