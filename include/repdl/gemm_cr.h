@@ -319,7 +319,9 @@ REPDL_FN int repdl__gemm_cr_refine(int isa, size_t K, const float *a, size_t sa,
 
 /* ---- The fast path ---- */
 
-/* The micro-kernel: S (MR x nr doubles, ld lds) += the packed a panel
+/* The micro-kernel: S (MR x nr doubles, ld lds) = S0 (ld ld0: S itself
+   after the first K panel, the row of bias values with ld0 = 0 on the
+   first, so S never needs filling) + the packed a panel
    (MR rows of kc values, row i at a + i la) times the packed b panel
    (kc x nr, k-major), the panel's kc products summed from 0 first.  The
    portable and AVX2 kernels chain the kc products of an output, so a term
@@ -341,17 +343,18 @@ REPDL_FN int repdl__gemm_cr_refine(int isa, size_t K, const float *a, size_t sa,
                 for (j = 0; j < NR; j++) c[i][j] += a[i * la + k] * bk[j];       \
         }                                                                        \
         for (i = 0; i < REPDL__GEMM_CR_MR; i++)                                  \
-            for (j = 0; j < NR; j++) S[(size_t)i * lds + j] += c[i][j];          \
+            for (j = 0; j < NR; j++)                                             \
+                S[(size_t)i * lds + j] = S0[(size_t)i * ld0 + j] + c[i][j];      \
     }
 
 REPDL_FN void repdl__gemm_cr_ukr8(size_t kc, const double *a, size_t la, const double *b,
-                                  double *S, size_t lds)
+                                  double *S, size_t lds, const double *S0, size_t ld0)
 REPDL__GEMM_CR_UKR_BODY(8)
 
 #if REPDL__GEMM_X86
 __attribute__((target("avx2,fma"))) static void
 repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, size_t la, const double *b, double *S,
-                        size_t lds)
+                        size_t lds, const double *S0, size_t ld0)
 {
     __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     const double *a3 = a + 3 * la;
@@ -368,8 +371,8 @@ repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, size_t la, const double *b, 
 #undef REPDL__CRF
     }
 #define REPDL__CRS(i) \
-    _mm256_storeu_pd(S + i * lds, _mm256_add_pd(_mm256_loadu_pd(S + i * lds), c##i##0)); \
-    _mm256_storeu_pd(S + i * lds + 4, _mm256_add_pd(_mm256_loadu_pd(S + i * lds + 4), c##i##1));
+    _mm256_storeu_pd(S + i * lds, _mm256_add_pd(_mm256_loadu_pd(S0 + i * ld0), c##i##0)); \
+    _mm256_storeu_pd(S + i * lds + 4, _mm256_add_pd(_mm256_loadu_pd(S0 + i * ld0 + 4), c##i##1));
     REPDL__CRS(0) REPDL__CRS(1) REPDL__CRS(2) REPDL__CRS(3) REPDL__CRS(4) REPDL__CRS(5)
 #undef REPDL__CRS
 }
@@ -379,7 +382,7 @@ repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, size_t la, const double *b, 
    only inside the strip (a hint: no value depends on it). */
 __attribute__((target("avx512f"))) static void
 repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b, double *S,
-                          size_t lds)
+                          size_t lds, const double *S0, size_t ld0)
 {
     __m512d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     __m512d p00, p01, p10, p11, p20, p21, p30, p31, p40, p41, p50, p51;
@@ -413,8 +416,8 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b
 #undef REPDL__CRA
     }
 #define REPDL__CRS(i) \
-    _mm512_storeu_pd(S + i * lds, _mm512_add_pd(_mm512_loadu_pd(S + i * lds), c##i##0)); \
-    _mm512_storeu_pd(S + i * lds + 8, _mm512_add_pd(_mm512_loadu_pd(S + i * lds + 8), c##i##1));
+    _mm512_storeu_pd(S + i * lds, _mm512_add_pd(_mm512_loadu_pd(S0 + i * ld0), c##i##0)); \
+    _mm512_storeu_pd(S + i * lds + 8, _mm512_add_pd(_mm512_loadu_pd(S0 + i * ld0 + 8), c##i##1));
     REPDL__CRS(0) REPDL__CRS(1) REPDL__CRS(2) REPDL__CRS(3) REPDL__CRS(4) REPDL__CRS(5)
 #undef REPDL__CRS
 }
@@ -434,14 +437,14 @@ REPDL_FN size_t repdl__gemm_cr_depth(int isa, size_t K, size_t kc0)
 REPDL_FN int repdl__gemm_cr_nr(int isa) { return isa == 2 ? 16 : 8; }
 
 REPDL_FN void repdl__gemm_cr_ukr(int isa, size_t kc, const double *a, size_t la, const double *b,
-                                 double *S, size_t lds)
+                                 double *S, size_t lds, const double *S0, size_t ld0)
 {
 #if REPDL__GEMM_X86
-    if (isa == 2) { repdl__gemm_cr_ukr_avx512(kc, a, la, b, S, lds); return; }
-    if (isa == 1) { repdl__gemm_cr_ukr_avx2(kc, a, la, b, S, lds); return; }
+    if (isa == 2) { repdl__gemm_cr_ukr_avx512(kc, a, la, b, S, lds, S0, ld0); return; }
+    if (isa == 1) { repdl__gemm_cr_ukr_avx2(kc, a, la, b, S, lds, S0, ld0); return; }
 #endif
     (void)isa;
-    repdl__gemm_cr_ukr8(kc, a, la, b, S, lds);
+    repdl__gemm_cr_ukr8(kc, a, la, b, S, lds, S0, ld0);
 }
 
 /* |x| as a double, by the bits (no branch on the sign). */
@@ -816,10 +819,10 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     size_t mc0 = M < REPDL_GEMM_CR_MC ? M : REPDL_GEMM_CR_MC;
     size_t ncp = (nc0 + nr - 1) / nr * nr, mcp = (mc0 + MR - 1) / MR * MR;
     size_t sa = transA ? lda : 1, sb = transB ? 1 : ldb;
-    size_t nS = mcp * ncp, nA = mcp * kc0, nB, nstat = 2 * M + 3 * N + ncp / 8 + 1, words, t;
+    size_t nS = mcp * ncp + ncp, nA = mcp * kc0, nB, nstat = 2 * M + 3 * N + ncp / 8 + 1, words, t;
     size_t i, j, k, ic, jc, jb, pc, nblk, group;
     int whole;
-    double *S, *ap, *bp, *ra1, *ramax, *cb1, *cbmax, *babs;
+    double *S, *s0, *ap, *bp, *ra1, *ramax, *cb1, *cbmax, *babs;
     unsigned char *flag;
     /* The bound's factors (no hexadecimal literals: C++14): d (1 + 2^-8)
        2^-53 with d the depth of the fast path's summation tree
@@ -862,6 +865,7 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
         return;
     }
     S = (double *)(((uintptr_t)blk + 63) & ~(uintptr_t)63);
+    s0 = S + mcp * ncp; /* the first panel's sums start from this row */
     ap = S + nS;
     bp = ap + nA;
     ra1 = bp + nB * K;
@@ -946,8 +950,7 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                 size_t nc = N - jc < nc0 ? N - jc : nc0, ncr = (nc + nr - 1) / nr * nr;
                 const double *bj = bp + (jc - jb) / nc0 * K * ncp;
                 size_t ir, jr;
-                for (j = 0; j < ncr; j++) S[j] = (bias && j < nc) ? (double)bias[jc + j] : -0.0;
-                for (i = 1; i < mcr; i++) memcpy(S + i * ncr, S, ncr * sizeof(double));
+                for (j = 0; j < ncr; j++) s0[j] = (bias && j < nc) ? (double)bias[jc + j] : -0.0;
                 for (pc = 0; pc < K; pc += kc0) {
                     size_t kc = K - pc < kc0 ? K - pc : kc0;
                     const double *apc = whole ? ap + pc * mcr : ap;
@@ -975,7 +978,8 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                         }
                         for (ir = 0; ir < mcr; ir += MR)
                             repdl__gemm_cr_ukr(isa, kc, apc + ir * kc, kc,
-                                               bj + pc * ncr + jr * kc, S + ir * ncr + jr, ncr);
+                                               bj + pc * ncr + jr * kc, S + ir * ncr + jr, ncr,
+                                               pc ? S + ir * ncr + jr : s0 + jr, pc ? ncr : 0);
                     }
                 }
                 for (i = 0; i < mc; i++) {
