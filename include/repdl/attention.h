@@ -60,7 +60,8 @@
    about 2 d (nk + 16) + 2 nk floats (backward: also 64 G nq twice; on the
    host with gcc or clang also 4 nk floats and 4 nk bytes: rows of one
    head 4 at a time, the forward's p and the backward's dp), and for the
-   backward 2 batch hq nq nk floats (P and dS).
+   backward 2 c G nq nk floats (P and dS of c kv-head groups: as many as fit
+   in 8 MiB, at least 1, at most batch hkv)).
 
    Speed (docs/attention.md, "Speed"): on the host with gcc or clang every
    sum runs in vectors of 16 columns (AVX-512F, AVX2 or the baseline,
@@ -742,7 +743,8 @@ typedef struct repdl__attn {
     const float *q, *k, *v, *mask, *out, *lse, *dout;
     const unsigned char *keep;
     float *o_out, *o_lse, *dq, *dk, *dv;
-    float *P, *dS; /* backward: [batch][hq][nq][nk] */
+    float *P, *dS; /* backward: rows prow .. of [batch][hq][nq][nk] */
+    size_t prow;   /* the query row held in row 0 of P and dS */
 } repdl__attn;
 
 /* Per-thread workspace (floats unless said): T (REPDL__ATTN_SCRATCH),
@@ -1092,7 +1094,8 @@ REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, si
     size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d, i = u % nq, bh = u / nq, b = bh / a->s.hq,
            hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
     const float *go = a->dout + u * d, *o = a->out + u * d;
-    float *P = REPDL__OFFSET(a->P, u * nk), *dS = REPDL__OFFSET(a->dS, u * nk), lse = a->lse[u], D;
+    float *P = REPDL__OFFSET(a->P, (u - a->prow) * nk), *dS = REPDL__OFFSET(a->dS, (u - a->prow) * nk),
+          lse = a->lse[u], D;
     w->blk = (size_t)-1; /* row2 overwritten */
     if (!dotted) dp = w->row2;
     repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted);
@@ -1151,7 +1154,7 @@ REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size
             size_t e = repdl__attn_nseen(a, (u + q) % nq);
             xq[q] = a->q + (u + q) * d;
             gq[q] = a->dout + (u + q) * d;
-            sq[q] = a->P + (u + q) * nk;
+            sq[q] = a->P + (u + q - a->prow) * nk;
             dq[q] = w->rowq + q * nk;
             if (e > nmax) nmax = e;
         }
@@ -1164,11 +1167,11 @@ REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size
             for (j = 0; j < n && w->use[j]; j++) {}
             if (j < n || n > REPDL_SUM_LEAF) { /* alone */
                 float *g = a->dq + (u + q) * d;
-                repdl__attn_wsum(n, d, a->dS + (u + q) * nk, w->use, K, d, w->T, w->tr, g);
+                repdl__attn_wsum(n, d, a->dS + (u + q - a->prow) * nk, w->use, K, d, w->T, w->tr, g);
                 for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
                 continue;
             }
-            Wq[k] = a->dS + (u + q) * nk;
+            Wq[k] = a->dS + (u + q - a->prow) * nk;
             hiq[k] = n;
             outq[k] = a->dq + (u + q) * d;
             if (n > len) len = n;
@@ -1214,7 +1217,7 @@ REPDL_FN void repdl__attn_bwd_key_prep(const repdl__attn *a, repdl__attn_ws *w, 
             size_t i, g;
             for (i = 0, r = 0; i < nq; i++)
                 for (g = 0; g < G; g++, r++) {
-                    size_t row = u0 + g * nq + i;
+                    size_t row = u0 + g * nq + i - a->prow;
                     const float *ds = a->dS + row * nk + j0, *pp = a->P + row * nk + j0;
                     for (jj = 0; jj < jn; jj++) {
                         w->row[jj * (rows + REPDL__ATTN_PAD) + r] = ds[jj];
@@ -1298,7 +1301,7 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
                    first seen row grows with the key), all rows are read
                    otherwise */
                 size_t je = jb + REPDL__ATTN_VW < nk ? jb + REPDL__ATTN_VW : nk, jj, r0 = 0;
-                const float *ds = a->dS + u0 * nk + jb, *pp = a->P + u0 * nk + jb;
+                const float *ds = a->dS + (u0 - a->prow) * nk + jb, *pp = a->P + (u0 - a->prow) * nk + jb;
                 if (!a->mask && !a->keep && !(d % REPDL__ATTN_VW) && a->s.causal && jb > a->s.q_pos0)
                     r0 = jb - a->s.q_pos0 < rows ? (jb - a->s.q_pos0) / (4 * REPDL_SUM_LANES) * (4 * REPDL_SUM_LANES) : rows;
                 w->blk = (size_t)-1; /* row, row2 overwritten */
@@ -1408,6 +1411,7 @@ REPDL_FN repdl_status repdl__attn_setup(repdl__attn *a, const repdl_attention_sh
     a->keep = key_keep;
     a->out = a->lse = a->dout = NULL;
     a->o_out = a->o_lse = a->dq = a->dk = a->dv = a->P = a->dS = NULL;
+    a->prow = 0;
     if (*nrows && !q) return REPDL_ERR_INVALID;
     if (s->batch && s->hkv && s->nk && (!k || !v)) return REPDL_ERR_INVALID;
     return REPDL_OK;
@@ -1488,8 +1492,24 @@ REPDL_FN void repdl__attn_bwd_empty(const repdl__attn *a)
             }
 }
 
-/* P and dS of the backward (2 batch hq nq nk floats, one block; checked
-   by repdl__attn_bwd_setup): 0, or -1 when out of memory. */
+/* The backward runs its groups (the G nq query rows and the nk key rows
+   of one kv head) in chunks of this many whole groups: the most whose P
+   and dS fit in REPDL__ATTN_PM_BYTES, at least one.  Each group's rows
+   and keys read only the group's own P and dS rows, so one buffer of a
+   chunk's rows serves every chunk in turn (no page of it is faulted in
+   twice); the bits are those of any other chunking. */
+#ifndef REPDL__ATTN_PM_BYTES
+#define REPDL__ATTN_PM_BYTES ((size_t)8 << 20)
+#endif
+REPDL_FN size_t repdl__attn_bwd_chunk(const repdl__attn *a)
+{
+    size_t nh = a->s.batch * a->s.hkv, per = a->G * a->s.nq * a->s.nk, c; /* per <= batch hq nq nk */
+    c = per ? REPDL__ATTN_PM_BYTES / (2 * sizeof(float)) / per : nh;
+    return c < 1 ? 1 : c > nh ? nh : c;
+}
+
+/* P and dS of the backward for nrows query rows (2 nrows nk floats, one
+   block; checked by repdl__attn_bwd_setup): 0, or -1 when out of memory. */
 REPDL_FN int repdl__attn_pm_alloc(repdl__attn *a, size_t nrows)
 {
     size_t n = nrows * a->s.nk;
@@ -1508,7 +1528,7 @@ REPDL_API repdl_status repdl_attention_backward_f32(
     REPDL__FPENV_CHECK();
     repdl__attn a;
     repdl__attn_ws w;
-    size_t nrows, nkeys, nkr;
+    size_t nrows, nkeys, ch, gr, kh;
     repdl_status st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, dout,
                                             dq, dk, dv, &nrows, &nkeys);
     if (st != REPDL_OK) return st;
@@ -1516,14 +1536,19 @@ REPDL_API repdl_status repdl_attention_backward_f32(
         repdl__attn_bwd_empty(&a);
         return REPDL_OK;
     }
-    nkr = s->batch * s->hkv * s->nk;
+    ch = repdl__attn_bwd_chunk(&a);
+    gr = a.G * s->nq;
     if (repdl__attn_ws_init(&w, &a, 1)) return REPDL_ERR_NOMEM;
-    if (repdl__attn_pm_alloc(&a, nrows)) {
+    if (repdl__attn_pm_alloc(&a, ch * gr)) {
         repdl__attn_ws_free(&w);
         return REPDL_ERR_NOMEM;
     }
-    repdl__attn_bwd_rows(&a, &w, 0, nrows);
-    repdl__attn_bwd_keys(&a, &w, 0, nkr);
+    for (kh = 0; kh < s->batch * s->hkv; kh += ch) {
+        size_t ke = kh + ch < s->batch * s->hkv ? kh + ch : s->batch * s->hkv;
+        a.prow = kh * gr;
+        repdl__attn_bwd_rows(&a, &w, kh * gr, ke * gr);
+        repdl__attn_bwd_keys(&a, &w, kh * s->nk, ke * s->nk);
+    }
     free(a.P);
     repdl__attn_ws_free(&w);
     return REPDL_OK;

@@ -9,7 +9,8 @@
    (backward second phase: dk, dv) is computed whole by one thread with the
    row functions of attention.h, whose bits depend only on the row's own
    inputs (attention.h, "Definition").  The rows are cut into T contiguous
-   ranges; every workspace is taken before the first output is written
+   ranges (the backward's a chunk of whole kv-head groups at a time,
+   repdl__attn_bwd_chunk: first its query rows, then its key rows); every workspace is taken before the first output is written
    (REPDL_ERR_NOMEM otherwise, nothing written); a range whose thread
    cannot be created is computed by the caller.  T < 1 is 1; T is at most
    REPDL_ATTENTION_THREADS_MAX. */
@@ -47,12 +48,12 @@ static inline void *repdl__attn_job_run(void *arg)
     return NULL;
 }
 
-/* Runs the units [0, n) of a phase on T threads, contiguous ranges. */
-static inline void repdl__attn_run_phase(repdl__attn_job *job, int T, size_t n, int phase)
+/* Runs the units [lo, lo + n) of a phase on T threads, contiguous ranges. */
+static inline void repdl__attn_run_phase(repdl__attn_job *job, int T, size_t lo, size_t n, int phase)
 {
     pthread_t tid[REPDL_ATTENTION_THREADS_MAX];
     int started[REPDL_ATTENTION_THREADS_MAX];
-    size_t per = n / (size_t)T, extra = n % (size_t)T, lo = 0;
+    size_t per = n / (size_t)T, extra = n % (size_t)T;
     int t;
     for (t = 0; t < T; t++) {
         size_t cnt = per + ((size_t)t < extra ? 1 : 0);
@@ -112,7 +113,7 @@ REPDL_HOST_API repdl_status repdl_attention_forward_threads_f32(
     if (st != REPDL_OK || nrows == 0) return st;
     T = repdl__attn_threads(nthreads, nrows);
     if (repdl__attn_jobs_init(job, T, &a, 0)) return REPDL_ERR_NOMEM;
-    repdl__attn_run_phase(job, T, nrows, 0);
+    repdl__attn_run_phase(job, T, 0, nrows, 0);
     repdl__attn_jobs_free(job, T);
     return REPDL_OK;
 }
@@ -125,7 +126,7 @@ REPDL_HOST_API repdl_status repdl_attention_backward_threads_f32(
     REPDL__FPENV_CHECK();
     repdl__attn a;
     repdl__attn_job job[REPDL_ATTENTION_THREADS_MAX];
-    size_t nrows, nkeys, nkr;
+    size_t nrows, nkeys, nkr, nh, ch, gr, kh;
     int T;
     repdl_status st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, dout,
                                             dq, dk, dv, &nrows, &nkeys);
@@ -137,12 +138,19 @@ REPDL_HOST_API repdl_status repdl_attention_backward_threads_f32(
     nkr = s->batch * s->hkv * s->nk;
     T = repdl__attn_threads(nthreads, nrows > nkr ? nrows : nkr);
     if (repdl__attn_jobs_init(job, T, &a, 1)) return REPDL_ERR_NOMEM;
-    if (repdl__attn_pm_alloc(&a, nrows)) {
+    nh = s->batch * s->hkv;
+    ch = repdl__attn_bwd_chunk(&a); /* whole groups a chunk: one P, dS buffer for all */
+    gr = a.G * s->nq;
+    if (repdl__attn_pm_alloc(&a, ch * gr)) {
         repdl__attn_jobs_free(job, T);
         return REPDL_ERR_NOMEM;
     }
-    repdl__attn_run_phase(job, T, nrows, 1);
-    repdl__attn_run_phase(job, T, nkr, 2);
+    for (kh = 0; kh < nh; kh += ch) {
+        size_t ke = kh + ch < nh ? kh + ch : nh;
+        a.prow = kh * gr;
+        repdl__attn_run_phase(job, T, kh * gr, (ke - kh) * gr, 1);
+        repdl__attn_run_phase(job, T, kh * s->nk, (ke - kh) * s->nk, 2);
+    }
     free(a.P);
     repdl__attn_jobs_free(job, T);
     return REPDL_OK;
