@@ -1295,6 +1295,13 @@ class _Stack:
         # again for the modes below (their operations), as torch does
         _stack_set(self if _stack_len() else None)
         try:
+            if type(old) is mode:
+                # mode.__torch_dispatch__'s first branch, inline: an
+                # operation that passes (detach, t, view: about half of a
+                # training step's operations) costs one Python call less
+                rec = _REC.get(id(func))
+                if rec is not None and rec[0] == _PASS:
+                    return func(*args, **(kwargs or {}))
             return old.__torch_dispatch__(func, types, args, kwargs)
         finally:
             if not _stack_len():    # as torch's _push_mode (PyTorch restores it too)

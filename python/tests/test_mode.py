@@ -759,6 +759,44 @@ def test_dispatch_stack():
 
 # ---- CUDA tensors (the CUDA build of repdl._C) ----
 
+def test_dispatch_stack_passes():
+    """_Stack answers an operation that passes (t, detach, view) itself when
+    the innermost mode is exactly repdl.mode (the same call as mode's own
+    pass branch: PyTorch's result, a view of the same memory); a subclass
+    of repdl.mode that overrides __torch_dispatch__ still sees every
+    operation, passes included; a routed operation still takes repdl's
+    handler (repdl's bits, not PyTorch's)."""
+    M = sys.modules['repdl.mode']
+    if not M._STACK_OK:
+        import pytest
+        pytest.skip('this torch has not the dispatch stack functions repdl.mode uses')
+    g = torch.Generator().manual_seed(9)
+    x = torch.randn(33, 17, generator=g)
+    seen = []
+
+    class Counting(repdl.mode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(func.overloadpacket.__name__)
+            return super().__torch_dispatch__(func, types, args, kwargs)
+
+    with repdl.mode():
+        t, d, v = x.t(), x.detach(), x.view(17, 33)
+    assert t.data_ptr() == x.data_ptr() and t.stride() == (1, 17) and torch.equal(t, x.t())
+    assert d.data_ptr() == x.data_ptr() and not d.requires_grad and torch.equal(bits(d), bits(x))
+    assert v.data_ptr() == x.data_ptr() and v.shape == (17, 33)
+    with Counting():
+        x.t()
+        x.detach()
+        x.view(17, 33)
+        e = x.exp()
+    for name in ('t', 'detach', 'view', 'exp'):
+        assert name in seen, (name, seen)
+    assert torch.equal(bits(e), bits(ops.exp(x)))
+    with repdl.mode():
+        e2 = x.exp()
+    assert torch.equal(bits(e2), bits(ops.exp(x)))
+
+
 def test_cuda_routing_table():
     """Every repdl._C function that repdl.mode calls has a CUDA form in the
     CUDA build (python/repdl/csrc/cuda_ops.cpp's REPDL_PY_CUDA_DEF list and
