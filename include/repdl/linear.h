@@ -28,11 +28,14 @@
    NULL (skipped).  Sizes 0 are allowed (nothing read, pointers may be
    NULL); K == 0 gives y = b (or -0), dx has no element; M == 0 gives
    dW = -0 and db = -0.  Every NaN output is 0x7fc00000.  Outputs must not
-   overlap inputs.  dW, db with M > REPDL_MICROBATCH need scratch for the
-   tree (ceil(log2 G) + 2 vectors of dW's and db's sizes, G micro-batches,
-   malloc): when it cannot be had the call returns REPDL_ERR_NOMEM and
-   writes nothing (the out-of-memory rule of the batch order,
-   docs/canonical-order.md). */
+   overlap inputs.  db with M > REPDL_MICROBATCH, and dW with more than
+   16 micro-batches (M > 16 REPDL_MICROBATCH), need scratch for the tree
+   (ceil(log2 G) + 2 vectors of db's or dW's size, G micro-batches,
+   REPDL__ALLOC): when it cannot be had the call returns REPDL_ERR_NOMEM
+   and writes nothing (the out-of-memory rule of the batch order,
+   docs/canonical-order.md).  dW's tile trees keep at most 16 micro-batches'
+   tree in each register tile's L1 slots; their packing scratch (malloc)
+   missing, the same bits come from plain loops. */
 #ifndef REPDL_LINEAR_H
 #define REPDL_LINEAR_H
 
