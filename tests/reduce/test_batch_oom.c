@@ -52,9 +52,11 @@ typedef struct oom_case {
 
 static float *in_a, *in_b, *in_c, *in_d, *in_e;
 
-/* ---- the calls (sizes: more than one micro-batch, G = 3 or 5) ---- */
+/* ---- the calls (sizes: more than one micro-batch, G = 3 to 17) ---- */
 
-enum { LM = 40, LK = 5, LN = 7 };
+/* linear: 17 micro-batches (dW's tile trees hold 16 in registers; past
+   that their groups' nodes go to the heap tree, as db's micro-batches) */
+enum { LM = 264, LK = 5, LN = 7 };
 static repdl_status run_linear(const oom_case *c)
 {
     /* variant: 0 dx dW db, 1 dW, 2 db, 3 dW db */
