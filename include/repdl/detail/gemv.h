@@ -474,15 +474,21 @@ repdl__gemvp_slice_z(const int R, const int V, size_t n0, size_t N, size_t K, co
                      size_t ldy)
 {
     __m512 acc[4][REPDL__GEMV_RMAX];
-    float b0[64];
     __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32((int)REPDL_NAN_BITS));
-    size_t k, j;
+    size_t k;
     int v, m;
-    for (j = 0; j < 16 * (size_t)V; j++) b0[j] = (bias && n0 + j < N) ? bias[n0 + j] : -0.0f;
+    /* lanes n < N: bias[n] or -0 (masked loads: nothing read past N) */
     REPDL__GEMV_UNROLL
-    for (v = 0; v < V; v++)
+    for (v = 0; v < V; v++) {
+        size_t n = n0 + 16 * (size_t)v;
+        __mmask16 live = n + 16 <= N ? (__mmask16)0xffff
+                         : n < N   ? (__mmask16)((1u << (N - n)) - 1u)
+                                   : (__mmask16)0;
+        __m512 b0 = _mm512_set1_ps(-0.0f);
+        if (bias && live) b0 = _mm512_mask_loadu_ps(b0, live, bias + n);
         REPDL__GEMV_UNROLL
-        for (m = 0; m < R; m++) acc[v][m] = _mm512_loadu_ps(b0 + 16 * v);
+        for (m = 0; m < R; m++) acc[v][m] = b0;
+    }
     for (k = 0; k < K; k++) {
         const float *q = p + k * w;
         REPDL__GEMV_UNROLL
@@ -500,13 +506,11 @@ repdl__gemvp_slice_z(const int R, const int V, size_t n0, size_t N, size_t K, co
             __m512 r = acc[v][m];
             size_t n = n0 + 16 * (size_t)v;
             r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), qn);
-            if (n + 16 <= N) {
+            if (n + 16 <= N)
                 _mm512_storeu_ps(y + (size_t)m * ldy + n, r);
-            } else if (n < N) {
-                float o[16];
-                _mm512_storeu_ps(o, r);
-                for (j = 0; n + j < N; j++) y[(size_t)m * ldy + n + j] = o[j];
-            }
+            else if (n < N) /* masked: nothing written past N */
+                _mm512_mask_storeu_ps(y + (size_t)m * ldy + n,
+                                      (__mmask16)((1u << (N - n)) - 1u), r);
         }
 }
 
