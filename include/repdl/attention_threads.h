@@ -10,7 +10,8 @@
    row functions of attention.h, whose bits depend only on the row's own
    inputs (attention.h, "Definition").  The rows are cut into T contiguous
    ranges (the backward's a chunk of whole kv-head groups at a time,
-   repdl__attn_bwd_chunk: first its query rows, then its key rows); every workspace is taken before the first output is written
+   repdl__attn_bwd_chunk rounded to a multiple of T groups: first its
+   query rows, then its key rows); every workspace is taken before the first output is written
    (REPDL_ERR_NOMEM otherwise, nothing written); a range whose thread
    cannot be created is computed by the caller.  T < 1 is 1; T is at most
    REPDL_ATTENTION_THREADS_MAX. */
@@ -139,7 +140,13 @@ REPDL_HOST_API repdl_status repdl_attention_backward_threads_f32(
     T = repdl__attn_threads(nthreads, nrows > nkr ? nrows : nkr);
     if (repdl__attn_jobs_init(job, T, &a, 1)) return REPDL_ERR_NOMEM;
     nh = s->batch * s->hkv;
-    ch = repdl__attn_bwd_chunk(&a); /* whole groups a chunk: one P, dS buffer for all */
+    /* whole groups a chunk, one P, dS buffer for all; a multiple of T
+       groups when there are T, so that each thread's range is whole
+       groups (a causal group's rows cut in T ranges would not be: its
+       later rows see more keys, its earlier keys more rows) */
+    ch = repdl__attn_bwd_chunk(&a);
+    if (ch < (size_t)T) ch = (size_t)T < nh ? (size_t)T : nh;
+    else ch -= ch % (size_t)T;
     gr = a.G * s->nq;
     if (repdl__attn_pm_alloc(&a, ch * gr)) {
         repdl__attn_jobs_free(job, T);
