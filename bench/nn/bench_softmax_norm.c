@@ -31,12 +31,12 @@
 #endif
 
 static enum timer_clock bench_clock = TIMER_CPU; /* --wall: TIMER_WALL */
-enum { SOFTMAX, LOG_SOFTMAX, SOFTMAX_BW, LAYER_NORM, LAYER_NORM_BW, LN_PARAM_GRADS, LN_BW_ALL,
+enum { SOFTMAX, LOG_SOFTMAX, SOFTMAX_BW, LOG_SOFTMAX_BW, LAYER_NORM, LAYER_NORM_BW, LN_PARAM_GRADS, LN_BW_ALL,
        RMS_NORM, NOPS };
-static const char *names[NOPS] = {"softmax", "log_softmax", "softmax_bwd", "layer_norm",
+static const char *names[NOPS] = {"softmax", "log_softmax", "softmax_bwd", "log_softmax_bwd", "layer_norm",
                                   "layer_norm_bwd", "ln_dgamma_dbeta", "ln_bwd_all", "rms_norm"};
 /* arrays of rows x cols moved: read + written */
-static const int arrays[NOPS] = {2, 2, 3, 2, 3, 2, 3, 2};
+static const int arrays[NOPS] = {2, 2, 3, 3, 2, 3, 2, 3, 2};
 
 static size_t R, C;
 static float *x, *y, *dy, *dx, *g, *b, *mu, *rs, *pg, *pb;
@@ -48,6 +48,10 @@ static void run(int op, int naive)
     case LOG_SOFTMAX: naive ? naive_log_softmax(R, C, x, y) : (void)repdl_log_softmax_f32(R, C, x, y); break;
     case SOFTMAX_BW:
         naive ? naive_softmax_backward(R, C, y, dy, dx) : (void)repdl_softmax_backward_f32(R, C, y, dy, dx);
+        break;
+    case LOG_SOFTMAX_BW: /* y read as log-probabilities (any values: the same work) */
+        naive ? naive_log_softmax_backward(R, C, y, dy, dx)
+              : (void)repdl_log_softmax_backward_f32(R, C, y, dy, dx);
         break;
     case LAYER_NORM:
         naive ? naive_layer_norm(R, C, x, g, b, 1e-5f, y)
@@ -90,7 +94,8 @@ static double median_time(int op, int naive, int reps)
 
 int main(int argc, char **argv)
 {
-    static const size_t shapes[2][2] = {{4096, 1024}, {256, 32768}};
+    /* the last: a classifier's batch of 64 rows of 10 logits (short rows) */
+    static const size_t shapes[3][2] = {{4096, 1024}, {256, 32768}, {64, 10}};
     int reps = 15;
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
@@ -102,7 +107,7 @@ int main(int argc, char **argv)
            bench_clock == TIMER_WALL ? "wall" : "thread CPU", REPDL_BENCH_FLAGS);
     printf("%-15s %-12s %10s %10s %10s %10s %7s\n", "op", "shape", "repdl ms", "naive ms",
            "repdl GB/s", "naive GB/s", "ratio");
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 3; s++) {
         R = shapes[s][0];
         C = shapes[s][1];
         size_t n = R * C;
@@ -122,7 +127,7 @@ int main(int argc, char **argv)
             double bytes = (double)arrays[op] * n * 4;
             char shape[32];
             snprintf(shape, sizeof shape, "%zux%zu", R, C);
-            printf("%-15s %-12s %10.3f %10.3f %10.2f %10.2f %7.2f\n", names[op], shape, tr * 1e3,
+            printf("%-15s %-12s %10.4f %10.4f %10.2f %10.2f %7.2f\n", names[op], shape, tr * 1e3,
                    tn * 1e3, bytes / tr * 1e-9, bytes / tn * 1e-9, tn / tr);
             fflush(stdout);
         }

@@ -46,6 +46,16 @@ void naive_softmax_backward(size_t rows, size_t cols, const float *y, const floa
     }
 }
 
+void naive_log_softmax_backward(size_t rows, size_t cols, const float *y, const float *dy, float *dx)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const float *yr = y + r * cols, *g = dy + r * cols;
+        float s = 0.0f;
+        for (size_t i = 0; i < cols; i++) s += g[i];
+        for (size_t i = 0; i < cols; i++) dx[r * cols + i] = g[i] - expf(yr[i]) * s;
+    }
+}
+
 void naive_layer_norm(size_t rows, size_t cols, const float *x, const float *g, const float *b,
                       float eps, float *y)
 {

@@ -6,6 +6,7 @@
 void naive_softmax(size_t rows, size_t cols, const float *x, float *y);
 void naive_log_softmax(size_t rows, size_t cols, const float *x, float *y);
 void naive_softmax_backward(size_t rows, size_t cols, const float *y, const float *dy, float *dx);
+void naive_log_softmax_backward(size_t rows, size_t cols, const float *y, const float *dy, float *dx);
 void naive_layer_norm(size_t rows, size_t cols, const float *x, const float *g, const float *b,
                       float eps, float *y);
 void naive_layer_norm_backward(size_t rows, size_t cols, const float *x, const float *gam,
