@@ -275,6 +275,29 @@ REPDL_API repdl_status repdl_softmax_backward_f32(size_t rows, size_t cols, cons
     return REPDL_OK;
 }
 
+/* log_softmax_backward of rows shorter than one chunk, by groups
+   (REPDL__SM_GROUP): the exponentials of the group's y first (dx may be
+   y), then row by row its sum of dy before its dx (dx may be dy).  A
+   function of its own: the long-row loop below keeps its code. */
+REPDL_FN void repdl__log_softmax_bwd_groups(size_t rows, size_t cols, const float *y,
+                                            const float *dy, float *dx)
+{
+    size_t g = REPDL__SM_GROUP(cols), nr, r, k, i;
+    for (r = 0; r < rows; r += nr) {
+        float p[REPDL__ARRAY_CHUNK];
+        nr = rows - r < g ? rows - r : g;
+        (void)repdl_exp_array_f32(nr * cols, y + r * cols, p);
+        for (k = 0; k < nr; k++) {
+            const float *gr = dy + (r + k) * cols;
+            float *o = dx + (r + k) * cols, *pk = p + k * cols;
+            float s = repdl__row_sum_f32(cols, gr); /* = repdl_sum_f32 */
+            for (i = 0; i < cols; i++) pk[i] = repdl__fmul(pk[i], s);
+            REPDL__MATERIALIZE(p); /* rounded products: no FMA with the next line */
+            for (i = 0; i < cols; i++) o[i] = repdl__canon(repdl__fsub(gr[i], pk[i]));
+        }
+    }
+}
+
 /* dx = d log_softmax given y = log_softmax(x) and dy:
    dx_i = RN(dy_i - RN(repdl_exp_f32(y_i) * s)), s = repdl_sum_f32(n, dy).
    In place ok.  Status as softmax (y, dy, dx). */
@@ -286,23 +309,7 @@ REPDL_API repdl_status repdl_log_softmax_backward_f32(size_t rows, size_t cols, 
     int go = repdl__rows_work(rows, cols, !y || !dy || !dx);
     if (go != 1) return (repdl_status)go;
     if (cols < REPDL__ARRAY_CHUNK) {
-        /* short rows by groups (REPDL__SM_GROUP): the exponentials of the
-           group's y first (dx may be y), then row by row its sum of dy
-           before its dx (dx may be dy) */
-        size_t g = REPDL__SM_GROUP(cols), nr;
-        for (r = 0; r < rows; r += nr) {
-            float p[REPDL__ARRAY_CHUNK];
-            nr = rows - r < g ? rows - r : g;
-            (void)repdl_exp_array_f32(nr * cols, y + r * cols, p);
-            for (k = 0; k < nr; k++) {
-                const float *gr = dy + (r + k) * cols;
-                float *o = dx + (r + k) * cols, *pk = p + k * cols;
-                float s = repdl__row_sum_f32(cols, gr); /* = repdl_sum_f32 */
-                for (i = 0; i < cols; i++) pk[i] = repdl__fmul(pk[i], s);
-                REPDL__MATERIALIZE(p); /* rounded products: no FMA with the next line */
-                for (i = 0; i < cols; i++) o[i] = repdl__canon(repdl__fsub(gr[i], pk[i]));
-            }
-        }
+        repdl__log_softmax_bwd_groups(rows, cols, y, dy, dx);
         return REPDL_OK;
     }
     for (r = 0; r < rows; r++) {
