@@ -554,15 +554,23 @@ repdl__gemvp_slice_y(const int R, const int V, size_t n0, size_t N, size_t K, co
                      size_t ldy)
 {
     __m256 acc[8][REPDL__GEMV_RMAX];
-    float b0[64];
+    __m256i live[8];
     __m256 qn = _mm256_castsi256_ps(_mm256_set1_epi32((int)REPDL_NAN_BITS));
-    size_t k, j;
+    size_t k;
     int v, m;
-    for (j = 0; j < 8 * (size_t)V; j++) b0[j] = (bias && n0 + j < N) ? bias[n0 + j] : -0.0f;
+    /* live[v] lane j: output n0 + 8v + j < N; the bias or -0 there
+       (masked loads and stores: nothing read or written past N) */
     REPDL__GEMV_UNROLL
-    for (v = 0; v < V; v++)
+    for (v = 0; v < V; v++) {
+        size_t n = n0 + 8 * (size_t)v;
+        int c = n >= N ? 0 : N - n >= 8 ? 8 : (int)(N - n);
+        __m256 b0 = _mm256_set1_ps(-0.0f);
+        live[v] = _mm256_cmpgt_epi32(_mm256_set1_epi32(c), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        if (bias && c) b0 = _mm256_blendv_ps(b0, _mm256_maskload_ps(bias + n, live[v]),
+                                             _mm256_castsi256_ps(live[v]));
         REPDL__GEMV_UNROLL
-        for (m = 0; m < R; m++) acc[v][m] = _mm256_loadu_ps(b0 + 8 * v);
+        for (m = 0; m < R; m++) acc[v][m] = b0;
+    }
     for (k = 0; k < K; k++) {
         const float *q = p + k * w;
         REPDL__GEMV_UNROLL
@@ -580,13 +588,8 @@ repdl__gemvp_slice_y(const int R, const int V, size_t n0, size_t N, size_t K, co
             __m256 r = acc[v][m];
             size_t n = n0 + 8 * (size_t)v;
             r = _mm256_blendv_ps(r, qn, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
-            if (n + 8 <= N) {
-                _mm256_storeu_ps(y + (size_t)m * ldy + n, r);
-            } else if (n < N) {
-                float o[8];
-                _mm256_storeu_ps(o, r);
-                for (j = 0; n + j < N; j++) y[(size_t)m * ldy + n + j] = o[j];
-            }
+            if (n + 8 <= N) _mm256_storeu_ps(y + (size_t)m * ldy + n, r);
+            else if (n < N) _mm256_maskstore_ps(y + (size_t)m * ldy + n, live[v], r);
         }
 }
 
