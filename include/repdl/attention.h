@@ -269,25 +269,105 @@ REPDL__ATTN_AI size_t repdl__attn_vleaf_body(size_t j, size_t len, size_t nc, co
    RN(W[q][r] M[r][c]) when lo[q] <= r < hi[q] (every such row seen) and
    -0 otherwise, so leaf q is repdl__attn_vleaf_body's over W[q] with its
    other rows unseen, bit for bit; each row of M is loaded once for all q.
-   out[q][c] for the columns c < nc in whole vectors; returns those done. */
+   out[q][c] for the columns c < nc in whole vectors; returns those done.
+   Two vectors of columns a pass, lane by lane: a lane's value (the tree
+   of its groups of 4 rows, (x0 + x1) + (x2 + x3), x1 or x0) is built in
+   registers, so each weight W[q][r] is read once for 32 columns, and
+   only the 64 lanes' values go to A for the lane fold. */
 #define REPDL__ATTN_Q 4
+REPDL__ATTN_AI void repdl__attn_vleafq_lanes(int cw, size_t Lp, size_t len, size_t ng, size_t vg,
+                                             size_t g0, const float *const *Ws, const size_t *sl,
+                                             const size_t *sh, size_t maxlo, size_t minhi,
+                                             const float *M, size_t ldm, uint32_t ones,
+                                             repdl__attn_vf (*A)[REPDL_SUM_LANES][2])
+{
+    repdl__attn_vu keep, negu;
+    repdl__attn_vf neg;
+    const float *W0 = Ws[0], *W1 = Ws[1], *W2 = Ws[2], *W3 = Ws[3];
+    size_t l, g, vv;
+    int q, c;
+    for (c = 0; c < REPDL__ATTN_VW; c++) {
+        keep[c] = ones;
+        negu[c] = 0x80000000u;
+    }
+    neg = (repdl__attn_vf)negu;
+    for (l = 0; l < Lp; l++) {
+        repdl__attn_vf acc[REPDL__ATTN_Q][2], t01[REPDL__ATTN_Q][2];
+        for (q = 0; q < REPDL__ATTN_Q; q++) /* every value is set before it is read */
+            for (c = 0; c < 2; c++) acc[q][c] = t01[q][c] = neg;
+        for (g = 0; g < ng; g++) {
+            repdl__attn_vf x[REPDL__ATTN_Q][2], s0[REPDL__ATTN_Q][2], s1[REPDL__ATTN_Q][2];
+            for (q = 0; q < REPDL__ATTN_Q; q++)
+                for (c = 0; c < 2; c++) s0[q][c] = s1[q][c] = neg;
+            if (g < g0) { /* no slot sees a row of the group: its subtree is -0 */
+                for (q = 0; q < REPDL__ATTN_Q; q++)
+                    for (c = 0; c < cw; c++) x[q][c] = neg;
+            } else {
+                for (vv = 0; vv < vg; vv++) {
+                    size_t r = l + (4 * g + vv) * REPDL_SUM_LANES;
+                    repdl__attn_vf e[REPDL__ATTN_Q][2];
+                    if (r < len) {
+                        repdl__attn_vf m[2];
+                        for (c = 0; c < cw; c++)
+                            m[c] = *(const repdl__attn_vfu *)(M + r * ldm + c * REPDL__ATTN_VW);
+#define REPDL__ATTN_QT(Wq) ((repdl__attn_vf)((repdl__attn_vu)(m[c] * (Wq)[r]) & keep))
+                        if (r >= maxlo && r < minhi) { /* every slot sees row r */
+                            for (c = 0; c < cw; c++) {
+                                e[0][c] = REPDL__ATTN_QT(W0);
+                                e[1][c] = REPDL__ATTN_QT(W1);
+                                e[2][c] = REPDL__ATTN_QT(W2);
+                                e[3][c] = REPDL__ATTN_QT(W3);
+                            }
+                        } else {
+                            for (c = 0; c < cw; c++) {
+                                e[0][c] = r >= sl[0] && r < sh[0] ? REPDL__ATTN_QT(W0) : neg;
+                                e[1][c] = r >= sl[1] && r < sh[1] ? REPDL__ATTN_QT(W1) : neg;
+                                e[2][c] = r >= sl[2] && r < sh[2] ? REPDL__ATTN_QT(W2) : neg;
+                                e[3][c] = r >= sl[3] && r < sh[3] ? REPDL__ATTN_QT(W3) : neg;
+                            }
+                        }
+#undef REPDL__ATTN_QT
+                    } else {
+                        for (q = 0; q < REPDL__ATTN_Q; q++)
+                            for (c = 0; c < cw; c++) e[q][c] = neg;
+                    }
+                    /* the group's tree: e0, e0 + e1, or (e0 + e1) + (e2 + e3) */
+                    for (q = 0; q < REPDL__ATTN_Q; q++)
+                        for (c = 0; c < cw; c++) {
+                            if (vv == 0) s0[q][c] = e[q][c];
+                            else if (vv == 1) s0[q][c] = s0[q][c] + e[q][c];
+                            else if (vv == 2) s1[q][c] = e[q][c];
+                            else s1[q][c] = s1[q][c] + e[q][c];
+                        }
+                }
+                for (q = 0; q < REPDL__ATTN_Q; q++)
+                    for (c = 0; c < cw; c++) x[q][c] = vg == 4 ? s0[q][c] + s1[q][c] : s0[q][c];
+            }
+            /* the lane's tree over its groups: x0; x0 + x1; (x0 + x1) + (x2 + x3) */
+            for (q = 0; q < REPDL__ATTN_Q; q++)
+                for (c = 0; c < cw; c++) {
+                    if (g == 0) t01[q][c] = x[q][c];
+                    else if (g == 1) t01[q][c] = t01[q][c] + x[q][c];
+                    else if (g == 2) acc[q][c] = x[q][c];
+                    else acc[q][c] = t01[q][c] + (acc[q][c] + x[q][c]);
+                }
+        }
+        for (q = 0; q < REPDL__ATTN_Q; q++)
+            for (c = 0; c < cw; c++) A[q][l][c] = ng == 4 ? acc[q][c] : t01[q][c];
+    }
+}
+
 REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
                                               const float *const *W, const size_t *lo,
                                               const size_t *hi, const float *M, size_t ldm,
                                               float *const *out)
 {
-    repdl__attn_vu keep, negu;
-    repdl__attn_vf neg, root, A[REPDL__ATTN_Q][REPDL_SUM_LANES], B[REPDL__ATTN_Q][REPDL_SUM_LANES];
+    repdl__attn_vf root, A[REPDL__ATTN_Q][REPDL_SUM_LANES][2];
     uint32_t ones = repdl__opaque_ones();
-    size_t c0, l, q, Lp = 1, nvp = 1, ng, vg, g, g0, vv, sl[REPDL__ATTN_Q], sh[REPDL__ATTN_Q],
+    size_t c0, q, Lp = 1, nvp = 1, ng, vg, g0, sl[REPDL__ATTN_Q], sh[REPDL__ATTN_Q],
         maxlo = 0, minlo = (size_t)-1, minhi = (size_t)-1;
-    const float *Ws[REPDL__ATTN_Q], *W0, *W1, *W2, *W3;
-    int i;
-    for (i = 0; i < REPDL__ATTN_VW; i++) {
-        keep[i] = ones;
-        negu[i] = 0x80000000u;
-    }
-    neg = (repdl__attn_vf)negu;
+    const float *Ws[REPDL__ATTN_Q];
+    int c, cw = 1;
     while (Lp < len && Lp < REPDL_SUM_LANES) Lp *= 2;
     while (nvp * REPDL_SUM_LANES < len) nvp *= 2;
     /* slots past nq4 repeat slot 0 (computed, never stored) */
@@ -300,70 +380,35 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
         if (sl[q] < minlo) minlo = sl[q];
         if (sh[q] < minhi) minhi = sh[q];
     }
-    W0 = Ws[0];
-    W1 = Ws[1];
-    W2 = Ws[2];
-    W3 = Ws[3];
     ng = nvp <= 4 ? 1 : nvp / 4; /* groups of vg rows a lane */
     vg = nvp <= 4 ? nvp : 4;
     /* Groups g < g0 (rows below 4 g0 64) hold no seen row of any slot:
-       every term of theirs is -0, so their subtrees are -0 and are not
-       computed; A and B start at -0 instead, and -0 + x == x gives the
-       nodes that combine them with the later groups bit for bit. */
+       every term of theirs is -0, so their subtrees are -0 */
     g0 = ng > 1 ? minlo / (4 * REPDL_SUM_LANES) : 0;
     if (g0 >= ng) g0 = ng - 1;
-    for (c0 = 0; c0 + REPDL__ATTN_VW <= nc; c0 += REPDL__ATTN_VW, M += REPDL__ATTN_VW) {
-        if (g0)
-            for (q = 0; q < REPDL__ATTN_Q; q++)
-                for (l = 0; l < Lp; l++) A[q][l] = B[q][l] = neg;
-        for (g = g0; g < ng; g++)
-            for (l = 0; l < Lp; l++) {
-                repdl__attn_vf e[REPDL__ATTN_Q][4], x;
-                for (vv = 0; vv < 4; vv++) {
-                    size_t r = l + (4 * g + vv) * REPDL_SUM_LANES;
-                    if (vv < vg && r < len) {
-                        repdl__attn_vf m = *(const repdl__attn_vfu *)(M + r * ldm);
-#define REPDL__ATTN_QT(q, Wq) ((repdl__attn_vf)((repdl__attn_vu)(m * (Wq)[r]) & keep))
-                        if (r >= maxlo && r < minhi) { /* every slot sees row r */
-                            e[0][vv] = REPDL__ATTN_QT(0, W0);
-                            e[1][vv] = REPDL__ATTN_QT(1, W1);
-                            e[2][vv] = REPDL__ATTN_QT(2, W2);
-                            e[3][vv] = REPDL__ATTN_QT(3, W3);
-                        } else {
-                            e[0][vv] = r >= sl[0] && r < sh[0] ? REPDL__ATTN_QT(0, W0) : neg;
-                            e[1][vv] = r >= sl[1] && r < sh[1] ? REPDL__ATTN_QT(1, W1) : neg;
-                            e[2][vv] = r >= sl[2] && r < sh[2] ? REPDL__ATTN_QT(2, W2) : neg;
-                            e[3][vv] = r >= sl[3] && r < sh[3] ? REPDL__ATTN_QT(3, W3) : neg;
-                        }
-#undef REPDL__ATTN_QT
-                    } else {
-                        for (q = 0; q < REPDL__ATTN_Q; q++) e[q][vv] = neg;
-                    }
+    for (c0 = 0; c0 + REPDL__ATTN_VW <= nc; c0 += (size_t)cw * REPDL__ATTN_VW) {
+        cw = c0 + 2 * REPDL__ATTN_VW <= nc ? 2 : 1;
+        if (cw == 2)
+            repdl__attn_vleafq_lanes(2, Lp, len, ng, vg, g0, Ws, sl, sh, maxlo, minhi, M + c0,
+                                     ldm, ones, A);
+        else
+            repdl__attn_vleafq_lanes(1, Lp, len, ng, vg, g0, Ws, sl, sh, maxlo, minhi, M + c0,
+                                     ldm, ones, A);
+        for (q = 0; q < nq4; q++)
+            for (c = 0; c < cw; c++) {
+#define REPDL__ATTN_P(l) A[q][l][c]
+                switch (Lp) {
+                case 1: root = REPDL__ATTN_P(0); break;
+                case 2: root = REPDL__ATTN_F2(REPDL__ATTN_P, 0, 1); break;
+                case 4: root = REPDL__ATTN_F4(REPDL__ATTN_P, 0, 1); break;
+                case 8: root = REPDL__ATTN_F8(REPDL__ATTN_P, 0, 1); break;
+                case 16: root = REPDL__ATTN_F16(REPDL__ATTN_P, 0, 1); break;
+                case 32: root = REPDL__ATTN_F32(REPDL__ATTN_P, 0, 1); break;
+                default: root = REPDL__ATTN_F64(REPDL__ATTN_P, 0, 1); break;
                 }
-                for (q = 0; q < REPDL__ATTN_Q; q++) {
-                    if (vg == 1) x = e[q][0];
-                    else if (vg == 2) x = e[q][0] + e[q][1];
-                    else x = (e[q][0] + e[q][1]) + (e[q][2] + e[q][3]);
-                    if (g == 0) A[q][l] = x;
-                    else if (g == 1) A[q][l] = A[q][l] + x;
-                    else if (g == 2) B[q][l] = x;
-                    else A[q][l] = A[q][l] + (B[q][l] + x);
-                }
-            }
-        for (q = 0; q < nq4; q++) {
-#define REPDL__ATTN_P(l) A[q][l]
-            switch (Lp) {
-            case 1: root = REPDL__ATTN_P(0); break;
-            case 2: root = REPDL__ATTN_F2(REPDL__ATTN_P, 0, 1); break;
-            case 4: root = REPDL__ATTN_F4(REPDL__ATTN_P, 0, 1); break;
-            case 8: root = REPDL__ATTN_F8(REPDL__ATTN_P, 0, 1); break;
-            case 16: root = REPDL__ATTN_F16(REPDL__ATTN_P, 0, 1); break;
-            case 32: root = REPDL__ATTN_F32(REPDL__ATTN_P, 0, 1); break;
-            default: root = REPDL__ATTN_F64(REPDL__ATTN_P, 0, 1); break;
-            }
 #undef REPDL__ATTN_P
-            memcpy(out[q] + c0, &root, sizeof root);
-        }
+                memcpy(out[q] + c0 + (size_t)c * REPDL__ATTN_VW, &root, sizeof root);
+            }
     }
     return c0;
 }

@@ -214,6 +214,13 @@ static void test_reference(void)
     check_ref("causal groups 260 rows d20", shp(1, 4, 2, 130, 140, 20, 10, 0, 1), 0, 0, 0);
     check_ref("causal 66 d32 groups", shp(1, 3, 1, 66, 86, 32, 20, 0, 1), 0, 0, 0);
     check_ref("causal 270 d64 stride", shp(1, 1, 1, 270, 270, 64, 0, 280, 1), 0, 0, 0);
+    /* the 4-row and 4-key leaves over more than 768 rows (13 to 16 rows a
+       lane: the lane's tree (x0 + x1) + (x2 + x3) over its 4 groups of 4),
+       two vectors of columns a pass: dq of 4 queries seeing 797 to 800
+       keys, and dk, dv over 8 x 100 grouped rows (causal: the first groups
+       of 256 rows skipped for the later keys) */
+    check_ref("dq over 800 keys d32", shp(1, 1, 1, 4, 800, 32, 796, 0, 1), 0, 0, 0);
+    check_ref("causal 800 group rows d16", shp(1, 8, 1, 100, 100, 16, 0, 0, 1), 0, 0, 0);
 }
 
 /* A query range [q0, q0 + c) of p's queries as a problem of its own: the
