@@ -844,10 +844,69 @@ typedef struct kvdec {
     repdl_kv_cache *c; /* [L] */
     float *buf;        /* keys and values of every layer */
     ws w;              /* activations of B sequences of at most N tokens */
+    float **pw;        /* [4 L + 1]: the packed weights (kvdec_pack), or NULL */
 } kvdec;
+
+/* The weights of a product of kvdec_step: layer l's qkv, proj, fc and out
+   (4 l + 0..3), the tied head (4 L). */
+static const int kv_pw_kind[4] = { T_QKVW, T_PROJW, T_FCW, T_OUTW };
+
+static void kvdec_unpack(kvdec *d, const model *m)
+{
+    size_t i;
+    if (!d->pw) return;
+    for (i = 0; i < 4 * m->L + 1; i++) free(d->pw[i]);
+    free(d->pw);
+    d->pw = NULL;
+}
+
+/* Packs every weight of kvdec_step from P (repdl/linear_pack.h), so that
+   decoding one token reads each weight as one sequential stream; the
+   packed forward gives repdl_linear_forward_f32's bits for any M.  Called
+   at the start of each decoding (P may change between them); with --gemm
+   cr, or when memory is short, nothing is packed and the products run
+   unpacked (the same bits). */
+static void kvdec_pack(kvdec *d, const model *m, const float *P)
+{
+    size_t i, n = 4 * m->L + 1, D = m->D;
+    kvdec_unpack(d, m);
+    if (g_gemm_cr) return;
+    d->pw = (float **)calloc(n, sizeof *d->pw);
+    if (!d->pw) return;
+    for (i = 0; i < n; i++) {
+        size_t K = D, N = D, floats;
+        const float *W = P + m->off[t_wte()];
+        if (i < 4 * m->L) {
+            int k = kv_pw_kind[i % 4];
+            W = P + m->off[t_layer(i / 4, k)];
+            if (k == T_QKVW) N = 3 * D;
+            else if (k == T_FCW) N = 4 * D;
+            else if (k == T_OUTW) K = 4 * D;
+        } else {
+            N = VOCAB;
+        }
+        if (repdl_linear_pack_size_f32(K, N, &floats) != REPDL_OK ||
+            !(d->pw[i] = (float *)malloc(floats * sizeof(float))) ||
+            repdl_linear_pack_f32(K, N, W, d->pw[i], floats) != REPDL_OK) {
+            kvdec_unpack(d, m);
+            return;
+        }
+    }
+}
+
+/* lin_fwd through the packed weight i where it pays: at most 4 rows
+   (docs/bench-linalg.md: more rows run the blocked product panel by
+   panel) */
+static repdl_status kv_lin(const kvdec *d, size_t i, size_t M, size_t K, size_t N,
+                           const float *x, const float *W, const float *b, float *y)
+{
+    if (d->pw && M <= 4) return repdl_linear_forward_packed_f32(M, K, N, x, d->pw[i], b, y);
+    return lin_fwd(M, K, N, x, W, b, y);
+}
 
 static void kvdec_free(kvdec *d, const model *m)
 {
+    kvdec_unpack(d, m);
     ws_free(&d->w, m);
     free(d->c);
     free(d->buf);
@@ -892,7 +951,7 @@ static repdl_status kvdec_step(const model *m, const float *P, kvdec *d, size_t 
         float *next = l + 1 < m->L ? w->la[l + 1].x : w->xL;
 #define TP(k) (P + m->off[t_layer(l, k)])
         TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, a->x, TP(T_LN1G), TP(T_LN1B), a->h1, a->mean1, a->rstd1));
-        TRY(lin_fwd(T, D, 3 * D, a->h1, TP(T_QKVW), TP(T_QKVB), a->qkv));
+        TRY(kv_lin(d, 4 * l, T, D, 3 * D, a->h1, TP(T_QKVW), TP(T_QKVB), a->qkv));
         heads_copy(m, B, c, 0, a->qkv, a->q, 1, 3 * D);
         heads_copy(m, B, c, 1, a->qkv, a->k, 1, 3 * D);
         heads_copy(m, B, c, 2, a->qkv, a->v, 1, 3 * D);
@@ -910,18 +969,18 @@ static repdl_status kvdec_step(const model *m, const float *P, kvdec *d, size_t 
         }
         TRY(repdl_kv_cache_attend_f32(&d->c[l], H, c, m->scale, a->q, NULL, keep, a->o, NULL));
         heads_copy(m, B, c, 0, a->a, a->o, 0, D);
-        TRY(lin_fwd(T, D, D, a->a, TP(T_PROJW), TP(T_PROJB), a->x2));
+        TRY(kv_lin(d, 4 * l + 1, T, D, D, a->a, TP(T_PROJW), TP(T_PROJB), a->x2));
         TRY(repdl_add_f32(T * D, a->x, a->x2, a->x2));
         TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, a->x2, TP(T_LN2G), TP(T_LN2B), a->h2, a->mean2, a->rstd2));
-        TRY(lin_fwd(T, D, 4 * D, a->h2, TP(T_FCW), TP(T_FCB), a->f));
+        TRY(kv_lin(d, 4 * l + 2, T, D, 4 * D, a->h2, TP(T_FCW), TP(T_FCB), a->f));
         TRY(repdl_gelu_array_f32(T * 4 * D, a->f, a->g));
-        TRY(lin_fwd(T, 4 * D, D, a->g, TP(T_OUTW), TP(T_OUTB), next));
+        TRY(kv_lin(d, 4 * l + 3, T, 4 * D, D, a->g, TP(T_OUTW), TP(T_OUTB), next));
         TRY(repdl_add_f32(T * D, a->x2, next, next));
 #undef TP
     }
     TRY(repdl_layer_norm_forward_f32(T, D, 1e-5f, w->xL, P + m->off[t_lnfg(m)],
                                      P + m->off[t_lnfg(m) + 1], w->hf, w->meanf, w->rstdf));
-    TRY(lin_fwd(T, D, VOCAB, w->hf, P + m->off[t_wte()], NULL, w->logits));
+    TRY(kv_lin(d, 4 * m->L, T, D, VOCAB, w->hf, P + m->off[t_wte()], NULL, w->logits));
     return REPDL_OK;
 }
 
@@ -938,6 +997,7 @@ static int greedy_cached(const model *m, const float *P, kvdec *d, const unsigne
     size_t N = m->N, cap = plen + SAMPLE_LEN, len = plen, k;
     unsigned char *seq = (unsigned char *)malloc(cap);
     if (!seq) return -1;
+    kvdec_pack(d, m, P);
     memcpy(seq, prompt, plen);
     for (k = 0; k < SAMPLE_LEN; k++) {
         size_t rows, i, a;
@@ -1018,6 +1078,7 @@ static repdl_status serve_cached(const model *m, const float *P, kvdec *d, const
     for (b = 0; b < B; b++)
         if (ss->len[first + b] > T) T = ss->len[first + b];
     if (kvdec_reset(d, m)) return REPDL_ERR_INVALID;
+    kvdec_pack(d, m, P);
     for (b = 0; b < B; b++)
         for (t = 0; t < N; t++) keep[b * N + t] = (unsigned char)(t < ss->len[first + b]);
     for (t0 = 0; t0 < T; t0 += chunk ? chunk : T) {
