@@ -32,8 +32,11 @@ times in ms of each of `steps` steps (default 10) after 2 warm-up steps
 (wall = time.perf_counter, cpu = time.process_time: all of the process's
 threads); policy is the OpenMP wait policy the process was started with
 (OMP_WAIT_POLICY, read by the OpenMP runtime at start: "passive" workers
-sleep while waiting, "active" spin, "default" the runtime's choice).  The
-data are random bytes (the time of a step does not depend on them)."""
+sleep while waiting, "active" spin, "default" the runtime's choice).  Run
+it with OPENBLAS_NUM_THREADS set to the thread count (gpt_step.sh does, one
+process per count): Debian's torch calls OpenBLAS-pthread, whose own pool
+torch.set_num_threads does not limit.  The data are random bytes (the time
+of a step does not depend on them)."""
 import math
 import os
 import statistics

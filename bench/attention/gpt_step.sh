@@ -17,7 +17,11 @@
 # attention forms (math: RoPE + baddbmm/softmax/bmm; mha:
 # nn.MultiheadAttention, no RoPE) at 1 and 2 threads with the OpenMP
 # workers passive (OMP_WAIT_POLICY=passive: they sleep rather than spin,
-# so the CPU time is the work); with GPT_STEP_ACTIVE=1 also the mha form
+# so the CPU time is the work), one process per thread count with
+# OPENBLAS_NUM_THREADS the same (Debian's torch calls OpenBLAS-pthread,
+# whose own pool of nproc threads torch.set_num_threads does not limit:
+# without it the "1-thread" torch step ran on 2 cores, 206 ms of CPU in 127
+# ms of wall, against 147 ms of CPU with it); with GPT_STEP_ACTIVE=1 also the mha form
 # at 2 threads with spinning workers (active: the fastest wall on an idle
 # machine; on a loaded one its workers spin while waiting for a core, a
 # 0.2 s step then takes seconds).
@@ -60,9 +64,14 @@ for r in $(seq "$reps"); do
         "$exe" --steps "$steps" --threads "$t" --quiet --time 2>&1 > /dev/null |
             awk -v t="$t" '$1 == "step_time" && $2 > 1 { print "repdl", t, $3, $4 }' >> "$tmp/steps"
     done
-    OMP_WAIT_POLICY=passive "$py" "$here/bench_gpt_torch.py" "$steps" 1 2 --attn both --raw > "$tmp/t$r"
+    : > "$tmp/t$r"
+    for t in 1 2; do
+        OPENBLAS_NUM_THREADS=$t OMP_WAIT_POLICY=passive "$py" "$here/bench_gpt_torch.py" "$steps" "$t" \
+            --attn both --raw >> "$tmp/t$r"
+    done
     if [ "${GPT_STEP_ACTIVE:-0}" = 1 ]; then
-        OMP_WAIT_POLICY=active "$py" "$here/bench_gpt_torch.py" "$steps" 2 --attn mha --raw >> "$tmp/t$r"
+        OPENBLAS_NUM_THREADS=2 OMP_WAIT_POLICY=active "$py" "$here/bench_gpt_torch.py" "$steps" 2 \
+            --attn mha --raw >> "$tmp/t$r"
     fi
     grep -m1 '^# torch' "$tmp/t$r" > "$tmp/torchver"
     echo "# round $r done, load $(load)"
