@@ -4,7 +4,7 @@
 the same model converted by repdl.from_torch_module, in the same run, as ratios.
 
     /usr/bin/python3 bench/python/bench_mode.py [--threads 1,2] [--reps 9] [--min-time 200]
-                                                [--cpu] [--profile] [--cprofile]
+                                                [--cpu] [--profile] [--cprofile] [--models mlp,cnn]
 
 Models (float32, CPU, batch 64):
   mlp   784-512-512-10: Linear, LayerNorm, GELU, Linear, LayerNorm, GELU, Linear
@@ -132,6 +132,7 @@ def measure(a, b, reps, ms, clock):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--threads', default='1,2')
+    ap.add_argument('--models', default='mlp,cnn', help='comma-separated subset of mlp,cnn')
     ap.add_argument('--reps', type=int, default=9)
     ap.add_argument('--min-time', type=float, default=200.0)
     ap.add_argument('--profile', action='store_true')
@@ -148,6 +149,8 @@ def main():
     for T in [int(t) for t in o.threads.split(',')]:
         torch.set_num_threads(T)
         for name, make in models().items():
+            if name not in o.models.split(','):
+                continue
             for row, (a, b) in make_steps(make).items():
                 ma, mb, lo, hi = measure(a, b, o.reps, o.min_time, clock)
                 print(f'{name:6} {row:8} {T:3d} {ma * 1e3:9.3f} {mb * 1e3:9.3f} {ma / mb:6.3f}  '

@@ -91,6 +91,13 @@ def _f32(t, what='input'):
     return t.contiguous()
 
 
+def _f32_ok(t, what='input'):
+    """_f32's checks without its contiguous copy (for an operand read
+    through its strides, or copied later)."""
+    if not (t.dtype is _F32 and t.is_cpu and not t.is_sparse):
+        _f32(t, what)
+
+
 def _C_has(name):
     return hasattr(_C, name)
 
@@ -348,7 +355,10 @@ def _reduce(kind, x, dim, keepdim, ddof=0):
     for d in keep:
         rows *= x.shape[d]
     if kind == 'sum' and nd >= 2 and ds == [0]:
-        return _col_sum_batch(x.reshape(x.shape[0], rows)).reshape(out_shape)
+        db = _db_take(x) if nd == 2 else None
+        if db is None:
+            db = _col_sum_batch(x.reshape(x.shape[0], rows))
+        return db.reshape(out_shape)
     xm = x.permute(keep + ds).contiguous().reshape(rows, n)
     return _C.reduce_rows(kind, rows, n, ddof, xm).reshape(out_shape)
 
@@ -407,24 +417,55 @@ def _gemm(A, B, bias=None):
     return _C.gemm(ta, tb, M, N, K, a, b, None if bias is None else _f32(bias, 'bias'))
 
 
+# The column sums over the batch of the last weight gradient's P (_mm),
+# computed in the same repdl_linear_backward_f32 call as its dW: autograd's
+# addmm backward asks for mm(P^T, X) and then sum(P, [0]) of the same P.
+# [P, P.data_ptr(), P._version, db] or None.  Holding P keeps its memory
+# from being reused; an in-place write to P (or any view of it) bumps the
+# version that views share.  One entry: taken by the first sum that
+# matches, cleared when the mode block exits.
+_DB = [None]
+
+
+def _db_take(x):
+    """The cached column sums of x [M, N] when x is the cached P, same
+    address, strides and version (then the cache is emptied); else None."""
+    c = _DB[0]
+    if c is None:
+        return None
+    P = c[0]
+    if (x.data_ptr() != c[1] or x._version != c[2] or x.shape != P.shape
+            or x.stride() != P.stride() or not x.is_contiguous()):
+        return None
+    _DB[0] = None
+    return c[3]
+
+
 def _mm(A, B):
     """A B.  A column-major (strides (1, rows): A = X^T, X row-major, the
     weight gradient X^T G that autograd builds for a linear layer, also
     when X has one column) with an inner dimension above 1 reduces over
     it, the batch, in the batch order (repdl_linear_backward_f32's dW);
     every other product is repdl_gemm_f32."""
-    _f32(A, 'mat1'), _f32(B, 'mat2')
+    _f32_ok(A, 'mat1'), _f32_ok(B, 'mat2')
     if A.dim() != 2 or B.dim() != 2 or A.shape[1] != B.shape[0]:
         raise RuntimeError(f'mat1 and mat2 shapes cannot be multiplied ({A.shape[0]}x{A.shape[1]} '
                            f'and {B.shape[0]}x{B.shape[1]})')
     if A.shape[1] > 1 and A.stride(0) == 1 and A.stride(1) == A.shape[0]:
         # A = P^T, P [batch x rows] row-major: (A B)[r][c] is dW[r][c] of
         # linear_backward with dy = P, x = B (products commute), written
-        # row-major (no transposed result for autograd to copy)
+        # row-major (no transposed result for autograd to copy); the
+        # column sums of P (db) in the same call, for the sum(P, [0])
+        # that follows (_DB)
+        # (W [rows, 0]: only its row count is read when dx is not asked
+        # for; a full-size placeholder would cost an allocation that glibc
+        # gives back and re-faults every step)
         P = A.t()
         X = _f32(B, 'mat2')
-        W = P.new_empty((P.shape[1], X.shape[1]))
-        return _C.linear_backward(X, W, P, False, True, False)[1]
+        W = P.new_empty((P.shape[1], 0))
+        _, dW, db = _C.linear_backward(X, W, P, False, True, True)
+        _DB[0] = [P, P.data_ptr(), P._version, db]
+        return dW
     return _gemm(A, B)
 
 
@@ -1354,6 +1395,7 @@ class mode(TorchDispatchMode):
         return r
 
     def __exit__(self, *exc):
+        _DB[0] = None
         r = super().__exit__(*exc)
         if not self.strict and self.outside:
             print('repdl.mode: operations computed outside repdl (not reproducible):',

@@ -393,6 +393,42 @@ def test_batch_order_sum():
     assert same(s1, ops.sum(g, 1))
 
 
+def test_weight_gradient_and_bias_sum_one_call():
+    """mm(P^T, X) (autograd's weight gradient) computes P's batch-order
+    column sums in the same call, and sum(P, 0) right after returns them:
+    the bits of repdl.ops.linear's dW and db for the same rows.  A sum of
+    P after an in-place write to it, of another tensor, or with keepdim
+    gives the sums of the values it reads."""
+    M = sys.modules['repdl.mode']
+    gen = torch.Generator().manual_seed(12)
+    g, x = torch.randn(100, 6, generator=gen), torch.randn(100, 5, generator=gen)
+    w = torch.zeros(6, 5, requires_grad=True)
+    b = torch.zeros(6, requires_grad=True)
+    xr = x.clone().requires_grad_(True)
+    ops.linear(xr, w, b).backward(g)
+    with repdl.mode():
+        p = g.clone()
+        dw = p.t() @ x
+        db = p.sum(0)
+        assert M._DB[0] is None             # taken by the sum that matched
+        assert same(dw, w.grad) and same(db, b.grad)
+        dw2 = p.t() @ x
+        p.mul_(2.0)                          # the sums cached before the write are stale
+        s_after = p.sum(0)
+        dw3 = p.t() @ x
+        s_keep = p.sum(0, keepdim=True)
+        dw4 = p.t() @ x
+        q = p.clone()
+        s_other = q.sum(0)                   # same values, another tensor
+    assert same(dw2, dw)
+    b2 = torch.zeros(6, requires_grad=True)
+    ops.linear(torch.zeros(100, 1), torch.zeros(6, 1), b2).backward(g * 2.0)
+    assert same(s_after, b2.grad)
+    assert same(s_keep, b2.grad.reshape(1, 6))
+    assert same(s_other, b2.grad)
+    assert same(dw3, dw4) and M._DB[0] is None     # cleared when the block exits
+
+
 def test_nan_canonical():
     """Passed-through arithmetic makes NaN outputs canonical."""
     a = torch.tensor([float('nan'), 1.0, -float('nan')])
