@@ -422,8 +422,9 @@ def _gemm(A, B, bias=None):
 # addmm backward asks for mm(P^T, X) and then sum(P, [0]) of the same P.
 # [P, P.data_ptr(), P._version, db] or None.  Holding P keeps its memory
 # from being reused; an in-place write to P (or any view of it) bumps the
-# version that views share.  One entry: taken by the first sum that
-# matches, cleared when the mode block exits.
+# version that views share (inference tensors have none: not cached).
+# One entry: taken by the first sum that matches, cleared when the mode
+# block exits.
 _DB = [None]
 
 
@@ -434,7 +435,7 @@ def _db_take(x):
     if c is None:
         return None
     P = c[0]
-    if (x.data_ptr() != c[1] or x._version != c[2] or x.shape != P.shape
+    if (x.data_ptr() != c[1] or x.is_inference() or x._version != c[2] or x.shape != P.shape
             or x.stride() != P.stride() or not x.is_contiguous()):
         return None
     _DB[0] = None
@@ -463,6 +464,8 @@ def _mm(A, B):
         P = A.t()
         X = _f32(B, 'mat2')
         W = P.new_empty((P.shape[1], 0))
+        if P.is_inference():    # no version counter to key the sums by
+            return _C.linear_backward(X, W, P, False, True, False)[1]
         _, dW, db = _C.linear_backward(X, W, P, False, True, True)
         _DB[0] = [P, P.data_ptr(), P._version, db]
         return dW
