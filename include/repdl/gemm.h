@@ -123,8 +123,8 @@ REPDL_FN void repdl__ukr_portable(int rows, size_t kc, const float *a, const flo
         for (j = 0; j < 16; j++) {
             float r = c[i][j];
             if (t->last) {
-                if (t->alpha != 1.0f) r = repdl__fmul(t->alpha, r);
-                if (t->beta != 0.0f) r = repdl__fmaf(t->beta, t->cold[(size_t)i * t->ldc + j], r);
+                if (repdl__fne(t->alpha, 1.0f)) r = repdl__fmul(t->alpha, r);
+                if (repdl__fne(t->beta, 0.0f)) r = repdl__fmaf(t->beta, t->cold[(size_t)i * t->ldc + j], r);
                 r = repdl__canon(r);
             }
             t->out[(size_t)i * t->ldo + j] = r;
@@ -169,7 +169,7 @@ repdl__ukr_avx2_body(const int rows, size_t kc, const float *a, const float *b,
     if (t->last) {
         __m256 va = _mm256_set1_ps(t->alpha), vb = _mm256_set1_ps(t->beta);
         __m256 qn = _mm256_castsi256_ps(_mm256_set1_epi32((int)REPDL_NAN_BITS));
-        int sa = t->alpha != 1.0f, sb = t->beta != 0.0f;
+        int sa = repdl__fne(t->alpha, 1.0f), sb = repdl__fne(t->beta, 0.0f);
 #define REPDL__EPI1(v, i, off)                                                        \
     if (sa) v = _mm256_mul_ps(va, v);                                                 \
     if (sb) v = _mm256_fmadd_ps(vb, _mm256_loadu_ps(t->cold + (size_t)i * t->ldc + off), v); \
@@ -253,7 +253,7 @@ repdl__ukr_avx512_body(const int rows, size_t kc, const float *a, const float *b
     if (t->last) {
         __m512 va = _mm512_set1_ps(t->alpha), vb = _mm512_set1_ps(t->beta);
         __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32((int)REPDL_NAN_BITS));
-        int sa = t->alpha != 1.0f, sb = t->beta != 0.0f;
+        int sa = repdl__fne(t->alpha, 1.0f), sb = repdl__fne(t->beta, 0.0f);
 #define REPDL__EPI1(v, i, off)                                                        \
     if (sa) v = _mm512_mul_ps(va, v);                                                 \
     if (sb) v = _mm512_fmadd_ps(vb, _mm512_loadu_ps(t->cold + (size_t)i * t->ldc + off), v); \
@@ -543,7 +543,7 @@ REPDL_FN void repdl__gemm_tile_run(const repdl__gemm_args *g, size_t i, size_t j
         for (r = 0; r < (size_t)rows; r++)
             for (c = 0; c < nr; c++) {
                 in_l[r * nr + c] = c < cols ? t.in[r * t.ldi + c] : 0.0f;
-                cold_l[r * nr + c] = (c < cols && last && g->beta != 0.0f) ? cij[r * g->ldc + c]
+                cold_l[r * nr + c] = (c < cols && last && repdl__fne(g->beta, 0.0f)) ? cij[r * g->ldc + c]
                                                                             : 0.0f;
             }
         t.in = in_l;
@@ -623,8 +623,8 @@ REPDL_FN void repdl__gemm_plain_f32(int transA, int transB, size_t M, size_t N, 
                 float b = transB ? B[j * ldb + k] : B[k * ldb + j];
                 acc = repdl__fmaf(a, b, acc);
             }
-            r = (alpha == 1.0f) ? acc : repdl__fmul(alpha, acc);
-            if (beta != 0.0f) r = repdl__fmaf(beta, C[i * ldc + j], r);
+            r = (repdl__feq(alpha, 1.0f)) ? acc : repdl__fmul(alpha, acc);
+            if (repdl__fne(beta, 0.0f)) r = repdl__fmaf(beta, C[i * ldc + j], r);
             C[i * ldc + j] = repdl__canon(r);
         }
     }
@@ -646,7 +646,7 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
        C^T[j][i] is the same chain as C[i][j] (bias_col[j] becomes the row
        bias; fma(b, a, acc) == fma(a, b, acc)), NaN canonical either way;
        then copied, transposed, into C.  beta == 0 only (C_old unread). */
-    if (!cont && !bias_row && beta == 0.0f &&
+    if (!cont && !bias_row && repdl__feq(beta, 0.0f) &&
         4 * ((N + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR) * ((M + nr - 1) / nr * nr) <
             3 * ((M + REPDL__GEMM_MR - 1) / REPDL__GEMM_MR * REPDL__GEMM_MR) * ((N + nr - 1) / nr * nr)) {
         float *ct = (float *)malloc(M * N * sizeof(float));
@@ -668,7 +668,7 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
     na = mcp * kc;
     nb = kc * ncp;
     rb = M;
-    if (!cont && beta != 0.0f && K > REPDL_GEMM_KC) {
+    if (!cont && repdl__fne(beta, 0.0f) && K > REPDL_GEMM_KC) {
         /* C_old must survive until the last panel: the partial chains go
            to W, whole rows of C at a time (at most ~16 MiB of W). */
         size_t cap = ((size_t)1 << 22) / N;
@@ -748,8 +748,8 @@ REPDL_API repdl_status repdl_gemm_f32(int transA, int transB, size_t M, size_t N
 #if REPDL__GEMV_X86
     /* a few rows times W^T (a linear layer decoding one token): the same
        chains, vectorised across columns (detail/gemv.h) */
-    if (!transA && transB && M && M <= REPDL__GEMV_RMAX && N && K && alpha == 1.0f &&
-        beta == 0.0f && repdl__gemm_isa() >= 1) {
+    if (!transA && transB && M && M <= REPDL__GEMV_RMAX && N && K && repdl__feq(alpha, 1.0f) &&
+        repdl__feq(beta, 0.0f) && repdl__gemm_isa() >= 1) {
         if (repdl__gemm_isa() >= 2)
             repdl__gemv_avx512_f32((int)M, N, K, A, lda, B, ldb, bias, C, ldc);
         else repdl__gemv_avx2_f32((int)M, N, K, A, lda, B, ldb, bias, C, ldc);
