@@ -39,7 +39,7 @@ except ImportError:     # torch before 1.13: repdl.mode() raises, the rest of re
             raise RuntimeError(f'repdl.mode needs torch >= 1.13 (TorchDispatchMode); this is '
                                f'torch {torch.__version__}')
 
-from . import _device
+from . import _device, ops
 from ._device import C as _C
 
 __all__ = ['mode', 'UnsupportedOperationError', 'ROUTED', 'PASSED']
@@ -811,18 +811,7 @@ def _loss_args(a):
     if t.shape[0] != x.shape[0]:
         raise ValueError(f'Expected input batch_size ({x.shape[0]}) to match target batch_size '
                          f'({t.shape[0]}).')
-    keep = None
-    lo = hi = None
-    if t.numel():
-        lo, hi = (int(v) for v in torch.aminmax(t))
-    if lo is not None and lo <= a['ignore_index'] <= hi:   # else no target is ignored
-        ignored = t == a['ignore_index']
-        if bool(ignored.any()):
-            keep = (~ignored).nonzero().reshape(-1)
-            kt = t.index_select(0, keep)
-            lo = hi = None
-            if kt.numel():
-                lo, hi = (int(v) for v in torch.aminmax(kt))
+    keep, lo, hi = ops._ignored_rows(t, a['ignore_index'])
     if lo is not None and (lo < 0 or hi >= x.shape[1]):
         raise IndexError(f'Target {hi if hi >= x.shape[1] else lo} is out of bounds.')
     return x, t, keep

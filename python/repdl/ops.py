@@ -1024,6 +1024,26 @@ def _divisor(name, reduction, rows, global_batch_size):
     return global_batch_size
 
 
+def _ignored_rows(target, ignore_index):
+    """(keep, lo, hi) of a contiguous class-index target: keep the indices
+    of the rows whose target is not ignore_index (None when no row is
+    ignored), lo and hi the smallest and largest kept target (None when
+    no row is kept)."""
+    keep = None
+    lo = hi = None
+    if target.numel():
+        lo, hi = (int(v) for v in torch.aminmax(target))
+    if lo is not None and lo <= ignore_index <= hi:   # else no target is ignore_index
+        ignored = target == ignore_index
+        if bool(ignored.any()):
+            keep = (~ignored).nonzero().reshape(-1)
+            kt = target.index_select(0, keep)
+            lo = hi = None
+            if kt.numel():
+                lo, hi = (int(v) for v in torch.aminmax(kt))
+    return keep, lo, hi
+
+
 def _loss(name, ce, input, target, weight, ignore_index, reduction, label_smoothing,
           global_batch_size=None):
     x = _check(input)
@@ -1050,21 +1070,10 @@ def _loss(name, ce, input, target, weight, ignore_index, reduction, label_smooth
         raise ValueError(f'Expected input batch_size ({x.shape[0]}) to match target batch_size '
                          f'({target.shape[0] if target.dim() else 0}).')
     target = target.contiguous()
-    keep = None
-    lo = hi = None
-    if target.numel():
-        lo, hi = (int(v) for v in torch.aminmax(target))
-    if lo is not None and lo <= ignore_index <= hi:   # else no target is ignore_index
-        ignored = target == ignore_index
-        if ignored.any():
-            if global_batch_size is not None:
-                raise NotImplementedError(f'repdl: {name}: global_batch_size with ignored '
-                                          'targets (ignore_index) is not supported')
-            keep = (~ignored).nonzero().reshape(-1)
-            kt = target.index_select(0, keep)
-            lo = hi = None
-            if kt.numel():
-                lo, hi = (int(v) for v in torch.aminmax(kt))
+    keep, lo, hi = _ignored_rows(target, ignore_index)
+    if keep is not None and global_batch_size is not None:
+        raise NotImplementedError(f'repdl: {name}: global_batch_size with ignored '
+                                  'targets (ignore_index) is not supported')
     if lo is not None and (lo < 0 or hi >= x.shape[1]):
         raise IndexError(f'Target {hi if hi >= x.shape[1] else lo} is out of bounds.')
     divisor = _divisor(name, reduction, x.shape[0], global_batch_size)
