@@ -398,6 +398,23 @@ repdl__pack_bt_avx2(const float *s, size_t lds, size_t kc, size_t nr, float *d)
 }
 #endif
 
+#if REPDL__GEMM_X86
+/* d[(j / nr) nr kc + k nr + j % nr] = s[k lds + j] for k < kc, j < nc (a
+   multiple of nr, 16 or 32): the rows of B copied into whole panels, 8
+   floats a move (moves only).  A row is read once, in address order. */
+__attribute__((target("avx2"))) static inline void
+repdl__pack_bn_avx2(const float *s, size_t lds, size_t kc, size_t nc, size_t nr, float *d)
+{
+    size_t k, jp, j;
+    for (k = 0; k < kc; k++) {
+        const float *r = s + k * lds;
+        float *q = d + k * nr;
+        for (jp = 0; jp < nc; jp += nr, q += nr * kc)
+            for (j = 0; j < nr; j += 8) _mm256_storeu_ps(q + j, _mm256_loadu_ps(r + jp + j));
+    }
+}
+#endif
+
 /* Packs opA[i0 .. i0+mc)[p0 .. p0+kc) into panels of MR rows, k-major
    (ap[(i / MR) MR kc + k MR + i % MR]); rows past mc are 0. */
 REPDL_FN void repdl__gemm_pack_a(int transA, const float *A, size_t lda, size_t i0, size_t mc,
@@ -438,6 +455,16 @@ REPDL_FN void repdl__gemm_pack_b(int transB, const float *B, size_t ldb, size_t 
     size_t jp, k, jj;
     if (!transB) {
         /* row k of the block read once, in address order, into every panel */
+#if REPDL__GEMM_X86
+        if (nc >= nr && repdl__gemm_isa() >= 1) {
+            size_t nf = nc / nr * nr; /* the whole panels, by vector moves */
+            repdl__pack_bn_avx2(B + p0 * ldb + j0, ldb, kc, nf, nr, bp);
+            if (nf == nc) return;
+            B += nf;
+            bp += nf * kc;
+            nc -= nf;
+        }
+#endif
         for (k = 0; k < kc; k++) {
             const float *s = B + (p0 + k) * ldb + j0;
             for (jp = 0; jp < nc; jp += nr) {
