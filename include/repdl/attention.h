@@ -607,18 +607,41 @@ REPDL_FN size_t repdl__attn_vleaf(REPDL__ATTN_VARGS)
     return repdl__attn_vleaf_base(j, len, nc, w, use, M, ldm, out);
 }
 
-/* x[i] = repdl_exp_f32(x[i]), i < n, bit for bit (exp.h's array form, a
-   correctly rounded result whatever the vector width or contraction),
-   compiled for the same ISA as the leaf. */
+/* x[i] = repdl_exp_f32(x[i]), i < n, bit for bit: exp.h's lane (a
+   correctly rounded result, or a flag that sends the element to
+   repdl_exp_f32) over chunks of REPDL__ATTN_EXPC elements, the last one
+   padded with +0 (computed, not stored), so that a row of n scores costs
+   n rounded up to 16 lanes rather than exp.h's chunk of 256; compiled for
+   the same ISA as the leaf. */
+#define REPDL__ATTN_EXPC 16
+REPDL__ATTN_AI void repdl__attn_exp_body(size_t n, float *x)
+{
+    size_t i0, i;
+    for (i0 = 0; i0 < n; i0 += REPDL__ATTN_EXPC) {
+        size_t m = n - i0 < REPDL__ATTN_EXPC ? n - i0 : REPDL__ATTN_EXPC;
+        float xb[REPDL__ATTN_EXPC];
+        uint32_t res[REPDL__ATTN_EXPC], bad[REPDL__ATTN_EXPC], any = 0;
+        memcpy(xb, x + i0, m * sizeof(float));
+        for (i = m; i < REPDL__ATTN_EXPC; i++) xb[i] = 0.0f;
+        for (i = 0; i < REPDL__ATTN_EXPC; i++) {
+            res[i] = repdl__exp_lane(repdl__asuint(xb[i]), &bad[i]);
+            any |= bad[i];
+        }
+        if (REPDL_UNLIKELY(any))
+            for (i = 0; i < m; i++)
+                if (bad[i]) res[i] = repdl__asuint(repdl_exp_f32(xb[i]));
+        memcpy(x + i0, res, m * sizeof(float));
+    }
+}
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
 __attribute__((target("avx512f"), noinline, unused)) static void repdl__attn_exp_avx512(size_t n,
                                                                                       float *x)
 {
-    REPDL__CR_ARRAY(n, x, x, repdl__exp_lane, repdl_exp_f32);
+    repdl__attn_exp_body(n, x);
 }
 __attribute__((target("avx2"), noinline, unused)) static void repdl__attn_exp_avx2(size_t n, float *x)
 {
-    REPDL__CR_ARRAY(n, x, x, repdl__exp_lane, repdl_exp_f32);
+    repdl__attn_exp_body(n, x);
 }
 #endif
 REPDL_FN void repdl__attn_exp(size_t n, float *x)
@@ -634,7 +657,7 @@ REPDL_FN void repdl__attn_exp(size_t n, float *x)
         return;
     }
 #endif
-    REPDL__CR_ARRAY(n, x, x, repdl__exp_lane, repdl_exp_f32);
+    repdl__attn_exp_body(n, x);
 }
 #else
 #define REPDL__ATTN_VEC 0
@@ -962,6 +985,48 @@ REPDL_FN void repdl__attn_dots(const repdl__attn *a, repdl__attn_ws *w, const fl
     }
 }
 
+/* The canonical sum of x[0..n), 1 <= n <= REPDL_SUM_LEAF (one leaf):
+   the bits of repdl__tree_leaf's, which pads the terms with -0 to 1024
+   (x + -0 == x for every x).  Here the padding stops at 64 nv rows, nv
+   the power of two >= n / 64: a lane's vertical tree over rows v >= nv
+   is -0 there, so the adjacent-pairs tree of the first nv rows has its
+   bits; then the lane fold as repdl__sum_leaf_full_f32 (h = 32, 16,
+   then repdl__sum_fold16_f32).  Each addition is the same one for every
+   lane, so the loops may run at any vector width. */
+REPDL_FN float repdl__attn_lsum(size_t n, const float *x)
+{
+    float buf[REPDL_SUM_LEAF], b[16];
+    size_t nv = 1, s, v, l;
+    while (nv * REPDL_SUM_LANES < n) nv *= 2;
+    memcpy(buf, x, n * sizeof(float));
+    for (l = n; l < nv * REPDL_SUM_LANES; l++) buf[l] = -0.0f;
+    for (s = 1; s < nv; s *= 2)
+        for (v = 0; v + s < nv; v += 2 * s)
+            for (l = 0; l < REPDL_SUM_LANES; l++)
+                buf[v * REPDL_SUM_LANES + l] =
+                    repdl__fadd(buf[v * REPDL_SUM_LANES + l], buf[(v + s) * REPDL_SUM_LANES + l]);
+    for (l = 0; l < 16; l++)
+        b[l] = repdl__fadd(repdl__fadd(buf[l], buf[l + 32]), repdl__fadd(buf[l + 16], buf[l + 48]));
+    return repdl__sum_fold16_f32(b);
+}
+
+/* dot(x, y) over d terms, the canonical one (repdl__attn_wcols(d, 1, ..)'s
+   bits): through repdl__attn_lsum for d <= REPDL_SUM_LEAF, the products
+   rounded in a buffer first (never fused with a sum). */
+REPDL_FN float repdl__attn_rowdot(repdl__attn_ws *w, size_t d, const float *x, const float *y)
+{
+    float r;
+    if (d <= REPDL_SUM_LEAF) {
+        float p[REPDL_SUM_LEAF];
+        size_t t;
+        for (t = 0; t < d; t++) p[t] = repdl__fmul(x[t], y[t]);
+        REPDL__MATERIALIZE(p);
+        return repdl__attn_lsum(d, p);
+    }
+    repdl__attn_wcols(d, 1, x, NULL, y, 1, w->T, w->tr, &r);
+    return r;
+}
+
 /* The scores of row (b, hh, i), j < n: s_j, and use[j]; dotted: sc
    holds the dots already (repdl__attn_vdots4). */
 REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t b, size_t hh,
@@ -990,23 +1055,26 @@ REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t
     size_t nq = a->s.nq, d = a->s.d, i = u % nq, bh = u / nq, b = bh / a->s.hq,
            hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
     float *o = a->o_out + u * d, m = -0.0f;
-    int any = 0;
+    uint32_t kmax = 0, nan = 0;
     repdl__attn_scores(a, w, b, hh, i, n, sc, use, dotted);
+    /* m: the largest seen score in the order of the keys below (-0 < +0;
+       equal scores have equal bits); nan: a seen score is a NaN.  key(x)
+       is x's bits made an unsigned order (negative: all bits flipped;
+       otherwise the sign bit set): 0 is no non-NaN float's key, so kmax
+       stays 0 exactly when no key is seen.  Branch-free: it vectorizes. */
     for (j = 0; j < n; j++) {
-        float x = sc[j];
-        if (!use[j]) continue;
-        if (repdl__fne(x, x)) { m = x; any = 2; break; }
-        if (!any || repdl__fgt(x, m) ||
-            (repdl__feq(x, m) && (repdl__asuint(m) >> 31) && !(repdl__asuint(x) >> 31)))
-            m = x;
-        any = 1;
+        uint32_t ux = repdl__asuint(sc[j]), seen = 0u - (uint32_t)(use[j] != 0);
+        uint32_t key = ((ux >> 31) ? ~ux : (ux | 0x80000000u)) & seen;
+        nan |= (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u) & seen;
+        kmax = key > kmax ? key : kmax;
     }
-    if (!any) {
+    if (!kmax && !nan) {
         for (c = 0; c < d; c++) o[c] = 0.0f;
         if (a->o_lse) a->o_lse[u] = repdl__asfloat(0xff800000u);
         return 0;
     }
-    if ((repdl__asuint(m) & 0x7fffffffu) >= 0x7f800000u) {
+    m = repdl__asfloat((kmax >> 31) ? (kmax & 0x7fffffffu) : ~kmax);
+    if (nan || (repdl__asuint(m) & 0x7fffffffu) >= 0x7f800000u) {
         for (c = 0; c < d; c++) o[c] = repdl__nanf();
         if (a->o_lse) a->o_lse[u] = repdl__nanf();
         return 0;
@@ -1019,12 +1087,14 @@ REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t
 #endif
     for (j = 0; j < n; j++)
         if (!use[j]) sc[j] = -0.0f;
-    {
+    if (n <= REPDL_SUM_LEAF) { /* one leaf */
+        *pl = repdl__attn_lsum(n, sc); /* l >= 1: the max's term is exp(0) = 1 */
+    } else {
         repdl__tree t;
         size_t j0, len;
         repdl__tree_init(&t);
         REPDL__LEAVES(n, j0, len) repdl__tree_leaf_copy(&t, sc + j0, len);
-        *pl = repdl__tree_root(&t); /* l >= 1: the max's term is exp(0) = 1 */
+        *pl = repdl__tree_root(&t);
     }
     *pn = n;
     *pm = m;
@@ -1144,7 +1214,7 @@ REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, si
     w->blk = (size_t)-1; /* row2 overwritten */
     if (!dotted) dp = w->row2;
     repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted);
-    repdl__attn_wcols(d, 1, go, NULL, o, 1, w->T, w->tr, &D);
+    D = repdl__attn_rowdot(w, d, go, o);
     if (!dotted) repdl__attn_dots(a, w, go, w->VT, n, dp);
     for (j = 0; j < n; j++) P[j] = repdl__fsub(P[j], lse);
 #if REPDL__ATTN_VEC
@@ -1309,6 +1379,19 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
     }
 }
 
+#if REPDL__ATTN_VEC
+/* dst[c ldd + r] = src[r lds + c], r, c < 16: a tile of 16 x 16 floats
+   moved, no value changed (whole rows loaded, columns stored). */
+REPDL_FN void repdl__attn_tr16(const float *src, size_t lds, float *dst, size_t ldd)
+{
+    float t[REPDL__ATTN_VW][REPDL__ATTN_VW];
+    int r, c;
+    for (r = 0; r < REPDL__ATTN_VW; r++) memcpy(t[r], src + (size_t)r * lds, sizeof t[r]);
+    for (c = 0; c < REPDL__ATTN_VW; c++)
+        for (r = 0; r < REPDL__ATTN_VW; r++) dst[(size_t)c * ldd + (size_t)r] = t[r][c];
+}
+#endif
+
 /* Backward, second phase, the key rows [lo, hi).  On the host with the
    vector leaf, up to 4 keys of one block at a time through
    repdl__attn_vleafq (each group row of QG and GG read once for the 4)
@@ -1350,7 +1433,20 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
                 if (!a->mask && !a->keep && !(d % REPDL__ATTN_VW) && a->s.causal && jb > a->s.q_pos0)
                     r0 = jb - a->s.q_pos0 < rows ? (jb - a->s.q_pos0) / (4 * REPDL_SUM_LANES) * (4 * REPDL_SUM_LANES) : rows;
                 w->blk = (size_t)-1; /* row, row2 overwritten */
-                for (r = r0; r < rows; r++)
+                if (je - jb == REPDL__ATTN_VW) { /* whole tiles of 16 rows x 16 keys */
+                    for (r = r0; r + REPDL__ATTN_VW <= rows; r += REPDL__ATTN_VW) {
+                        repdl__attn_tr16(ds + r * nk, nk, w->row + r, ld);
+                        repdl__attn_tr16(pp + r * nk, nk, w->row2 + r, ld);
+                    }
+                } else {
+                    r = r0 + (rows - r0) / REPDL__ATTN_VW * REPDL__ATTN_VW;
+                    for (jj = 0; jj < je - jb; jj++)
+                        for (t = r0; t < r; t++) {
+                            w->row[jj * ld + t] = ds[t * nk + jj];
+                            w->row2[jj * ld + t] = pp[t * nk + jj];
+                        }
+                }
+                for (; r < rows; r++)
                     for (jj = 0; jj < je - jb; jj++) {
                         w->row[jj * ld + r] = ds[r * nk + jj];
                         w->row2[jj * ld + r] = pp[r * nk + jj];
