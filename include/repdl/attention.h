@@ -277,7 +277,8 @@ REPDL__ATTN_AI size_t repdl__attn_vleaf_body(size_t j, size_t len, size_t nc, co
 #define REPDL__ATTN_Q 4
 REPDL__ATTN_AI void repdl__attn_vleafq_lanes(int cw, size_t Lp, size_t len, size_t ng, size_t vg,
                                              size_t g0, const float *const *Ws, const size_t *sl,
-                                             const size_t *sh, size_t maxlo, size_t minhi,
+                                             const size_t *sh, size_t minlo, size_t maxlo,
+                                             size_t minhi, size_t maxhi,
                                              const float *M, size_t ldm, uint32_t ones,
                                              repdl__attn_vf (*A)[REPDL_SUM_LANES][2])
 {
@@ -306,7 +307,10 @@ REPDL__ATTN_AI void repdl__attn_vleafq_lanes(int cw, size_t Lp, size_t len, size
                 for (vv = 0; vv < vg; vv++) {
                     size_t r = l + (4 * g + vv) * REPDL_SUM_LANES;
                     repdl__attn_vf e[REPDL__ATTN_Q][2];
-                    if (r < len) {
+                    if (r < minlo || r >= maxhi) { /* no slot sees row r: every term -0 */
+                        for (q = 0; q < REPDL__ATTN_Q; q++)
+                            for (c = 0; c < cw; c++) e[q][c] = neg;
+                    } else if (r < len) {
                         repdl__attn_vf m[2];
                         for (c = 0; c < cw; c++)
                             m[c] = *(const repdl__attn_vfu *)(M + r * ldm + c * REPDL__ATTN_VW);
@@ -365,7 +369,7 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
     repdl__attn_vf root, A[REPDL__ATTN_Q][REPDL_SUM_LANES][2];
     uint32_t ones = repdl__opaque_ones();
     size_t c0, q, Lp = 1, nvp = 1, ng, vg, g0, sl[REPDL__ATTN_Q], sh[REPDL__ATTN_Q],
-        maxlo = 0, minlo = (size_t)-1, minhi = (size_t)-1;
+        maxlo = 0, minlo = (size_t)-1, minhi = (size_t)-1, maxhi = 0;
     const float *Ws[REPDL__ATTN_Q];
     int c, cw = 1;
     while (Lp < len && Lp < REPDL_SUM_LANES) Lp *= 2;
@@ -379,6 +383,7 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
         if (sl[q] > maxlo) maxlo = sl[q];
         if (sl[q] < minlo) minlo = sl[q];
         if (sh[q] < minhi) minhi = sh[q];
+        if (sh[q] > maxhi) maxhi = sh[q];
     }
     ng = nvp <= 4 ? 1 : nvp / 4; /* groups of vg rows a lane */
     vg = nvp <= 4 ? nvp : 4;
@@ -389,11 +394,11 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
     for (c0 = 0; c0 + REPDL__ATTN_VW <= nc; c0 += (size_t)cw * REPDL__ATTN_VW) {
         cw = c0 + 2 * REPDL__ATTN_VW <= nc ? 2 : 1;
         if (cw == 2)
-            repdl__attn_vleafq_lanes(2, Lp, len, ng, vg, g0, Ws, sl, sh, maxlo, minhi, M + c0,
-                                     ldm, ones, A);
+            repdl__attn_vleafq_lanes(2, Lp, len, ng, vg, g0, Ws, sl, sh, minlo, maxlo, minhi,
+                                     maxhi, M + c0, ldm, ones, A);
         else
-            repdl__attn_vleafq_lanes(1, Lp, len, ng, vg, g0, Ws, sl, sh, maxlo, minhi, M + c0,
-                                     ldm, ones, A);
+            repdl__attn_vleafq_lanes(1, Lp, len, ng, vg, g0, Ws, sl, sh, minlo, maxlo, minhi,
+                                     maxhi, M + c0, ldm, ones, A);
         for (q = 0; q < nq4; q++)
             for (c = 0; c < cw; c++) {
 #define REPDL__ATTN_P(l) A[q][l][c]
