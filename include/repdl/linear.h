@@ -112,6 +112,76 @@ REPDL_FN void repdl__dw_add(int isa, float *d, const float *a, const float *b, s
     for (i = 0; i < V; i++) d[i] = repdl__fadd(a[i], b[i]);
 }
 
+#if REPDL__GEMM_X86
+/* Two neighbouring leaves of one tile at once (AVX-512F: 24 of the 32
+   registers hold both MR x 32 tiles): out = RN(left + right), the tree's
+   level-1 node, where left and right are repdl__gemm_ukr's chains from -0
+   over k0 steps of (a0, b0) and k1 steps of (a1, b1) (packed panels, MR
+   and 32 floats a step).  The same fused multiply-adds and the same
+   addition as the two leaves stored and added by repdl__dw_add, without
+   the stores of the leaves.  out: rows x 32 floats, ld 32. */
+#define REPDL__DW_ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+__attribute__((always_inline, target("avx512f"))) static inline void
+repdl__dw_pair_avx512_body(const int rows, size_t k0, const float *a0, const float *b0,
+                           size_t k1, const float *a1, const float *b1, float *out)
+{
+    const __m512 z = _mm512_set1_ps(-0.0f);
+    __m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z, c40 = z,
+           c41 = z, c50 = z, c51 = z;
+    __m512 d00 = z, d01 = z, d10 = z, d11 = z, d20 = z, d21 = z, d30 = z, d31 = z, d40 = z,
+           d41 = z, d50 = z, d51 = z;
+    __m512 v0, v1, av;
+    size_t k;
+#define REPDL__FM(i, c, a)                                                \
+    if (rows > i) {                                                       \
+        av = _mm512_set1_ps(a[i]);                                        \
+        c##i##0 = _mm512_fmadd_ps(av, v0, c##i##0);                       \
+        c##i##1 = _mm512_fmadd_ps(av, v1, c##i##1);                       \
+    }
+#define REPDL__FMC(i) REPDL__FM(i, c, a0)
+#define REPDL__FMD(i) REPDL__FM(i, d, a1)
+    for (k = 0; k < k0; k++) {
+        v0 = _mm512_loadu_ps(b0);
+        v1 = _mm512_loadu_ps(b0 + 16);
+        REPDL__DW_ROWS6(REPDL__FMC)
+        a0 += REPDL__GEMM_MR;
+        b0 += 32;
+    }
+    for (k = 0; k < k1; k++) {
+        v0 = _mm512_loadu_ps(b1);
+        v1 = _mm512_loadu_ps(b1 + 16);
+        REPDL__DW_ROWS6(REPDL__FMD)
+        a1 += REPDL__GEMM_MR;
+        b1 += 32;
+    }
+#undef REPDL__FMD
+#undef REPDL__FMC
+#undef REPDL__FM
+#define REPDL__ST(i)                                                      \
+    if (rows > i) {                                                       \
+        _mm512_storeu_ps(out + i * 32, _mm512_add_ps(c##i##0, d##i##0));  \
+        _mm512_storeu_ps(out + i * 32 + 16, _mm512_add_ps(c##i##1, d##i##1)); \
+    }
+    REPDL__DW_ROWS6(REPDL__ST)
+#undef REPDL__ST
+}
+#undef REPDL__DW_ROWS6
+
+__attribute__((target("avx512f"))) static inline void
+repdl__dw_pair_avx512(int rows, size_t k0, const float *a0, const float *b0, size_t k1,
+                      const float *a1, const float *b1, float *out)
+{
+    switch (rows) {
+    case 1: repdl__dw_pair_avx512_body(1, k0, a0, b0, k1, a1, b1, out); break;
+    case 2: repdl__dw_pair_avx512_body(2, k0, a0, b0, k1, a1, b1, out); break;
+    case 3: repdl__dw_pair_avx512_body(3, k0, a0, b0, k1, a1, b1, out); break;
+    case 4: repdl__dw_pair_avx512_body(4, k0, a0, b0, k1, a1, b1, out); break;
+    case 5: repdl__dw_pair_avx512_body(5, k0, a0, b0, k1, a1, b1, out); break;
+    default: repdl__dw_pair_avx512_body(6, k0, a0, b0, k1, a1, b1, out); break;
+    }
+}
+#endif
+
 /* The tree of one tile: leaves g = 0 .. G-1 from the packed a (MR rows)
    and b (nr columns) panels of depth M; root to out (rows x cols, ld). */
 REPDL_FN void repdl__linear_dw_tile(int isa, int rows, size_t cols, size_t M, const float *a,
@@ -138,6 +208,25 @@ REPDL_FN void repdl__linear_dw_tile(int isa, int rows, size_t cols, size_t M, co
         size_t m0 = count * REPDL_MICROBATCH, len = repdl__mb_end(M, m0) - m0;
         unsigned end = repdl__tree_carry_end(count, 0);
         float *v = slot[(count & 1) ? carry : 0];
+#if REPDL__GEMM_X86
+        if (isa == 2 && !(count & 1) && count + 1 < G) {
+            /* leaves count and count + 1 as their level-1 node: the first
+               carry of leaf count + 1 (slot 0 + the leaf), then the rest
+               of its carries as below */
+            size_t m1 = m0 + REPDL_MICROBATCH, len1 = repdl__mb_end(M, m1) - m1;
+            end = repdl__tree_carry_end(count + 1, 0); /* >= 1 */
+            v = slot[end == 1 ? 1 : 0];
+            repdl__dw_pair_avx512(rows, len, a + m0 * MR, b + m0 * nr, len1, a + m1 * MR,
+                                  b + m1 * nr, v);
+            for (l = 1; l < end; l++) {
+                float *dst = slot[l + 1 == end ? end : l];
+                repdl__dw_add(isa, dst, slot[l], v, V);
+                v = dst;
+            }
+            count++;
+            continue;
+        }
+#endif
         t.out = v;
         repdl__gemm_ukr(isa, rows, len, a + m0 * MR, b + m0 * nr, &t);
         for (l = 0; l < end; l++) { /* left (pending, level l) + right */
