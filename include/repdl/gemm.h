@@ -415,6 +415,43 @@ repdl__pack_bn_avx2(const float *s, size_t lds, size_t kc, size_t nc, size_t nr,
 }
 #endif
 
+#if REPDL__GEMM_X86
+/* d[k MR + i] = s[i lds + k] for i < MR (6), k < kc (a multiple of 8): 6
+   rows x 8 k transposed in registers (moves only), each k's 6 floats
+   stored by an 8-float move whose last 2 the next k overwrites (the
+   block's last k: a masked move of 6). */
+__attribute__((target("avx2"))) static inline void
+repdl__pack_an_avx2(const float *s, size_t lds, size_t kc, float *d)
+{
+    const __m256i m6 = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
+    const __m256 z = _mm256_setzero_ps();
+    size_t kb;
+    for (kb = 0; kb < kc; kb += 8) {
+        const float *p = s + kb;
+        __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + lds),
+               r2 = _mm256_loadu_ps(p + 2 * lds), r3 = _mm256_loadu_ps(p + 3 * lds),
+               r4 = _mm256_loadu_ps(p + 4 * lds), r5 = _mm256_loadu_ps(p + 5 * lds);
+        __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+               t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+               t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+               t6 = _mm256_unpacklo_ps(z, z), t7 = t6;
+        __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee),
+               u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee),
+               u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee),
+               u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+        float *q = d + kb * 6;
+        _mm256_storeu_ps(q + 0 * 6, _mm256_permute2f128_ps(u0, u4, 0x20));
+        _mm256_storeu_ps(q + 1 * 6, _mm256_permute2f128_ps(u1, u5, 0x20));
+        _mm256_storeu_ps(q + 2 * 6, _mm256_permute2f128_ps(u2, u6, 0x20));
+        _mm256_storeu_ps(q + 3 * 6, _mm256_permute2f128_ps(u3, u7, 0x20));
+        _mm256_storeu_ps(q + 4 * 6, _mm256_permute2f128_ps(u0, u4, 0x31));
+        _mm256_storeu_ps(q + 5 * 6, _mm256_permute2f128_ps(u1, u5, 0x31));
+        _mm256_storeu_ps(q + 6 * 6, _mm256_permute2f128_ps(u2, u6, 0x31));
+        _mm256_maskstore_ps(q + 7 * 6, m6, _mm256_permute2f128_ps(u3, u7, 0x31));
+    }
+}
+#endif
+
 /* Packs opA[i0 .. i0+mc)[p0 .. p0+kc) into panels of MR rows, k-major
    (ap[(i / MR) MR kc + k MR + i % MR]); rows past mc are 0. */
 REPDL_FN void repdl__gemm_pack_a(int transA, const float *A, size_t lda, size_t i0, size_t mc,
@@ -432,9 +469,16 @@ REPDL_FN void repdl__gemm_pack_a(int transA, const float *A, size_t lda, size_t 
                 for (; ii < MR; ii++) d[k * MR + ii] = 0.0f;
             }
         } else {
-            /* a transpose, 16 k (one cache line of each row) at a time */
-            size_t kb, ke;
-            for (kb = 0; kb < kc; kb = ke) {
+            /* a transpose, 16 k (one cache line of each row) at a time;
+               whole rows x 8 k blocks by AVX2 shuffles where the CPU has them */
+            size_t kb = 0, ke;
+#if REPDL__GEMM_X86
+            if (rows == MR && MR == 6 && repdl__gemm_isa() >= 1) {
+                kb = kc & ~(size_t)7;
+                repdl__pack_an_avx2(A + (i0 + ip) * lda + p0, lda, kb, d);
+            }
+#endif
+            for (; kb < kc; kb = ke) {
                 ke = kc - kb < 16 ? kc : kb + 16;
                 for (ii = 0; ii < rows; ii++) {
                     const float *s = A + (i0 + ip + ii) * lda + p0;
