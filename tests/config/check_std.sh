@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # tests/config/check_std.sh INCLUDE_DIR [NVCC]
-# Every header of repdl, alone and through repdl.h, must compile without a
-# single warning (-Wall -Wextra -pedantic -Werror) as C99 and C11 (gcc,
-# clang) and as C++14 and C++17 (g++, clang++), src/librepdl.c (every
+# Every header of repdl must compile without a single warning (-Wall
+# -Wextra -pedantic -Werror) as C99 and C11 (gcc, clang) and as C++14 and
+# C++17 (g++, clang++): alone under gcc -std=c99 and clang++ -std=c++17,
+# all in one unit under every configuration; src/librepdl.c (every
 # public function) at -O2 as C99 and C++17, and under nvcc with
 # -Werror all-warnings when nvcc is given.  A compiler that is not
 # installed is reported and not counted; the test fails when any
@@ -22,16 +23,29 @@ try() {  # try LABEL COMPILER ARGS... (reads the TU from $out/tu)
   fi
   ran=$((ran + 1))
 }
-for cfg in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++14" "g++ c++17" "clang++ c++14" "clang++ c++17"; do
-  read -r cc std <<<"$cfg"
+# Each header alone (it includes what it needs) under one C and one C++
+# configuration of different compilers; every configuration compiles one
+# translation unit of all the headers (each header's code is the same
+# text alone or with the others: its include guard opens it once).
+for cfg in "gcc c99 each" "gcc c11 all" "clang c99 all" "clang c11 all" "g++ c++14 all" \
+           "g++ c++17 all" "clang++ c++14 all" "clang++ c++17 each"; do
+  read -r cc std how <<<"$cfg"
   command -v "$cc" > /dev/null || { echo "not installed: $cc"; continue; }
   lang=c; ext=c; case $std in c++*) lang=c++; ext=cpp;; esac
-  for h in repdl.h $headers; do
-    printf '#include <repdl/%s>\nint repdl_std_probe;\n' "$h" > "$out/tu.$ext"
-    try "$cc -std=$std $h" "$cc" -x "$lang" -std="$std" -Wall -Wextra -pedantic -Werror \
+  if [ "$how" = each ]; then
+    for h in repdl.h $headers; do
+      printf '#include <repdl/%s>\nint repdl_std_probe;\n' "$h" > "$out/tu.$ext"
+      try "$cc -std=$std $h" "$cc" -x "$lang" -std="$std" -Wall -Wextra -pedantic -Werror \
+        -I"$inc" -fsyntax-only "$out/tu.$ext"
+    done
+    echo "ok: $cc -std=$std, $(wc -w <<<"repdl.h $headers") headers, each alone"
+  else
+    for h in repdl.h $headers; do printf '#include <repdl/%s>\n' "$h"; done > "$out/tu.$ext"
+    printf 'int repdl_std_probe;\n' >> "$out/tu.$ext"
+    try "$cc -std=$std (all headers)" "$cc" -x "$lang" -std="$std" -Wall -Wextra -pedantic -Werror \
       -I"$inc" -fsyntax-only "$out/tu.$ext"
-  done
-  echo "ok: $cc -std=$std, $(wc -w <<<"repdl.h $headers") headers"
+    echo "ok: $cc -std=$std, $(wc -w <<<"repdl.h $headers") headers in one unit"
+  fi
 done
 # The same rule with every public function instantiated and optimised
 # (-fsyntax-only runs no optimiser, so it never sees -Wmaybe-uninitialized):
