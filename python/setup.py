@@ -20,6 +20,11 @@ flags of cuda/meson.build.  Environment:
     NVCC               nvcc (default: torch's CUDA_HOME/bin/nvcc, nvcc in
                        PATH, /usr/local/cuda/bin/nvcc)
     MAX_JOBS           parallel compile jobs (torch's variable)
+    REPDL_CUDA_PREBUILT  a librepdl_cuda.a that meson built (cuda/meson.build,
+                       the same sources and nvcc flags, -fPIC): linked
+                       instead of compiling ../cuda/*.cu again (the CI
+                       compile check, tests/python/meson.build); only
+                       cuda_glue.cu is compiled here then
 """
 import glob
 import os
@@ -140,7 +145,8 @@ class BuildExt(BuildExtension):
             cu = getattr(ext, 'repdl_cuda_sources', [])
             if cu:
                 objs = self.nvcc_objects(cu, ext.repdl_nvcc)
-                ext.extra_objects = list(ext.extra_objects or []) + objs
+                # (a prebuilt archive last: the objects' references pull its members)
+                ext.extra_objects = objs + list(ext.extra_objects or [])
                 ext.depends = list(ext.depends or []) + objs
         super().build_extensions()
 
@@ -191,11 +197,20 @@ def extension():
                library_dirs=[lib], libraries=['cudart'],
                extra_link_args=['-pthread', '-fopenmp', '-Wl,-rpath,' + lib])
     # every launcher source of the library (cuda/meson.build's
-    # repdl_cuda_srcs), and the extension's own device code
-    ext.repdl_cuda_sources = sorted(glob.glob(os.path.join(root, 'cuda', '*.cu'))) + \
-        [os.path.join(csrc, 'cuda_glue.cu')]
+    # repdl_cuda_srcs), or meson's archive of them, and the extension's own
+    # device code
+    prebuilt = os.environ.get('REPDL_CUDA_PREBUILT', '')
+    if prebuilt:
+        if not os.path.isfile(prebuilt):
+            raise SystemExit(f'repdl: REPDL_CUDA_PREBUILT={prebuilt!r} is not a file '
+                             '(build it first: ninja -C build cuda/librepdl_cuda.a)')
+        ext.repdl_cuda_sources = [os.path.join(csrc, 'cuda_glue.cu')]
+        ext.extra_objects = [prebuilt]
+    else:
+        ext.repdl_cuda_sources = sorted(glob.glob(os.path.join(root, 'cuda', '*.cu'))) + \
+            [os.path.join(csrc, 'cuda_glue.cu')]
     ext.repdl_nvcc = cmd
-    VARIANT = 'cuda torch_cuda=%d %s' % (torch_cuda, ' '.join(cmd))
+    VARIANT = 'cuda torch_cuda=%d %s prebuilt=%s' % (torch_cuda, ' '.join(cmd), prebuilt)
     return ext
 
 
