@@ -364,7 +364,7 @@ REPDL__ATTN_AI void repdl__attn_vleafq_lanes(int cw, size_t Lp, size_t len, size
 REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
                                               const float *const *W, const size_t *lo,
                                               const size_t *hi, const float *M, size_t ldm,
-                                              float *const *out)
+                                              float *const *out, int spec)
 {
     repdl__attn_vf root, A[REPDL__ATTN_Q][REPDL_SUM_LANES][2];
     uint32_t ones = repdl__opaque_ones();
@@ -393,7 +393,17 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
     if (g0 >= ng) g0 = ng - 1;
     for (c0 = 0; c0 + REPDL__ATTN_VW <= nc; c0 += (size_t)cw * REPDL__ATTN_VW) {
         cw = c0 + 2 * REPDL__ATTN_VW <= nc ? 2 : 1;
-        if (cw == 2)
+        /* spec (the AVX2 and AVX-512F kernels): one group a lane (len <=
+           256) with vg a constant, so that the lane's values stay in
+           registers (the generic loop keeps them in memory) */
+#define REPDL__ATTN_L1(v)                                                               \
+    repdl__attn_vleafq_lanes(2, Lp, len, 1, v, 0, Ws, sl, sh, minlo, maxlo, minhi, maxhi, \
+                             M + c0, ldm, ones, A)
+        if (spec && cw == 2 && ng == 1 && vg == 1) REPDL__ATTN_L1(1);
+        else if (spec && cw == 2 && ng == 1 && vg == 2) REPDL__ATTN_L1(2);
+        else if (spec && cw == 2 && ng == 1) REPDL__ATTN_L1(4);
+#undef REPDL__ATTN_L1
+        else if (cw == 2)
             repdl__attn_vleafq_lanes(2, Lp, len, ng, vg, g0, Ws, sl, sh, minlo, maxlo, minhi,
                                      maxhi, M + c0, ldm, ones, A);
         else
@@ -535,17 +545,17 @@ repdl__attn_vleaf_avx2(REPDL__ATTN_VARGS)
 __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleafq_avx512(REPDL__ATTN_QARGS)
 {
-    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out);
+    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out, 1);
 }
 __attribute__((target("avx2"), noinline, unused)) static size_t
 repdl__attn_vleafq_avx2(REPDL__ATTN_QARGS)
 {
-    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out);
+    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out, 1);
 }
 #endif
 __attribute__((noinline, unused)) static size_t repdl__attn_vleafq_base(REPDL__ATTN_QARGS)
 {
-    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out);
+    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out, 0);
 }
 __attribute__((noinline, unused)) static void repdl__attn_vdots4_base(REPDL__ATTN_DARGS)
 {
