@@ -36,9 +36,13 @@
             products is summed from 0 and then added to the running sum:
             d = kc + ceil(K / kc) <= K + 1; the AVX-512 kernel sums chunks
             of 32 products from 0 within a panel: d = 32 + ceil(kc / 32) +
-            ceil(K / kc).
+            ceil(K / kc) (its first chunk of the first panel is one chain
+            from the bias, 32 + ceil(kc / 32) - 1 + ceil(K / kc) - 1 < d).
      bound: T <= min(||a_i||_1 ||b_j||_inf, ||a_i||_inf ||b_j||_1) + |bias|,
-            the norms computed once per row of op(A) and column of op(B);
+            the norms computed once per row of op(A) and column of op(B)
+            (the AVX-512 kernel, which applies the rule itself, takes the
+            column norms' and |bias|'s maxima over the output's strip of
+            16 columns: a larger T, one per row of a tile);
             E = d * 2^-53 (1 + 2^-8) * T_computed + 2^-51 |t| covers gamma_d,
             the rounding of T's computation and of t -+ E (K <= 2^36).
      rule:  lo = t - E, hi = t + E; if 0 is outside [lo, hi] and
@@ -347,6 +351,23 @@ REPDL_FN int repdl__gemm_cr_refine(int isa, size_t K, const float *a, size_t sa,
                 S[(size_t)i * lds + j] = S0[(size_t)i * ld0 + j] + c[i][j];      \
     }
 
+/* The rule applied inside the AVX-512 kernel on the last K panel (the
+   sums still in registers): the norms of the tile's 6 rows (a1, amx), the
+   maxima over the strip's 16 columns of the column norms and of |bias|
+   (b1, bmx, babs), the factors, the output tile c (row i at c + i ldc,
+   `rows` rows and `cols` columns written) and the flag bits (bit j of
+   flag[i fld] set: output (i, j) flagged; every row of the tile written,
+   bits past `cols` clear); any |= the flag bits.  Of S only the flagged
+   sums are stored. */
+typedef struct repdl__gemm_cr_rule {
+    const double *a1, *amx;
+    double b1, bmx, babs, kf, c51;
+    float *c;
+    size_t ldc, fld;
+    unsigned rows, cols, any;
+    unsigned short *flag;
+} repdl__gemm_cr_rule;
+
 REPDL_FN void repdl__gemm_cr_ukr8(size_t kc, const double *a, size_t la, const double *b,
                                   double *S, size_t lds, const double *S0, size_t ld0)
 REPDL__GEMM_CR_UKR_BODY(8)
@@ -379,48 +400,136 @@ repdl__gemm_cr_ukr_avx2(size_t kc, const double *a, size_t la, const double *b, 
 
 /* 6 x 16: the panel sums c and the chunk sums p (24 of the 32 registers);
    row k + REPDL_GEMM_CR_BPF of the strip is prefetched while row k is used,
-   only inside the strip (a hint: no value depends on it). */
+   only inside the strip (a hint: no value depends on it).  With R (the
+   last K panel), the sums t are decided there by the rule of the header
+   with one T per row of the tile (the strip's column maxima), E = |t| c51
+   + kf T (one rounding of the sum, the bound's margin covers it) and the
+   side test 0 < lo or hi < 0 written |t| > E (the same: lo = RN(t - E) > 0
+   exactly when t > E, RN being monotone with RN(0) = 0; false for NaN).  g++ 12's -Wmaybe-uninitialized inside avx512fintrin.h (the
+   undefined upper half of _mm512_castps256_ps512, filled by the insert)
+   is silenced for this function under gcc, as for the widening below. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 __attribute__((target("avx512f"))) static void
 repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b, double *S,
-                          size_t lds, const double *S0, size_t ld0)
+                          size_t lds, const double *S0, size_t ld0, repdl__gemm_cr_rule *R)
 {
     __m512d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     __m512d p00, p01, p10, p11, p20, p21, p30, p31, p40, p41, p50, p51;
     const double *a3 = a + 3 * la;
-    size_t k0, k, ke;
-#define REPDL__CRL(i) c##i##0 = _mm512_setzero_pd(); c##i##1 = _mm512_setzero_pd();
-    REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
+    size_t k0, k, ke = kc < REPDL__GEMM_CR_KSUB ? kc : REPDL__GEMM_CR_KSUB;
+    /* Rows k0 <= k < ke of the strip into the accumulators P. */
+#define REPDL__CRK(P)                                                                     \
+    for (k = k0; k < ke; k++) {                                                           \
+        __m512d b0 = _mm512_loadu_pd(b + 16 * k), b1 = _mm512_loadu_pd(b + 16 * k + 8), x;  \
+        if (k + REPDL_GEMM_CR_BPF < kc) { /* row k + BPF of the strip (two lines) */      \
+            REPDL__CR_BPF_HOOK                                                            \
+            _mm_prefetch((const char *)(b + 16 * (k + REPDL_GEMM_CR_BPF)), _MM_HINT_T0);   \
+            _mm_prefetch((const char *)(b + 16 * (k + REPDL_GEMM_CR_BPF) + 8), _MM_HINT_T0); \
+        }                                                                                 \
+        REPDL__CRF(0, a, 0, P) REPDL__CRF(1, a, 1, P) REPDL__CRF(2, a, 2, P)              \
+        REPDL__CRF(3, a3, 0, P) REPDL__CRF(4, a3, 1, P) REPDL__CRF(5, a3, 2, P)           \
+    }
+#define REPDL__CRF(i, q, o, P) x = _mm512_set1_pd(q[o * la + k]);                        \
+    P##i##0 = _mm512_fmadd_pd(x, b0, P##i##0); P##i##1 = _mm512_fmadd_pd(x, b1, P##i##1);
+#ifdef REPDL_GEMM_CR_ON_BPREFETCH
+#define REPDL__CR_BPF_HOOK REPDL_GEMM_CR_ON_BPREFETCH(16 * (k + REPDL_GEMM_CR_BPF), 16 * kc); /* a test hook */
+#else
+#define REPDL__CR_BPF_HOOK
+#endif
+    /* The first chunk is summed into c itself: from the bias row on the
+       first K panel (ld0 == 0: the bias then starts the chain, whose depth
+       KSUB + ceil(kc / KSUB) - 1 + (panels - 1) stays below d), from 0 on
+       the others (S0, the earlier panels' sum, added at the end). */
+    if (ld0 == 0) {
+        const __m512d s00 = _mm512_loadu_pd(S0), s01 = _mm512_loadu_pd(S0 + 8);
+#define REPDL__CRL(i) c##i##0 = s00; c##i##1 = s01;
+        REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
 #undef REPDL__CRL
-    for (k0 = 0; k0 < kc; k0 = ke) {
+    } else {
+#define REPDL__CRL(i) c##i##0 = _mm512_setzero_pd(); c##i##1 = _mm512_setzero_pd();
+        REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
+#undef REPDL__CRL
+    }
+    k0 = 0;
+    REPDL__CRK(c)
+    for (k0 = ke; k0 < kc; k0 = ke) {
         ke = kc - k0 < REPDL__GEMM_CR_KSUB ? kc : k0 + REPDL__GEMM_CR_KSUB;
 #define REPDL__CRL(i) p##i##0 = _mm512_setzero_pd(); p##i##1 = _mm512_setzero_pd();
         REPDL__CRL(0) REPDL__CRL(1) REPDL__CRL(2) REPDL__CRL(3) REPDL__CRL(4) REPDL__CRL(5)
 #undef REPDL__CRL
-        for (k = k0; k < ke; k++) {
-            __m512d b0 = _mm512_loadu_pd(b + 16 * k), b1 = _mm512_loadu_pd(b + 16 * k + 8), x;
-            if (k + REPDL_GEMM_CR_BPF < kc) { /* row k + BPF of the strip (two lines) */
-#ifdef REPDL_GEMM_CR_ON_BPREFETCH
-                REPDL_GEMM_CR_ON_BPREFETCH(16 * (k + REPDL_GEMM_CR_BPF), 16 * kc); /* a test hook */
-#endif
-                _mm_prefetch((const char *)(b + 16 * (k + REPDL_GEMM_CR_BPF)), _MM_HINT_T0);
-                _mm_prefetch((const char *)(b + 16 * (k + REPDL_GEMM_CR_BPF) + 8), _MM_HINT_T0);
-            }
-#define REPDL__CRF(i, q, o) x = _mm512_set1_pd(q[o * la + k]);                     \
-            p##i##0 = _mm512_fmadd_pd(x, b0, p##i##0); p##i##1 = _mm512_fmadd_pd(x, b1, p##i##1);
-            REPDL__CRF(0, a, 0) REPDL__CRF(1, a, 1) REPDL__CRF(2, a, 2)
-            REPDL__CRF(3, a3, 0) REPDL__CRF(4, a3, 1) REPDL__CRF(5, a3, 2)
-#undef REPDL__CRF
-        }
+        REPDL__CRK(p)
 #define REPDL__CRA(i) c##i##0 = _mm512_add_pd(c##i##0, p##i##0); c##i##1 = _mm512_add_pd(c##i##1, p##i##1);
         REPDL__CRA(0) REPDL__CRA(1) REPDL__CRA(2) REPDL__CRA(3) REPDL__CRA(4) REPDL__CRA(5)
 #undef REPDL__CRA
     }
+#undef REPDL__CR_BPF_HOOK
+#undef REPDL__CRF
+#undef REPDL__CRK
+    if (ld0) {
 #define REPDL__CRS(i) \
-    _mm512_storeu_pd(S + i * lds, _mm512_add_pd(_mm512_loadu_pd(S0 + i * ld0), c##i##0)); \
-    _mm512_storeu_pd(S + i * lds + 8, _mm512_add_pd(_mm512_loadu_pd(S0 + i * ld0 + 8), c##i##1));
-    REPDL__CRS(0) REPDL__CRS(1) REPDL__CRS(2) REPDL__CRS(3) REPDL__CRS(4) REPDL__CRS(5)
+        c##i##0 = _mm512_add_pd(_mm512_loadu_pd(S0 + i * ld0), c##i##0);     \
+        c##i##1 = _mm512_add_pd(_mm512_loadu_pd(S0 + i * ld0 + 8), c##i##1);
+        REPDL__CRS(0) REPDL__CRS(1) REPDL__CRS(2) REPDL__CRS(3) REPDL__CRS(4) REPDL__CRS(5)
 #undef REPDL__CRS
+    }
+#define REPDL__CRS(i) _mm512_storeu_pd(S + i * lds, c##i##0); _mm512_storeu_pd(S + i * lds + 8, c##i##1);
+    if (!R) {
+        REPDL__CRS(0) REPDL__CRS(1) REPDL__CRS(2) REPDL__CRS(3) REPDL__CRS(4) REPDL__CRS(5)
+    }
+#undef REPDL__CRS
+    if (R) {
+        const __m512d vc51 = _mm512_set1_pd(R->c51);
+        const __m512i nosign = _mm512_set1_epi64(0x7fffffffffffffffll);
+        const unsigned colmask = R->cols >= 16 ? 0xffffu : (1u << R->cols) - 1u;
+        unsigned any = 0;
+        /* Row i: its T over the strip (one bound for the 16 outputs), E =
+           RN(|t| c51 + RN(kf T)); lo and hi rounded to binary32 in fl, fh;
+           the side test (0 outside [lo, hi]) as |t| > E. */
+#define REPDL__CRH(t, vE, fl, fh, side)                                                   \
+        {                                                                                 \
+            __m512d at = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(t), nosign)); \
+            __m512d E = _mm512_fmadd_pd(at, vc51, vE);                                    \
+            fl = _mm512_maskz_cvtpd_ps(0xff, _mm512_sub_pd(t, E));                        \
+            fh = _mm512_maskz_cvtpd_ps(0xff, _mm512_add_pd(t, E));                        \
+            side = (unsigned)_mm512_cmp_pd_mask(at, E, _CMP_GT_OQ);                       \
+        }
+#define REPDL__CR16(lo8, hi8)                                                             \
+        _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo8)), \
+                                            _mm256_castps_pd(hi8), 1))
+#define REPDL__CRR(i)                                                                     \
+        {                                                                                 \
+            double T1 = R->a1[i] * R->bmx, T2 = R->amx[i] * R->b1;                         \
+            const __m512d vE = _mm512_set1_pd(R->kf * ((T1 < T2 ? T1 : T2) + R->babs));   \
+            __m256 f0, f1, h0, h1;                                                        \
+            __m512 fl;                                                                    \
+            unsigned s0, s1, bad;                                                         \
+            REPDL__CRH(c##i##0, vE, f0, h0, s0)                                           \
+            REPDL__CRH(c##i##1, vE, f1, h1, s1)                                           \
+            fl = REPDL__CR16(f0, f1);                                                     \
+            bad = ~((unsigned)_mm512_cmp_ps_mask(fl, REPDL__CR16(h0, h1), _CMP_EQ_OQ) &     \
+                    (s0 | (s1 << 8))) & colmask;                                          \
+            R->flag[i * R->fld] = (unsigned short)bad;                                    \
+            any |= bad;                                                                   \
+            if (bad) { /* the flagged sums, for the non-finite test */                    \
+                _mm512_mask_storeu_pd(S + i * lds, (__mmask8)bad, c##i##0);               \
+                _mm512_mask_storeu_pd(S + i * lds + 8, (__mmask8)(bad >> 8), c##i##1);    \
+            }                                                                             \
+            if (i < R->rows)                                                              \
+                _mm512_mask_storeu_ps(R->c + i * R->ldc, (__mmask16)colmask, fl);         \
+        }
+        REPDL__CRR(0) REPDL__CRR(1) REPDL__CRR(2) REPDL__CRR(3) REPDL__CRR(4) REPDL__CRR(5)
+#undef REPDL__CRR
+#undef REPDL__CR16
+#undef REPDL__CRH
+        R->any |= any;
+    }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 /* The depth d of the fast path's summation tree for K products in panels of
@@ -436,14 +545,17 @@ REPDL_FN size_t repdl__gemm_cr_depth(int isa, size_t K, size_t kc0)
 
 REPDL_FN int repdl__gemm_cr_nr(int isa) { return isa == 2 ? 16 : 8; }
 
+/* R: the rule fused into the AVX-512 kernel (NULL for the others). */
 REPDL_FN void repdl__gemm_cr_ukr(int isa, size_t kc, const double *a, size_t la, const double *b,
-                                 double *S, size_t lds, const double *S0, size_t ld0)
+                                 double *S, size_t lds, const double *S0, size_t ld0,
+                                 repdl__gemm_cr_rule *R)
 {
 #if REPDL__GEMM_X86
-    if (isa == 2) { repdl__gemm_cr_ukr_avx512(kc, a, la, b, S, lds, S0, ld0); return; }
+    if (isa == 2) { repdl__gemm_cr_ukr_avx512(kc, a, la, b, S, lds, S0, ld0, R); return; }
     if (isa == 1) { repdl__gemm_cr_ukr_avx2(kc, a, la, b, S, lds, S0, ld0); return; }
 #endif
     (void)isa;
+    (void)R;
     repdl__gemm_cr_ukr8(kc, a, la, b, S, lds, S0, ld0);
 }
 
@@ -730,47 +842,6 @@ repdl__gemm_cr_decide_avx2(size_t n, const double *s, double a1, double amx, con
                            unsigned char *flag)
 REPDL__GEMM_CR_DECIDE_BODY
 
-/* The same rule, eight outputs a step: min of AVX-512 returns the second
-   operand when one is NaN, as the C conditional does (the zero-masked
-   forms with every lane set: gcc's unmasked ones warn under
-   -Wmaybe-uninitialized); E is formed
-   as kf T + at c51 with one rounding fewer (the bound's margin covers
-   both forms); the tail takes the C body. */
-__attribute__((target("avx512f"))) static int
-repdl__gemm_cr_decide_avx512(size_t n, const double *s, double a1, double amx, const double *b1,
-                             const double *bmx, const double *babs, double kf, double c51,
-                             float *c, unsigned char *flag)
-{
-    const __m512d va1 = _mm512_set1_pd(a1), vamx = _mm512_set1_pd(amx), vkf = _mm512_set1_pd(kf),
-                  vc51 = _mm512_set1_pd(c51), zero = _mm512_setzero_pd();
-    const __m512i nosign = _mm512_set1_epi64(0x7fffffffffffffffll);
-    size_t j, nb = n & ~(size_t)7;
-    unsigned any = 0;
-    for (j = 0; j < nb; j += 8) {
-        __m512d t = _mm512_loadu_pd(s + j);
-        __m512d T1 = _mm512_mul_pd(va1, _mm512_loadu_pd(bmx + j));
-        __m512d T2 = _mm512_mul_pd(vamx, _mm512_loadu_pd(b1 + j));
-        __m512d T = _mm512_add_pd(_mm512_maskz_min_pd(0xff, T1, T2), _mm512_loadu_pd(babs + j));
-        __m512d at = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(t), nosign));
-        __m512d E = _mm512_fmadd_pd(vkf, T, _mm512_mul_pd(at, vc51));
-        __m512d lo = _mm512_sub_pd(t, E), hi = _mm512_add_pd(t, E);
-        __m256 fl = _mm512_maskz_cvtpd_ps(0xff, lo), fh = _mm512_maskz_cvtpd_ps(0xff, hi);
-        unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(fl, fh, _CMP_EQ_OQ));
-        unsigned side = (unsigned)(_mm512_cmp_pd_mask(lo, zero, _CMP_GT_OQ) |
-                                   _mm512_cmp_pd_mask(hi, zero, _CMP_LT_OQ));
-        unsigned bad = ~(eq & side) & 0xffu, l;
-        _mm256_storeu_ps(c + j, fl);
-        if (bad)
-            for (l = 0; l < 8; l++) flag[j + l] = (unsigned char)((bad >> l) & 1u);
-        else
-            memset(flag + j, 0, 8);
-        any |= bad;
-    }
-    if (nb < n)
-        any |= (unsigned)repdl__gemm_cr_decide_c(n - nb, s + nb, a1, amx, b1 + nb, bmx + nb,
-                                                 babs + nb, kf, c51, c + nb, flag + nb);
-    return any != 0;
-}
 #endif
 
 REPDL_FN int repdl__gemm_cr_decide(int isa, size_t n, const double *s, double a1, double amx,
@@ -778,8 +849,7 @@ REPDL_FN int repdl__gemm_cr_decide(int isa, size_t n, const double *s, double a1
                                    double kf, double c51, float *c, unsigned char *flag)
 {
 #if REPDL__GEMM_X86
-    if (isa == 2) return repdl__gemm_cr_decide_avx512(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
-    if (isa == 1) return repdl__gemm_cr_decide_avx2(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
+    if (isa >= 1) return repdl__gemm_cr_decide_avx2(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
 #endif
     (void)isa;
     return repdl__gemm_cr_decide_c(n, s, a1, amx, b1, bmx, babs, kf, c51, c, flag);
@@ -819,11 +889,18 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     size_t mc0 = M < REPDL_GEMM_CR_MC ? M : REPDL_GEMM_CR_MC;
     size_t ncp = (nc0 + nr - 1) / nr * nr, mcp = (mc0 + MR - 1) / MR * MR;
     size_t sa = transA ? lda : 1, sb = transB ? 1 : ldb;
-    size_t nS = mcp * ncp + ncp, nA = mcp * kc0, nB, nstat = 2 * M + 3 * N + ncp / 8 + 1, words, t;
+    /* The norms padded (8 rows, 16 columns of zeros: the fused rule reads
+       whole tiles); the flags: one byte an output of a block row for the
+       rule pass, a 16-bit word per row and strip of a block for the fused
+       rule. */
+    size_t nS = mcp * ncp + ncp, nA = mcp * kc0, nB, words, t;
+    size_t nstat = 2 * (M + 8) + 3 * (N + 16) + ncp / 8 + 1 + mcp * (ncp / 16) / 4 + 1 +
+                   3 * (N / 16 + 1);
     size_t i, j, k, ic, jc, jb, pc, nblk, group;
     int whole;
-    double *S, *s0, *ap, *bp, *ra1, *ramax, *cb1, *cbmax, *babs;
+    double *S, *s0, *ap, *bp, *ra1, *ramax, *cb1, *cbmax, *babs, *sb1, *sbmx, *sba;
     unsigned char *flag;
+    unsigned short *flagw;
     /* The bound's factors (no hexadecimal literals: C++14): d (1 + 2^-8)
        2^-53 with d the depth of the fast path's summation tree
        (repdl__gemm_cr_depth, <= K + 1) and 0x1.01p-53 = 0x3ca0100000000000,
@@ -834,6 +911,9 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                     : repdl__asdouble(0x7ff0000000000000ull);
     double c51 = repdl__asdouble(0x3cc0000000000000ull);
     void *blk;
+    /* The rule fused into the AVX-512 kernel's last K panel. */
+    int fuse = isa == 2;
+    repdl__gemm_cr_rule rule;
     if (M == 0 || N == 0) return;
     if (K == 0) {
         for (i = 0; i < M; i++)
@@ -869,11 +949,17 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
     ap = S + nS;
     bp = ap + nA;
     ra1 = bp + nB * K;
-    ramax = ra1 + M;
-    cb1 = ramax + M;
-    cbmax = cb1 + N;
-    babs = cbmax + N;
-    flag = (unsigned char *)(babs + N);
+    ramax = ra1 + M + 8;
+    cb1 = ramax + M + 8;
+    cbmax = cb1 + N + 16;
+    babs = cbmax + N + 16;
+    flag = (unsigned char *)(babs + N + 16);
+    flagw = (unsigned short *)(babs + N + 16 + ncp / 8 + 1);
+    sb1 = babs + N + 16 + ncp / 8 + 1 + mcp * (ncp / 16) / 4 + 1;
+    sbmx = sb1 + N / 16 + 1;
+    sba = sbmx + N / 16 + 1;
+    for (i = M; i < M + 8; i++) ra1[i] = ramax[i] = 0.0;
+    for (j = N; j < N + 16; j++) cb1[j] = cbmax[j] = babs[j] = 0.0;
 #if REPDL__GEMM_X86
     if (isa == 2 && !transA) repdl__gemm_cr_norms_avx512(M, K, A, lda, ra1, ramax);
     else if (isa >= 1 && !transA) repdl__gemm_cr_norms_avx2(M, K, A, lda, ra1, ramax);
@@ -890,6 +976,23 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
         double v = bias ? (double)bias[j] : 0.0;
         babs[j] = v < 0 ? -v : v;
     }
+    /* The fused rule's column factors: the maxima over each strip of 16
+       columns (NaN when one is NaN). */
+    for (j = 0; j < N; j += 16) {
+        size_t q, je = N - j < 16 ? N : j + 16;
+        double m1 = 0.0, mm = 0.0, ma = 0.0;
+        for (q = j; q < je; q++) {
+            m1 = !(cb1[q] <= m1) ? cb1[q] : m1;
+            mm = !(cbmax[q] <= mm) ? cbmax[q] : mm;
+            ma = !(babs[q] <= ma) ? babs[q] : ma;
+        }
+        sb1[j / 16] = m1;
+        sbmx[j / 16] = mm;
+        sba[j / 16] = ma;
+    }
+    rule.kf = kf;
+    rule.c51 = c51;
+    rule.ldc = ldc;
     for (jb = 0; jb < N; jb += group * nc0) {
         size_t jend = N - jb < group * nc0 ? N : jb + group * nc0;
         /* Pack op(B)[0..K)[jc..jc+nc) of every column block jc in
@@ -949,7 +1052,9 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
             for (jc = jb; jc < jend; jc += nc0) {
                 size_t nc = N - jc < nc0 ? N - jc : nc0, ncr = (nc + nr - 1) / nr * nr;
                 const double *bj = bp + (jc - jb) / nc0 * K * ncp;
-                size_t ir, jr;
+                size_t ir, jr, nst = ncr / nr;
+                rule.any = 0;
+                rule.fld = nst;
                 for (j = 0; j < ncr; j++) s0[j] = (bias && j < nc) ? (double)bias[jc + j] : -0.0;
                 for (pc = 0; pc < K; pc += kc0) {
                     size_t kc = K - pc < kc0 ? K - pc : kc0;
@@ -957,7 +1062,7 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                     /* Packed per panel: the rows [nic, nic + nmc) and
                        columns [npc, npc + nkc) of op(A) packed next, as
                        prefetch hints spread over the column strips. */
-                    size_t nic = ic, npc = pc + kc0, nmc = 0, nkc = 0, nst = ncr / nr;
+                    size_t nic = ic, npc = pc + kc0, nmc = 0, nkc = 0;
                     if (!whole) REPDL__CR_PACK_A(pc, kc, ap)
                     if (!whole && !transA) {
                         if (npc >= K) {
@@ -976,10 +1081,24 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
 #endif
                             repdl__gemm_cr_prefetch(A, lda, r0, r1, npc, nkc);
                         }
-                        for (ir = 0; ir < mcr; ir += MR)
+                        for (ir = 0; ir < mcr; ir += MR) {
+                            repdl__gemm_cr_rule *rp = NULL;
+                            if (fuse && pc + kc >= K) {
+                                rule.a1 = ra1 + ic + ir;
+                                rule.amx = ramax + ic + ir;
+                                rule.b1 = sb1[(jc + jr) / 16];
+                                rule.bmx = sbmx[(jc + jr) / 16];
+                                rule.babs = sba[(jc + jr) / 16];
+                                rule.c = C + (ic + ir) * ldc + jc + jr;
+                                rule.rows = (unsigned)(mc - ir < (size_t)MR ? mc - ir : (size_t)MR);
+                                rule.cols = (unsigned)(nc - jr < nr ? nc - jr : nr);
+                                rule.flag = flagw + ir * nst + jr / nr;
+                                rp = &rule;
+                            }
                             repdl__gemm_cr_ukr(isa, kc, apc + ir * kc, kc,
                                                bj + pc * ncr + jr * kc, S + ir * ncr + jr, ncr,
-                                               pc ? S + ir * ncr + jr : s0 + jr, pc ? ncr : 0);
+                                               pc ? S + ir * ncr + jr : s0 + jr, pc ? ncr : 0, rp);
+                        }
                     }
                 }
                 for (i = 0; i < mc; i++) {
@@ -987,8 +1106,19 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
                     const float *a = transA ? A + row : A + row * lda;
                     const double *srow = S + i * ncr;
                     float *crow = C + row * ldc + jc;
-                    if (!repdl__gemm_cr_decide(isa, nc, srow, ra1[row], ramax[row], cb1 + jc,
-                                               cbmax + jc, babs + jc, kf, c51, crow, flag))
+                    if (fuse) {
+                        /* The fused rule decided the block: its flag words
+                           to bytes, for the rows with any. */
+                        size_t st;
+                        unsigned w = 0;
+                        if (!rule.any) break;
+                        for (st = 0; st < nst; st++) w |= flagw[i * nst + st];
+                        if (!w) continue;
+                        for (j = 0; j < nc; j++)
+                            flag[j] = (unsigned char)((flagw[i * nst + j / nr] >> (j % nr)) & 1u);
+                    } else if (!repdl__gemm_cr_decide(isa, nc, srow, ra1[row], ramax[row],
+                                                      cb1 + jc, cbmax + jc, babs + jc, kf, c51,
+                                                      crow, flag))
                         continue;
                     for (j = 0; j < nc; j++) {
                         size_t col = jc + j;

@@ -316,6 +316,40 @@ static void lost_terms(void)
     }
 }
 
+/* A bias that dominates the sum: bias 2^24, products 1, -2^-26 and 30 of
+   2^-30: s = 2^24 + 1 + 14 2^-30, above the midpoint 2^24 + 1, so RN(s) =
+   2^24 + 2.  The AVX-512 kernel's first chunk is one chain starting from the
+   bias: each 2^-30 falls below half an ulp of the partial sum and is lost,
+   t = 2^24 + 1 - 2^-26, below the midpoint by 4 2^-28; only the |bias|
+   part of the bound (32 2^-53 2^24 and more) covers that, 2^-51 |t| does
+   not.  Every build must still give 2^24 + 2 (other kernels sum the chunk
+   from 0 and keep the small terms). */
+static void bias_chain(void)
+{
+    enum { KB = 32, MB = 3, NB = 5 };
+    static float A[MB * KB], Bt[NB * KB], Bn[KB * NB], bias[NB], C[MB * NB];
+    float a[KB], b[KB], want = pow2f(24) + 2.0f, r;
+    size_t k, i, j;
+    int tB;
+    a[0] = 1.0f; b[0] = 1.0f;
+    a[1] = -pow2f(-13); b[1] = pow2f(-13);
+    for (k = 2; k < KB; k++) { a[k] = pow2f(-15); b[k] = pow2f(-15); }
+    for (j = 0; j < NB; j++) bias[j] = pow2f(24);
+    r = gemm_cr_ref_one(KB, a, 1, b, 1, bias);
+    CHECK_BITS(r, want, "bias chain: oracle against the construction");
+    for (i = 0; i < MB; i++) memcpy(A + i * KB, a, sizeof a);
+    for (j = 0; j < NB; j++) memcpy(Bt + j * KB, b, sizeof b);
+    for (k = 0; k < KB; k++)
+        for (j = 0; j < NB; j++) Bn[k * NB + j] = b[k];
+    for (tB = 0; tB < 2; tB++) {
+        CHECK(repdl_gemm_cr_f32(0, tB, MB, NB, KB, A, KB, tB ? Bt : Bn, tB ? KB : NB, bias, C,
+                                NB) == REPDL_OK,
+              "bias chain status");
+        for (i = 0; i < MB * NB; i++) CHECK_BITS(C[i], want, "bias chain, transB %d, output %zu", tB, i);
+        n_outputs += MB * NB;
+    }
+}
+
 static void directed(void)
 {
     float fmax = f_of(0x7f7fffffu), one = 1.0f, inf = f_of(0x7f800000u), nan = f_of(0x7fc00000u);
@@ -440,6 +474,7 @@ int main(int argc, char **argv)
     bad_args();
     ties(small ? 300 : 1500);
     lost_terms();
+    bias_chain();
     for (mode = 0; mode < M_COUNT; mode++)
         for (rep = 0; rep < reps; rep++) {
             size_t M = 1 + rnd_below(13), N = 1 + rnd_below(21), K = rnd_below(rep < 2 ? 8 : 90);
