@@ -215,6 +215,51 @@ REPDL_FN void repdl__adam_chunk(repdl__adam_k k, size_t len, float *w, const flo
     }
 }
 
+#if REPDL__GNU_HOST && defined(__x86_64__) && !defined(REPDL_OPTIM_NO_DISPATCH)
+#define REPDL__ADAM_X86 1
+#include <immintrin.h>
+/* repdl__adam_chunk's operations, 16 elements a step with AVX-512F, on the
+   first len (a multiple of 16) elements: each product masked by keep
+   (REPDL__KEEP_PROD: rounded before it is added), the square root and
+   the divisions IEEE's, NaN outputs canonical; q reads m's canonical
+   value as the chunk's third pass does.  The same operations on the same
+   operands: the same bits. */
+__attribute__((target("avx512f"))) static inline void
+repdl__adam_avx512(repdl__adam_k k, size_t len, float *w, const float *g, float *m, float *v,
+                   uint32_t keep)
+{
+    const __m512i km = _mm512_set1_epi32((int)keep);
+    const __m512 b1 = _mm512_set1_ps(k.b1), b2 = _mm512_set1_ps(k.b2);
+    const __m512 omb1 = _mm512_set1_ps(k.omb1), omb2 = _mm512_set1_ps(k.omb2);
+    const __m512 wd = _mm512_set1_ps(k.wd), decay = _mm512_set1_ps(k.decay);
+    const __m512 bc2s = _mm512_set1_ps(k.bc2s), eps = _mm512_set1_ps(k.eps);
+    const __m512 ss = _mm512_set1_ps(k.step_size);
+    const __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32((int)REPDL_NAN_BITS));
+    size_t i;
+#define REPDL__KP(a, b) \
+    _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(_mm512_mul_ps((a), (b))), km))
+#define REPDL__CANON(x) _mm512_mask_mov_ps((x), _mm512_cmp_ps_mask((x), (x), _CMP_UNORD_Q), qn)
+    for (i = 0; i < len; i += 16) {
+        __m512 wi = _mm512_loadu_ps(w + i), gi = _mm512_loadu_ps(g + i);
+        __m512 mi, vi, mc, den, q;
+        if (k.coupled_wd) gi = _mm512_add_ps(gi, REPDL__KP(wd, wi));
+        mi = _mm512_add_ps(REPDL__KP(b1, _mm512_loadu_ps(m + i)), REPDL__KP(omb1, gi));
+        vi = _mm512_add_ps(REPDL__KP(b2, _mm512_loadu_ps(v + i)),
+                           REPDL__KP(omb2, _mm512_mul_ps(gi, gi)));
+        mc = REPDL__CANON(mi);
+        _mm512_storeu_ps(m + i, mc);
+        _mm512_storeu_ps(v + i, REPDL__CANON(vi));
+        den = _mm512_add_ps(_mm512_div_ps(_mm512_sqrt_ps(vi), bc2s), eps);
+        q = _mm512_div_ps(mc, den);
+        _mm512_storeu_ps(w + i, REPDL__CANON(_mm512_sub_ps(REPDL__KP(wi, decay), REPDL__KP(ss, q))));
+    }
+#undef REPDL__KP
+#undef REPDL__CANON
+}
+#else
+#define REPDL__ADAM_X86 0
+#endif
+
 REPDL_API repdl_status repdl_adam_step_f32(size_t n, const repdl_adam_config *c, const repdl_adam_state *s, const float *g, float *w,
                                   float *m, float *v)
 {
@@ -227,6 +272,15 @@ REPDL_API repdl_status repdl_adam_step_f32(size_t n, const repdl_adam_config *c,
     if (s->t == 0) return REPDL_OK;
     k = repdl__adam_prepare(c, s);
     keep = repdl__opaque_ones();
+#if REPDL__ADAM_X86
+    __builtin_cpu_init();
+    if (n >= 16 && __builtin_cpu_supports("avx512f")) {
+        len = n / 16 * 16;
+        repdl__adam_avx512(k, len, w, g, m, v, keep);
+        n -= len;
+        w += len; g += len; m += len; v += len;
+    }
+#endif
     if (REPDL__FSQRT_VEC) { /* sqrt vectorizes in place: one pass is faster */
         for (i = 0; i < n; i++) repdl__adam_elem(k, w + i, g[i], m + i, v + i, keep);
     } else {
