@@ -934,17 +934,36 @@ REPDL_FN void repdl__attn_ws_free(repdl__attn_ws *w)
     w->block = NULL;
 }
 
+/* dst[c ldd + r] = src[r lds + c], r, c < 16: a tile of 16 x 16 floats
+   moved, no value changed (whole rows loaded, columns stored). */
+REPDL_FN void repdl__attn_tr16(const float *src, size_t lds, float *dst, size_t ldd)
+{
+    float t[16][16];
+    int r, c;
+    for (r = 0; r < 16; r++) memcpy(t[r], src + (size_t)r * lds, sizeof t[r]);
+    for (c = 0; c < 16; c++)
+        for (r = 0; r < 16; r++) dst[(size_t)c * ldd + (size_t)r] = t[r][c];
+}
+
 /* KT[t][j] = K[j][t] (and VT from V) for the kv head kh = b hkv + h. */
 REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, size_t kh, int with_v)
 {
     size_t d = a->s.d, nk = a->s.nk, ldt = repdl__attn_ldt(a), j, t;
     const float *K = REPDL__OFFSET(a->k, kh * a->R * d), *V = REPDL__OFFSET(a->v, kh * a->R * d);
     if (w->head == kh) return;
-    for (j = 0; j < nk; j++)
-        for (t = 0; t < d; t++) w->KT[t * ldt + j] = K[j * d + t];
-    if (with_v)
+    if (d % 16 == 0 && nk % 16 == 0) { /* whole tiles */
+        for (j = 0; j < nk; j += 16)
+            for (t = 0; t < d; t += 16) {
+                repdl__attn_tr16(K + j * d + t, d, w->KT + t * ldt + j, ldt);
+                if (with_v) repdl__attn_tr16(V + j * d + t, d, w->VT + t * ldt + j, ldt);
+            }
+    } else {
         for (j = 0; j < nk; j++)
-            for (t = 0; t < d; t++) w->VT[t * ldt + j] = V[j * d + t];
+            for (t = 0; t < d; t++) w->KT[t * ldt + j] = K[j * d + t];
+        if (with_v)
+            for (j = 0; j < nk; j++)
+                for (t = 0; t < d; t++) w->VT[t * ldt + j] = V[j * d + t];
+    }
     for (t = 0; t < d; t++) /* the pad: read by repdl__attn_dots, never used */
         for (j = nk; j < ldt; j++) {
             w->KT[t * ldt + j] = 0.0f;
@@ -1184,7 +1203,8 @@ REPDL_FN void repdl__attn_fwd_range(const repdl__attn *a, repdl__attn_ws *w, siz
             unsigned char *use = w->useq + q * nk;
             size_t j;
             if (!repdl__attn_fwd_pre(a, w, u + q, sc, use, &nn[q], &mm[q], &ll[q], dotted)) continue;
-            for (j = 0; j < nn[q] && use[j]; j++) {}
+            j = !a->mask && !a->keep ? nn[q] : 0; /* no mask, no padding: all seen */
+            for (; j < nn[q] && use[j]; j++) {}
             if (j < nn[q] || nn[q] > REPDL_SUM_LEAF) { /* alone */
                 repdl__attn_wsum(nn[q], d, sc, use, repdl__attn_vrows(a, u + q), d, w->T, w->tr,
                                  a->o_out + (u + q) * d);
@@ -1237,13 +1257,11 @@ REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, si
 #else
     REPDL__CR_ARRAY(n, P, P, repdl__exp_lane, repdl_exp_f32);
 #endif
-    for (j = 0; j < n; j++) {
-        if (w->use[j]) {
-            dS[j] = repdl__fmul(P[j], repdl__fsub(dp[j], D));
-        } else {
-            P[j] = -0.0f;
-            dS[j] = -0.0f;
-        }
+    for (j = 0; j < n; j++) { /* unseen: both -0 (selects: the loop vectorizes) */
+        uint32_t k = 0u - (uint32_t)(w->use[j] != 0);
+        float ds = repdl__fmul(P[j], repdl__fsub(dp[j], D));
+        P[j] = repdl__asfloat((repdl__asuint(P[j]) & k) | (0x80000000u & ~k));
+        dS[j] = repdl__asfloat((repdl__asuint(ds) & k) | (0x80000000u & ~k));
     }
     for (j = n; j < nk; j++) P[j] = dS[j] = -0.0f;
     if (a->dq && with_dq) {
@@ -1294,7 +1312,8 @@ REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size
             size_t n = repdl__attn_nseen(a, (u + q) % nq), j;
             repdl__attn_bwd_row_dp(a, w, u + q, dq[q], 1, 0);
             if (!a->dq) continue;
-            for (j = 0; j < n && w->use[j]; j++) {}
+            j = !a->mask && !a->keep ? n : 0; /* no mask, no padding: all seen */
+            for (; j < n && w->use[j]; j++) {}
             if (j < n || n > REPDL_SUM_LEAF) { /* alone */
                 float *g = a->dq + (u + q) * d;
                 repdl__attn_wsum(n, d, a->dS + (u + q - a->prow) * nk, w->use, K, d, w->T, w->tr, g);
@@ -1393,19 +1412,6 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
         for (c = 0; c < d; c++) g[c] = repdl__canon(g[c]);
     }
 }
-
-#if REPDL__ATTN_VEC
-/* dst[c ldd + r] = src[r lds + c], r, c < 16: a tile of 16 x 16 floats
-   moved, no value changed (whole rows loaded, columns stored). */
-REPDL_FN void repdl__attn_tr16(const float *src, size_t lds, float *dst, size_t ldd)
-{
-    float t[REPDL__ATTN_VW][REPDL__ATTN_VW];
-    int r, c;
-    for (r = 0; r < REPDL__ATTN_VW; r++) memcpy(t[r], src + (size_t)r * lds, sizeof t[r]);
-    for (c = 0; c < REPDL__ATTN_VW; c++)
-        for (r = 0; r < REPDL__ATTN_VW; r++) dst[(size_t)c * ldd + (size_t)r] = t[r][c];
-}
-#endif
 
 /* Backward, second phase, the key rows [lo, hi).  On the host with the
    vector leaf, up to 4 keys of one block at a time through
