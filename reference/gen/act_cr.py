@@ -15,7 +15,8 @@ Needs sollya and mpmath.  Prints:
   * softplus's and gelu's evaluation error bounds: the Horner roundings
     bounded in exact rational arithmetic (u = 2^-53 per operation; a
     contracted a*b + c drops one of the roundings counted, so the bounds
-    hold fused or not), plus Sollya's supnorm bounds;
+    hold fused or not; horner_bound of reference/gen/fperr.py), plus
+    Sollya's supnorm bounds;
   * gelu's table S (decimal, shortest round trip, asserted).
 """
 import re
@@ -24,6 +25,8 @@ import subprocess
 from fractions import Fraction as Fr
 
 import mpmath as mp
+
+from fperr import horner_bound
 
 mp.mp.prec = 300
 u = Fr(1, 2 ** 53)
@@ -82,18 +85,6 @@ for name, hi, full in (('C', CH, c), ('K', KH, c * k)):
     lo = float(full - hi)
     print('gelu_tanh: %s_H = %r (%s), %s_L = %r (%s)' % (name, float(hi), float.hex(float(hi)), name, lo,
                                                          float.hex(lo)))
-
-
-def horner_bound(cs, V):
-    """|computed - exact Horner value| for |v| <= V, v exact."""
-    err = Fr(0)
-    hmax = abs(Fr(cs[-1]))
-    for kk in range(len(cs) - 2, -1, -1):
-        prod = V * hmax
-        hk = abs(Fr(cs[kk])) + prod
-        err = V * err + u * prod + u * hk
-        hmax = hk * (1 + 2 * u) + err
-    return err
 
 
 # ---- softplus ----

@@ -12,7 +12,8 @@ Needs sollya and mpmath.  Prints:
     (from there on erf(x) rounds to 1; --check: erf.h's REPDL__ERFF_SAT);
   * per piece, a rigorous bound of the evaluation's rounding error
     (Horner in binary64, u = 2^-53 per operation; a contracted a*b + c
-    drops one of the roundings counted, so the bound holds fused or not),
+    drops one of the roundings counted, so the bound holds fused or not;
+    horner_bound of reference/gen/fperr.py),
     as exact rational arithmetic on |coefficients| and the interval ends,
     plus Sollya's supnorm of the approximation error, relative to erf:
     the total is the bound E of erf.h (plus 2^-53 for repdl__round_ok's
@@ -31,6 +32,8 @@ import sys
 from fractions import Fraction as Fr
 
 import mpmath as mp
+
+from fperr import horner_bound
 
 mp.mp.prec = 200
 out = subprocess.run(['sollya', 'reference/gen/erff.sollya'], capture_output=True, text=True,
@@ -66,19 +69,6 @@ print('saturation: erf(x) rounds to 1 for x >= %s (0x%08x); erfc there = 2^%.3f,
 SAT = hi                                              # its bits, for --check
 
 u = Fr(1, 2 ** 53)
-
-
-def horner_bound(c, V):
-    """|computed - exact Horner value| <= returned bound, for |v| <= V, v exact."""
-    n = len(c)
-    err = Fr(0)
-    hmax = abs(Fr(c[-1]))
-    for k in range(n - 2, -1, -1):
-        prod = V * hmax                           # |v h_{k+1}|, computed value bound
-        hk = abs(Fr(c[k])) + prod
-        err = V * err + u * prod + u * hk        # product rounding, sum rounding
-        hmax = hk * (1 + 2 * u) + err
-    return err
 
 
 worst = 0.0

@@ -17,7 +17,8 @@ the vector evaluation, in units u = 2^-53, counting:
     the interval, with a 1.1 safety factor);
   * P_S: Sollya's supnorm bound, plus the Horner roundings bounded in
     exact rational arithmetic (two per step; a fused multiply-add drops
-    one, so the bound holds fused or not), over min S;
+    one, so the bound holds fused or not; horner_bound of
+    reference/gen/fperr.py), over min S;
   * e = 2^k E(r): the reduction's rounding (|dr| < 2^-55 + 2^-100) through
     E'/E <= 1.5, E's supnorm bound, E's Horner roundings over min E;
     the scaling by 2^k is exact;
@@ -34,21 +35,11 @@ from fractions import Fraction as Fr
 
 import mpmath as mp
 
+from fperr import horner_bound
+
 mp.mp.prec = 200
 uu = Fr(1, 2 ** 53)
 C_TEST = 128
-
-
-def horner_bound(cs, V):
-    """|computed - exact Horner value| for |v| <= V, v exact."""
-    err = Fr(0)
-    hmax = abs(Fr(cs[-1]))
-    for kk in range(len(cs) - 2, -1, -1):
-        prod = V * hmax
-        hk = abs(Fr(cs[kk])) + prod
-        err = V * err + uu * prod + uu * hk
-        hmax = hk * (1 + 2 * uu) + err
-    return err
 
 
 if len(sys.argv) > 1:
