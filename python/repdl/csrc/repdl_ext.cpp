@@ -80,8 +80,8 @@ Tensor empty_f32(std::vector<int64_t> shape)
 
 int threads() { return at::get_num_threads(); }
 
-// layers.inc's view of a call: CPU float32 contiguous tensors, the host's
-// functions.
+// layers.inc's and ops.inc's view of a call: CPU float32 contiguous
+// tensors, the host's functions.
 class OnHost {
   public:
     explicit OnHost(const Tensor &) {}
@@ -97,9 +97,33 @@ class OnHost {
     {
         return torch::empty(shape, torch::TensorOptions().dtype(type));
     }
+    // loss's targets: a contiguous int64 CPU tensor, copied into keep as
+    // size_t, a negative index REPDL_NO_INDEX
+    const size_t *targets(const Tensor &t, std::vector<size_t> &keep) const
+    {
+        TORCH_CHECK(t.scalar_type() == torch::kInt64 && t.device().is_cpu() && t.is_contiguous(),
+                    "repdl: target must be a contiguous int64 CPU tensor");
+        const int64_t *p = t.data_ptr<int64_t>();
+        keep.resize(static_cast<size_t>(t.numel()));
+        for (size_t i = 0; i < keep.size(); i++)
+            keep[i] = p[i] < 0 ? REPDL_NO_INDEX : static_cast<size_t>(p[i]);
+        return keep.data();
+    }
+    // reduce_rows's one-row sum: the threaded form (the bits of one row of
+    // repdl_sum_rows_f32 at every thread count), which returns a value and
+    // so is refused first in a floating-point environment that changes bits
+    bool sum_all(size_t n, const float *px, float *po) const
+    {
+        fpenv_check("repdl_sum_threads_f32");
+        po[0] = repdl_sum_threads_f32(n, threads(), px);
+        return true;
+    }
 };
 using OnCall = OnHost;
 #define REPDL_PY_CALL(fn, ...) ok(repdl_##fn(__VA_ARGS__), "repdl_" #fn)
+#define REPDL_PY_UNPAREN(...) __VA_ARGS__
+#define REPDL_PY_CALL_THREADS(fn, lead, ...) \
+    ok(repdl_##fn##_threads_f32(REPDL_PY_UNPAREN lead, threads(), __VA_ARGS__), "repdl_" #fn "_threads_f32")
 
 // ---- Elementwise ----
 
@@ -115,6 +139,20 @@ void elementwise(int64_t n, F &&f)
     at::parallel_for(0, n, kElementGrain, [&](int64_t b, int64_t e) { f(usz(b), usz(e - b)); });
 }
 
+// f(b, m) on each range of elementwise's cut, returning a status; any that
+// is not REPDL_OK (every range runs): a Python error naming
+// repdl_<op><suffix>.
+template <class F>
+void elementwise_ok(int64_t n, const std::string &op, const char *suffix, F &&f)
+{
+    std::atomic<int> st(REPDL_OK);
+    elementwise(n, [&](size_t b, size_t m) {
+        repdl_status r = f(b, m);
+        if (r != REPDL_OK) st = r;
+    });
+    ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + suffix).c_str());
+}
+
 using unary_fn = repdl_status (*)(size_t, const float *, float *);
 using unary_bwd_fn = repdl_status (*)(size_t, const float *, const float *, float *);
 using unary_row = repdl_py_unary_row<unary_fn, unary_bwd_fn>;
@@ -124,20 +162,29 @@ using unary_row = repdl_py_unary_row<unary_fn, unary_bwd_fn>;
 // backward pass.
 const unary_row kUnary[] = {REPDL_ELEMENTWISE_BACKWARD(REPDL_PY_UNARY_HOST)};
 
-Tensor unary(const std::string &op, const Tensor &x)
+// The forward pass of every function of op_table.h (those without a
+// backward pass too: erf, sin, cos, ...): repdl_<op>_array_f32.
+struct map_row {
+    const char *name;
+    unary_fn fwd;
+};
+#define REPDL_PY_MAP_HOST(name) {#name, repdl_##name##_array_f32},
+const map_row kMap[] = {REPDL_ELEMENTWISE_OPS(REPDL_PY_MAP_HOST)};
+#undef REPDL_PY_MAP_HOST
+
+// y = op(x) by the row named op of rows (kUnary or kMap).
+template <class Row, size_t N>
+Tensor elementwise_forward(const Row (&rows)[N], const std::string &op, const Tensor &x)
 {
     const float *px = cp(x, "input");
-    const unary_row &u = repdl_py_unary_find(kUnary, op);
+    const Row &u = repdl_py_unary_find(rows, op);
     Tensor y = empty_like_f32(x);
     float *py = y.data_ptr<float>();
-    std::atomic<int> st(REPDL_OK);
-    elementwise(x.numel(), [&](size_t b, size_t m) {
-        repdl_status r = u.fwd(m, px + b, py + b);
-        if (r != REPDL_OK) st = r;
-    });
-    ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + "_array_f32").c_str());
+    elementwise_ok(x.numel(), op, "_array_f32", [&](size_t b, size_t m) { return u.fwd(m, px + b, py + b); });
     return y;
 }
+
+Tensor unary(const std::string &op, const Tensor &x) { return elementwise_forward(kUnary, op, x); }
 
 // Backward of a unary op.  x is the input, y the forward output, dy the
 // incoming gradient (all of one shape): the library's
@@ -151,39 +198,13 @@ Tensor unary_backward(const std::string &op, const Tensor &x, const Tensor &y, c
     Tensor dx = empty_like_f32(x);
     float *pd = dx.data_ptr<float>();
     const float *pin = u.reads_y ? py : px;
-    std::atomic<int> st(REPDL_OK);
-    elementwise(x.numel(), [&](size_t b, size_t m) {
-        repdl_status r = u.bwd(m, pin + b, pg + b, pd + b);
-        if (r != REPDL_OK) st = r;
-    });
-    ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + "_backward_array_f32").c_str());
+    elementwise_ok(x.numel(), op, "_backward_array_f32",
+                   [&](size_t b, size_t m) { return u.bwd(m, pin + b, pg + b, pd + b); });
     return dx;
 }
 
-// Forward of any function of op_table.h (those without a backward pass
-// too: erf, sin, cos, ...): repdl_<op>_array_f32.
-struct map_row {
-    const char *name;
-    unary_fn fwd;
-};
-#define REPDL_PY_MAP_HOST(name) {#name, repdl_##name##_array_f32},
-const map_row kMap[] = {REPDL_ELEMENTWISE_OPS(REPDL_PY_MAP_HOST)};
-#undef REPDL_PY_MAP_HOST
-
-Tensor map(const std::string &op, const Tensor &x)
-{
-    const float *px = cp(x, "input");
-    const map_row &u = repdl_py_unary_find(kMap, op);
-    Tensor y = empty_like_f32(x);
-    float *py = y.data_ptr<float>();
-    std::atomic<int> st(REPDL_OK);
-    elementwise(x.numel(), [&](size_t b, size_t m) {
-        repdl_status r = u.fwd(m, px + b, py + b);
-        if (r != REPDL_OK) st = r;
-    });
-    ok(static_cast<repdl_status>(st.load()), ("repdl_" + op + "_array_f32").c_str());
-    return y;
-}
+// Any function of op_table.h (kMap).
+Tensor map(const std::string &op, const Tensor &x) { return elementwise_forward(kMap, op, x); }
 
 // y = RN(a * b) elementwise (repdl_mul_f32), a and b of one size.
 Tensor mul(const Tensor &a, const Tensor &b)
@@ -193,59 +214,6 @@ Tensor mul(const Tensor &a, const Tensor &b)
     Tensor y = empty_like_f32(a);
     ok(repdl_mul_f32(usz(a.numel()), pa, pb, y.data_ptr<float>()), "repdl_mul_f32");
     return y;
-}
-
-Tensor scale(double alpha, const Tensor &x)
-{
-    const float *px = cp(x, "input");
-    Tensor y = empty_like_f32(x);
-    ok(repdl_scale_f32(usz(x.numel()), static_cast<float>(alpha), px, y.data_ptr<float>()), "repdl_scale_f32");
-    return y;
-}
-
-// ---- Reductions over the last dimension of a [rows x n] tensor ----
-// kind: "sum", "mean", "var", "norm".  Returns [rows].  rows == 1 with the
-// whole tensor is the full reduction (the same bits: a row is the array).
-Tensor reduce_rows(const std::string &kind, int64_t rows, int64_t n, int64_t ddof, const Tensor &x)
-{
-    const float *px = cp(x, "input");
-    TORCH_CHECK(x.numel() == rows * n, "repdl: reduce_rows: size mismatch");
-    Tensor out = empty_f32({rows});
-    float *po = out.data_ptr<float>();
-    size_t R = usz(rows), N = usz(n);
-    if (R == 1 && kind == "sum") {
-        fpenv_check("repdl_sum_threads_f32");
-        po[0] = repdl_sum_threads_f32(N, threads(), px);
-        return out;
-    }
-    if (kind == "sum") ok(repdl_sum_rows_f32(R, N, px, N, po), "repdl_sum_rows_f32");
-    else if (kind == "mean") ok(repdl_mean_rows_f32(R, N, px, N, po), "repdl_mean_rows_f32");
-    else if (kind == "var") ok(repdl_var_rows_f32(R, N, usz(ddof), px, N, po), "repdl_var_rows_f32");
-    else if (kind == "norm") ok(repdl_norm2_rows_f32(R, N, px, N, po), "repdl_norm2_rows_f32");
-    else TORCH_CHECK(false, "repdl: unknown reduction ", kind);
-    return out;
-}
-
-// Backward of reduce_rows: x [rows x n], y [rows] the forward output, dy
-// [rows] the incoming gradient; dx [rows x n]: backward.h's
-// repdl_<kind>_rows_backward_f32.
-Tensor reduce_rows_backward(const std::string &kind, int64_t rows, int64_t n, int64_t ddof,
-                            const Tensor &x, const Tensor &y, const Tensor &dy)
-{
-    const float *px = cp(x, "input"), *py = cp(y, "output"), *pg = cp(dy, "grad_output");
-    TORCH_CHECK(x.numel() == rows * n && y.numel() == rows && dy.numel() == rows,
-                "repdl: reduce_rows_backward: size mismatch");
-    Tensor dx = empty_f32({rows, n});
-    float *pd = dx.data_ptr<float>();
-    size_t R = usz(rows), N = usz(n);
-    if (kind == "sum") ok(repdl_sum_rows_backward_f32(R, N, pg, pd), "repdl_sum_rows_backward_f32");
-    else if (kind == "mean") ok(repdl_mean_rows_backward_f32(R, N, pg, pd), "repdl_mean_rows_backward_f32");
-    else if (kind == "var")
-        ok(repdl_var_rows_backward_f32(R, N, usz(ddof), px, pg, pd), "repdl_var_rows_backward_f32");
-    else if (kind == "norm")
-        ok(repdl_norm2_rows_backward_f32(R, N, px, py, pg, pd), "repdl_norm2_rows_backward_f32");
-    else TORCH_CHECK(false, "repdl: unknown reduction ", kind);
-    return dx;
 }
 
 Tensor dot(const Tensor &x, const Tensor &y)
@@ -258,209 +226,19 @@ Tensor dot(const Tensor &x, const Tensor &y)
     return out;
 }
 
-#include "layers.inc"  // softmax, pools, norms: written once for both builds
+#include "layers.inc"  // the layer bindings both builds have: written once
+#include "ops.inc"     // scale, reductions, products, dropout, fills, sgd: likewise
 
-// ---- Losses: logits/logp [rows x cols], target int64 [rows] ----
-// Returns (loss scalar, gradient [rows x cols] of the loss, or undefined).
+// Linear layer forward: x [M x K], W [N x K], b [N], by gemm (the CUDA
+// build: the linear launcher).
 
-std::vector<size_t> targets(const Tensor &t)
-{
-    TORCH_CHECK(t.scalar_type() == torch::kInt64 && t.device().is_cpu() && t.is_contiguous(),
-                "repdl: target must be a contiguous int64 CPU tensor");
-    const int64_t *p = t.data_ptr<int64_t>();
-    std::vector<size_t> v(static_cast<size_t>(t.numel()));
-    for (size_t i = 0; i < v.size(); i++) v[i] = p[i] < 0 ? REPDL_NO_INDEX : static_cast<size_t>(p[i]);
-    return v;
-}
-
-// divisor 0: the reduction of the call (0 mean over its rows, 1 sum).
-// divisor B > 0 (with reduction 0): the mean over a global batch of B rows
-// of which x holds some: the SUM call, then loss and gradient divided by B
-// with repdl_div_count_f32 (the MEAN call's division, so each row's
-// gradient has the bits of the MEAN call over all B rows).
-std::vector<Tensor> loss(bool cross_entropy, int64_t reduction, const Tensor &x, const Tensor &target,
-                         bool want_grad, int64_t divisor)
-{
-    const float *px = cp(x, "input");
-    TORCH_CHECK(x.dim() == 2, "repdl: loss input must be [N, C]");
-    std::vector<size_t> t = targets(target);
-    size_t rows = usz(x.size(0)), cols = usz(x.size(1));
-    TORCH_CHECK(t.size() == rows, "repdl: target size mismatch");
-    Tensor l = empty_f32({});
-    Tensor g;
-    float *pg = nullptr;
-    if (want_grad) { g = empty_like_f32(x); pg = g.data_ptr<float>(); }
-    TORCH_CHECK(divisor >= 0 && (divisor == 0 || reduction == 0), "repdl: loss: bad divisor");
-    int red = reduction == 0 && divisor == 0 ? REPDL_REDUCTION_MEAN : REPDL_REDUCTION_SUM;
-    if (cross_entropy)
-        ok(repdl_cross_entropy_f32(rows, cols, red, px, t.data(), l.data_ptr<float>(), pg),
-           "repdl_cross_entropy_f32");
-    else
-        ok(repdl_nll_loss_f32(rows, cols, red, px, t.data(), l.data_ptr<float>(), pg), "repdl_nll_loss_f32");
-    if (divisor > 0) {
-        float *pl = l.data_ptr<float>();
-        ok(repdl_div_count_f32(1, usz(divisor), pl, pl), "repdl_div_count_f32");
-        if (pg) ok(repdl_div_count_f32(rows * cols, usz(divisor), pg, pg), "repdl_div_count_f32");
-    }
-    return {l, g};
-}
-
-// ---- Matrix products ----
-
-// C [M x N] = op(A) op(B) (+ bias[N]), repdl_gemm_threads_f32 with
-// torch's thread count (the bits of repdl_gemm_f32 for every count).
-Tensor gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const Tensor &A, const Tensor &B,
-            const c10::optional<Tensor> &bias)
-{
-    const float *pa = cp(A, "mat1"), *pb = cp(B, "mat2"), *pbias = opt_cp(bias, "bias");
-    TORCH_CHECK(A.numel() == M * K && B.numel() == K * N, "repdl: gemm: size mismatch");
-    Tensor C = empty_f32({M, N});
-    ok(repdl_gemm_threads_f32(ta, tb, usz(M), usz(N), usz(K), threads(), 1.0f, 0.0f, pa,
-                              usz(ta ? M : K), pb, usz(tb ? K : N), pbias, C.data_ptr<float>(), usz(N)),
-       "repdl_gemm_threads_f32");
-    return C;
-}
-
-// C [M x N] = RN(op(A) op(B) (+ bias[N])), each output correctly rounded:
-// repdl_gemm_cr_threads_f32 with torch's thread count (the bits of
-// repdl_gemm_cr_f32 for every count).
-Tensor gemm_cr(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const Tensor &A, const Tensor &B,
-               const c10::optional<Tensor> &bias)
-{
-    const float *pa = cp(A, "mat1"), *pb = cp(B, "mat2"), *pbias = opt_cp(bias, "bias");
-    TORCH_CHECK(M >= 0 && N >= 0 && K >= 0 && A.numel() == M * K && B.numel() == K * N,
-                "repdl: gemm_cr: size mismatch");
-    TORCH_CHECK(!pbias || bias->numel() == N, "repdl: gemm_cr: bias size mismatch");
-    Tensor C = empty_f32({M, N});
-    ok(repdl_gemm_cr_threads_f32(ta, tb, usz(M), usz(N), usz(K), threads(), pa, usz(ta ? M : K), pb,
-                                 usz(tb ? K : N), pbias, C.data_ptr<float>(), usz(N)),
-       "repdl_gemm_cr_threads_f32");
-    return C;
-}
-
-// ---- Attention (attention_threads.h at torch's thread count: the same
-// bits at every count; the CUDA forms in cuda_ops.cpp): q [batch][hq][nq][d],
-// k, v [batch][hkv][nk][d], mask [batch][nq][nk] (float, additive; -inf:
-// not seen), key_keep [batch][nk] (uint8, 0: padding); attn_shape in
-// shapes.h ----
-
-const unsigned char *keep_ptr(OnCall &dv, const c10::optional<Tensor> &key_keep)
-{
-    if (!key_keep.has_value() || !key_keep->defined()) return nullptr;
-    dv.here(*key_keep, "key_keep");
-    return key_keep->data_ptr<uint8_t>();
-}
-
-std::vector<Tensor> attention_forward(std::vector<int64_t> dims, int64_t q_pos0, bool causal,
-                                      double scale, const Tensor &q, const Tensor &k,
-                                      const Tensor &v, const c10::optional<Tensor> &mask,
-                                      const c10::optional<Tensor> &key_keep)
-{
-    OnCall dv(q);
-    repdl_attention_shape s = attn_shape(dims, q_pos0, causal, q, k, v, mask, key_keep);
-    const float *pq = dv.in(q, "query"), *pk = dv.in(k, "key"), *pv = dv.in(v, "value");
-    const float *pm = dv.opt(mask, "attn_mask");
-    const unsigned char *pkk = keep_ptr(dv, key_keep);
-    Tensor out = dv.empty(q.sizes()), lse = dv.empty({dims[0], dims[1], dims[3]});
-    ok(repdl_attention_forward_threads_f32(&s, threads(), (float)scale, pq, pk, pv, pm, pkk,
-                                           out.data_ptr<float>(), lse.data_ptr<float>()),
-       "repdl_attention_forward_threads_f32");
-    return {out, lse};
-}
-
-std::vector<Tensor> attention_backward(std::vector<int64_t> dims, int64_t q_pos0, bool causal,
-                                       double scale, const Tensor &q, const Tensor &k,
-                                       const Tensor &v, const c10::optional<Tensor> &mask,
-                                       const c10::optional<Tensor> &key_keep, const Tensor &out,
-                                       const Tensor &lse, const Tensor &dout, bool need_dq,
-                                       bool need_dk, bool need_dv)
-{
-    OnCall dv(q);
-    repdl_attention_shape s = attn_shape(dims, q_pos0, causal, q, k, v, mask, key_keep);
-    const float *pq = dv.in(q, "query"), *pk = dv.in(k, "key"), *pv = dv.in(v, "value");
-    const float *pm = dv.opt(mask, "attn_mask");
-    const unsigned char *pkk = keep_ptr(dv, key_keep);
-    const float *po = dv.in(out, "output"), *pl = dv.in(lse, "lse"), *pg = dv.in(dout, "grad_output");
-    TORCH_CHECK(out.numel() == q.numel() && dout.numel() == q.numel() &&
-                    lse.numel() == dims[0] * dims[1] * dims[3],
-                "repdl: attention backward: output, grad_output or lse size mismatch");
-    Tensor dq, dk, dvv;
-    if (need_dq) dq = dv.empty(q.sizes());
-    if (need_dk) dk = dv.empty(k.sizes());
-    if (need_dv) dvv = dv.empty(v.sizes());
-    ok(repdl_attention_backward_threads_f32(&s, threads(), (float)scale, pq, pk, pv, pm, pkk, po, pl,
-                                            pg, ptr(dq), ptr(dk), ptr(dvv)),
-       "repdl_attention_backward_threads_f32");
-    return {dq, dk, dvv};
-}
-
-// Linear layer: x [M x K], W [N x K], b [N].
 Tensor linear_forward(const Tensor &x, const Tensor &W, const c10::optional<Tensor> &b)
 {
     int64_t M = x.size(0), K = x.size(1), N = W.size(0);
     return gemm(false, true, M, N, K, x, W, b);
 }
 
-std::vector<Tensor> linear_backward(const Tensor &x, const Tensor &W, const Tensor &dy, bool need_dx,
-                                    bool need_dw, bool need_db)
-{
-    const float *px = cp(x, "input"), *pw = cp(W, "weight"), *pg = cp(dy, "grad_output");
-    int64_t M = x.size(0), K = x.size(1), N = W.size(0);
-    Tensor dx, dW, db;
-    float *pdx = nullptr, *pdw = nullptr, *pdb = nullptr;
-    if (need_dx) { dx = empty_f32({M, K}); pdx = dx.data_ptr<float>(); }
-    if (need_dw) { dW = empty_f32({N, K}); pdw = dW.data_ptr<float>(); }
-    if (need_db) { db = empty_f32({N}); pdb = db.data_ptr<float>(); }
-    ok(repdl_linear_backward_f32(usz(M), usz(K), usz(N), px, pw, pg, pdx, pdw, pdb),
-       "repdl_linear_backward_f32");
-    return {dx, dW, db};
-}
-
-// ---- Convolution (NCHW, groups 1) ----
-
-Tensor conv2d_forward(const Tensor &x, const Tensor &w, const c10::optional<Tensor> &b,
-                      std::vector<int64_t> stride, std::vector<int64_t> pad, std::vector<int64_t> dil)
-{
-    const float *px = cp(x, "input"), *pw = cp(w, "weight"), *pb = opt_cp(b, "bias");
-    repdl_conv2d_shape s = conv_shape(x, w, stride, pad, dil);
-    Tensor y = empty_f32({x.size(0), w.size(0), (int64_t)repdl_conv2d_out_h(&s),
-                          (int64_t)repdl_conv2d_out_w(&s)});
-    // threaded form: the same bits as repdl_conv2d_forward_f32 for every thread count
-    ok(repdl_conv2d_forward_threads_f32(&s, threads(), px, pw, pb, y.data_ptr<float>()),
-       "repdl_conv2d_forward_threads_f32");
-    return y;
-}
-
-std::vector<Tensor> conv2d_backward(const Tensor &x, const Tensor &w, const Tensor &dy,
-                                    std::vector<int64_t> stride, std::vector<int64_t> pad,
-                                    std::vector<int64_t> dil, bool need_dx, bool need_dw, bool need_db)
-{
-    const float *px = cp(x, "input"), *pw = cp(w, "weight"), *pg = cp(dy, "grad_output");
-    repdl_conv2d_shape s = conv_shape(x, w, stride, pad, dil);
-    Tensor dx, dw, db;
-    float *pdx = nullptr, *pdw = nullptr, *pdb = nullptr;
-    if (need_dx) { dx = empty_like_f32(x); pdx = dx.data_ptr<float>(); }
-    if (need_dw) { dw = empty_like_f32(w); pdw = dw.data_ptr<float>(); }
-    if (need_db) { db = empty_f32({w.size(0)}); pdb = db.data_ptr<float>(); }
-    // threaded form: the same bits as repdl_conv2d_backward_f32 for every thread count
-    ok(repdl_conv2d_backward_threads_f32(&s, threads(), px, pw, pg, pdx, pdw, pdb),
-       "repdl_conv2d_backward_threads_f32");
-    return {dx, dw, db};
-}
-
-// ---- Dropout: Philox stream (seed, offset) ----
-
-std::vector<Tensor> dropout_forward(double p, uint64_t seed, uint64_t offset, const Tensor &x)
-{
-    const float *px = cp(x, "input");
-    Tensor y = empty_like_f32(x);
-    Tensor mask = torch::empty(x.sizes(), torch::TensorOptions().dtype(torch::kUInt8));
-    ok(repdl_dropout_forward_f32(usz(x.numel()), (float)p, seed, offset, px, y.data_ptr<float>(),
-                                 mask.data_ptr<uint8_t>()),
-       "repdl_dropout_forward_f32");
-    return {y, mask};
-}
-
+// Dropout backward: the mask uint8, as dropout_forward made it.
 Tensor dropout_backward(double p, const Tensor &mask, const Tensor &dy)
 {
     const float *pg = cp(dy, "grad_output");
@@ -472,20 +250,6 @@ Tensor dropout_backward(double p, const Tensor &mask, const Tensor &dy)
 }
 
 // ---- Random numbers (rng.h) ----
-
-void uniform_fill(Tensor out, uint64_t seed, uint64_t offset, double lo, double hi)
-{
-    float *po = mp(out, "tensor");
-    ok(repdl_rng_uniform_fill_f32(usz(out.numel()), seed, offset, (float)lo, (float)hi, po),
-       "repdl_rng_uniform_fill_f32");
-}
-
-void normal_fill(Tensor out, uint64_t seed, uint64_t offset, double mean, double std)
-{
-    float *po = mp(out, "tensor");
-    ok(repdl_rng_normal_fill_f32(usz(out.numel()), seed, offset, (float)mean, (float)std, po),
-       "repdl_rng_normal_fill_f32");
-}
 
 Tensor permutation(int64_t n, uint64_t seed, uint64_t offset)
 {
@@ -503,20 +267,6 @@ float init_bound(int64_t fan_in) { return repdl_init_bound_f32(usz(fan_in)); }
 
 // ---- Optimizers (optim.h), in place ----
 
-void sgd_step(Tensor w, const Tensor &g, c10::optional<Tensor> buf, double lr, double momentum,
-              double dampening, double weight_decay, bool nesterov, uint64_t step)
-{
-    float *pw = mp(w, "param");
-    const float *pg = cp(g, "grad");
-    float *pb = nullptr;
-    if (buf.has_value() && buf->defined()) pb = mp(*buf, "momentum_buffer");
-    TORCH_CHECK(w.numel() == g.numel(), "repdl: sgd: grad size mismatch");
-    repdl_sgd_config c;
-    c.lr = (float)lr; c.momentum = (float)momentum; c.dampening = (float)dampening;
-    c.weight_decay = (float)weight_decay; c.nesterov = nesterov ? 1 : 0;
-    ok(repdl_sgd_step_f32(usz(w.numel()), &c, step, pg, pw, pb), "repdl_sgd_step_f32");
-}
-
 // state: float32 [2] = (beta1_pow, beta2_pow), updated; t the step after
 // this one's begin_step (returned).
 int64_t adam_step(Tensor w, const Tensor &g, Tensor m, Tensor v, Tensor state, int64_t t, double lr,
@@ -526,15 +276,8 @@ int64_t adam_step(Tensor w, const Tensor &g, Tensor m, Tensor v, Tensor state, i
     const float *pg = cp(g, "grad");
     TORCH_CHECK(w.numel() == g.numel() && w.numel() == m.numel() && w.numel() == v.numel(),
                 "repdl: adam: size mismatch");
-    repdl_adam_config c;
-    c.lr = (float)lr; c.beta1 = (float)beta1; c.beta2 = (float)beta2; c.eps = (float)eps;
-    c.weight_decay = (float)weight_decay; c.decoupled = decoupled ? 1 : 0;
-    repdl_adam_state s;
-    s.t = static_cast<uint64_t>(t); s.beta1_pow = ps[0]; s.beta2_pow = ps[1];
-    ok(repdl_adam_begin_step(&s, &c), "repdl_adam_begin_step");
-    ok(repdl_adam_step_f32(usz(w.numel()), &c, &s, pg, pw, pm, pv), "repdl_adam_step_f32");
-    ps[0] = s.beta1_pow; ps[1] = s.beta2_pow;
-    return static_cast<int64_t>(s.t);
+    OnCall d(w);
+    return adam_run(d, usz(w.numel()), ps, t, lr, beta1, beta2, eps, weight_decay, decoupled, pg, pw, pm, pv);
 }
 
 // torch.optim.AdamW(foreach=False) under repdl.mode (adamw_torch.h): the
@@ -672,7 +415,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("reduce_rows", &reduce_rows);
     m.def("reduce_rows_backward", &reduce_rows_backward);
     m.def("dot", &dot);
-    // layer_table.h's bindings (layers.inc, loss, linear, conv2d), and
+    // layer_table.h's bindings (layers.inc; linear_forward here), and
     // their names
     py::list layer_bindings;
 #define REPDL_PY_DEF(name) m.def(#name, &name), layer_bindings.append(#name);
