@@ -240,6 +240,10 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "sample";
 #if REPDL__GELU_X86
     int isa = repdl__gelu_vec_isa();
+    if (isa > REPDL_GELU_ISA_MAX) { /* the build's cap (the x86-64 build sets 1) */
+        fprintf(stderr, "vector form %d above REPDL_GELU_ISA_MAX = %d\n", isa, REPDL_GELU_ISA_MAX);
+        return 1;
+    }
 #else
     int isa = 0;
 #endif
