@@ -203,7 +203,7 @@ def extension():
     if prebuilt:
         if not os.path.isfile(prebuilt):
             raise SystemExit(f'repdl: REPDL_CUDA_PREBUILT={prebuilt!r} is not a file '
-                             '(build it first: ninja -C build cuda/librepdl_cuda.a)')
+                             '(meson builds it: build/cuda/librepdl_cuda.a)')
         ext.repdl_cuda_sources = [os.path.join(csrc, 'cuda_glue.cu')]
         ext.extra_objects = [prebuilt]
     else:
