@@ -223,7 +223,14 @@ REPDL_FN void repdl__adam_chunk(repdl__adam_k k, size_t len, float *w, const flo
    (REPDL__KEEP_PROD: rounded before it is added), the square root and
    the divisions IEEE's, NaN outputs canonical; q reads m's canonical
    value as the chunk's third pass does.  The same operations on the same
-   operands: the same bits. */
+   operands: the same bits.  (g++ 12 reports -Wmaybe-uninitialized inside
+   its own avx512fintrin.h once the intrinsics are inlined here, as in
+   detail/gemv.h: silenced for this function only, so that a C++ user's
+   -Werror build compiles.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 __attribute__((target("avx512f"))) static inline void
 repdl__adam_avx512(repdl__adam_k k, size_t len, float *w, const float *g, float *m, float *v,
                    uint32_t keep)
@@ -256,6 +263,9 @@ repdl__adam_avx512(repdl__adam_k k, size_t len, float *w, const float *g, float 
 #undef REPDL__KP
 #undef REPDL__CANON
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #else
 #define REPDL__ADAM_X86 0
 #endif
