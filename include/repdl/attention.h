@@ -934,8 +934,10 @@ REPDL_FN void repdl__attn_ws_free(repdl__attn_ws *w)
     w->block = NULL;
 }
 
+#if REPDL__ATTN_VEC
 /* dst[c ldd + r] = src[r lds + c], r, c < 16: a tile of 16 x 16 floats
-   moved, no value changed (whole rows loaded, columns stored). */
+   moved, no value changed (whole rows loaded, columns stored; host only:
+   on the device the unrolled tile doubled the PTX). */
 REPDL_FN void repdl__attn_tr16(const float *src, size_t lds, float *dst, size_t ldd)
 {
     float t[16][16];
@@ -944,6 +946,7 @@ REPDL_FN void repdl__attn_tr16(const float *src, size_t lds, float *dst, size_t 
     for (c = 0; c < 16; c++)
         for (r = 0; r < 16; r++) dst[(size_t)c * ldd + (size_t)r] = t[r][c];
 }
+#endif
 
 /* KT[t][j] = K[j][t] (and VT from V) for the kv head kh = b hkv + h. */
 REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, size_t kh, int with_v)
@@ -951,13 +954,16 @@ REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, siz
     size_t d = a->s.d, nk = a->s.nk, ldt = repdl__attn_ldt(a), j, t;
     const float *K = REPDL__OFFSET(a->k, kh * a->R * d), *V = REPDL__OFFSET(a->v, kh * a->R * d);
     if (w->head == kh) return;
+#if REPDL__ATTN_VEC
     if (d % 16 == 0 && nk % 16 == 0) { /* whole tiles */
         for (j = 0; j < nk; j += 16)
             for (t = 0; t < d; t += 16) {
                 repdl__attn_tr16(K + j * d + t, d, w->KT + t * ldt + j, ldt);
                 if (with_v) repdl__attn_tr16(V + j * d + t, d, w->VT + t * ldt + j, ldt);
             }
-    } else {
+    } else
+#endif
+    {
         for (j = 0; j < nk; j++)
             for (t = 0; t < d; t++) w->KT[t * ldt + j] = K[j * d + t];
         if (with_v)
@@ -1019,6 +1025,7 @@ REPDL_FN void repdl__attn_dots(const repdl__attn *a, repdl__attn_ws *w, const fl
     }
 }
 
+#if REPDL__ATTN_VEC
 /* The canonical sum of x[0..n), 1 <= n <= REPDL_SUM_LEAF (one leaf):
    the bits of repdl__tree_leaf's, which pads the terms with -0 to 1024
    (x + -0 == x for every x).  Here the padding stops at 64 nv rows, nv
@@ -1060,6 +1067,7 @@ REPDL_FN float repdl__attn_rowdot(repdl__attn_ws *w, size_t d, const float *x, c
     repdl__attn_wcols(d, 1, x, NULL, y, 1, w->T, w->tr, &r);
     return r;
 }
+#endif
 
 /* The scores of row (b, hh, i), j < n: s_j, and use[j]; dotted: sc
    holds the dots already (repdl__attn_vdots4). */
@@ -1121,9 +1129,12 @@ REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t
 #endif
     for (j = 0; j < n; j++)
         if (!use[j]) sc[j] = -0.0f;
+#if REPDL__ATTN_VEC
     if (n <= REPDL_SUM_LEAF) { /* one leaf */
         *pl = repdl__attn_lsum(n, sc); /* l >= 1: the max's term is exp(0) = 1 */
-    } else {
+    } else
+#endif
+    {
         repdl__tree t;
         size_t j0, len;
         repdl__tree_init(&t);
@@ -1249,7 +1260,11 @@ REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, si
     w->blk = (size_t)-1; /* row2 overwritten */
     if (!dotted) dp = w->row2;
     repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted);
+#if REPDL__ATTN_VEC
     D = repdl__attn_rowdot(w, d, go, o);
+#else
+    repdl__attn_wcols(d, 1, go, NULL, o, 1, w->T, w->tr, &D);
+#endif
     if (!dotted) repdl__attn_dots(a, w, go, w->VT, n, dp);
     for (j = 0; j < n; j++) P[j] = repdl__fsub(P[j], lse);
 #if REPDL__ATTN_VEC
