@@ -354,7 +354,7 @@ REPDL_FN int repdl__gemm_cr_refine(int isa, size_t K, const float *a, size_t sa,
 /* The rule applied inside the AVX-512 kernel on the last K panel (the
    sums still in registers): the norms of the tile's 6 rows (a1, amx), the
    maxima over the strip's 16 columns of the column norms and of |bias|
-   (b1, bmx, babs), the factors, the output tile c (row i at c + i ldc,
+   (b1, bmx, babs), the factors (a1 and amx readable 8 rows on), the output tile c (row i at c + i ldc,
    `rows` rows and `cols` columns written) and the flag bits (bit j of
    flag[i fld] set: output (i, j) flagged; every row of the tile written,
    bits past `cols` clear); any |= the flag bits.  Of S only the flagged
@@ -420,6 +420,14 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b
     __m512d p00, p01, p10, p11, p20, p21, p30, p31, p40, p41, p50, p51;
     const double *a3 = a + 3 * la;
     size_t k0, k, ke = kc < REPDL__GEMM_CR_KSUB ? kc : REPDL__GEMM_CR_KSUB;
+    double eT[8]; /* with R: kf T of the tile's rows (lanes 6, 7 unused) */
+    if (R) { /* before the sums, off their path: min as the C conditional */
+        __m512d T1 = _mm512_mul_pd(_mm512_loadu_pd(R->a1), _mm512_set1_pd(R->bmx));
+        __m512d T2 = _mm512_mul_pd(_mm512_loadu_pd(R->amx), _mm512_set1_pd(R->b1));
+        _mm512_storeu_pd(eT, _mm512_mul_pd(_mm512_set1_pd(R->kf),
+                                           _mm512_add_pd(_mm512_maskz_min_pd(0xff, T1, T2),
+                                                         _mm512_set1_pd(R->babs))));
+    }
     /* Rows k0 <= k < ke of the strip into the accumulators P. */
 #define REPDL__CRK(P)                                                                     \
     for (k = k0; k < ke; k++) {                                                           \
@@ -484,6 +492,10 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b
         const __m512d vc51 = _mm512_set1_pd(R->c51);
         const __m512i nosign = _mm512_set1_epi64(0x7fffffffffffffffll);
         const unsigned colmask = R->cols >= 16 ? 0xffffu : (1u << R->cols) - 1u;
+        const unsigned rows = R->rows;
+        float *const cp = R->c;
+        unsigned short *const fp = R->flag;
+        const size_t ldc = R->ldc, fld = R->fld;
         unsigned any = 0;
         /* Row i: its T over the strip (one bound for the 16 outputs), E =
            RN(|t| c51 + RN(kf T)); lo and hi rounded to binary32 in fl, fh;
@@ -501,8 +513,7 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b
                                             _mm256_castps_pd(hi8), 1))
 #define REPDL__CRR(i)                                                                     \
         {                                                                                 \
-            double T1 = R->a1[i] * R->bmx, T2 = R->amx[i] * R->b1;                         \
-            const __m512d vE = _mm512_set1_pd(R->kf * ((T1 < T2 ? T1 : T2) + R->babs));   \
+            const __m512d vE = _mm512_set1_pd(eT[i]);                                     \
             __m256 f0, f1, h0, h1;                                                        \
             __m512 fl;                                                                    \
             unsigned s0, s1, bad;                                                         \
@@ -511,14 +522,13 @@ repdl__gemm_cr_ukr_avx512(size_t kc, const double *a, size_t la, const double *b
             fl = REPDL__CR16(f0, f1);                                                     \
             bad = ~((unsigned)_mm512_cmp_ps_mask(fl, REPDL__CR16(h0, h1), _CMP_EQ_OQ) &     \
                     (s0 | (s1 << 8))) & colmask;                                          \
-            R->flag[i * R->fld] = (unsigned short)bad;                                    \
+            fp[i * fld] = (unsigned short)bad;                                            \
             any |= bad;                                                                   \
             if (bad) { /* the flagged sums, for the non-finite test */                    \
                 _mm512_mask_storeu_pd(S + i * lds, (__mmask8)bad, c##i##0);               \
                 _mm512_mask_storeu_pd(S + i * lds + 8, (__mmask8)(bad >> 8), c##i##1);    \
             }                                                                             \
-            if (i < R->rows)                                                              \
-                _mm512_mask_storeu_ps(R->c + i * R->ldc, (__mmask16)colmask, fl);         \
+            if (i < rows) _mm512_mask_storeu_ps(cp + i * ldc, (__mmask16)colmask, fl);    \
         }
         REPDL__CRR(0) REPDL__CRR(1) REPDL__CRR(2) REPDL__CRR(3) REPDL__CRR(4) REPDL__CRR(5)
 #undef REPDL__CRR
