@@ -394,6 +394,10 @@ repdl__pack_bt_avx2(const float *s, size_t lds, size_t kc, size_t nr, float *d)
             _mm256_storeu_ps(q + 5 * nr, _mm256_permute2f128_ps(u1, u5, 0x31));
             _mm256_storeu_ps(q + 6 * nr, _mm256_permute2f128_ps(u2, u6, 0x31));
             _mm256_storeu_ps(q + 7 * nr, _mm256_permute2f128_ps(u3, u7, 0x31));
+            if (!(kb & 15) && jb + 8 < nr) { /* the next 8 rows' line at this k (a hint) */
+                size_t r;
+                for (r = 8; r < 16; r++) _mm_prefetch((const char *)(p + r * lds), _MM_HINT_T0);
+            }
         }
 }
 #endif
