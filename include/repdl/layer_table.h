@@ -46,9 +46,10 @@
    binding   the repdl._C function (NOPY rows: `-`).
 
    The bindings themselves (argument checks and calls only) are in
-   python/repdl/csrc/layers.inc when the two builds share them, else in
-   repdl_ext.cpp and cuda_ops.cpp (linear and conv2d: the host calls the
-   _threads forms; the losses: the global batch divisor).
+   python/repdl/csrc/layers.inc, shared by the two builds (REPDL_PY_CALL,
+   REPDL_PY_CALL_THREADS: the host's _threads forms), but for
+   linear_forward, whose checks differ, in repdl_ext.cpp and
+   cuda_ops.cpp.
    Only macros: this header declares nothing. */
 #ifndef REPDL_LAYER_TABLE_H
 #define REPDL_LAYER_TABLE_H
