@@ -7,7 +7,8 @@
      bench_gemm_cr [--reps R] [--quick] [--threads T]
 
    Every figure is the median of R >= 3 timed repetitions (after one
-   warm-up) of CPU time, robust on a shared machine: the calling thread's
+   warm-up) of CPU time per call (a repetition times ceil(2^22 / (M N K))
+   calls, so that the smallest shapes are not at the timer's resolution), robust on a shared machine: the calling thread's
    for 1 thread, the whole process's (every thread's, summed) for T
    threads, so the T-thread ratio shows the work threading adds (each
    thread packs its own copy of op(B)), not the wall-clock speed-up.  cr/fma = time of repdl_gemm_cr_f32 / time of repdl_gemm_f32
@@ -54,29 +55,38 @@ static double process_cpu(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Calls a timed repetition makes: ceil(2^22 / (M N K)), at least 1. */
+static int calls_for(size_t M, size_t N, size_t K)
+{
+    double mnk = (double)M * (double)N * (double)K;
+    return mnk >= 4194304.0 ? 1 : (int)((4194304.0 + mnk - 1.0) / mnk);
+}
+
 enum { W_FMA, W_CR, W_BLAS };
 static double time_one(int who, int nth, size_t M, size_t N, size_t K, const float *A,
                        const float *B, const float *bias, float *C)
 {
     double t[64];
-    int r;
+    int r, q, calls = calls_for(M, N, K);
     for (r = -1; r < reps; r++) {
         double t0 = nth == 1 ? timer_now(TIMER_CPU) : process_cpu();
-        if (who == W_FMA) {
-            if (nth == 1) repdl_gemm_f32(0, 1, M, N, K, 1.0f, 0.0f, A, K, B, K, bias, C, N);
-            else repdl_gemm_threads_f32(0, 1, M, N, K, nth, 1.0f, 0.0f, A, K, B, K, bias, C, N);
-        } else if (who == W_CR) {
-            if (nth == 1) repdl_gemm_cr_f32(0, 1, M, N, K, A, K, B, K, bias, C, N);
-            else repdl_gemm_cr_threads_f32(0, 1, M, N, K, nth, A, K, B, K, bias, C, N);
-        }
+        for (q = 0; q < calls; q++) {
+            if (who == W_FMA) {
+                if (nth == 1) repdl_gemm_f32(0, 1, M, N, K, 1.0f, 0.0f, A, K, B, K, bias, C, N);
+                else repdl_gemm_threads_f32(0, 1, M, N, K, nth, 1.0f, 0.0f, A, K, B, K, bias, C, N);
+            } else if (who == W_CR) {
+                if (nth == 1) repdl_gemm_cr_f32(0, 1, M, N, K, A, K, B, K, bias, C, N);
+                else repdl_gemm_cr_threads_f32(0, 1, M, N, K, nth, A, K, B, K, bias, C, N);
+            }
 #ifdef REPDL_BENCH_OPENBLAS
-        else {
-            openblas_set_num_threads(nth);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f,
-                        A, (int)K, B, (int)K, 0.0f, C, (int)N);
-        }
+            else {
+                openblas_set_num_threads(nth);
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f,
+                            A, (int)K, B, (int)K, 0.0f, C, (int)N);
+            }
 #endif
-        if (r >= 0) t[r] = (nth == 1 ? timer_now(TIMER_CPU) : process_cpu()) - t0;
+        }
+        if (r >= 0) t[r] = ((nth == 1 ? timer_now(TIMER_CPU) : process_cpu()) - t0) / calls;
     }
     return timer_median(t, reps);
 }
@@ -86,6 +96,7 @@ static void row(const char *name, size_t M, size_t N, size_t K, int nth)
 {
     float *A = arr(M * K, 1u), *B = arr(K * N, 2u), *bias = arr(N, 3u), *C = arr(M * N, 4u);
     double flops = 2.0 * (double)M * (double)N * (double)K, tf, tc;
+    double ncalls = (double)(reps + 1) * (double)calls_for(M, N, K);
     unsigned long e0, r0;
     tf = time_one(W_FMA, nth, M, N, K, A, B, bias, C);
     e0 = bench_exact;
@@ -94,8 +105,8 @@ static void row(const char *name, size_t M, size_t N, size_t K, int nth)
     printf("%-8s %5zu %5zu %5zu %dT  fma %8.3f ms  cr %8.3f ms  cr/fma %5.2f  exact %.2e  "
            "refined %.2e",
            name, M, N, K, nth, tf * 1e3, tc * 1e3, tc / tf,
-           (double)(bench_exact - e0) / ((double)(reps + 1) * (double)M * (double)N),
-           (double)(bench_refined - r0) / ((double)(reps + 1) * (double)M * (double)N));
+           (double)(bench_exact - e0) / (ncalls * (double)M * (double)N),
+           (double)(bench_refined - r0) / (ncalls * (double)M * (double)N));
 #ifdef REPDL_BENCH_OPENBLAS
     {
         double tb = time_one(W_BLAS, nth, M, N, K, A, B, bias, C);
