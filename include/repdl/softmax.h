@@ -189,7 +189,7 @@ REPDL_FN void repdl__log_softmax_row(const float *x, float *y, size_t n)
    be x). */
 REPDL_FN void repdl__softmax_group(const float *x, float *y, size_t nr, size_t n, int log)
 {
-    float d[REPDL__ARRAY_CHUNK], e[REPDL__ARRAY_CHUNK];
+    float d[REPDL__ARRAY_CHUNK], e[REPDL__ARRAY_CHUNK], p[REPDL_SUM_LEAF];
     unsigned char ok[REPDL__ARRAY_CHUNK];
     size_t r, i;
     for (r = 0; r < nr; r++) {
@@ -206,7 +206,11 @@ REPDL_FN void repdl__softmax_group(const float *x, float *y, size_t nr, size_t n
         repdl__tree t;
         if (!ok[r]) { repdl__sm_fill_nan(yr, n); continue; }
         repdl__tree_init(&t);
-        repdl__tree_leaf_copy(&t, er, n); /* n < one leaf: repdl__softmax_pass's sum */
+        /* n < one leaf: repdl__softmax_pass's sum (repdl__tree_leaf_copy's
+           short case, written out: its full-leaf case would read past e,
+           which gcc -O3 -Warray-bounds reports although n < 256) */
+        memcpy(p, er, n * sizeof *er);
+        repdl__tree_leaf(&t, p, n);
         s = repdl__tree_root(&t);
         if (log) {
             float ls = repdl_log_f32(s);
