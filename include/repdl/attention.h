@@ -272,161 +272,180 @@ REPDL__ATTN_AI size_t repdl__attn_vleaf_body(size_t j, size_t len, size_t nc, co
    out[q][c] for the columns c < nc in whole vectors; returns those done.
    Two vectors of columns a pass, lane by lane: a lane's value (the tree
    of its groups of 4 rows, (x0 + x1) + (x2 + x3), x1 or x0) is built in
-   registers, so each weight W[q][r] is read once for 32 columns, and
-   only the 64 lanes' values go to A for the lane fold. */
+   registers, so each weight W[q][r] is read once for the pass's columns,
+   and only the 64 lanes' values go to A for the lane fold. */
 #define REPDL__ATTN_Q 4
-REPDL__ATTN_AI void repdl__attn_vleafq_lanes(int cw, size_t Lp, size_t len, size_t ng, size_t vg,
-                                             size_t g0, const float *const *Ws, const size_t *sl,
-                                             const size_t *sh, size_t minlo, size_t maxlo,
-                                             size_t minhi, size_t maxhi,
-                                             const float *M, size_t ldm, uint32_t ones,
-                                             repdl__attn_vf (*A)[REPDL_SUM_LANES][2])
-{
-    repdl__attn_vu keep, negu;
-    repdl__attn_vf neg;
-    const float *W0 = Ws[0], *W1 = Ws[1], *W2 = Ws[2], *W3 = Ws[3];
-    size_t l, g, vv;
-    int q, c;
-    for (c = 0; c < REPDL__ATTN_VW; c++) {
-        keep[c] = ones;
-        negu[c] = 0x80000000u;
-    }
-    neg = (repdl__attn_vf)negu;
-    for (l = 0; l < Lp; l++) {
-        repdl__attn_vf acc[REPDL__ATTN_Q][2], t01[REPDL__ATTN_Q][2];
-        for (q = 0; q < REPDL__ATTN_Q; q++) /* every value is set before it is read */
-            for (c = 0; c < 2; c++) acc[q][c] = t01[q][c] = neg;
-        for (g = 0; g < ng; g++) {
-            repdl__attn_vf x[REPDL__ATTN_Q][2], s0[REPDL__ATTN_Q][2], s1[REPDL__ATTN_Q][2];
-            for (q = 0; q < REPDL__ATTN_Q; q++)
-                for (c = 0; c < 2; c++) s0[q][c] = s1[q][c] = neg;
-            if (g < g0) { /* no slot sees a row of the group: its subtree is -0 */
-                for (q = 0; q < REPDL__ATTN_Q; q++)
-                    for (c = 0; c < cw; c++) x[q][c] = neg;
-            } else {
-                for (vv = 0; vv < vg; vv++) {
-                    size_t r = l + (4 * g + vv) * REPDL_SUM_LANES;
-                    repdl__attn_vf e[REPDL__ATTN_Q][2];
-                    if (r < minlo || r >= maxhi) { /* no slot sees row r: every term -0 */
-                        for (q = 0; q < REPDL__ATTN_Q; q++)
-                            for (c = 0; c < cw; c++) e[q][c] = neg;
-                    } else if (r < len) {
-                        repdl__attn_vf m[2];
-                        for (c = 0; c < cw; c++)
-                            m[c] = *(const repdl__attn_vfu *)(M + r * ldm + c * REPDL__ATTN_VW);
-#define REPDL__ATTN_QT(Wq) ((repdl__attn_vf)((repdl__attn_vu)(m[c] * (Wq)[r]) & keep))
-                        if (r >= maxlo && r < minhi) { /* every slot sees row r */
-                            for (c = 0; c < cw; c++) {
-                                e[0][c] = REPDL__ATTN_QT(W0);
-                                e[1][c] = REPDL__ATTN_QT(W1);
-                                e[2][c] = REPDL__ATTN_QT(W2);
-                                e[3][c] = REPDL__ATTN_QT(W3);
-                            }
-                        } else {
-                            for (c = 0; c < cw; c++) {
-                                e[0][c] = r >= sl[0] && r < sh[0] ? REPDL__ATTN_QT(W0) : neg;
-                                e[1][c] = r >= sl[1] && r < sh[1] ? REPDL__ATTN_QT(W1) : neg;
-                                e[2][c] = r >= sl[2] && r < sh[2] ? REPDL__ATTN_QT(W2) : neg;
-                                e[3][c] = r >= sl[3] && r < sh[3] ? REPDL__ATTN_QT(W3) : neg;
-                            }
-                        }
+/* Slot Wq's term of row r in vector c of m: RN(m[c] Wq[r]) unfusable. */
+#define REPDL__ATTN_QT(VF, VU, Wq) ((VF)((VU)(m[c] * (Wq)[r]) & keep))
+#define REPDL__ATTN_PA(l) A[q][l][c]
+/* REPDL__ATTN_VLEAFQ(S, VF, VU, VFU, VW) defines repdl__attn_vleafq_lanes##S
+   and repdl__attn_vleafq_body##S over vectors VF of VW floats (VU: as
+   uint32_t, VFU: unaligned).  The columns are independent lanes, so VW
+   cannot change a bit: 16 (64 bytes) for AVX-512F and the baseline, 8
+   (32 bytes) for AVX2, whose registers do not hold a 64-byte vector (gcc
+   moves those through the stack in 16-byte pieces); a pass is two vectors
+   of columns, so 32 or 16. */
+#define REPDL__ATTN_VLEAFQ(S, VF, VU, VFU, VW)                                                        \
+REPDL__ATTN_AI void repdl__attn_vleafq_lanes##S(int cw, size_t Lp, size_t len, size_t ng, size_t vg,  \
+                                             size_t g0, const float *const *Ws, const size_t *sl,     \
+                                             const size_t *sh, size_t minlo, size_t maxlo,            \
+                                             size_t minhi, size_t maxhi,                              \
+                                             const float *M, size_t ldm, uint32_t ones,               \
+                                             VF (*A)[REPDL_SUM_LANES][2])                             \
+{                                                                                                     \
+    VU keep, negu;                                                                                    \
+    VF neg;                                                                                           \
+    const float *W0 = Ws[0], *W1 = Ws[1], *W2 = Ws[2], *W3 = Ws[3];                                   \
+    size_t l, g, vv;                                                                                  \
+    int q, c;                                                                                         \
+    for (c = 0; c < VW; c++) {                                                                        \
+        keep[c] = ones;                                                                               \
+        negu[c] = 0x80000000u;                                                                        \
+    }                                                                                                 \
+    neg = (VF)negu;                                                                                   \
+    for (l = 0; l < Lp; l++) {                                                                        \
+        VF acc[REPDL__ATTN_Q][2], t01[REPDL__ATTN_Q][2];                                              \
+        for (q = 0; q < REPDL__ATTN_Q; q++) /* every value is set before it is read */                \
+            for (c = 0; c < 2; c++) acc[q][c] = t01[q][c] = neg;                                      \
+        for (g = 0; g < ng; g++) {                                                                    \
+            VF x[REPDL__ATTN_Q][2], s0[REPDL__ATTN_Q][2], s1[REPDL__ATTN_Q][2];                       \
+            for (q = 0; q < REPDL__ATTN_Q; q++)                                                       \
+                for (c = 0; c < 2; c++) s0[q][c] = s1[q][c] = neg;                                    \
+            if (g < g0) { /* no slot sees a row of the group: its subtree is -0 */                    \
+                for (q = 0; q < REPDL__ATTN_Q; q++)                                                   \
+                    for (c = 0; c < cw; c++) x[q][c] = neg;                                           \
+            } else {                                                                                  \
+                for (vv = 0; vv < vg; vv++) {                                                         \
+                    size_t r = l + (4 * g + vv) * REPDL_SUM_LANES;                                    \
+                    VF e[REPDL__ATTN_Q][2];                                                           \
+                    if (r < minlo || r >= maxhi) { /* no slot sees row r: every term -0 */            \
+                        for (q = 0; q < REPDL__ATTN_Q; q++)                                           \
+                            for (c = 0; c < cw; c++) e[q][c] = neg;                                   \
+                    } else if (r < len) {                                                             \
+                        VF m[2];                                                                      \
+                        for (c = 0; c < cw; c++)                                                      \
+                            m[c] = *(const VFU *)(M + r * ldm + c * VW);                              \
+                        if (r >= maxlo && r < minhi) { /* every slot sees row r */                    \
+                            for (c = 0; c < cw; c++) {                                                \
+                                e[0][c] = REPDL__ATTN_QT(VF, VU, W0);                                 \
+                                e[1][c] = REPDL__ATTN_QT(VF, VU, W1);                                 \
+                                e[2][c] = REPDL__ATTN_QT(VF, VU, W2);                                 \
+                                e[3][c] = REPDL__ATTN_QT(VF, VU, W3);                                 \
+                            }                                                                         \
+                        } else {                                                                      \
+                            for (c = 0; c < cw; c++) {                                                \
+                                e[0][c] = r >= sl[0] && r < sh[0] ? REPDL__ATTN_QT(VF, VU, W0) : neg; \
+                                e[1][c] = r >= sl[1] && r < sh[1] ? REPDL__ATTN_QT(VF, VU, W1) : neg; \
+                                e[2][c] = r >= sl[2] && r < sh[2] ? REPDL__ATTN_QT(VF, VU, W2) : neg; \
+                                e[3][c] = r >= sl[3] && r < sh[3] ? REPDL__ATTN_QT(VF, VU, W3) : neg; \
+                            }                                                                         \
+                        }                                                                             \
+                    } else {                                                                          \
+                        for (q = 0; q < REPDL__ATTN_Q; q++)                                           \
+                            for (c = 0; c < cw; c++) e[q][c] = neg;                                   \
+                    }                                                                                 \
+                    /* the group's tree: e0, e0 + e1, or (e0 + e1) + (e2 + e3) */                     \
+                    for (q = 0; q < REPDL__ATTN_Q; q++)                                               \
+                        for (c = 0; c < cw; c++) {                                                    \
+                            if (vv == 0) s0[q][c] = e[q][c];                                          \
+                            else if (vv == 1) s0[q][c] = s0[q][c] + e[q][c];                          \
+                            else if (vv == 2) s1[q][c] = e[q][c];                                     \
+                            else s1[q][c] = s1[q][c] + e[q][c];                                       \
+                        }                                                                             \
+                }                                                                                     \
+                for (q = 0; q < REPDL__ATTN_Q; q++)                                                   \
+                    for (c = 0; c < cw; c++) x[q][c] = vg == 4 ? s0[q][c] + s1[q][c] : s0[q][c];      \
+            }                                                                                         \
+            /* the lane's tree over its groups: x0; x0 + x1; (x0 + x1) + (x2 + x3) */                 \
+            for (q = 0; q < REPDL__ATTN_Q; q++)                                                       \
+                for (c = 0; c < cw; c++) {                                                            \
+                    if (g == 0) t01[q][c] = x[q][c];                                                  \
+                    else if (g == 1) t01[q][c] = t01[q][c] + x[q][c];                                 \
+                    else if (g == 2) acc[q][c] = x[q][c];                                             \
+                    else acc[q][c] = t01[q][c] + (acc[q][c] + x[q][c]);                               \
+                }                                                                                     \
+        }                                                                                             \
+        for (q = 0; q < REPDL__ATTN_Q; q++)                                                           \
+            for (c = 0; c < cw; c++) A[q][l][c] = ng == 4 ? acc[q][c] : t01[q][c];                    \
+    }                                                                                                 \
+}                                                                                                     \
+                                                                                                      \
+REPDL__ATTN_AI size_t repdl__attn_vleafq_body##S(size_t len, size_t nc, size_t nq4,                   \
+                                              const float *const *W, const size_t *lo,                \
+                                              const size_t *hi, const float *M, size_t ldm,           \
+                                              float *const *out, int spec)                            \
+{                                                                                                     \
+    VF root, A[REPDL__ATTN_Q][REPDL_SUM_LANES][2];                                                    \
+    uint32_t ones = repdl__opaque_ones();                                                             \
+    size_t c0, q, Lp = 1, nvp = 1, ng, vg, g0, sl[REPDL__ATTN_Q], sh[REPDL__ATTN_Q],                  \
+        maxlo = 0, minlo = (size_t)-1, minhi = (size_t)-1, maxhi = 0;                                 \
+    const float *Ws[REPDL__ATTN_Q];                                                                   \
+    int c, cw = 1;                                                                                    \
+    while (Lp < len && Lp < REPDL_SUM_LANES) Lp *= 2;                                                 \
+    while (nvp * REPDL_SUM_LANES < len) nvp *= 2;                                                     \
+    /* slots past nq4 repeat slot 0 (computed, never stored) */                                       \
+    for (q = 0; q < REPDL__ATTN_Q; q++) {                                                             \
+        size_t z = q < nq4 ? q : 0;                                                                   \
+        Ws[q] = W[z];                                                                                 \
+        sl[q] = lo[z];                                                                                \
+        sh[q] = hi[z];                                                                                \
+        if (sl[q] > maxlo) maxlo = sl[q];                                                             \
+        if (sl[q] < minlo) minlo = sl[q];                                                             \
+        if (sh[q] < minhi) minhi = sh[q];                                                             \
+        if (sh[q] > maxhi) maxhi = sh[q];                                                             \
+    }                                                                                                 \
+    ng = nvp <= 4 ? 1 : nvp / 4; /* groups of vg rows a lane */                                       \
+    vg = nvp <= 4 ? nvp : 4;                                                                          \
+    /* Groups g < g0 (rows below 4 g0 64) hold no seen row of any slot:                               \
+       every term of theirs is -0, so their subtrees are -0 */                                        \
+    g0 = ng > 1 ? minlo / (4 * REPDL_SUM_LANES) : 0;                                                  \
+    if (g0 >= ng) g0 = ng - 1;                                                                        \
+    for (c0 = 0; c0 + VW <= nc; c0 += (size_t)cw * VW) {                                              \
+        cw = c0 + 2 * VW <= nc ? 2 : 1;                                                               \
+        /* spec (the AVX2 and AVX-512F kernels): one group a lane (len <=                             \
+           256) with vg a constant, so that the lane's values stay in                                 \
+           registers (the generic loop keeps them in memory) */                                       \
+        if (spec && cw == 2 && ng == 1 && vg == 1)                                                    \
+            repdl__attn_vleafq_lanes##S(2, Lp, len, 1, 1, 0, Ws, sl, sh, minlo, maxlo,                \
+                                        minhi, maxhi, M + c0, ldm, ones, A);                          \
+        else if (spec && cw == 2 && ng == 1 && vg == 2)                                               \
+            repdl__attn_vleafq_lanes##S(2, Lp, len, 1, 2, 0, Ws, sl, sh, minlo, maxlo,                \
+                                        minhi, maxhi, M + c0, ldm, ones, A);                          \
+        else if (spec && cw == 2 && ng == 1)                                                          \
+            repdl__attn_vleafq_lanes##S(2, Lp, len, 1, 4, 0, Ws, sl, sh, minlo, maxlo,                \
+                                        minhi, maxhi, M + c0, ldm, ones, A);                          \
+        else if (cw == 2)                                                                             \
+            repdl__attn_vleafq_lanes##S(2, Lp, len, ng, vg, g0, Ws, sl, sh, minlo, maxlo, minhi,      \
+                                     maxhi, M + c0, ldm, ones, A);                                    \
+        else                                                                                          \
+            repdl__attn_vleafq_lanes##S(1, Lp, len, ng, vg, g0, Ws, sl, sh, minlo, maxlo, minhi,      \
+                                     maxhi, M + c0, ldm, ones, A);                                    \
+        for (q = 0; q < nq4; q++)                                                                     \
+            for (c = 0; c < cw; c++) {                                                                \
+                switch (Lp) {                                                                         \
+                case 1: root = REPDL__ATTN_PA(0); break;                                              \
+                case 2: root = REPDL__ATTN_F2(REPDL__ATTN_PA, 0, 1); break;                           \
+                case 4: root = REPDL__ATTN_F4(REPDL__ATTN_PA, 0, 1); break;                           \
+                case 8: root = REPDL__ATTN_F8(REPDL__ATTN_PA, 0, 1); break;                           \
+                case 16: root = REPDL__ATTN_F16(REPDL__ATTN_PA, 0, 1); break;                         \
+                case 32: root = REPDL__ATTN_F32(REPDL__ATTN_PA, 0, 1); break;                         \
+                default: root = REPDL__ATTN_F64(REPDL__ATTN_PA, 0, 1); break;                         \
+                }                                                                                     \
+                memcpy(out[q] + c0 + (size_t)c * VW, &root, sizeof root);                             \
+            }                                                                                         \
+    }                                                                                                 \
+    return c0;                                                                                        \
+}
+REPDL__ATTN_VLEAFQ(16, repdl__attn_vf, repdl__attn_vu, repdl__attn_vfu, 16)
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+typedef float repdl__attn_vf8 __attribute__((vector_size(32)));
+typedef uint32_t repdl__attn_vu8 __attribute__((vector_size(32)));
+typedef float repdl__attn_vfu8 __attribute__((vector_size(32), aligned(4), may_alias));
+REPDL__ATTN_VLEAFQ(8, repdl__attn_vf8, repdl__attn_vu8, repdl__attn_vfu8, 8)
+#endif
+#undef REPDL__ATTN_VLEAFQ
+#undef REPDL__ATTN_PA
 #undef REPDL__ATTN_QT
-                    } else {
-                        for (q = 0; q < REPDL__ATTN_Q; q++)
-                            for (c = 0; c < cw; c++) e[q][c] = neg;
-                    }
-                    /* the group's tree: e0, e0 + e1, or (e0 + e1) + (e2 + e3) */
-                    for (q = 0; q < REPDL__ATTN_Q; q++)
-                        for (c = 0; c < cw; c++) {
-                            if (vv == 0) s0[q][c] = e[q][c];
-                            else if (vv == 1) s0[q][c] = s0[q][c] + e[q][c];
-                            else if (vv == 2) s1[q][c] = e[q][c];
-                            else s1[q][c] = s1[q][c] + e[q][c];
-                        }
-                }
-                for (q = 0; q < REPDL__ATTN_Q; q++)
-                    for (c = 0; c < cw; c++) x[q][c] = vg == 4 ? s0[q][c] + s1[q][c] : s0[q][c];
-            }
-            /* the lane's tree over its groups: x0; x0 + x1; (x0 + x1) + (x2 + x3) */
-            for (q = 0; q < REPDL__ATTN_Q; q++)
-                for (c = 0; c < cw; c++) {
-                    if (g == 0) t01[q][c] = x[q][c];
-                    else if (g == 1) t01[q][c] = t01[q][c] + x[q][c];
-                    else if (g == 2) acc[q][c] = x[q][c];
-                    else acc[q][c] = t01[q][c] + (acc[q][c] + x[q][c]);
-                }
-        }
-        for (q = 0; q < REPDL__ATTN_Q; q++)
-            for (c = 0; c < cw; c++) A[q][l][c] = ng == 4 ? acc[q][c] : t01[q][c];
-    }
-}
-
-REPDL__ATTN_AI size_t repdl__attn_vleafq_body(size_t len, size_t nc, size_t nq4,
-                                              const float *const *W, const size_t *lo,
-                                              const size_t *hi, const float *M, size_t ldm,
-                                              float *const *out, int spec)
-{
-    repdl__attn_vf root, A[REPDL__ATTN_Q][REPDL_SUM_LANES][2];
-    uint32_t ones = repdl__opaque_ones();
-    size_t c0, q, Lp = 1, nvp = 1, ng, vg, g0, sl[REPDL__ATTN_Q], sh[REPDL__ATTN_Q],
-        maxlo = 0, minlo = (size_t)-1, minhi = (size_t)-1, maxhi = 0;
-    const float *Ws[REPDL__ATTN_Q];
-    int c, cw = 1;
-    while (Lp < len && Lp < REPDL_SUM_LANES) Lp *= 2;
-    while (nvp * REPDL_SUM_LANES < len) nvp *= 2;
-    /* slots past nq4 repeat slot 0 (computed, never stored) */
-    for (q = 0; q < REPDL__ATTN_Q; q++) {
-        size_t z = q < nq4 ? q : 0;
-        Ws[q] = W[z];
-        sl[q] = lo[z];
-        sh[q] = hi[z];
-        if (sl[q] > maxlo) maxlo = sl[q];
-        if (sl[q] < minlo) minlo = sl[q];
-        if (sh[q] < minhi) minhi = sh[q];
-        if (sh[q] > maxhi) maxhi = sh[q];
-    }
-    ng = nvp <= 4 ? 1 : nvp / 4; /* groups of vg rows a lane */
-    vg = nvp <= 4 ? nvp : 4;
-    /* Groups g < g0 (rows below 4 g0 64) hold no seen row of any slot:
-       every term of theirs is -0, so their subtrees are -0 */
-    g0 = ng > 1 ? minlo / (4 * REPDL_SUM_LANES) : 0;
-    if (g0 >= ng) g0 = ng - 1;
-    for (c0 = 0; c0 + REPDL__ATTN_VW <= nc; c0 += (size_t)cw * REPDL__ATTN_VW) {
-        cw = c0 + 2 * REPDL__ATTN_VW <= nc ? 2 : 1;
-        /* spec (the AVX2 and AVX-512F kernels): one group a lane (len <=
-           256) with vg a constant, so that the lane's values stay in
-           registers (the generic loop keeps them in memory) */
-#define REPDL__ATTN_L1(v)                                                               \
-    repdl__attn_vleafq_lanes(2, Lp, len, 1, v, 0, Ws, sl, sh, minlo, maxlo, minhi, maxhi, \
-                             M + c0, ldm, ones, A)
-        if (spec && cw == 2 && ng == 1 && vg == 1) REPDL__ATTN_L1(1);
-        else if (spec && cw == 2 && ng == 1 && vg == 2) REPDL__ATTN_L1(2);
-        else if (spec && cw == 2 && ng == 1) REPDL__ATTN_L1(4);
-#undef REPDL__ATTN_L1
-        else if (cw == 2)
-            repdl__attn_vleafq_lanes(2, Lp, len, ng, vg, g0, Ws, sl, sh, minlo, maxlo, minhi,
-                                     maxhi, M + c0, ldm, ones, A);
-        else
-            repdl__attn_vleafq_lanes(1, Lp, len, ng, vg, g0, Ws, sl, sh, minlo, maxlo, minhi,
-                                     maxhi, M + c0, ldm, ones, A);
-        for (q = 0; q < nq4; q++)
-            for (c = 0; c < cw; c++) {
-#define REPDL__ATTN_P(l) A[q][l][c]
-                switch (Lp) {
-                case 1: root = REPDL__ATTN_P(0); break;
-                case 2: root = REPDL__ATTN_F2(REPDL__ATTN_P, 0, 1); break;
-                case 4: root = REPDL__ATTN_F4(REPDL__ATTN_P, 0, 1); break;
-                case 8: root = REPDL__ATTN_F8(REPDL__ATTN_P, 0, 1); break;
-                case 16: root = REPDL__ATTN_F16(REPDL__ATTN_P, 0, 1); break;
-                case 32: root = REPDL__ATTN_F32(REPDL__ATTN_P, 0, 1); break;
-                default: root = REPDL__ATTN_F64(REPDL__ATTN_P, 0, 1); break;
-                }
-#undef REPDL__ATTN_P
-                memcpy(out[q] + c0 + (size_t)c * REPDL__ATTN_VW, &root, sizeof root);
-            }
-    }
-    return c0;
-}
 
 /* The dots of up to 4 rows x[q] (q < nx) with the columns j < n of XT
    (d x ldt, the transposed keys or values; the columns up to the next
@@ -545,17 +564,17 @@ repdl__attn_vleaf_avx2(REPDL__ATTN_VARGS)
 __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleafq_avx512(REPDL__ATTN_QARGS)
 {
-    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out, 1);
+    return repdl__attn_vleafq_body16(len, nc, nq4, W, lo, hi, M, ldm, out, 1);
 }
 __attribute__((target("avx2"), noinline, unused)) static size_t
 repdl__attn_vleafq_avx2(REPDL__ATTN_QARGS)
 {
-    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out, 1);
+    return repdl__attn_vleafq_body8(len, nc, nq4, W, lo, hi, M, ldm, out, 1);
 }
 #endif
 __attribute__((noinline, unused)) static size_t repdl__attn_vleafq_base(REPDL__ATTN_QARGS)
 {
-    return repdl__attn_vleafq_body(len, nc, nq4, W, lo, hi, M, ldm, out, 0);
+    return repdl__attn_vleafq_body16(len, nc, nq4, W, lo, hi, M, ldm, out, 0);
 }
 __attribute__((noinline, unused)) static void repdl__attn_vdots4_base(REPDL__ATTN_DARGS)
 {
