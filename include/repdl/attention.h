@@ -457,78 +457,88 @@ REPDL__ATTN_VLEAFQ(8, repdl__attn_vf8, repdl__attn_vu8, repdl__attn_vfu8, 8)
    F(8, b, nb), b < nb (the recursion of F, log2 nb levels down), and
    F(8, b, s) = ((P(b) + P(b + 4s)) + (P(b + 2s) + P(b + 6s)))
               + ((P(b + s) + P(b + 5s)) + (P(b + 3s) + P(b + 7s))). */
-#define REPDL__ATTN_LD(p) (*(const repdl__attn_vfu *)(p))
-#define REPDL__ATTN_PR(kv, xs) ((repdl__attn_vf)((repdl__attn_vu)((kv) * (xs)) & keep))
-REPDL__ATTN_AI void repdl__attn_f8x4(const float *K, size_t ks, const float *const *x, size_t s,
-                                     const repdl__attn_vu *pkeep, repdl__attn_vf *out)
-{
-    repdl__attn_vu keep = *pkeep;
-    repdl__attn_vf k0 = REPDL__ATTN_LD(K), k1 = REPDL__ATTN_LD(K + ks),
-                   k2 = REPDL__ATTN_LD(K + 2 * ks), k3 = REPDL__ATTN_LD(K + 3 * ks),
-                   k4 = REPDL__ATTN_LD(K + 4 * ks), k5 = REPDL__ATTN_LD(K + 5 * ks),
-                   k6 = REPDL__ATTN_LD(K + 6 * ks), k7 = REPDL__ATTN_LD(K + 7 * ks);
-    int q;
-    for (q = 0; q < REPDL__ATTN_Q; q++) {
-        const float *xq = x[q];
-        out[q] = ((REPDL__ATTN_PR(k0, xq[0]) + REPDL__ATTN_PR(k4, xq[4 * s])) +
-                  (REPDL__ATTN_PR(k2, xq[2 * s]) + REPDL__ATTN_PR(k6, xq[6 * s]))) +
-                 ((REPDL__ATTN_PR(k1, xq[s]) + REPDL__ATTN_PR(k5, xq[5 * s])) +
-                  (REPDL__ATTN_PR(k3, xq[3 * s]) + REPDL__ATTN_PR(k7, xq[7 * s])));
-    }
-}
-#undef REPDL__ATTN_PR
-#undef REPDL__ATTN_LD
-
-REPDL__ATTN_AI void repdl__attn_vdots4_body(size_t d, size_t nx, const float *const *x,
-                                            const float *XT, size_t ldt, size_t n,
-                                            float *const *sc)
-{
-    repdl__attn_vu keep;
-    repdl__attn_vf acc[REPDL__ATTN_Q], tmp[REPDL__ATTN_Q], s0[REPDL__ATTN_Q], s1[REPDL__ATTN_Q];
-    const float *xs[REPDL__ATTN_Q], *xb[REPDL__ATTN_Q];
-    uint32_t ones = repdl__opaque_ones();
-    size_t nb = d / 8, j0, q;
-    int i;
-    for (i = 0; i < REPDL__ATTN_VW; i++) keep[i] = ones;
-    for (q = 0; q < REPDL__ATTN_Q; q++) xs[q] = x[q < nx ? q : 0]; /* extra slots: computed, not stored */
-#define REPDL__ATTN_F8Q(bb, o)                                                         \
+#define REPDL__ATTN_LD(VFU, p) (*(const VFU *)(p))
+#define REPDL__ATTN_PR(VF, VU, kv, xs) ((VF)((VU)((kv) * (xs)) & keep))
+#define REPDL__ATTN_F8Q(S, bb, o)                                                         \
     do {                                                                               \
         for (q = 0; q < REPDL__ATTN_Q; q++) xb[q] = xs[q] + (bb);                      \
-        repdl__attn_f8x4(XT + (bb) * ldt + j0, nb * ldt, xb, nb, &keep, o);                 \
+        repdl__attn_f8x4_##S(XT + (bb) * ldt + j0, nb * ldt, xb, nb, &keep, o);                 \
     } while (0)
-    for (j0 = 0; j0 < n; j0 += REPDL__ATTN_VW) {
-        if (nb == 8) { /* ((Q0 + Q4) + (Q2 + Q6)) + ((Q1 + Q5) + (Q3 + Q7)) */
-            REPDL__ATTN_F8Q(0, s0);
-            REPDL__ATTN_F8Q(4, s1);
-            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = s0[q] + s1[q];
-            REPDL__ATTN_F8Q(2, s0);
-            REPDL__ATTN_F8Q(6, s1);
-            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = acc[q] + (s0[q] + s1[q]);
-            REPDL__ATTN_F8Q(1, s0);
-            REPDL__ATTN_F8Q(5, s1);
-            for (q = 0; q < REPDL__ATTN_Q; q++) tmp[q] = s0[q] + s1[q];
-            REPDL__ATTN_F8Q(3, s0);
-            REPDL__ATTN_F8Q(7, s1);
-            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = acc[q] + (tmp[q] + (s0[q] + s1[q]));
-        } else if (nb == 4) { /* (Q0 + Q2) + (Q1 + Q3) */
-            REPDL__ATTN_F8Q(0, s0);
-            REPDL__ATTN_F8Q(2, s1);
-            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = s0[q] + s1[q];
-            REPDL__ATTN_F8Q(1, s0);
-            REPDL__ATTN_F8Q(3, s1);
-            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = acc[q] + (s0[q] + s1[q]);
-        } else { /* Q0 + Q1 */
-            REPDL__ATTN_F8Q(0, s0);
-            REPDL__ATTN_F8Q(1, s1);
-            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = s0[q] + s1[q];
-        }
-        for (q = 0; q < nx; q++) {
-            if (n - j0 >= REPDL__ATTN_VW) memcpy(sc[q] + j0, &acc[q], sizeof acc[q]);
-            else memcpy(sc[q] + j0, &acc[q], (n - j0) * sizeof(float));
-        }
-    }
-#undef REPDL__ATTN_F8Q
+/* REPDL__ATTN_VDOTS4(S, VF, VU, VFU, VW) defines repdl__attn_f8x4_##S and
+   repdl__attn_vdots4_body##S over vectors VF of VW floats, as
+   REPDL__ATTN_VLEAFQ: 16 for AVX-512F and the baseline, 8 for AVX2; the
+   columns are independent lanes, so VW cannot change a bit. */
+#define REPDL__ATTN_VDOTS4(S, VF, VU, VFU, VW)                                                       \
+REPDL__ATTN_AI void repdl__attn_f8x4_##S(const float *K, size_t ks, const float *const *x, size_t s, \
+                                     const VU *pkeep, VF *out)                                       \
+{                                                                                                    \
+    VU keep = *pkeep;                                                                                \
+    VF k0 = REPDL__ATTN_LD(VFU, K), k1 = REPDL__ATTN_LD(VFU, K + ks),                                \
+                   k2 = REPDL__ATTN_LD(VFU, K + 2 * ks), k3 = REPDL__ATTN_LD(VFU, K + 3 * ks),       \
+                   k4 = REPDL__ATTN_LD(VFU, K + 4 * ks), k5 = REPDL__ATTN_LD(VFU, K + 5 * ks),       \
+                   k6 = REPDL__ATTN_LD(VFU, K + 6 * ks), k7 = REPDL__ATTN_LD(VFU, K + 7 * ks);       \
+    int q;                                                                                           \
+    for (q = 0; q < REPDL__ATTN_Q; q++) {                                                            \
+        const float *xq = x[q];                                                                      \
+        out[q] = ((REPDL__ATTN_PR(VF, VU, k0, xq[0]) + REPDL__ATTN_PR(VF, VU, k4, xq[4 * s])) +      \
+                  (REPDL__ATTN_PR(VF, VU, k2, xq[2 * s]) + REPDL__ATTN_PR(VF, VU, k6, xq[6 * s]))) + \
+                 ((REPDL__ATTN_PR(VF, VU, k1, xq[s]) + REPDL__ATTN_PR(VF, VU, k5, xq[5 * s])) +      \
+                  (REPDL__ATTN_PR(VF, VU, k3, xq[3 * s]) + REPDL__ATTN_PR(VF, VU, k7, xq[7 * s])));  \
+    }                                                                                                \
+}                                                                                                    \
+                                                                                                     \
+REPDL__ATTN_AI void repdl__attn_vdots4_body##S(size_t d, size_t nx, const float *const *x,           \
+                                            const float *XT, size_t ldt, size_t n,                   \
+                                            float *const *sc)                                        \
+{                                                                                                    \
+    VU keep;                                                                                         \
+    VF acc[REPDL__ATTN_Q], tmp[REPDL__ATTN_Q], s0[REPDL__ATTN_Q], s1[REPDL__ATTN_Q];                 \
+    const float *xs[REPDL__ATTN_Q], *xb[REPDL__ATTN_Q];                                              \
+    uint32_t ones = repdl__opaque_ones();                                                            \
+    size_t nb = d / 8, j0, q;                                                                        \
+    int i;                                                                                           \
+    for (i = 0; i < VW; i++) keep[i] = ones;                                                         \
+    /* extra slots: computed, not stored */                                                          \
+    for (q = 0; q < REPDL__ATTN_Q; q++) xs[q] = x[q < nx ? q : 0];                                   \
+    for (j0 = 0; j0 < n; j0 += VW) {                                                                 \
+        if (nb == 8) { /* ((Q0 + Q4) + (Q2 + Q6)) + ((Q1 + Q5) + (Q3 + Q7)) */                       \
+            REPDL__ATTN_F8Q(S, 0, s0);                                                               \
+            REPDL__ATTN_F8Q(S, 4, s1);                                                               \
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = s0[q] + s1[q];                              \
+            REPDL__ATTN_F8Q(S, 2, s0);                                                               \
+            REPDL__ATTN_F8Q(S, 6, s1);                                                               \
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = acc[q] + (s0[q] + s1[q]);                   \
+            REPDL__ATTN_F8Q(S, 1, s0);                                                               \
+            REPDL__ATTN_F8Q(S, 5, s1);                                                               \
+            for (q = 0; q < REPDL__ATTN_Q; q++) tmp[q] = s0[q] + s1[q];                              \
+            REPDL__ATTN_F8Q(S, 3, s0);                                                               \
+            REPDL__ATTN_F8Q(S, 7, s1);                                                               \
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = acc[q] + (tmp[q] + (s0[q] + s1[q]));        \
+        } else if (nb == 4) { /* (Q0 + Q2) + (Q1 + Q3) */                                            \
+            REPDL__ATTN_F8Q(S, 0, s0);                                                               \
+            REPDL__ATTN_F8Q(S, 2, s1);                                                               \
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = s0[q] + s1[q];                              \
+            REPDL__ATTN_F8Q(S, 1, s0);                                                               \
+            REPDL__ATTN_F8Q(S, 3, s1);                                                               \
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = acc[q] + (s0[q] + s1[q]);                   \
+        } else { /* Q0 + Q1 */                                                                       \
+            REPDL__ATTN_F8Q(S, 0, s0);                                                               \
+            REPDL__ATTN_F8Q(S, 1, s1);                                                               \
+            for (q = 0; q < REPDL__ATTN_Q; q++) acc[q] = s0[q] + s1[q];                              \
+        }                                                                                            \
+        for (q = 0; q < nx; q++) {                                                                   \
+            if (n - j0 >= VW) memcpy(sc[q] + j0, &acc[q], sizeof acc[q]);                            \
+            else memcpy(sc[q] + j0, &acc[q], (n - j0) * sizeof(float));                              \
+        }                                                                                            \
+    }                                                                                                \
 }
+REPDL__ATTN_VDOTS4(16, repdl__attn_vf, repdl__attn_vu, repdl__attn_vfu, 16)
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+REPDL__ATTN_VDOTS4(8, repdl__attn_vf8, repdl__attn_vu8, repdl__attn_vfu8, 8)
+#endif
+#undef REPDL__ATTN_VDOTS4
+#undef REPDL__ATTN_PR
+#undef REPDL__ATTN_LD
 
 #define REPDL__ATTN_DARGS                                                              \
     size_t d, size_t nx, const float *const *x, const float *XT, size_t ldt, size_t n, \
@@ -545,11 +555,11 @@ REPDL__ATTN_AI void repdl__attn_vdots4_body(size_t d, size_t nx, const float *co
 __attribute__((target("avx512f"), noinline, unused)) static void
 repdl__attn_vdots4_avx512(REPDL__ATTN_DARGS)
 {
-    repdl__attn_vdots4_body(d, nx, x, XT, ldt, n, sc);
+    repdl__attn_vdots4_body16(d, nx, x, XT, ldt, n, sc);
 }
 __attribute__((target("avx2"), noinline, unused)) static void repdl__attn_vdots4_avx2(REPDL__ATTN_DARGS)
 {
-    repdl__attn_vdots4_body(d, nx, x, XT, ldt, n, sc);
+    repdl__attn_vdots4_body8(d, nx, x, XT, ldt, n, sc);
 }
 __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleaf_avx512(REPDL__ATTN_VARGS)
@@ -578,7 +588,7 @@ __attribute__((noinline, unused)) static size_t repdl__attn_vleafq_base(REPDL__A
 }
 __attribute__((noinline, unused)) static void repdl__attn_vdots4_base(REPDL__ATTN_DARGS)
 {
-    repdl__attn_vdots4_body(d, nx, x, XT, ldt, n, sc);
+    repdl__attn_vdots4_body16(d, nx, x, XT, ldt, n, sc);
 }
 __attribute__((noinline, unused)) static size_t repdl__attn_vleaf_base(REPDL__ATTN_VARGS)
 {
