@@ -273,6 +273,31 @@ static void ties(int n)
     }
 }
 
+/* The product of an M x K matrix whose rows are all a[0..K) and an op(B)
+   whose columns are all b[0..K) (plus bias[j] when given), op(B) stored
+   both ways: every output must be want. */
+static void repeated_rows(size_t M, size_t N, size_t K, const float *a, const float *b,
+                          const float *bias, float want, const char *what)
+{
+    float *A = (float *)malloc(M * K * sizeof *A), *Bt = (float *)malloc(N * K * sizeof *Bt);
+    float *Bn = (float *)malloc(K * N * sizeof *Bn), *C = (float *)malloc(M * N * sizeof *C);
+    size_t i, j, k;
+    int tB;
+    if (!A || !Bt || !Bn || !C) { fprintf(stderr, "%s: out of memory\n", what); exit(2); }
+    for (i = 0; i < M; i++) memcpy(A + i * K, a, K * sizeof *a);
+    for (j = 0; j < N; j++) memcpy(Bt + j * K, b, K * sizeof *b);
+    for (k = 0; k < K; k++)
+        for (j = 0; j < N; j++) Bn[k * N + j] = b[k];
+    for (tB = 0; tB < 2; tB++) {
+        CHECK(repdl_gemm_cr_f32(0, tB, M, N, K, A, K, tB ? Bt : Bn, tB ? K : N, bias, C, N) ==
+                  REPDL_OK,
+              "%s status", what);
+        for (i = 0; i < M * N; i++) CHECK_BITS(C[i], want, "%s, transB %d, output %zu", what, tB, i);
+        n_outputs += (long)(M * N);
+    }
+    free(A); free(Bt); free(Bn); free(C);
+}
+
 /* Directed cases with results derived by hand. */
 /* Terms the binary64 sum loses, in a fixed order (no permutation): with
    m = (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24, a binary32 midpoint whose tie
@@ -289,10 +314,10 @@ static void ties(int n)
 static void lost_terms(void)
 {
     enum { KL = 256, ML = 7, NL = 17 };
-    static float a[KL], b[KL], A[ML * KL], Bt[NL * KL], Bn[KL * NL], C[ML * NL];
+    static float a[KL], b[KL];
     float want = f_of(u_of(1.0f + pow2f(-11)) + 1u), r;
-    size_t k, i, j, at = 0;
-    int g, t, tB;
+    size_t at = 0;
+    int g, t;
     a[at] = 1.0f + pow2f(-12); b[at++] = 1.0f + pow2f(-12);
     a[at] = -pow2f(-24); b[at++] = pow2f(-23);
     for (g = 0; g < 8; g++) {
@@ -303,17 +328,7 @@ static void lost_terms(void)
     CHECK(at == KL, "lost terms: %zu products", at);
     r = gemm_cr_ref_one(KL, a, 1, b, 1, NULL);
     CHECK_BITS(r, want, "lost terms: oracle against the construction");
-    for (i = 0; i < ML; i++) memcpy(A + i * KL, a, sizeof a);
-    for (j = 0; j < NL; j++) memcpy(Bt + j * KL, b, sizeof b);
-    for (k = 0; k < KL; k++)
-        for (j = 0; j < NL; j++) Bn[k * NL + j] = b[k];
-    for (tB = 0; tB < 2; tB++) {
-        CHECK(repdl_gemm_cr_f32(0, tB, ML, NL, KL, A, KL, tB ? Bt : Bn, tB ? KL : NL, NULL, C,
-                                NL) == REPDL_OK,
-              "lost terms status");
-        for (i = 0; i < ML * NL; i++) CHECK_BITS(C[i], want, "lost terms, transB %d, output %zu", tB, i);
-        n_outputs += ML * NL;
-    }
+    repeated_rows(ML, NL, KL, a, b, NULL, want, "lost terms");
 }
 
 /* A bias that dominates the sum: bias 2^24, products 1, -2^-26 and 30 of
@@ -327,27 +342,15 @@ static void lost_terms(void)
 static void bias_chain(void)
 {
     enum { KB = 32, MB = 3, NB = 5 };
-    static float A[MB * KB], Bt[NB * KB], Bn[KB * NB], bias[NB], C[MB * NB];
-    float a[KB], b[KB], want = pow2f(24) + 2.0f, r;
-    size_t k, i, j;
-    int tB;
+    float a[KB], b[KB], bias[NB], want = pow2f(24) + 2.0f, r;
+    size_t k, j;
     a[0] = 1.0f; b[0] = 1.0f;
     a[1] = -pow2f(-13); b[1] = pow2f(-13);
     for (k = 2; k < KB; k++) { a[k] = pow2f(-15); b[k] = pow2f(-15); }
     for (j = 0; j < NB; j++) bias[j] = pow2f(24);
     r = gemm_cr_ref_one(KB, a, 1, b, 1, bias);
     CHECK_BITS(r, want, "bias chain: oracle against the construction");
-    for (i = 0; i < MB; i++) memcpy(A + i * KB, a, sizeof a);
-    for (j = 0; j < NB; j++) memcpy(Bt + j * KB, b, sizeof b);
-    for (k = 0; k < KB; k++)
-        for (j = 0; j < NB; j++) Bn[k * NB + j] = b[k];
-    for (tB = 0; tB < 2; tB++) {
-        CHECK(repdl_gemm_cr_f32(0, tB, MB, NB, KB, A, KB, tB ? Bt : Bn, tB ? KB : NB, bias, C,
-                                NB) == REPDL_OK,
-              "bias chain status");
-        for (i = 0; i < MB * NB; i++) CHECK_BITS(C[i], want, "bias chain, transB %d, output %zu", tB, i);
-        n_outputs += MB * NB;
-    }
+    repeated_rows(MB, NB, KB, a, b, bias, want, "bias chain");
 }
 
 static void directed(void)
