@@ -84,6 +84,9 @@
 #include "detail/accum.h"
 #include "exp.h"
 #include "log.h"
+#if REPDL__GNU_HOST && defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+#include <immintrin.h> /* the exp kernels' gathers */
+#endif
 REPDL_BEGIN_CODE
 
 typedef struct repdl_attention_shape {
@@ -651,21 +654,28 @@ REPDL_FN size_t repdl__attn_vleaf(REPDL__ATTN_VARGS)
     return repdl__attn_vleaf_base(j, len, nc, w, use, M, ldm, out);
 }
 
-/* x[i] = repdl_exp_f32(x[i]), i < n, bit for bit: exp.h's lane (a
-   correctly rounded result, or a flag that sends the element to
-   repdl_exp_f32) over chunks of REPDL__ATTN_EXPC elements, the last one
-   padded with +0 (computed, not stored), so that a row of n scores costs
-   n rounded up to 16 lanes rather than exp.h's chunk of 256; compiled for
-   the same ISA as the leaf. */
+/* x[i] = repdl_exp_f32(RN(x[i] - sub)) for i < n, bit for bit, or -0
+   where use[i] == 0 (use NULL: every i): exp.h's lane (a correctly
+   rounded result, or a flag that sends the element to repdl_exp_f32) over
+   chunks of REPDL__ATTN_EXPC elements, the last one padded with +0
+   (computed, not stored), so that a row of n scores costs n rounded up to
+   16 lanes rather than exp.h's chunk of 256.  The AVX2 and AVX-512F
+   forms below write the lane's operations (repdl__expf_core,
+   repdl__round_ok_normal, the selects of repdl__exp_lane) in intrinsics
+   with the same roundings, so that the table of 2^(j/256) is read by a
+   gather instead of one scalar load and insert a lane (gcc's cost model
+   does not emit gathers for the portable lane on every tuning); the
+   lane's bound holds fused or not, so it is the same rule and the same
+   bits (tests/attention compares them with repdl_exp_f32). */
 #define REPDL__ATTN_EXPC 16
-REPDL__ATTN_AI void repdl__attn_exp_body(size_t n, float *x)
+REPDL__ATTN_AI void repdl__attn_exp_body(size_t n, float *x, float sub, const unsigned char *use)
 {
     size_t i0, i;
     for (i0 = 0; i0 < n; i0 += REPDL__ATTN_EXPC) {
         size_t m = n - i0 < REPDL__ATTN_EXPC ? n - i0 : REPDL__ATTN_EXPC;
         float xb[REPDL__ATTN_EXPC];
         uint32_t res[REPDL__ATTN_EXPC], bad[REPDL__ATTN_EXPC], any = 0;
-        memcpy(xb, x + i0, m * sizeof(float));
+        for (i = 0; i < m; i++) xb[i] = repdl__fsub(x[i0 + i], sub);
         for (i = m; i < REPDL__ATTN_EXPC; i++) xb[i] = 0.0f;
         for (i = 0; i < REPDL__ATTN_EXPC; i++) {
             res[i] = repdl__exp_lane(repdl__asuint(xb[i]), &bad[i]);
@@ -674,35 +684,269 @@ REPDL__ATTN_AI void repdl__attn_exp_body(size_t n, float *x)
         if (REPDL_UNLIKELY(any))
             for (i = 0; i < m; i++)
                 if (bad[i]) res[i] = repdl__asuint(repdl_exp_f32(xb[i]));
+        if (use)
+            for (i = 0; i < m; i++) res[i] = use[i0 + i] ? res[i] : 0x80000000u;
         memcpy(x + i0, res, m * sizeof(float));
     }
 }
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
-__attribute__((target("avx512f"), noinline, unused)) static void repdl__attn_exp_avx512(size_t n,
-                                                                                      float *x)
+/* The flagged lanes of a chunk (bit i: element i0 + i, whose argument is
+   xb[i]) through repdl_exp_f32. */
+REPDL_FN_NOINLINE void repdl__attn_exp_fix(float *x, const uint32_t *xb, unsigned bad)
 {
-    repdl__attn_exp_body(n, x);
+    int i;
+    for (i = 0; bad; i++, bad >>= 1)
+        if (bad & 1u) x[i] = repdl_exp_f32(repdl__asfloat(xb[i]));
 }
-__attribute__((target("avx2"), noinline, unused)) static void repdl__attn_exp_avx2(size_t n, float *x)
-{
-    repdl__attn_exp_body(n, x);
-}
+/* repdl__expf_core of 8 binary32 values xf (held as doubles xd), the
+   lines of exp_table.h and exp.h one for one. */
+#define REPDL__ATTN_EXPCORE(VD, VI, P, CPI, CIP, AND, SET64, GATHER)                                \
+    do {                                                                                           \
+        VD z_ = P##_add_pd(P##_mul_pd(xd, P##_set1_pd(369.3299304675746)),                          \
+                           P##_set1_pd(6755399441055744.0));                                       \
+        VI ki_ = CPI(z_);                                                                          \
+        VD kd_ = P##_sub_pd(z_, P##_set1_pd(6755399441055744.0));                                   \
+        VD r_ = P##_sub_pd(xd, P##_mul_pd(kd_, P##_set1_pd(0.0027076061740558544)));                \
+        VD r2_, a_, p_;                                                                            \
+        r_ = P##_sub_pd(r_, P##_mul_pd(kd_, P##_set1_pd(6.432011555819173e-15)));                   \
+        s_ = CIP(P##_add_epi64(GATHER(AND(ki_, SET64(255))), P##_slli_epi64(ki_, 44)));             \
+        r2_ = P##_mul_pd(r_, r_);                                                                  \
+        a_ = P##_add_pd(P##_set1_pd(0.5000000000000233), P##_mul_pd(r_, P##_set1_pd(0.16666668003889068))); \
+        p_ = P##_add_pd(a_, P##_mul_pd(r2_, P##_set1_pd(0.0416666536383358)));                      \
+        y = P##_add_pd(s_, P##_add_pd(P##_mul_pd(s_, r_), P##_mul_pd(P##_mul_pd(s_, r2_), p_)));    \
+    } while (0)
+#define REPDL__ATTN_GATHER(j) _mm512_i64gather_epi64((j), (const void *)T, 8)
+/* g++ 12 reports -Wmaybe-uninitialized inside its own avx512fintrin.h
+   (the deliberately undefined lanes, `__Y = __Y`, of the conversions and
+   casts) once they are inlined here: silenced for this function only, as
+   in gemm_cr.h and optim.h, so that a user's -Werror build compiles. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-REPDL_FN void repdl__attn_exp(size_t n, float *x)
+__attribute__((target("avx512f"), noinline, unused)) static void
+repdl__attn_exp_avx512(size_t n, float *x, float sub, const unsigned char *use)
+{
+    const uint64_t *T = repdl__exp2_256_tab();
+    const __m512 vsub = _mm512_set1_ps(sub);
+    size_t i0;
+    for (i0 = 0; i0 < n; i0 += 16) {
+        size_t m = n - i0 < 16 ? n - i0 : 16;
+        __mmask16 ld = (__mmask16)(m == 16 ? 0xffffu : (1u << m) - 1u), ovf, unf, nan, sp, fast, ok, bad;
+        __m512i ux = _mm512_castps_si512(_mm512_sub_ps(_mm512_maskz_loadu_ps(ld, x + i0), vsub));
+        __m512i ab = _mm512_and_si512(ux, _mm512_set1_epi32(0x7fffffff)), res, lo;
+        __m256i lw[2];
+        __m256 yf[2];
+        int h;
+        ovf = _mm512_cmpgt_epu32_mask(ux, _mm512_set1_epi32(0x42b17217)) &
+              _mm512_cmple_epu32_mask(ux, _mm512_set1_epi32(0x7f800000));
+        unf = _mm512_cmpgt_epu32_mask(ux, _mm512_set1_epi32((int)0xc2cff1b4u)) &
+              _mm512_cmple_epu32_mask(ux, _mm512_set1_epi32((int)0xff800000u));
+        nan = _mm512_cmpgt_epu32_mask(ab, _mm512_set1_epi32(0x7f800000));
+        sp = (__mmask16)(ovf | unf | nan);
+        fast = _mm512_cmple_epu32_mask(ab, _mm512_set1_epi32(0x42ae0000));
+        {
+            __m512i xa = _mm512_mask_and_epi32(ux, sp, ux, _mm512_set1_epi32((int)0x807fffffu));
+            for (h = 0; h < 2; h++) {
+                __m512d xd = _mm512_cvtps_pd(_mm256_castsi256_ps(h ? _mm512_extracti64x4_epi64(xa, 1)
+                                                                   : _mm512_castsi512_si256(xa)));
+                __m512d s_, y;
+                REPDL__ATTN_EXPCORE(__m512d, __m512i, _mm512, _mm512_castpd_si512, _mm512_castsi512_pd,
+                                    _mm512_and_si512, _mm512_set1_epi64, REPDL__ATTN_GATHER);
+                yf[h] = _mm512_cvtpd_ps(y);
+                lw[h] = _mm512_cvtepi64_epi32(_mm512_castpd_si512(y));
+            }
+        }
+        res = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(yf[0])),
+                                 _mm256_castps_si256(yf[1]), 1);
+        lo = _mm512_inserti64x4(_mm512_castsi256_si512(lw[0]), lw[1], 1);
+        /* repdl__round_ok_normal(y, 4u) */
+        ok = _mm512_cmpgt_epu32_mask(_mm512_add_epi32(_mm512_slli_epi32(lo, 3),
+                                                      _mm512_set1_epi32((int)(0x80000000u + 32u))),
+                                     _mm512_set1_epi32(64));
+        bad = (__mmask16)(~sp & ~(fast & ok) & ld);
+        res = _mm512_mask_mov_epi32(res, sp, _mm512_setzero_si512());
+        res = _mm512_mask_mov_epi32(res, ovf, _mm512_set1_epi32(0x7f800000));
+        res = _mm512_mask_mov_epi32(res, nan, _mm512_set1_epi32((int)REPDL_NAN_BITS));
+        _mm512_mask_storeu_epi32(x + i0, ld, res);
+        if (REPDL_UNLIKELY(bad)) {
+            uint32_t xb[16];
+            _mm512_storeu_si512(xb, ux);
+            repdl__attn_exp_fix(x + i0, xb, bad);
+        }
+        if (use) {
+            unsigned char u8[16] = {0};
+            memcpy(u8, use + i0, m);
+            _mm512_mask_storeu_epi32(x + i0,
+                                     (__mmask16)(ld & ~_mm512_test_epi32_mask(
+                                                          _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u8)),
+                                                          _mm512_set1_epi32(0xff))),
+                                     _mm512_set1_epi32((int)0x80000000u));
+        }
+    }
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#undef REPDL__ATTN_GATHER
+#define REPDL__ATTN_GATHER(j) _mm256_i64gather_epi64((const long long *)T, (j), 8)
+/* a > b as unsigned 32-bit lanes (AVX2 compares signed) */
+#define REPDL__ATTN_GTU(a, b)                                                                       \
+    _mm256_cmpgt_epi32(_mm256_xor_si256((a), _mm256_set1_epi32((int)0x80000000u)),                \
+                       _mm256_xor_si256((b), _mm256_set1_epi32((int)0x80000000u)))
+__attribute__((target("avx2"), noinline, unused)) static void
+repdl__attn_exp_avx2(size_t n, float *x, float sub, const unsigned char *use)
+{
+    const uint64_t *T = repdl__exp2_256_tab();
+    const __m256 vsub = _mm256_set1_ps(sub);
+    const __m256i one = _mm256_set1_epi32(-1);
+    size_t i0;
+    for (i0 = 0; i0 < n; i0 += 8) {
+        size_t m = n - i0 < 8 ? n - i0 : 8;
+        uint32_t xb[8], rb[8];
+        __m256i ux, ab, ovf, unf, nan, sp, fast, ok, xa, res, lo;
+        __m128 yf[2];
+        __m128i lw[2];
+        unsigned bad;
+        int h;
+        if (m == 8) {
+            ux = _mm256_loadu_si256((const __m256i *)(const void *)(x + i0));
+        } else {
+            float t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            memcpy(t, x + i0, m * sizeof(float));
+            ux = _mm256_loadu_si256((const __m256i *)(const void *)t);
+        }
+        ux = _mm256_castps_si256(_mm256_sub_ps(_mm256_castsi256_ps(ux), vsub));
+        ab = _mm256_and_si256(ux, _mm256_set1_epi32(0x7fffffff));
+        ovf = _mm256_andnot_si256(REPDL__ATTN_GTU(ux, _mm256_set1_epi32(0x7f800000)),
+                                  REPDL__ATTN_GTU(ux, _mm256_set1_epi32(0x42b17217)));
+        unf = _mm256_andnot_si256(REPDL__ATTN_GTU(ux, _mm256_set1_epi32((int)0xff800000u)),
+                                  REPDL__ATTN_GTU(ux, _mm256_set1_epi32((int)0xc2cff1b4u)));
+        nan = _mm256_cmpgt_epi32(ab, _mm256_set1_epi32(0x7f800000));
+        sp = _mm256_or_si256(_mm256_or_si256(ovf, unf), nan);
+        fast = _mm256_xor_si256(_mm256_cmpgt_epi32(ab, _mm256_set1_epi32(0x42ae0000)), one);
+        xa = _mm256_blendv_epi8(ux, _mm256_and_si256(ux, _mm256_set1_epi32((int)0x807fffffu)), sp);
+        for (h = 0; h < 2; h++) {
+            __m256d xd = _mm256_cvtps_pd(_mm_castsi128_ps(h ? _mm256_extracti128_si256(xa, 1)
+                                                            : _mm256_castsi256_si128(xa)));
+            __m256d s_, y;
+            REPDL__ATTN_EXPCORE(__m256d, __m256i, _mm256, _mm256_castpd_si256, _mm256_castsi256_pd,
+                                _mm256_and_si256, _mm256_set1_epi64x, REPDL__ATTN_GATHER);
+            yf[h] = _mm256_cvtpd_ps(y);
+            /* the low words of the four doubles */
+            lw[h] = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+                _mm256_castpd_si256(y), _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+        }
+        res = _mm256_insertf128_si256(_mm256_castsi128_si256(_mm_castps_si128(yf[0])),
+                                      _mm_castps_si128(yf[1]), 1);
+        lo = _mm256_insertf128_si256(_mm256_castsi128_si256(lw[0]), lw[1], 1);
+        ok = REPDL__ATTN_GTU(_mm256_add_epi32(_mm256_slli_epi32(lo, 3),
+                                              _mm256_set1_epi32((int)(0x80000000u + 32u))),
+                             _mm256_set1_epi32(64));
+        bad = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(
+                  _mm256_andnot_si256(_mm256_or_si256(sp, _mm256_and_si256(fast, ok)), one))) &
+              ((1u << m) - 1u);
+        res = _mm256_andnot_si256(sp, res);
+        res = _mm256_or_si256(res, _mm256_and_si256(ovf, _mm256_set1_epi32(0x7f800000)));
+        res = _mm256_or_si256(res, _mm256_and_si256(nan, _mm256_set1_epi32((int)REPDL_NAN_BITS)));
+        _mm256_storeu_si256((__m256i *)(void *)rb, res);
+        if (REPDL_UNLIKELY(bad)) {
+            _mm256_storeu_si256((__m256i *)(void *)xb, ux);
+            repdl__attn_exp_fix((float *)(void *)rb, xb, bad);
+        }
+        if (use) {
+            size_t i;
+            for (i = 0; i < m; i++) rb[i] = use[i0 + i] ? rb[i] : 0x80000000u;
+        }
+        memcpy(x + i0, rb, m * sizeof(float));
+    }
+}
+#undef REPDL__ATTN_GTU
+#undef REPDL__ATTN_GATHER
+#undef REPDL__ATTN_EXPCORE
+#endif
+REPDL_FN void repdl__attn_exp(size_t n, float *x, float sub, const unsigned char *use)
 {
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
     int isa = repdl__attn_visa();
     if (isa == 2) {
-        repdl__attn_exp_avx512(n, x);
+        repdl__attn_exp_avx512(n, x, sub, use);
         return;
     }
     if (isa == 1) {
-        repdl__attn_exp_avx2(n, x);
+        repdl__attn_exp_avx2(n, x, sub, use);
         return;
     }
 #endif
-    repdl__attn_exp_body(n, x);
+    repdl__attn_exp_body(n, x, sub, use);
 }
+
+/* The row passes of the scores: sc[j] = RN(sc[j] scale) for j < n, then
+   (mk not NULL) sc[j] = RN(sc[j] + mk[j]) in a second loop (the products
+   stored first, REPDL__MATERIALIZE, so that no compiler fuses the two);
+   with kmax not NULL, *kmax and *nan of repdl__attn_fwd_pre's max over the
+   seen keys (use NULL: every j < n).  Elementwise operations and an
+   integer maximum: the same bits at any vector width, so compiled for the
+   leaf's ISA as the exp kernels are. */
+REPDL__ATTN_AI void repdl__attn_rowpass_body(size_t n, float *sc, float scale, const float *mk,
+                                             const unsigned char *use, uint32_t *kmax, uint32_t *nan)
+{
+    size_t j;
+    uint32_t km = 0, nn = 0;
+    for (j = 0; j < n; j++) sc[j] = repdl__fmul(sc[j], scale);
+    if (mk) {
+        REPDL__MATERIALIZE(sc);
+        for (j = 0; j < n; j++) sc[j] = repdl__fadd(sc[j], mk[j]);
+    }
+    if (!kmax) return;
+    /* key(x): x's bits made an unsigned order (negative: all bits
+       flipped; otherwise the sign bit set); 0 for an unseen key */
+    if (use)
+        for (j = 0; j < n; j++) {
+            uint32_t ux = repdl__asuint(sc[j]), seen = 0u - (uint32_t)(use[j] != 0);
+            uint32_t key = ((ux >> 31) ? ~ux : (ux | 0x80000000u)) & seen;
+            nn |= (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u) & seen;
+            km = key > km ? key : km;
+        }
+    else
+        for (j = 0; j < n; j++) {
+            uint32_t ux = repdl__asuint(sc[j]);
+            uint32_t key = (ux >> 31) ? ~ux : (ux | 0x80000000u);
+            nn |= (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u);
+            km = key > km ? key : km;
+        }
+    *kmax = km;
+    *nan = nn;
+}
+#define REPDL__ATTN_RARGS                                                                     \
+    size_t n, float *sc, float scale, const float *mk, const unsigned char *use, uint32_t *kmax, \
+        uint32_t *nan
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+__attribute__((target("avx512f"), noinline, unused)) static void repdl__attn_rowpass_avx512(REPDL__ATTN_RARGS)
+{
+    repdl__attn_rowpass_body(n, sc, scale, mk, use, kmax, nan);
+}
+__attribute__((target("avx2"), noinline, unused)) static void repdl__attn_rowpass_avx2(REPDL__ATTN_RARGS)
+{
+    repdl__attn_rowpass_body(n, sc, scale, mk, use, kmax, nan);
+}
+#endif
+REPDL_FN void repdl__attn_rowpass(REPDL__ATTN_RARGS)
+{
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    int isa = repdl__attn_visa();
+    if (isa == 2) {
+        repdl__attn_rowpass_avx512(n, sc, scale, mk, use, kmax, nan);
+        return;
+    }
+    if (isa == 1) {
+        repdl__attn_rowpass_avx2(n, sc, scale, mk, use, kmax, nan);
+        return;
+    }
+#endif
+    repdl__attn_rowpass_body(n, sc, scale, mk, use, kmax, nan);
+}
+#undef REPDL__ATTN_RARGS
 #else
 #define REPDL__ATTN_VEC 0
 #endif
@@ -1099,9 +1343,12 @@ REPDL_FN float repdl__attn_rowdot(repdl__attn_ws *w, size_t d, const float *x, c
 #endif
 
 /* The scores of row (b, hh, i), j < n: s_j, and use[j]; dotted: sc
-   holds the dots already (repdl__attn_vdots4). */
+   holds the dots already (repdl__attn_vdots4).  With the vector kernels
+   and kmax not NULL, also repdl__attn_fwd_pre's max key and NaN flag
+   (repdl__attn_rowpass). */
 REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t b, size_t hh,
-                                 size_t i, size_t n, float *sc, unsigned char *use, int dotted)
+                                 size_t i, size_t n, float *sc, unsigned char *use, int dotted,
+                                 uint32_t *kmax, uint32_t *nan)
 {
     size_t j, d = a->s.d;
     const float *qi = a->q + ((b * a->s.hq + hh) * a->s.nq + i) * d;
@@ -1109,10 +1356,18 @@ REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t
     repdl__attn_load_head(a, w, b * a->s.hkv + hh / a->G, a->dout != NULL);
     repdl__attn_seen_row(a, b, i, n, use);
     if (!dotted) repdl__attn_dots(a, w, qi, w->KT, n, sc);
+#if REPDL__ATTN_VEC
+    (void)j;
+    /* no mask, no padding: every key below n is seen */
+    repdl__attn_rowpass(n, sc, a->scale, mk, !a->mask && !a->keep ? NULL : use, kmax, nan);
+#else
+    (void)kmax;
+    (void)nan;
     for (j = 0; j < n; j++) {
         sc[j] = repdl__fmul(sc[j], a->scale);
         if (mk) sc[j] = repdl__fadd(sc[j], mk[j]);
     }
+#endif
 }
 
 /* The forward of row u = (b hq + hh) nq + i up to its P V sum: the
@@ -1127,18 +1382,23 @@ REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t
            hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
     float *o = a->o_out + u * d, m = -0.0f;
     uint32_t kmax = 0, nan = 0;
-    repdl__attn_scores(a, w, b, hh, i, n, sc, use, dotted);
+    repdl__attn_scores(a, w, b, hh, i, n, sc, use, dotted, &kmax, &nan);
     /* m: the largest seen score in the order of the keys below (-0 < +0;
        equal scores have equal bits); nan: a seen score is a NaN.  key(x)
        is x's bits made an unsigned order (negative: all bits flipped;
        otherwise the sign bit set): 0 is no non-NaN float's key, so kmax
-       stays 0 exactly when no key is seen.  Branch-free: it vectorizes. */
+       stays 0 exactly when no key is seen.  Branch-free: it vectorizes.
+       (The vector kernels computed both in repdl__attn_scores.) */
+#if REPDL__ATTN_VEC
+    (void)j;
+#else
     for (j = 0; j < n; j++) {
         uint32_t ux = repdl__asuint(sc[j]), seen = 0u - (uint32_t)(use[j] != 0);
         uint32_t key = ((ux >> 31) ? ~ux : (ux | 0x80000000u)) & seen;
         nan |= (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u) & seen;
         kmax = key > kmax ? key : kmax;
     }
+#endif
     if (!kmax && !nan) {
         for (c = 0; c < d; c++) o[c] = 0.0f;
         if (a->o_lse) a->o_lse[u] = repdl__asfloat(0xff800000u);
@@ -1150,14 +1410,15 @@ REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t
         if (a->o_lse) a->o_lse[u] = repdl__nanf();
         return 0;
     }
-    for (j = 0; j < n; j++) sc[j] = repdl__fsub(sc[j], m);
 #if REPDL__ATTN_VEC
-    repdl__attn_exp(n, sc);
+    /* no mask, no padding: every key below n is seen */
+    repdl__attn_exp(n, sc, m, !a->mask && !a->keep ? NULL : use);
 #else
+    for (j = 0; j < n; j++) sc[j] = repdl__fsub(sc[j], m);
     REPDL__CR_ARRAY(n, sc, sc, repdl__exp_lane, repdl_exp_f32);
-#endif
     for (j = 0; j < n; j++)
         if (!use[j]) sc[j] = -0.0f;
+#endif
 #if REPDL__ATTN_VEC
     if (n <= REPDL_SUM_LEAF) { /* one leaf */
         *pl = repdl__attn_lsum(n, sc); /* l >= 1: the max's term is exp(0) = 1 */
@@ -1288,17 +1549,17 @@ REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, si
           lse = a->lse[u], D;
     w->blk = (size_t)-1; /* row2 overwritten */
     if (!dotted) dp = w->row2;
-    repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted);
+    repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted, NULL, NULL);
 #if REPDL__ATTN_VEC
     D = repdl__attn_rowdot(w, d, go, o);
 #else
     repdl__attn_wcols(d, 1, go, NULL, o, 1, w->T, w->tr, &D);
 #endif
     if (!dotted) repdl__attn_dots(a, w, go, w->VT, n, dp);
-    for (j = 0; j < n; j++) P[j] = repdl__fsub(P[j], lse);
 #if REPDL__ATTN_VEC
-    repdl__attn_exp(n, P);
+    repdl__attn_exp(n, P, lse, NULL);
 #else
+    for (j = 0; j < n; j++) P[j] = repdl__fsub(P[j], lse);
     REPDL__CR_ARRAY(n, P, P, repdl__exp_lane, repdl_exp_f32);
 #endif
     for (j = 0; j < n; j++) { /* unseen: both -0 (selects: the loop vectorizes) */

@@ -17,7 +17,11 @@
    - a -inf mask entry and a key_keep 0 give the same bits;
    - finite differences in double: the backward's formulas (a tolerance,
      the one place);
-   - bad input: status, nothing written; empty extents. */
+   - bad input: status, nothing written; empty extents;
+   - the exp kernel of the ISA the build runs (AVX-512F, AVX2 or the
+     portable lane) against repdl_exp_f32: every 4093rd binary32, the
+     thresholds of exp.h's lane, its hard cases (against their MPFR
+     results), rows with a subtrahend and unseen keys. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -577,6 +581,70 @@ static void test_bad_input(void)
         CHECK(asuint(dk[i]) == 0x00000000u && asuint(out[i]) == 0x80000000u, "nq 0: dk +0 (scale -2), dv -0");
 }
 
+#if REPDL__ATTN_VEC
+/* repdl__attn_exp(n, x, sub, use): x[i] = repdl_exp_f32(RN(x[i] - sub)),
+   or -0 where use[i] == 0, bit for bit.  The comparison over all 2^32
+   inputs (AVX-512F and AVX2 kernels) is in docs/attention.md ("Speed"). */
+static void test_exp_kernel(void)
+{
+    static const uint32_t edge[] = {0x42b17217u, 0x42b17218u, 0x42b17216u, 0xc2cff1b4u, 0xc2cff1b5u,
+                                    0xc2cff1b3u, 0x42ae0000u, 0x42ae0001u, 0xc2ae0000u, 0xc2ae0001u,
+                                    0x7f800000u, 0xff800000u, 0x7f800001u, 0xffc00001u, 0x7fc00000u,
+                                    0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x007fffffu,
+                                    0x33800000u, 0xb3800000u, 0x3f800000u, 0xbf800000u, 0x42b00000u};
+    static float x[4096], want[4096];
+    unsigned char use[256];
+    uint64_t u;
+    size_t n = 0, i, t;
+    long bad = 0, total = 0;
+    int all;
+    for (u = 0; u < ((uint64_t)1 << 32); u += 4093) {
+        x[n] = asfloat((uint32_t)u);
+        want[n] = repdl_exp_f32(x[n]);
+        if (++n == 4096 || u + 4093 >= ((uint64_t)1 << 32)) {
+            repdl__attn_exp(n, x, 0.0f, NULL);
+            for (i = 0; i < n; i++) bad += asuint(x[i]) != asuint(want[i]);
+            total += (long)n;
+            n = 0;
+        }
+    }
+    CHECK(bad == 0, "exp kernel: %ld of %ld inputs differ from repdl_exp_f32", bad, total);
+    n = sizeof edge / sizeof edge[0];
+    for (i = 0; i < n; i++) {
+        x[i] = asfloat(edge[i]);
+        want[i] = repdl_exp_f32(x[i]);
+    }
+    repdl__attn_exp(n, x, 0.0f, NULL);
+    CHECK_SAME(x, want, n, "exp kernel: thresholds");
+    { /* the hard cases, where the lane's rounding test must fail and the
+         answer come from repdl_exp_f32: their MPFR results */
+        static const repdl__hardcase hard[] = {
+#include <repdl/detail/expf_hard.inc>
+        };
+        n = sizeof hard / sizeof hard[0] - 1; /* the sentinel */
+        for (i = 0; i < n; i++) {
+            x[i] = asfloat(hard[i].x);
+            want[i] = asfloat(hard[i].r);
+        }
+        repdl__attn_exp(n, x, 0.0f, NULL);
+        CHECK_SAME(x, want, n, "exp kernel: hard cases");
+    }
+    for (t = 0; t < 300; t++) { /* rows of 1 .. 200 with a subtrahend and unseen keys */
+        float sub;
+        n = 1 + (size_t)(splitmix64_next(&rng) % 200);
+        all = t % 3 == 0;
+        for (i = 0; i < n; i++) {
+            x[i] = rnd() * (float)(1 + t % 40);
+            use[i] = (unsigned char)(all || splitmix64_next(&rng) % 4 != 0);
+        }
+        sub = t % 7 == 0 ? asfloat(0x80000000u) : x[splitmix64_next(&rng) % n];
+        for (i = 0; i < n; i++) want[i] = use[i] ? repdl_exp_f32(x[i] - sub) : asfloat(0x80000000u);
+        repdl__attn_exp(n, x, sub, all ? NULL : use);
+        CHECK_SAME(x, want, n, "exp kernel: row %zu (n %zu, all seen %d)", t, n, all);
+    }
+}
+#endif
+
 int main(void)
 {
     splitmix64_seed(&rng, 20261129);
@@ -587,5 +655,8 @@ int main(void)
     test_mask_forms();
     test_finite_differences();
     test_bad_input();
+#if REPDL__ATTN_VEC
+    test_exp_kernel();
+#endif
     return check_summary("attention");
 }

@@ -16,11 +16,12 @@
 REPDL_BEGIN_CODE
 
 /* Bits of T[j] = RN(2^(j/256)) minus j << 44, so that adding ki << 44
-   (ki the integer holding k, below) yields 2^(k>>8) T[k&255] exactly.
+   (ki the integer holding k, below) yields 2^(k>>8) T[k&255] exactly
+   (repdl__exp2_256_tab: the 256 of them, for a vector gather).
    |T[j] / 2^(j/256) - 1| < 0.851 * 2^-53.  From reference/gen/expf.py.
    (256 entries: a degree-4 polynomial suffices, which is faster than a
    degree 5 and a table of 64.) */
-REPDL_FN uint64_t repdl__exp2_256_bits(uint64_t j)
+REPDL_FN const uint64_t *repdl__exp2_256_tab(void)
 {
     static const uint64_t T[256] = {
         0x3ff0000000000000u, 0x3feffb1afa5abcbfu, 0x3feff63da9fb3335u, 0x3feff168143b0281u,
@@ -88,8 +89,9 @@ REPDL_FN uint64_t repdl__exp2_256_bits(uint64_t j)
         0x3fefd0765b6e4540u, 0x3fefd632798844f8u, 0x3fefdbfdad9cbe14u, 0x3fefe1d802243c89u,
         0x3fefe7c1819e90d8u, 0x3fefedba3692d514u, 0x3feff3c22b8f71f1u, 0x3feff9d96b2a23d9u,
     };
-    return T[j];
+    return T;
 }
+REPDL_FN uint64_t repdl__exp2_256_bits(uint64_t j) { return repdl__exp2_256_tab()[j]; }
 
 /* rho[j] = RN((2^(j/256) - T[j]) / T[j]): T[j] (1 + rho[j]) = 2^(j/256)
    with relative error < 2^-106.  |rho[j]| < 2^-53.  Used where T[j]'s own
