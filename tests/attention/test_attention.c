@@ -225,6 +225,15 @@ static void test_reference(void)
        of 256 rows skipped for the later keys) */
     check_ref("dq over 800 keys d32", shp(1, 1, 1, 4, 800, 32, 796, 0, 1), 0, 0, 0);
     check_ref("causal 800 group rows d16", shp(1, 8, 1, 100, 100, 16, 0, 0, 1), 0, 0, 0);
+    /* no mask, no padding, a power of two of rows (4 .. 512): the leaves
+       of 4 rows and 4 keys as one counter over the rows in bit-reversed
+       lane order (repdl__attn_vleafq_pow2_avx512 where the CPU has
+       AVX-512F): 128 rows (two a lane), 256 and 512 (4 and 8 a lane), 16
+       (one a lane); d 48 and 80 leave 16 columns to the generic leaf */
+    check_ref("noncausal 128 d64", shp(1, 2, 2, 128, 128, 64, 0, 0, 0), 0, 0, 0);
+    check_ref("noncausal 256 keys d48 gqa", shp(1, 4, 2, 64, 256, 48, 0, 0, 0), 0, 0, 0);
+    check_ref("noncausal 512 keys d80", shp(1, 1, 1, 8, 512, 80, 0, 0, 0), 0, 0, 0);
+    check_ref("noncausal 16 d32 nan q", shp(2, 2, 1, 16, 16, 32, 0, 0, 0), 0, 0, 1);
 }
 
 /* A query range [q0, q0 + c) of p's queries as a problem of its own: the
