@@ -9,7 +9,8 @@
    bench/attention/run.sh runs it beside the PyTorch anchor
    (bench_attention_torch.py) and prints the ratios.
 
-     bench_attention [reps] [heads] [threads...]   (defaults 7 4 1 2) */
+     bench_attention [reps] [heads] [threads...]   (defaults 31 4 1 2; each
+     shape and thread count first runs BENCH_WARM untimed repetitions) */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +29,12 @@ static float *rand_array(splitmix64 *r, size_t n)
     return p;
 }
 
+#define BENCH_WARM 3 /* untimed repetitions of each shape and thread count */
+
 int main(int argc, char **argv)
 {
     static const size_t seqs[4] = {128, 256, 512, 1024};
-    int reps = argc > 1 ? atoi(argv[1]) : 7, H = argc > 2 ? atoi(argv[2]) : 4;
+    int reps = argc > 1 ? atoi(argv[1]) : 31, H = argc > 2 ? atoi(argv[2]) : 4;
     int threads[8] = {1, 2}, nt = 2, a, z, ti;
     const char *ce = getenv("ATTN_CAUSAL");
     int causal = !(ce && ce[0] == '0');
@@ -56,6 +59,11 @@ int main(int argc, char **argv)
         for (ti = 0; ti < nt; ti++) {
             double tf[101], tb[101], cf[101], cb[101];
             int i;
+            for (i = 0; i < BENCH_WARM; i++) /* untimed, as bench_attention_torch.py */
+                if (repdl_attention_forward_threads_f32(&s, threads[ti], 0.125f, q, k, v, NULL, NULL, o, l) ||
+                    repdl_attention_backward_threads_f32(&s, threads[ti], 0.125f, q, k, v, NULL, NULL, o, l,
+                                                         g, dq, dk, dv))
+                    return 1;
             for (i = 0; i < reps; i++) {
                 double c0 = timer_now(TIMER_CPU), t0 = timer_now(TIMER_WALL), t1, t2, c1, c2;
                 if (repdl_attention_forward_threads_f32(&s, threads[ti], 0.125f, q, k, v, NULL, NULL, o, l))

@@ -12,7 +12,11 @@ Same shapes as bench_attention.c: batch 1, H heads, head_dim 64, causal
     python3 bench_attention_torch.py [reps] [heads] [threads...]
 prints "seq threads forward_ms backward_ms forward_cpu_ms backward_cpu_ms"
 lines (medians, ms; cpu: time.thread_time of the calling thread, the whole
-work at 1 thread)."""
+work at 1 thread), after WARM untimed repetitions of each shape and thread
+count (bench_attention.c does the same): the first calls of a shape run
+slower (torch's, and glibc's, first allocations of its tensors), and with
+7 repetitions and no warm-up their share moved torch's medians by up to
+20% (results/attention-bench-2026-11-29f.txt)."""
 import os
 import statistics
 import sys
@@ -20,9 +24,11 @@ import time
 
 import torch
 
+WARM = 3
+
 
 def main():
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 31
     heads = int(sys.argv[2]) if len(sys.argv) > 2 else 4
     threads = [int(t) for t in sys.argv[3:]] or [1, 2]
     causal = os.environ.get("ATTN_CAUSAL", "1")[:1] != "0"
@@ -36,7 +42,7 @@ def main():
         for t in threads:
             torch.set_num_threads(t)
             tf, tb, cf, cb = [], [], [], []
-            for _ in range(reps):
+            for rep in range(WARM + reps):
                 q, k, v = (x.clone().requires_grad_() for x in (q0, k0, v0))
                 c0, t0 = time.thread_time(), time.perf_counter()
                 s = torch.baddbmm(mask, q, k.transpose(1, 2), alpha=0.125)
@@ -44,6 +50,8 @@ def main():
                 t1, c1 = time.perf_counter(), time.thread_time()
                 o.backward(g)
                 t2, c2 = time.perf_counter(), time.thread_time()
+                if rep < WARM:
+                    continue
                 tf.append(t1 - t0)
                 tb.append(t2 - t1)
                 cf.append(c1 - c0)

@@ -5,12 +5,12 @@
 # ratios repdl / torch (below 1: repdl faster).  Batch 1, H heads,
 # head_dim 64, causal (ATTN_CAUSAL=0 in the environment: not), sequences
 # 128 .. 1024, threads 1 and 2.
-#   bench/attention/run.sh [reps] [heads] [cflags...]    (defaults 7 4 -O3)
+#   bench/attention/run.sh [reps] [heads] [cflags...]    (defaults 31 4 -O3)
 # Takes a few minutes at the defaults on 2 cores.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-reps=${1:-7}
+reps=${1:-31}
 heads=${2:-4}
 [ $# -ge 2 ] && shift 2 || shift $#
 cflags=${*:--O3}
