@@ -152,6 +152,45 @@ REPDL_FN void repdl__attn_terms(float *t, size_t r, size_t nc, const float *w,
    baseline (SSE2), chosen at run time (the CPU's widest, at most
    REPDL_ATTN_ISA_MAX: 2, 1 or 0); the bits do not depend on the choice.
    tests/attention builds all three. */
+/* The row passes of the scores: sc[j] = RN(sc[j] scale) for j < n, then
+   (mk not NULL) sc[j] = RN(sc[j] + mk[j]) in a second loop (the products
+   stored first, REPDL__MATERIALIZE, so that no compiler fuses the two);
+   with kmax not NULL, *kmax and *nan of repdl__attn_fwd_pre's max over the
+   seen keys (use NULL: every j < n).  Elementwise operations and an
+   integer maximum: the same bits at any vector width, so the host's
+   vector kernels compile it for the leaf's ISA (repdl__attn_rowpass), as
+   the exp kernels are; the device and the plain C99 build call it as it
+   is. */
+REPDL_FN void repdl__attn_rowpass_body(size_t n, float *sc, float scale, const float *mk,
+                                             const unsigned char *use, uint32_t *kmax, uint32_t *nan)
+{
+    size_t j;
+    uint32_t km = 0, nn = 0;
+    for (j = 0; j < n; j++) sc[j] = repdl__fmul(sc[j], scale);
+    if (mk) {
+        REPDL__MATERIALIZE(sc);
+        for (j = 0; j < n; j++) sc[j] = repdl__fadd(sc[j], mk[j]);
+    }
+    if (!kmax) return;
+    /* key(x): x's bits made an unsigned order (negative: all bits
+       flipped; otherwise the sign bit set); 0 for an unseen key */
+    if (use)
+        for (j = 0; j < n; j++) {
+            uint32_t ux = repdl__asuint(sc[j]), seen = 0u - (uint32_t)(use[j] != 0);
+            uint32_t key = ((ux >> 31) ? ~ux : (ux | 0x80000000u)) & seen;
+            nn |= (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u) & seen;
+            km = key > km ? key : km;
+        }
+    else
+        for (j = 0; j < n; j++) {
+            uint32_t ux = repdl__asuint(sc[j]);
+            uint32_t key = (ux >> 31) ? ~ux : (ux | 0x80000000u);
+            nn |= (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u);
+            km = key > km ? key : km;
+        }
+    *kmax = km;
+    *nan = nn;
+}
 #if REPDL__GNU_HOST
 #define REPDL__ATTN_VEC 1
 #ifndef REPDL_ATTN_ISA_MAX
@@ -996,43 +1035,6 @@ REPDL_FN void repdl__attn_exp(size_t n, float *x, float sub, const unsigned char
     repdl__attn_exp_body(n, x, sub, use);
 }
 
-/* The row passes of the scores: sc[j] = RN(sc[j] scale) for j < n, then
-   (mk not NULL) sc[j] = RN(sc[j] + mk[j]) in a second loop (the products
-   stored first, REPDL__MATERIALIZE, so that no compiler fuses the two);
-   with kmax not NULL, *kmax and *nan of repdl__attn_fwd_pre's max over the
-   seen keys (use NULL: every j < n).  Elementwise operations and an
-   integer maximum: the same bits at any vector width, so compiled for the
-   leaf's ISA as the exp kernels are. */
-REPDL__ATTN_AI void repdl__attn_rowpass_body(size_t n, float *sc, float scale, const float *mk,
-                                             const unsigned char *use, uint32_t *kmax, uint32_t *nan)
-{
-    size_t j;
-    uint32_t km = 0, nn = 0;
-    for (j = 0; j < n; j++) sc[j] = repdl__fmul(sc[j], scale);
-    if (mk) {
-        REPDL__MATERIALIZE(sc);
-        for (j = 0; j < n; j++) sc[j] = repdl__fadd(sc[j], mk[j]);
-    }
-    if (!kmax) return;
-    /* key(x): x's bits made an unsigned order (negative: all bits
-       flipped; otherwise the sign bit set); 0 for an unseen key */
-    if (use)
-        for (j = 0; j < n; j++) {
-            uint32_t ux = repdl__asuint(sc[j]), seen = 0u - (uint32_t)(use[j] != 0);
-            uint32_t key = ((ux >> 31) ? ~ux : (ux | 0x80000000u)) & seen;
-            nn |= (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u) & seen;
-            km = key > km ? key : km;
-        }
-    else
-        for (j = 0; j < n; j++) {
-            uint32_t ux = repdl__asuint(sc[j]);
-            uint32_t key = (ux >> 31) ? ~ux : (ux | 0x80000000u);
-            nn |= (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u);
-            km = key > km ? key : km;
-        }
-    *kmax = km;
-    *nan = nn;
-}
 #define REPDL__ATTN_RARGS                                                                     \
     size_t n, float *sc, float scale, const float *mk, const unsigned char *use, uint32_t *kmax, \
         uint32_t *nan
@@ -1458,30 +1460,23 @@ REPDL_FN float repdl__attn_rowdot(repdl__attn_ws *w, size_t d, const float *x, c
 #endif
 
 /* The scores of row (b, hh, i), j < n: s_j, and use[j]; dotted: sc
-   holds the dots already (repdl__attn_vdots4).  With the vector kernels
-   and kmax not NULL, also repdl__attn_fwd_pre's max key and NaN flag
-   (repdl__attn_rowpass). */
+   holds the dots already (repdl__attn_vdots4).  With kmax not NULL, also
+   repdl__attn_fwd_pre's max key and NaN flag (repdl__attn_rowpass_body). */
 REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t b, size_t hh,
                                  size_t i, size_t n, float *sc, unsigned char *use, int dotted,
                                  uint32_t *kmax, uint32_t *nan)
 {
-    size_t j, d = a->s.d;
+    size_t d = a->s.d;
     const float *qi = a->q + ((b * a->s.hq + hh) * a->s.nq + i) * d;
     const float *mk = a->mask ? a->mask + (b * a->s.nq + i) * a->s.nk : NULL;
     repdl__attn_load_head(a, w, b * a->s.hkv + hh / a->G, a->dout != NULL);
     repdl__attn_seen_row(a, b, i, n, use);
     if (!dotted) repdl__attn_dots(a, w, qi, w->KT, n, sc);
-#if REPDL__ATTN_VEC
-    (void)j;
     /* no mask, no padding: every key below n is seen */
+#if REPDL__ATTN_VEC
     repdl__attn_rowpass(n, sc, a->scale, mk, !a->mask && !a->keep ? NULL : use, kmax, nan);
 #else
-    (void)kmax;
-    (void)nan;
-    for (j = 0; j < n; j++) {
-        sc[j] = repdl__fmul(sc[j], a->scale);
-        if (mk) sc[j] = repdl__fadd(sc[j], mk[j]);
-    }
+    repdl__attn_rowpass_body(n, sc, a->scale, mk, !a->mask && !a->keep ? NULL : use, kmax, nan);
 #endif
 }
 
@@ -1494,7 +1489,7 @@ REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t
                                  unsigned char *use, size_t *pn, float *pm, float *pl, int dotted)
 {
     size_t nq = a->s.nq, d = a->s.d, i = u % nq, bh = u / nq, b = bh / a->s.hq,
-           hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), j, c;
+           hh = bh % a->s.hq, n = repdl__attn_nseen(a, i), c;
     float *o = a->o_out + u * d, m = -0.0f;
     uint32_t kmax = 0, nan = 0;
     repdl__attn_scores(a, w, b, hh, i, n, sc, use, dotted, &kmax, &nan);
@@ -1502,18 +1497,7 @@ REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t
        equal scores have equal bits); nan: a seen score is a NaN.  key(x)
        is x's bits made an unsigned order (negative: all bits flipped;
        otherwise the sign bit set): 0 is no non-NaN float's key, so kmax
-       stays 0 exactly when no key is seen.  Branch-free: it vectorizes.
-       (The vector kernels computed both in repdl__attn_scores.) */
-#if REPDL__ATTN_VEC
-    (void)j;
-#else
-    for (j = 0; j < n; j++) {
-        uint32_t ux = repdl__asuint(sc[j]), seen = 0u - (uint32_t)(use[j] != 0);
-        uint32_t key = ((ux >> 31) ? ~ux : (ux | 0x80000000u)) & seen;
-        nan |= (uint32_t)((ux & 0x7fffffffu) > 0x7f800000u) & seen;
-        kmax = key > kmax ? key : kmax;
-    }
-#endif
+       stays 0 exactly when no key is seen (repdl__attn_rowpass_body). */
     if (!kmax && !nan) {
         for (c = 0; c < d; c++) o[c] = 0.0f;
         if (a->o_lse) a->o_lse[u] = repdl__asfloat(0xff800000u);
@@ -1529,10 +1513,13 @@ REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t
     /* no mask, no padding: every key below n is seen */
     repdl__attn_exp(n, sc, m, !a->mask && !a->keep ? NULL : use);
 #else
-    for (j = 0; j < n; j++) sc[j] = repdl__fsub(sc[j], m);
-    REPDL__CR_ARRAY(n, sc, sc, repdl__exp_lane, repdl_exp_f32);
-    for (j = 0; j < n; j++)
-        if (!use[j]) sc[j] = -0.0f;
+    {
+        size_t j;
+        for (j = 0; j < n; j++) sc[j] = repdl__fsub(sc[j], m);
+        REPDL__CR_ARRAY(n, sc, sc, repdl__exp_lane, repdl_exp_f32);
+        for (j = 0; j < n; j++)
+            if (!use[j]) sc[j] = -0.0f;
+    }
 #endif
 #if REPDL__ATTN_VEC
     if (n <= REPDL_SUM_LEAF) { /* one leaf */
