@@ -879,7 +879,7 @@ REPDL_FN_NOINLINE void repdl__attn_exp_fix(float *x, const uint32_t *xb, unsigne
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 __attribute__((target("avx512f"), noinline, unused)) static void
-repdl__attn_exp_avx512(size_t n, float *x, float sub, const unsigned char *use)
+repdl__attn_exp_avx512_any(size_t n, float *x, float sub, const unsigned char *use)
 {
     const uint64_t *T = repdl__exp2_256_tab();
     const __m512 vsub = _mm512_set1_ps(sub);
@@ -938,6 +938,96 @@ repdl__attn_exp_avx512(size_t n, float *x, float sub, const unsigned char *use)
                                      _mm512_set1_epi32((int)0x80000000u));
         }
     }
+}
+/* The AVX-512F kernel's whole chunks of 16: the same approximation
+   (repdl__expf_core's operations one for one) with two changes that
+   halve its time (0.95 -> 0.51 ns an element on Zen 5; the two gathers
+   alone took 15 cycles each):
+   - s = RN(A[j >> 4] B[j & 15]) instead of T[j]: A[a] = T[16 a] and
+     B[b] = T[b] (the table's own entries, read once a call) are two
+     16-entry tables that fit in four registers and are read by permutes.
+     |s / 2^(j/256) - 1| < 2.385 2^-53 (0.851 for T[j]), so
+     |y / exp(x) - 1| < 3.434 2^-53 and the rounding test takes c =
+     REPDL__ATTN_EXP2T_C (needs 3.434 < (c - 1) / (1 + 2^-50);
+     reference/gen/expf.py --check derives both numbers and checks c);
+   - no selects: a chunk whose 16 arguments all have |x| <= 87 and pass
+     the test is stored as it is; any other chunk (NaN, overflow,
+     underflow, a failed test: with c = 8 about 1 input in 2^25) goes
+     through repdl__attn_exp_avx512_any, the kernel above.
+   On garbage lanes the permutes read only registers, never memory.  All
+   2^32 inputs give repdl_exp_f32's bits, in the plain, the gcc
+   -march=native -ffp-contract=fast and the clang -ffp-contract=fast
+   builds (each fuses some of the products; the bound holds fused or
+   not). */
+#define REPDL__ATTN_EXP2T_C 8u
+__attribute__((target("avx512f"), noinline, unused)) static void
+repdl__attn_exp_avx512(size_t n, float *x, float sub, const unsigned char *use)
+{
+    const uint64_t *T = repdl__exp2_256_tab();
+    const __m512i j16 = _mm512_setr_epi64(0, 16, 32, 48, 64, 80, 96, 112),
+                  j16h = _mm512_add_epi64(j16, _mm512_set1_epi64(128)),
+                  j1 = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), j1h = _mm512_add_epi64(j1, _mm512_set1_epi64(8));
+    /* T[j]'s bits plus the j << 44 the table subtracted: RN(2^(j/256)) */
+    const __m512d A0 = _mm512_castsi512_pd(_mm512_add_epi64(_mm512_i64gather_epi64(j16, (const void *)T, 8),
+                                                            _mm512_slli_epi64(j16, 44))),
+                  A1 = _mm512_castsi512_pd(_mm512_add_epi64(_mm512_i64gather_epi64(j16h, (const void *)T, 8),
+                                                            _mm512_slli_epi64(j16h, 44))),
+                  B0 = _mm512_castsi512_pd(_mm512_add_epi64(_mm512_loadu_si512((const void *)T),
+                                                            _mm512_slli_epi64(j1, 44))),
+                  B1 = _mm512_castsi512_pd(_mm512_add_epi64(_mm512_loadu_si512((const void *)(T + 8)),
+                                                            _mm512_slli_epi64(j1h, 44)));
+    const __m512 vsub = _mm512_set1_ps(sub);
+    size_t i0;
+    for (i0 = 0; i0 + 16 <= n; i0 += 16) {
+        __m512i ux = _mm512_castps_si512(_mm512_sub_ps(_mm512_loadu_ps(x + i0), vsub));
+        __mmask16 fast = _mm512_cmple_epu32_mask(_mm512_and_si512(ux, _mm512_set1_epi32(0x7fffffff)),
+                                                 _mm512_set1_epi32(0x42ae0000));
+        __mmask8 ok[2];
+        __m256 yf[2];
+        int h;
+        for (h = 0; h < 2; h++) {
+            __m512d xd = _mm512_cvtps_pd(_mm256_castsi256_ps(h ? _mm512_extracti64x4_epi64(ux, 1)
+                                                               : _mm512_castsi512_si256(ux)));
+            __m512d z = _mm512_add_pd(_mm512_mul_pd(xd, _mm512_set1_pd(369.3299304675746)),
+                                      _mm512_set1_pd(6755399441055744.0));
+            __m512i ki = _mm512_castpd_si512(z);
+            __m512d kd = _mm512_sub_pd(z, _mm512_set1_pd(6755399441055744.0));
+            __m512d r = _mm512_sub_pd(xd, _mm512_mul_pd(kd, _mm512_set1_pd(0.0027076061740558544)));
+            __m512d r2, a, p, s, y;
+            r = _mm512_sub_pd(r, _mm512_mul_pd(kd, _mm512_set1_pd(6.432011555819173e-15)));
+            /* s = 2^(k >> 8) RN(A[(k >> 4) & 15] B[k & 15]): the permutes
+               read the low 4 bits of each index; RN(A B) is in [1, 2), so
+               adding k >> 8 to its exponent field scales it exactly */
+            s = _mm512_mul_pd(_mm512_permutex2var_pd(A0, _mm512_srli_epi64(ki, 4), A1),
+                              _mm512_permutex2var_pd(B0, ki, B1));
+            s = _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(s),
+                                                     _mm512_slli_epi64(_mm512_srli_epi64(ki, 8), 52)));
+            r2 = _mm512_mul_pd(r, r);
+            a = _mm512_add_pd(_mm512_set1_pd(0.5000000000000233), _mm512_mul_pd(r, _mm512_set1_pd(0.16666668003889068)));
+            p = _mm512_add_pd(a, _mm512_mul_pd(r2, _mm512_set1_pd(0.0416666536383358)));
+            y = _mm512_add_pd(s, _mm512_add_pd(_mm512_mul_pd(s, r), _mm512_mul_pd(_mm512_mul_pd(s, r2), p)));
+            yf[h] = _mm512_cvtpd_ps(y);
+            /* repdl__round_ok_normal(y, c) in 64-bit lanes: the low word's
+               (lo << 3) + 2^31 + 8c, mod 2^32, held in the high word */
+            ok[h] = _mm512_cmpgt_epu64_mask(
+                _mm512_add_epi64(_mm512_slli_epi64(_mm512_castpd_si512(y), 35),
+                                 _mm512_set1_epi64((long long)((0x80000000ull + 8u * REPDL__ATTN_EXP2T_C) << 32))),
+                _mm512_set1_epi64((long long)((16ull * REPDL__ATTN_EXP2T_C) << 32)));
+        }
+        if (REPDL_LIKELY((__mmask16)(fast & (ok[0] | (ok[1] << 8))) == 0xffffu)) {
+            _mm256_storeu_ps(x + i0, yf[0]);
+            _mm256_storeu_ps(x + i0 + 8, yf[1]);
+        } else {
+            repdl__attn_exp_avx512_any(16, x + i0, sub, NULL);
+        }
+        if (use)
+            _mm512_mask_storeu_epi32(x + i0,
+                                     (__mmask16)~_mm512_test_epi32_mask(
+                                         _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(use + i0))),
+                                         _mm512_set1_epi32(0xff)),
+                                     _mm512_set1_epi32((int)0x80000000u));
+    }
+    if (i0 < n) repdl__attn_exp_avx512_any(n - i0, x + i0, sub, use ? use + i0 : NULL);
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop

@@ -199,10 +199,29 @@ def reduction_checks(kmax):
     return rmax
 
 
-def expf_bound(verbose=True):
+def table2():
+    """attention.h's AVX-512F softmax kernel takes s = RN(A[j >> 4] B[j & 15])
+    with A[a] = T[16 a], B[b] = T[b] (the table's own entries, read back into
+    two 16-entry tables that fit in registers), not T[j]: the bound of
+    |s / 2^(j/N) - 1| over the 256 j, rounded product or exact (fused)"""
+    hi_bits, _, _ = table()
+    ent = [mp.mpf(struct.unpack('<d', struct.pack('<Q', hi_bits[j] + (j << (52 - NB))))[0])
+           for j in range(N)]
+    worst = mp.mpf(0)
+    for j in range(N):
+        t = mp.mpf(2) ** (mp.mpf(j) / N)
+        prod = ent[16 * (j >> 4)] * ent[j & 15]
+        for s in (prod, d(prod)):
+            worst = max(worst, abs(s / t - 1))
+    return worst
+
+
+def expf_bound(verbose=True, tabrel=None, name='expf'):
     coeffs, perr, _ = sollya_poly('expf.sollya', ['c2', 'c3', 'c4'])
     c = [hexf(coeffs['c%d' % i]) for i in range(2, 5)]
-    hi_bits, rho, tabrel = table()
+    hi_bits, rho, tabrel1 = table()
+    if tabrel is None:
+        tabrel = tabrel1
     kmax = KMAX_EXPF
     dr = reduction_error(kmax)
     reduction_checks(kmax)
@@ -231,11 +250,11 @@ def expf_bound(verbose=True):
             worst = max(worst, tot)
     E = worst + U                                  # round_ok's own products
     if verbose:
-        print("expf: polynomial error < 2^%.2f, table error < %.4f 2^-53, reduction error < 2^%.3f"
-              % (log2(perr), tabrel / U, log2(dr)))
-        print("expf: evaluation error of s q < 2^%.3f s (absolute)" % log2(qerr))
-        print("expf: |y / exp(x) - 1| < 2^%.3f = %.3f 2^-53; with round_ok's rounding E >= 2^%.3f = %.3f 2^-53"
-              % (log2(worst), worst / U, log2(E), E / U))
+        print("%s: polynomial error < 2^%.2f, table error < %.4f 2^-53, reduction error < 2^%.3f"
+              % (name, log2(perr), tabrel / U, log2(dr)))
+        print("%s: evaluation error of s q < 2^%.3f s (absolute)" % (name, log2(qerr)))
+        print("%s: |y / exp(x) - 1| < 2^%.3f = %.3f 2^-53; with round_ok's rounding E >= 2^%.3f = %.3f 2^-53"
+              % (name, log2(worst), worst / U, log2(E), E / U))
     return worst, E, coeffs
 
 
@@ -326,6 +345,10 @@ def main():
     print("overflow: x > %s (0x%08x) -> +inf" % (float(bfloat(ovf)).hex(), ovf))
     print("underflow: x < %s (0x%08x) -> +0" % (float(bfloat(unf)).hex(), unf))
     worst, E, coeffs = expf_bound()
+    # the evaluation bound above takes s as exact: the extra rounding of
+    # s = RN(A B) is in table2's error (the worse of rounded and exact)
+    tab2 = table2()
+    worst2, _, _ = expf_bound(tabrel=tab2, name='expf, two tables (attention.h AVX-512F)')
     wf, ef = expf_fast_bound()
     ok = True
     if check:
@@ -352,6 +375,15 @@ def main():
         # rounding) below (4 - 1) 2^-53 / (1 + 2^-50)
         if not worst * (1 + mp.mpf(2) ** -50) < 3 * U:
             print("c = 4 of repdl__round_ok_normal is too small")
+            ok = False
+        # attention.h's AVX-512F kernel: repdl__round_ok_normal(y, 8) with s
+        # from the two 16-entry tables
+        att = open(os.path.join(ROOT, 'include', 'repdl', 'attention.h')).read()
+        if 'REPDL__ATTN_EXP2T_C 8u' not in att:
+            print("attention.h lacks REPDL__ATTN_EXP2T_C 8u")
+            ok = False
+        if not worst2 * (1 + mp.mpf(2) ** -50) < 7 * U:
+            print("c = 8 of attention.h's two-table kernel is too small")
             ok = False
         for v in [float(c) for c in ef] + [d(N / mp.log(2))]:
             if v not in vals and -v not in vals:
