@@ -679,33 +679,58 @@ static const unsigned char repdl__attn_br6[64] = {
     0, 32, 16, 48, 8, 40, 24, 56, 4, 36, 20, 52, 12, 44, 28, 60, 2, 34, 18, 50, 10, 42,
     26, 58, 6, 38, 22, 54, 14, 46, 30, 62, 1, 33, 17, 49, 9, 41, 25, 57, 5, 37, 21, 53,
     13, 45, 29, 61, 3, 35, 19, 51, 11, 43, 27, 59, 7, 39, 23, 55, 15, 47, 31, 63};
-__attribute__((target("avx512f"), noinline, unused)) static size_t
-repdl__attn_vleafq_pow2_avx512(size_t len, size_t nc, size_t nq4, const float *const *W,
-                                const float *M, size_t ldm, float *const *out)
-{
-    size_t Lp = 1, nvp = 1, nsub, c0, q, s, off1, off2, off3;
-    unsigned lb = 0, qs = 0;
-    const float *W0 = W[0], *W1 = W[nq4 > 1 ? 1 : 0], *W2 = W[nq4 > 2 ? 2 : 0],
-                *W3 = W[nq4 > 3 ? 3 : 0];
+/* The groups of the leaf of len rows (a power of two, 4 .. 1024): group s
+   (s < nsub) is the rows R[s] + (0, off[0], off[1], off[2]), tree
+   positions 4 s .. 4 s + 3. */
+typedef struct {
+    size_t nsub, off[3];
     uint16_t R[256];
+} repdl__attn_pow2;
+REPDL_FN void repdl__attn_pow2_plan(size_t len, repdl__attn_pow2 *g)
+{
+    size_t Lp = 1, nvp = 1, s;
+    unsigned lb = 0, qs = 0;
     while (Lp < len && Lp < 64) {
         Lp *= 2;
         lb++;
     }
     while (nvp * 64 < len) nvp *= 2;
-    nsub = Lp * nvp / 4;
-    /* group s: the rows R[s] + (0, off1, off2, off3) */
+    g->nsub = Lp * nvp / 4;
     if (nvp >= 4) {
-        off1 = 64, off2 = 128, off3 = 192;
+        g->off[0] = 64, g->off[1] = 128, g->off[2] = 192;
         while (((size_t)4 << qs) < nvp) qs++;
     } else if (nvp == 2) {
-        off1 = 64, off2 = Lp / 2, off3 = Lp / 2 + 64;
+        g->off[0] = 64, g->off[1] = Lp / 2, g->off[2] = Lp / 2 + 64;
     } else {
-        off1 = Lp / 2, off2 = Lp / 4, off3 = 3 * Lp / 4;
+        g->off[0] = Lp / 2, g->off[1] = Lp / 4, g->off[2] = 3 * Lp / 4;
     }
-    for (s = 0; s < nsub; s++)
-        R[s] = (uint16_t)(nvp >= 4 ? (size_t)(repdl__attn_br6[s >> qs] >> (6 - lb)) + 256 * (s & (nvp / 4 - 1))
-                                   : (size_t)(repdl__attn_br6[nvp == 2 ? 2 * s : 4 * s] >> (6 - lb)));
+    for (s = 0; s < g->nsub; s++)
+        g->R[s] = (uint16_t)(nvp >= 4 ? (size_t)(repdl__attn_br6[s >> qs] >> (6 - lb)) + 256 * (s & (nvp / 4 - 1))
+                                      : (size_t)(repdl__attn_br6[nvp == 2 ? 2 * s : 4 * s] >> (6 - lb)));
+}
+/* dst row 4 s + i = M row R[s] + (0, off...)[i], nc floats each (stride
+   nc): the leaf's rows in tree order, so that the kernel below reads them
+   in sequence (bit-reversed rows 64 apart defeat the hardware prefetch
+   once M leaves L1: 40 against 60 MAC/ns at 1024 rows). */
+REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const float *M, size_t ldm,
+                                    float *dst)
+{
+    size_t s, i;
+    for (s = 0; s < g->nsub; s++)
+        for (i = 0; i < 4; i++)
+            memcpy(dst + (4 * s + i) * nc, M + (g->R[s] + (i ? g->off[i - 1] : 0)) * ldm, nc * sizeof(float));
+}
+__attribute__((target("avx512f"), noinline, unused)) static size_t
+repdl__attn_vleafq_pow2_avx512(size_t len, size_t nc, size_t nq4, const float *const *W,
+                                const float *M, size_t ldm, float *const *out)
+{
+    repdl__attn_pow2 g;
+    size_t nsub, c0, q, s, off1, off2, off3;
+    const float *W0 = W[0], *W1 = W[nq4 > 1 ? 1 : 0], *W2 = W[nq4 > 2 ? 2 : 0],
+                *W3 = W[nq4 > 3 ? 3 : 0];
+    const uint16_t *R = g.R;
+    repdl__attn_pow2_plan(len, &g);
+    nsub = g.nsub, off1 = g.off[0], off2 = g.off[1], off3 = g.off[2];
     for (c0 = 0; c0 + 32 <= nc; c0 += 32) {
         __m512 st[9][8], x[8];
         const float *Mc = M + c0;
@@ -720,6 +745,60 @@ repdl__attn_vleafq_pow2_avx512(size_t len, size_t nc, size_t nq4, const float *c
                          m10 = _mm512_loadu_ps(Mc + a1 * ldm), m11 = _mm512_loadu_ps(Mc + a1 * ldm + 16),
                          m20 = _mm512_loadu_ps(Mc + a2 * ldm), m21 = _mm512_loadu_ps(Mc + a2 * ldm + 16),
                          m30 = _mm512_loadu_ps(Mc + a3 * ldm), m31 = _mm512_loadu_ps(Mc + a3 * ldm + 16);
+#define REPDL__ATTN_PQ(Wq, o)                                                                          \
+    do {                                                                                               \
+        const __m512 w0 = _mm512_set1_ps(Wq[a0]), w1 = _mm512_set1_ps(Wq[a1]),                        \
+                     w2 = _mm512_set1_ps(Wq[a2]), w3 = _mm512_set1_ps(Wq[a3]);                         \
+        x[o] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m00, w0), _mm512_maskz_mul_ps(k1, m10, w1)), \
+                             _mm512_add_ps(_mm512_maskz_mul_ps(k2, m20, w2), _mm512_maskz_mul_ps(k3, m30, w3))); \
+        x[o + 1] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m01, w0), _mm512_maskz_mul_ps(k1, m11, w1)), \
+                                 _mm512_add_ps(_mm512_maskz_mul_ps(k2, m21, w2), _mm512_maskz_mul_ps(k3, m31, w3))); \
+    } while (0)
+            REPDL__ATTN_PQ(W0, 0);
+            REPDL__ATTN_PQ(W1, 2);
+            REPDL__ATTN_PQ(W2, 4);
+            REPDL__ATTN_PQ(W3, 6);
+#undef REPDL__ATTN_PQ
+            for (j = s, lev = 0; j & 1; lev++, j >>= 1)
+                for (i = 0; i < 8; i++) x[i] = _mm512_add_ps(st[lev][i], x[i]);
+            for (i = 0; i < 8; i++) st[lev][i] = x[i];
+        }
+        for (q = 0; q < nq4; q++) {
+            _mm512_storeu_ps(out[q] + c0, x[2 * q]);
+            _mm512_storeu_ps(out[q] + c0 + 16, x[2 * q + 1]);
+        }
+    }
+    return c0;
+}
+/* repdl__attn_vleafq_pow2_avx512 with the rows of M in tree order, Mt
+   (repdl__attn_pow2_rows, stride ldm), g the leaf's plan: the same
+   groups, products and counter (the weights W still read through g's
+   rows), so the same bits; group s reads the rows 4 s .. 4 s + 3, in
+   sequence.  A loop of its own: the pow2 kernel's loop written once for
+   both layouts (a pointer that is the plan's or the sequence's) made gcc
+   spill its pointers and ran at 51 instead of 68 MAC/ns at 128 rows. */
+__attribute__((target("avx512f"), noinline, unused)) static size_t
+repdl__attn_vleafq_tree_avx512(const repdl__attn_pow2 *g, size_t nc, size_t nq4, const float *const *W,
+                                const float *Mt, size_t ldm, float *const *out)
+{
+    size_t c0, q, s, nsub = g->nsub, off1 = g->off[0], off2 = g->off[1], off3 = g->off[2];
+    const float *W0 = W[0], *W1 = W[nq4 > 1 ? 1 : 0], *W2 = W[nq4 > 2 ? 2 : 0],
+                *W3 = W[nq4 > 3 ? 3 : 0];
+    const uint16_t *R = g->R;
+    for (c0 = 0; c0 + 32 <= nc; c0 += 32) {
+        __m512 st[9][8], x[8];
+        const float *Ms = Mt + c0;
+        const __mmask16 k0 = (__mmask16)repdl__opaque_ones(), k1 = (__mmask16)repdl__opaque_ones(),
+                        k2 = (__mmask16)repdl__opaque_ones(), k3 = (__mmask16)repdl__opaque_ones();
+        size_t j;
+        int lev, i;
+        for (i = 0; i < 8; i++) x[i] = _mm512_setzero_ps(); /* every one is set below */
+        for (s = 0; s < nsub; s++, Ms += 4 * ldm) {
+            const size_t a0 = R[s], a1 = a0 + off1, a2 = a0 + off2, a3 = a0 + off3;
+            const __m512 m00 = _mm512_loadu_ps(Ms), m01 = _mm512_loadu_ps(Ms + 16),
+                         m10 = _mm512_loadu_ps(Ms + ldm), m11 = _mm512_loadu_ps(Ms + ldm + 16),
+                         m20 = _mm512_loadu_ps(Ms + 2 * ldm), m21 = _mm512_loadu_ps(Ms + 2 * ldm + 16),
+                         m30 = _mm512_loadu_ps(Ms + 3 * ldm), m31 = _mm512_loadu_ps(Ms + 3 * ldm + 16);
 #define REPDL__ATTN_PQ(Wq, o)                                                                          \
     do {                                                                                               \
         const __m512 w0 = _mm512_set1_ps(Wq[a0]), w1 = _mm512_set1_ps(Wq[a1]),                        \
@@ -870,13 +949,15 @@ REPDL_FN_NOINLINE void repdl__attn_exp_fix(float *x, const uint32_t *xb, unsigne
         y = P##_add_pd(s_, P##_add_pd(P##_mul_pd(s_, r_), P##_mul_pd(P##_mul_pd(s_, r2_), p_)));    \
     } while (0)
 #define REPDL__ATTN_GATHER(j) _mm512_i64gather_epi64((j), (const void *)T, 8)
-/* g++ 12 reports -Wmaybe-uninitialized inside its own avx512fintrin.h
-   (the deliberately undefined lanes, `__Y = __Y`, of the conversions and
-   casts) once they are inlined here: silenced for this function only, as
-   in gemm_cr.h and optim.h, so that a user's -Werror build compiles. */
+/* g++ 12 reports -Wmaybe-uninitialized (and, at -O3 -march=native,
+   -Wuninitialized) inside its own avx512fintrin.h (the deliberately
+   undefined lanes, `__Y = __Y`, of the conversions and casts) once they
+   are inlined here: silenced for the two kernels below only, as in
+   gemm_cr.h and optim.h, so that a user's -Werror build compiles. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 __attribute__((target("avx512f"), noinline, unused)) static void
 repdl__attn_exp_avx512_any(size_t n, float *x, float sub, const unsigned char *use)
@@ -1329,6 +1410,8 @@ typedef struct repdl__attn_ws {
     size_t head;  /* the kv head (b hkv + h) in KT / VT, or (size_t)-1 */
     size_t group; /* the kv head whose group is in QG / GG, or (size_t)-1 */
     size_t blk;   /* the key block (kh nblocks + j / COLS) in row / row2, or (size_t)-1 */
+    size_t vtree; /* host forward: the kv head whose V rows VT holds in the counter leaf's
+                     tree order (repdl__attn_pow2_rows), or (size_t)-1 */
     void *block;
 } repdl__attn_ws;
 
@@ -1379,7 +1462,7 @@ REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int
     w->row = w->VT + kt;
     w->row2 = w->row + n;
     w->use = (unsigned char *)(void *)(w->row2 + n);
-    w->head = w->group = w->blk = (size_t)-1;
+    w->head = w->group = w->blk = w->vtree = (size_t)-1;
     w->rowq = NULL;
     w->useq = NULL;
 }
@@ -1457,6 +1540,7 @@ REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, siz
         }
     w->head = kh;
     w->group = (size_t)-1; /* QG, GG overwritten */
+    if (with_v) w->vtree = (size_t)-1;
 }
 
 /* use[j] for j < n: key j seen by query i of batch entry b. */
@@ -1645,6 +1729,46 @@ REPDL_FN const float *repdl__attn_vrows(const repdl__attn *a, size_t u)
     return REPDL__OFFSET(a->v, (b * a->s.hkv + hh / a->G) * a->R * a->s.d);
 }
 
+/* The P V sums of nq4 rows of one head, starting at row u, through
+   repdl__attn_vleafq; on AVX-512F in the forward, when every slot sees
+   every key and len is a power of two from 256 to 1024, through the
+   counter leaf with the value rows in its tree order (copied once a kv
+   head into VT, which the forward does not use otherwise): the same
+   kernel and bits, its rows read in sequence (1.3-1.5x at 512-1024 keys). */
+#if REPDL__ATTN_VEC
+REPDL_FN size_t repdl__attn_pv(const repdl__attn *a, repdl__attn_ws *w, size_t u, size_t len, size_t nq4,
+                               const float *const *W, const size_t *lo, const size_t *hi, float *const *out)
+{
+    const float *V = repdl__attn_vrows(a, u);
+    size_t d = a->s.d;
+#if REPDL__ATTN_VEC && defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    if (!a->dout && len >= 256 && len <= 1024 && !(len & (len - 1)) && d >= 32 && repdl__attn_visa() == 2) {
+        size_t q, done, bh = u / a->s.nq, kh = bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G;
+        int all = 1;
+        repdl__attn_pow2 g;
+        for (q = 0; q < nq4 && all; q++) all = lo[q] == 0 && hi[q] >= len;
+        if (all) {
+            repdl__attn_pow2_plan(len, &g);
+            if (w->vtree != kh) {
+                repdl__attn_pow2_rows(&g, d, V, d, w->VT);
+                w->vtree = kh;
+            }
+            done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, w->VT, d, out);
+            if (done + 16 <= d) { /* the last 16 columns */
+                float *o2[REPDL__ATTN_Q];
+                for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
+                done += repdl__attn_vleafq_avx512(len, d - done, nq4, W, lo, hi, V + done, d, o2);
+            }
+            return done;
+        }
+    }
+#else
+    (void)w;
+#endif
+    return repdl__attn_vleafq(len, d, nq4, W, lo, hi, V, d, out);
+}
+#endif
+
 /* The forward of row u = (b hq + hh) nq + i. */
 REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_t u)
 {
@@ -1712,7 +1836,7 @@ REPDL_FN void repdl__attn_fwd_range(const repdl__attn *a, repdl__attn_ws *w, siz
             k++;
         }
         if (k) {
-            done = repdl__attn_vleafq(len, d, k, Wq, zlo, hiq, repdl__attn_vrows(a, u), d, outq);
+            done = repdl__attn_pv(a, w, u, len, k, Wq, zlo, hiq, outq);
             for (q = 0; q < k; q++) {
                 if (done < d)
                     repdl__attn_wcols(hiq[q], d - done, Wq[q], NULL, repdl__attn_vrows(a, u) + done, d,
@@ -1853,7 +1977,7 @@ REPDL_FN void repdl__attn_bwd_key_prep(const repdl__attn *a, repdl__attn_ws *w, 
             memcpy(w->KT + r * d, a->q + src, d * sizeof(float));
             memcpy(w->VT + r * d, a->dout + src, d * sizeof(float));
         }
-        w->head = (size_t)-1; /* KT, VT overwritten */
+        w->head = w->vtree = (size_t)-1; /* KT, VT overwritten */
         w->group = kh;
     }
     {

@@ -234,6 +234,13 @@ static void test_reference(void)
     check_ref("noncausal 256 keys d48 gqa", shp(1, 4, 2, 64, 256, 48, 0, 0, 0), 0, 0, 0);
     check_ref("noncausal 512 keys d80", shp(1, 1, 1, 8, 512, 80, 0, 0, 0), 0, 0, 0);
     check_ref("noncausal 16 d32 nan q", shp(2, 2, 1, 16, 16, 32, 0, 0, 0), 0, 0, 1);
+    /* the forward's P V through the counter leaf with the value rows
+       copied in its tree order (repdl__attn_pv, AVX-512F, 256 .. 1024
+       keys): 1024 keys (16 a lane), 2 batch entries x 2 kv heads (the copy
+       redone for each), 6 queries (a group of 4 and one of 2); 256 keys at
+       d 32 with 4 query heads on one kv head (the copy kept) */
+    check_ref("noncausal 1024 keys d64 gqa", shp(2, 4, 2, 6, 1024, 64, 0, 0, 0), 0, 0, 0);
+    check_ref("noncausal 256 keys d32 4 heads on 1", shp(1, 4, 1, 5, 256, 32, 0, 0, 0), 0, 0, 1);
 }
 
 /* A query range [q0, q0 + c) of p's queries as a problem of its own: the
