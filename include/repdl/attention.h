@@ -1411,7 +1411,9 @@ typedef struct repdl__attn_ws {
     size_t group; /* the kv head whose group is in QG / GG, or (size_t)-1 */
     size_t blk;   /* the key block (kh nblocks + j / COLS) in row / row2, or (size_t)-1 */
     size_t vtree; /* host forward: the kv head whose V rows VT holds in the counter leaf's
-                     tree order (repdl__attn_pow2_rows), or (size_t)-1 */
+                     tree order (repdl__attn_pow2_rows), or (size_t)-1; host backward,
+                     second phase: the kv head (G == 1) whose query and output-gradient
+                     rows KT and VT hold in that order */
     void *block;
 } repdl__attn_ws;
 
@@ -1539,8 +1541,7 @@ REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, siz
             if (with_v) w->VT[t * ldt + j] = 0.0f;
         }
     w->head = kh;
-    w->group = (size_t)-1; /* QG, GG overwritten */
-    if (with_v) w->vtree = (size_t)-1;
+    w->group = w->vtree = (size_t)-1; /* QG, GG (or the backward's tree rows) overwritten */
 }
 
 /* use[j] for j < n: key j seen by query i of batch entry b. */
@@ -2041,6 +2042,49 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
    are one range [f, G nq) (causal, no mask or padding hiding a later
    row): the terms of the rows below f are -0, the definition's, so the
    bits are those of repdl__attn_bwd_key, which computes the other keys. */
+/* The backward's key sums over the rows of kv head kh (G == 1: M is the
+   head's queries, t = 0, or output gradients, t = 1) through
+   repdl__attn_vleafq; on AVX-512F, when every slot sees every row and
+   the row count is a power of two from 256 to 1024 (no mask, no padding,
+   not causal), through the counter leaf with both in its tree order,
+   copied into KT and VT (which this phase does not use otherwise; the
+   first phase reloads them): the same bits, read in sequence. */
+#if REPDL__ATTN_VEC
+REPDL_FN size_t repdl__attn_vleafq_rows(const repdl__attn *a, repdl__attn_ws *w, size_t kh, size_t t,
+                                        size_t rows, size_t nq4, const float *const *W, const size_t *lo,
+                                        const size_t *hi, const float *M, float *const *out)
+{
+    size_t d = a->s.d;
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    if (a->G == 1 && rows >= 256 && rows <= 1024 && !(rows & (rows - 1)) && d >= 32 && repdl__attn_visa() == 2) {
+        size_t q, done;
+        int all = 1;
+        repdl__attn_pow2 g;
+        for (q = 0; q < nq4 && all; q++) all = lo[q] == 0 && hi[q] >= rows;
+        if (all) {
+            repdl__attn_pow2_plan(rows, &g);
+            if (w->vtree != kh) {
+                size_t u0 = kh / a->s.hkv * a->s.hq * a->s.nq + kh % a->s.hkv * a->s.nq;
+                repdl__attn_pow2_rows(&g, d, a->q + u0 * d, d, w->KT);
+                if (a->dout) repdl__attn_pow2_rows(&g, d, a->dout + u0 * d, d, w->VT);
+                w->head = w->group = (size_t)-1; /* KT, VT overwritten */
+                w->vtree = kh;
+            }
+            done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, t ? w->VT : w->KT, d, out);
+            if (done + 16 <= d) { /* the last 16 columns */
+                float *o2[REPDL__ATTN_Q];
+                for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
+                done += repdl__attn_vleafq_avx512(rows, d - done, nq4, W, lo, hi, M + done, d, o2);
+            }
+            return done;
+        }
+    }
+#endif
+    (void)w, (void)kh, (void)t;
+    return repdl__attn_vleafq(rows, d, nq4, W, lo, hi, M, d, out);
+}
+#endif
+
 REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size_t lo, size_t hi)
 {
     size_t x = lo;
@@ -2134,7 +2178,7 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
             const float *M = t ? Mv : Mk;
             if (!dst) continue;
             for (q = 0; q < k; q++) od[q] = dst + (kh * a->R + kj[q]) * d;
-            done = repdl__attn_vleafq(rows, d, k, Wt, zlo, zhi, M, d, od);
+            done = repdl__attn_vleafq_rows(a, w, kh, t, rows, k, Wt, zlo, zhi, M, od);
             for (q = 0; q < k; q++) {
                 if (done < d) { /* the last d % 16 columns */
                     repdl__attn_key_use(a, b, kj[q], w->use);

@@ -241,6 +241,13 @@ static void test_reference(void)
        d 32 with 4 query heads on one kv head (the copy kept) */
     check_ref("noncausal 1024 keys d64 gqa", shp(2, 4, 2, 6, 1024, 64, 0, 0, 0), 0, 0, 0);
     check_ref("noncausal 256 keys d32 4 heads on 1", shp(1, 4, 1, 5, 256, 32, 0, 0, 0), 0, 0, 1);
+    /* the backward's dk, dv (sums over a head's 256 .. 1024 query rows,
+       one query head a kv head) through the counter leaf with the
+       queries and output gradients copied in its tree order
+       (repdl__attn_vleafq_rows): 1024 rows over 2 kv heads, and 256 rows
+       at d 48 over 2 batch entries (16 columns to the generic leaf) */
+    check_ref("noncausal 1024 rows d32", shp(1, 2, 2, 1024, 24, 32, 0, 0, 0), 0, 0, 0);
+    check_ref("noncausal 256 rows d48", shp(2, 1, 1, 256, 40, 48, 0, 0, 0), 0, 0, 0);
 }
 
 /* A query range [q0, q0 + c) of p's queries as a problem of its own: the
