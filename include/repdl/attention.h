@@ -1414,6 +1414,9 @@ typedef struct repdl__attn_ws {
                      tree order (repdl__attn_pow2_rows), or (size_t)-1; host backward,
                      second phase: the kv head (G == 1) whose query and output-gradient
                      rows KT and VT hold in that order */
+    size_t ktree; /* host backward, first phase: the kv head whose key rows row holds in
+                     the counter leaf's tree order, or (size_t)-1 */
+    size_t nrow;  /* floats of row (and of row2) */
     void *block;
 } repdl__attn_ws;
 
@@ -1464,7 +1467,8 @@ REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int
     w->row = w->VT + kt;
     w->row2 = w->row + n;
     w->use = (unsigned char *)(void *)(w->row2 + n);
-    w->head = w->group = w->blk = w->vtree = (size_t)-1;
+    w->head = w->group = w->blk = w->vtree = w->ktree = (size_t)-1;
+    w->nrow = n;
     w->rowq = NULL;
     w->useq = NULL;
 }
@@ -1775,7 +1779,7 @@ REPDL_FN void repdl__attn_fwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
 {
     size_t n;
     float m, l;
-    w->blk = (size_t)-1; /* row overwritten */
+    w->blk = w->ktree = (size_t)-1; /* row overwritten */
     if (!repdl__attn_fwd_pre(a, w, u, w->row, w->use, &n, &m, &l, 0)) return;
     repdl__attn_wsum(n, a->s.d, w->row, w->use, repdl__attn_vrows(a, u), a->s.d, w->T, w->tr,
                      a->o_out + u * a->s.d);
@@ -1899,6 +1903,48 @@ REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     repdl__attn_bwd_row_dp(a, w, u, NULL, 0, 1);
 }
 
+/* The dq sums of nq4 rows over the len keys of kv head kh (rows K)
+   through repdl__attn_vleafq; on AVX-512F, when every slot sees every key
+   and len is a power of two from 256 to 1024 (no mask, no padding, not
+   causal), through the counter leaf with the key rows in its tree order,
+   copied into row when it holds them (the first phase does not use it;
+   the second phase's packing finds w->blk reset): the same bits, read in
+   sequence. */
+#if REPDL__ATTN_VEC
+REPDL_FN size_t repdl__attn_dq_sum(const repdl__attn *a, repdl__attn_ws *w, size_t kh, size_t len,
+                                   size_t nq4, const float *const *W, const size_t *lo, const size_t *hi,
+                                   const float *K, float *const *out)
+{
+    size_t d = a->s.d;
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    if (len >= 256 && len <= 1024 && !(len & (len - 1)) && d >= 32 && len * d <= w->nrow &&
+        repdl__attn_visa() == 2) {
+        size_t q, done;
+        int all = 1;
+        repdl__attn_pow2 g;
+        for (q = 0; q < nq4 && all; q++) all = lo[q] == 0 && hi[q] >= len;
+        if (all) {
+            repdl__attn_pow2_plan(len, &g);
+            if (w->ktree != kh) {
+                repdl__attn_pow2_rows(&g, d, K, d, w->row);
+                w->blk = (size_t)-1; /* row overwritten */
+                w->ktree = kh;
+            }
+            done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, w->row, d, out);
+            if (done + 16 <= d) { /* the last 16 columns */
+                float *o2[REPDL__ATTN_Q];
+                for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
+                done += repdl__attn_vleafq_avx512(len, d - done, nq4, W, lo, hi, K + done, d, o2);
+            }
+            return done;
+        }
+    }
+#endif
+    (void)w, (void)kh;
+    return repdl__attn_vleafq(len, d, nq4, W, lo, hi, K, d, out);
+}
+#endif
+
 /* Backward, first phase, the rows [lo, hi): on the host with the vector
    leaf and d = 16, 32 or 64, the dots of up to 4 rows of one head at a
    time (repdl__attn_vdots4: each row of the transposed keys and values
@@ -1949,7 +1995,8 @@ REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size
             k++;
         }
         if (k) {
-            size_t done = repdl__attn_vleafq(len, d, k, Wq, zlo, hiq, K, d, outq);
+            size_t done = repdl__attn_dq_sum(a, w, bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G, len, k, Wq,
+                                             zlo, hiq, K, outq);
             for (q = 0; q < k; q++) {
                 if (done < d)
                     repdl__attn_wcols(hiq[q], d - done, Wq[q], NULL, K + done, d, w->T, w->tr,
@@ -1996,6 +2043,7 @@ REPDL_FN void repdl__attn_bwd_key_prep(const repdl__attn *a, repdl__attn_ws *w, 
                     }
                 }
             w->blk = kh * nb + jb;
+            w->ktree = (size_t)-1;
         }
     }
 }
@@ -2118,7 +2166,7 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
                 const float *ds = a->dS + (u0 - a->prow) * nk + jb, *pp = a->P + (u0 - a->prow) * nk + jb;
                 if (!a->mask && !a->keep && !(d % REPDL__ATTN_VW) && a->s.causal && jb > a->s.q_pos0)
                     r0 = jb - a->s.q_pos0 < rows ? (jb - a->s.q_pos0) / (4 * REPDL_SUM_LANES) * (4 * REPDL_SUM_LANES) : rows;
-                w->blk = (size_t)-1; /* row, row2 overwritten */
+                w->blk = w->ktree = (size_t)-1; /* row, row2 overwritten */
                 if (je - jb == REPDL__ATTN_VW) { /* whole tiles of 16 rows x 16 keys */
                     for (r = r0; r + REPDL__ATTN_VW <= rows; r += REPDL__ATTN_VW) {
                         repdl__attn_tr16(ds + r * nk, nk, w->row + r, ld);

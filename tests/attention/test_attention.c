@@ -248,6 +248,11 @@ static void test_reference(void)
        at d 48 over 2 batch entries (16 columns to the generic leaf) */
     check_ref("noncausal 1024 rows d32", shp(1, 2, 2, 1024, 24, 32, 0, 0, 0), 0, 0, 0);
     check_ref("noncausal 256 rows d48", shp(2, 1, 1, 256, 40, 48, 0, 0, 0), 0, 0, 0);
+    /* and the rows' dq over 256 keys with the key rows in tree order
+       (repdl__attn_dq_sum; the rows' batched path takes d 16, 32 and 64),
+       2 kv heads; with 256 query rows the forward's, dk's and dv's paths
+       too */
+    check_ref("noncausal 256 x 256 d32", shp(1, 2, 2, 256, 256, 32, 0, 0, 0), 0, 0, 0);
 }
 
 /* A query range [q0, q0 + c) of p's queries as a problem of its own: the
