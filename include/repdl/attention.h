@@ -720,6 +720,49 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
         for (i = 0; i < 4; i++)
             memcpy(dst + (4 * s + i) * nc, M + (g->R[s] + (i ? g->off[i - 1] : 0)) * ldm, nc * sizeof(float));
 }
+/* The counter leaf's passes of 32 columns (both kernels below): group s's
+   rows read at ROW0 .. ROW3 (expressions of Mc, the pass's first column
+   of M, s, a0 .. a3 and ldm).  A macro, not a shared function: one loop
+   for both layouts (a pointer chosen at run time) made gcc spill its
+   pointers (51 instead of 68 MAC/ns at 128 rows), and so did the four
+   rows held in pointer variables (54): the loads take the expressions. */
+#define REPDL__ATTN_POW2_PASSES(MBASE, ROW0, ROW1, ROW2, ROW3)                                           \
+    for (c0 = 0; c0 + 32 <= nc; c0 += 32) {                                                            \
+        __m512 st[9][8], x[8];                                                                         \
+        const float *Mc = (MBASE) + c0;                                                                \
+        const __mmask16 k0 = (__mmask16)repdl__opaque_ones(), k1 = (__mmask16)repdl__opaque_ones(),    \
+                        k2 = (__mmask16)repdl__opaque_ones(), k3 = (__mmask16)repdl__opaque_ones();    \
+        size_t j;                                                                                      \
+        int lev, i;                                                                                    \
+        for (i = 0; i < 8; i++) x[i] = _mm512_setzero_ps(); /* every one is set below */               \
+        for (s = 0; s < nsub; s++) {                                                                   \
+            const size_t a0 = R[s], a1 = a0 + off1, a2 = a0 + off2, a3 = a0 + off3;                    \
+            const __m512 m00 = _mm512_loadu_ps(ROW0), m01 = _mm512_loadu_ps(ROW0 + 16),                \
+                         m10 = _mm512_loadu_ps(ROW1), m11 = _mm512_loadu_ps(ROW1 + 16),                \
+                         m20 = _mm512_loadu_ps(ROW2), m21 = _mm512_loadu_ps(ROW2 + 16),                \
+                         m30 = _mm512_loadu_ps(ROW3), m31 = _mm512_loadu_ps(ROW3 + 16);                \
+            REPDL__ATTN_PQ(W0, 0);                                                                     \
+            REPDL__ATTN_PQ(W1, 2);                                                                     \
+            REPDL__ATTN_PQ(W2, 4);                                                                     \
+            REPDL__ATTN_PQ(W3, 6);                                                                     \
+            for (j = s, lev = 0; j & 1; lev++, j >>= 1)                                                \
+                for (i = 0; i < 8; i++) x[i] = _mm512_add_ps(st[lev][i], x[i]);                        \
+            for (i = 0; i < 8; i++) st[lev][i] = x[i];                                                 \
+        }                                                                                              \
+        for (q = 0; q < nq4; q++) {                                                                    \
+            _mm512_storeu_ps(out[q] + c0, x[2 * q]);                                                   \
+            _mm512_storeu_ps(out[q] + c0 + 16, x[2 * q + 1]);                                          \
+        }                                                                                              \
+    }
+#define REPDL__ATTN_PQ(Wq, o)                                                                          \
+    do {                                                                                               \
+        const __m512 w0 = _mm512_set1_ps(Wq[a0]), w1 = _mm512_set1_ps(Wq[a1]),                        \
+                     w2 = _mm512_set1_ps(Wq[a2]), w3 = _mm512_set1_ps(Wq[a3]);                         \
+        x[o] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m00, w0), _mm512_maskz_mul_ps(k1, m10, w1)), \
+                             _mm512_add_ps(_mm512_maskz_mul_ps(k2, m20, w2), _mm512_maskz_mul_ps(k3, m30, w3))); \
+        x[o + 1] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m01, w0), _mm512_maskz_mul_ps(k1, m11, w1)), \
+                                 _mm512_add_ps(_mm512_maskz_mul_ps(k2, m21, w2), _mm512_maskz_mul_ps(k3, m31, w3))); \
+    } while (0)
 __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleafq_pow2_avx512(size_t len, size_t nc, size_t nq4, const float *const *W,
                                 const float *M, size_t ldm, float *const *out)
@@ -731,52 +774,14 @@ repdl__attn_vleafq_pow2_avx512(size_t len, size_t nc, size_t nq4, const float *c
     const uint16_t *R = g.R;
     repdl__attn_pow2_plan(len, &g);
     nsub = g.nsub, off1 = g.off[0], off2 = g.off[1], off3 = g.off[2];
-    for (c0 = 0; c0 + 32 <= nc; c0 += 32) {
-        __m512 st[9][8], x[8];
-        const float *Mc = M + c0;
-        const __mmask16 k0 = (__mmask16)repdl__opaque_ones(), k1 = (__mmask16)repdl__opaque_ones(),
-                        k2 = (__mmask16)repdl__opaque_ones(), k3 = (__mmask16)repdl__opaque_ones();
-        size_t j;
-        int lev, i;
-        for (i = 0; i < 8; i++) x[i] = _mm512_setzero_ps(); /* every one is set below */
-        for (s = 0; s < nsub; s++) {
-            const size_t a0 = R[s], a1 = a0 + off1, a2 = a0 + off2, a3 = a0 + off3;
-            const __m512 m00 = _mm512_loadu_ps(Mc + a0 * ldm), m01 = _mm512_loadu_ps(Mc + a0 * ldm + 16),
-                         m10 = _mm512_loadu_ps(Mc + a1 * ldm), m11 = _mm512_loadu_ps(Mc + a1 * ldm + 16),
-                         m20 = _mm512_loadu_ps(Mc + a2 * ldm), m21 = _mm512_loadu_ps(Mc + a2 * ldm + 16),
-                         m30 = _mm512_loadu_ps(Mc + a3 * ldm), m31 = _mm512_loadu_ps(Mc + a3 * ldm + 16);
-#define REPDL__ATTN_PQ(Wq, o)                                                                          \
-    do {                                                                                               \
-        const __m512 w0 = _mm512_set1_ps(Wq[a0]), w1 = _mm512_set1_ps(Wq[a1]),                        \
-                     w2 = _mm512_set1_ps(Wq[a2]), w3 = _mm512_set1_ps(Wq[a3]);                         \
-        x[o] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m00, w0), _mm512_maskz_mul_ps(k1, m10, w1)), \
-                             _mm512_add_ps(_mm512_maskz_mul_ps(k2, m20, w2), _mm512_maskz_mul_ps(k3, m30, w3))); \
-        x[o + 1] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m01, w0), _mm512_maskz_mul_ps(k1, m11, w1)), \
-                                 _mm512_add_ps(_mm512_maskz_mul_ps(k2, m21, w2), _mm512_maskz_mul_ps(k3, m31, w3))); \
-    } while (0)
-            REPDL__ATTN_PQ(W0, 0);
-            REPDL__ATTN_PQ(W1, 2);
-            REPDL__ATTN_PQ(W2, 4);
-            REPDL__ATTN_PQ(W3, 6);
-#undef REPDL__ATTN_PQ
-            for (j = s, lev = 0; j & 1; lev++, j >>= 1)
-                for (i = 0; i < 8; i++) x[i] = _mm512_add_ps(st[lev][i], x[i]);
-            for (i = 0; i < 8; i++) st[lev][i] = x[i];
-        }
-        for (q = 0; q < nq4; q++) {
-            _mm512_storeu_ps(out[q] + c0, x[2 * q]);
-            _mm512_storeu_ps(out[q] + c0 + 16, x[2 * q + 1]);
-        }
-    }
+    REPDL__ATTN_POW2_PASSES(M, Mc + a0 * ldm, Mc + a1 * ldm, Mc + a2 * ldm, Mc + a3 * ldm)
     return c0;
 }
 /* repdl__attn_vleafq_pow2_avx512 with the rows of M in tree order, Mt
    (repdl__attn_pow2_rows, stride ldm), g the leaf's plan: the same
    groups, products and counter (the weights W still read through g's
    rows), so the same bits; group s reads the rows 4 s .. 4 s + 3, in
-   sequence.  A loop of its own: the pow2 kernel's loop written once for
-   both layouts (a pointer that is the plan's or the sequence's) made gcc
-   spill its pointers and ran at 51 instead of 68 MAC/ns at 128 rows. */
+   sequence. */
 __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleafq_tree_avx512(const repdl__attn_pow2 *g, size_t nc, size_t nq4, const float *const *W,
                                 const float *Mt, size_t ldm, float *const *out)
@@ -785,45 +790,12 @@ repdl__attn_vleafq_tree_avx512(const repdl__attn_pow2 *g, size_t nc, size_t nq4,
     const float *W0 = W[0], *W1 = W[nq4 > 1 ? 1 : 0], *W2 = W[nq4 > 2 ? 2 : 0],
                 *W3 = W[nq4 > 3 ? 3 : 0];
     const uint16_t *R = g->R;
-    for (c0 = 0; c0 + 32 <= nc; c0 += 32) {
-        __m512 st[9][8], x[8];
-        const float *Ms = Mt + c0;
-        const __mmask16 k0 = (__mmask16)repdl__opaque_ones(), k1 = (__mmask16)repdl__opaque_ones(),
-                        k2 = (__mmask16)repdl__opaque_ones(), k3 = (__mmask16)repdl__opaque_ones();
-        size_t j;
-        int lev, i;
-        for (i = 0; i < 8; i++) x[i] = _mm512_setzero_ps(); /* every one is set below */
-        for (s = 0; s < nsub; s++, Ms += 4 * ldm) {
-            const size_t a0 = R[s], a1 = a0 + off1, a2 = a0 + off2, a3 = a0 + off3;
-            const __m512 m00 = _mm512_loadu_ps(Ms), m01 = _mm512_loadu_ps(Ms + 16),
-                         m10 = _mm512_loadu_ps(Ms + ldm), m11 = _mm512_loadu_ps(Ms + ldm + 16),
-                         m20 = _mm512_loadu_ps(Ms + 2 * ldm), m21 = _mm512_loadu_ps(Ms + 2 * ldm + 16),
-                         m30 = _mm512_loadu_ps(Ms + 3 * ldm), m31 = _mm512_loadu_ps(Ms + 3 * ldm + 16);
-#define REPDL__ATTN_PQ(Wq, o)                                                                          \
-    do {                                                                                               \
-        const __m512 w0 = _mm512_set1_ps(Wq[a0]), w1 = _mm512_set1_ps(Wq[a1]),                        \
-                     w2 = _mm512_set1_ps(Wq[a2]), w3 = _mm512_set1_ps(Wq[a3]);                         \
-        x[o] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m00, w0), _mm512_maskz_mul_ps(k1, m10, w1)), \
-                             _mm512_add_ps(_mm512_maskz_mul_ps(k2, m20, w2), _mm512_maskz_mul_ps(k3, m30, w3))); \
-        x[o + 1] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m01, w0), _mm512_maskz_mul_ps(k1, m11, w1)), \
-                                 _mm512_add_ps(_mm512_maskz_mul_ps(k2, m21, w2), _mm512_maskz_mul_ps(k3, m31, w3))); \
-    } while (0)
-            REPDL__ATTN_PQ(W0, 0);
-            REPDL__ATTN_PQ(W1, 2);
-            REPDL__ATTN_PQ(W2, 4);
-            REPDL__ATTN_PQ(W3, 6);
-#undef REPDL__ATTN_PQ
-            for (j = s, lev = 0; j & 1; lev++, j >>= 1)
-                for (i = 0; i < 8; i++) x[i] = _mm512_add_ps(st[lev][i], x[i]);
-            for (i = 0; i < 8; i++) st[lev][i] = x[i];
-        }
-        for (q = 0; q < nq4; q++) {
-            _mm512_storeu_ps(out[q] + c0, x[2 * q]);
-            _mm512_storeu_ps(out[q] + c0 + 16, x[2 * q + 1]);
-        }
-    }
+    REPDL__ATTN_POW2_PASSES(Mt, Mc + 4 * s * ldm, Mc + (4 * s + 1) * ldm, Mc + (4 * s + 2) * ldm,
+                            Mc + (4 * s + 3) * ldm)
     return c0;
 }
+#undef REPDL__ATTN_PQ
+#undef REPDL__ATTN_POW2_PASSES
 #endif
 
 REPDL_FN size_t repdl__attn_vleafq(REPDL__ATTN_QARGS)
@@ -1410,12 +1382,12 @@ typedef struct repdl__attn_ws {
     size_t head;  /* the kv head (b hkv + h) in KT / VT, or (size_t)-1 */
     size_t group; /* the kv head whose group is in QG / GG, or (size_t)-1 */
     size_t blk;   /* the key block (kh nblocks + j / COLS) in row / row2, or (size_t)-1 */
-    size_t vtree; /* host forward: the kv head whose V rows VT holds in the counter leaf's
-                     tree order (repdl__attn_pow2_rows), or (size_t)-1; host backward,
-                     second phase: the kv head (G == 1) whose query and output-gradient
-                     rows KT and VT hold in that order */
-    size_t ktree; /* host backward, first phase: the kv head whose key rows row holds in
-                     the counter leaf's tree order, or (size_t)-1 */
+    /* host: the kv head whose rows the counter leaf's tree-order copies
+       hold (repdl__attn_tree_sum), or (size_t)-1: vtree in VT (the
+       forward's values; the backward's second phase: output gradients),
+       kttree in KT (the second phase: queries), ktree in row (the first
+       phase: keys) */
+    size_t vtree, kttree, ktree;
     size_t nrow;  /* floats of row (and of row2) */
     void *block;
 } repdl__attn_ws;
@@ -1467,7 +1439,7 @@ REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int
     w->row = w->VT + kt;
     w->row2 = w->row + n;
     w->use = (unsigned char *)(void *)(w->row2 + n);
-    w->head = w->group = w->blk = w->vtree = w->ktree = (size_t)-1;
+    w->head = w->group = w->blk = w->vtree = w->kttree = w->ktree = (size_t)-1;
     w->nrow = n;
     w->rowq = NULL;
     w->useq = NULL;
@@ -1545,7 +1517,8 @@ REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, siz
             if (with_v) w->VT[t * ldt + j] = 0.0f;
         }
     w->head = kh;
-    w->group = w->vtree = (size_t)-1; /* QG, GG (or the backward's tree rows) overwritten */
+    w->group = w->kttree = (size_t)-1; /* QG, GG (or tree-order rows) overwritten */
+    if (with_v) w->vtree = (size_t)-1;
 }
 
 /* use[j] for j < n: key j seen by query i of batch entry b. */
@@ -1734,43 +1707,53 @@ REPDL_FN const float *repdl__attn_vrows(const repdl__attn *a, size_t u)
     return REPDL__OFFSET(a->v, (b * a->s.hkv + hh / a->G) * a->R * a->s.d);
 }
 
-/* The P V sums of nq4 rows of one head, starting at row u, through
-   repdl__attn_vleafq; on AVX-512F in the forward, when every slot sees
-   every key and len is a power of two from 256 to 1024, through the
-   counter leaf with the value rows in its tree order (copied once a kv
-   head into VT, which the forward does not use otherwise): the same
-   kernel and bits, its rows read in sequence (1.3-1.5x at 512-1024 keys). */
+/* The sums of nq4 slots over the len rows M (stride and width d)
+   through repdl__attn_vleafq; on AVX-512F, when every slot sees every row
+   and len is a power of two from 256 to 1024 (no mask, no padding, not
+   causal), through the counter leaf with the rows in its tree order:
+   copied into buf unless *cached == key says buf holds them already (then
+   *cached = key), and read in sequence; the same bits (1.3-1.6x at
+   256-1024 rows). */
 #if REPDL__ATTN_VEC
-REPDL_FN size_t repdl__attn_pv(const repdl__attn *a, repdl__attn_ws *w, size_t u, size_t len, size_t nq4,
-                               const float *const *W, const size_t *lo, const size_t *hi, float *const *out)
+REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t nq4, const float *const *W,
+                                     const size_t *lo, const size_t *hi, const float *M, float *buf,
+                                     size_t *cached, size_t key, float *const *out)
 {
-    const float *V = repdl__attn_vrows(a, u);
-    size_t d = a->s.d;
-#if REPDL__ATTN_VEC && defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
-    if (!a->dout && len >= 256 && len <= 1024 && !(len & (len - 1)) && d >= 32 && repdl__attn_visa() == 2) {
-        size_t q, done, bh = u / a->s.nq, kh = bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G;
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    if (len >= 256 && len <= 1024 && !(len & (len - 1)) && d >= 32 && repdl__attn_visa() == 2) {
+        size_t q, done;
         int all = 1;
         repdl__attn_pow2 g;
         for (q = 0; q < nq4 && all; q++) all = lo[q] == 0 && hi[q] >= len;
         if (all) {
             repdl__attn_pow2_plan(len, &g);
-            if (w->vtree != kh) {
-                repdl__attn_pow2_rows(&g, d, V, d, w->VT);
-                w->vtree = kh;
+            if (*cached != key) {
+                repdl__attn_pow2_rows(&g, d, M, d, buf);
+                *cached = key;
             }
-            done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, w->VT, d, out);
+            done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, buf, d, out);
             if (done + 16 <= d) { /* the last 16 columns */
                 float *o2[REPDL__ATTN_Q];
                 for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
-                done += repdl__attn_vleafq_avx512(len, d - done, nq4, W, lo, hi, V + done, d, o2);
+                done += repdl__attn_vleafq_avx512(len, d - done, nq4, W, lo, hi, M + done, d, o2);
             }
             return done;
         }
     }
-#else
-    (void)w;
 #endif
-    return repdl__attn_vleafq(len, d, nq4, W, lo, hi, V, d, out);
+    (void)buf, (void)cached, (void)key;
+    return repdl__attn_vleafq(len, d, nq4, W, lo, hi, M, d, out);
+}
+
+/* The P V sums of nq4 rows of one head from row u: in the forward the
+   values' tree-order copy goes to VT, which the forward does not use. */
+REPDL_FN size_t repdl__attn_pv(const repdl__attn *a, repdl__attn_ws *w, size_t u, size_t len, size_t nq4,
+                               const float *const *W, const size_t *lo, const size_t *hi, float *const *out)
+{
+    size_t bh = u / a->s.nq, kh = bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G;
+    const float *V = repdl__attn_vrows(a, u);
+    if (a->dout) return repdl__attn_vleafq(len, a->s.d, nq4, W, lo, hi, V, a->s.d, out);
+    return repdl__attn_tree_sum(len, a->s.d, nq4, W, lo, hi, V, w->VT, &w->vtree, kh, out);
 }
 #endif
 
@@ -1903,45 +1886,19 @@ REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     repdl__attn_bwd_row_dp(a, w, u, NULL, 0, 1);
 }
 
-/* The dq sums of nq4 rows over the len keys of kv head kh (rows K)
-   through repdl__attn_vleafq; on AVX-512F, when every slot sees every key
-   and len is a power of two from 256 to 1024 (no mask, no padding, not
-   causal), through the counter leaf with the key rows in its tree order,
-   copied into row when it holds them (the first phase does not use it;
-   the second phase's packing finds w->blk reset): the same bits, read in
-   sequence. */
+/* The dq sums of nq4 rows over the len keys K of kv head kh: the keys'
+   tree-order copy goes to row when it holds them (the first phase does
+   not use row; w->blk reset, so that the second phase repacks it). */
 #if REPDL__ATTN_VEC
 REPDL_FN size_t repdl__attn_dq_sum(const repdl__attn *a, repdl__attn_ws *w, size_t kh, size_t len,
                                    size_t nq4, const float *const *W, const size_t *lo, const size_t *hi,
                                    const float *K, float *const *out)
 {
-    size_t d = a->s.d;
-#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
-    if (len >= 256 && len <= 1024 && !(len & (len - 1)) && d >= 32 && len * d <= w->nrow &&
-        repdl__attn_visa() == 2) {
-        size_t q, done;
-        int all = 1;
-        repdl__attn_pow2 g;
-        for (q = 0; q < nq4 && all; q++) all = lo[q] == 0 && hi[q] >= len;
-        if (all) {
-            repdl__attn_pow2_plan(len, &g);
-            if (w->ktree != kh) {
-                repdl__attn_pow2_rows(&g, d, K, d, w->row);
-                w->blk = (size_t)-1; /* row overwritten */
-                w->ktree = kh;
-            }
-            done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, w->row, d, out);
-            if (done + 16 <= d) { /* the last 16 columns */
-                float *o2[REPDL__ATTN_Q];
-                for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
-                done += repdl__attn_vleafq_avx512(len, d - done, nq4, W, lo, hi, K + done, d, o2);
-            }
-            return done;
-        }
-    }
-#endif
-    (void)w, (void)kh;
-    return repdl__attn_vleafq(len, d, nq4, W, lo, hi, K, d, out);
+    size_t done;
+    if (len * a->s.d > w->nrow) return repdl__attn_vleafq(len, a->s.d, nq4, W, lo, hi, K, a->s.d, out);
+    done = repdl__attn_tree_sum(len, a->s.d, nq4, W, lo, hi, K, w->row, &w->ktree, kh, out);
+    if (w->ktree == kh) w->blk = (size_t)-1; /* row overwritten */
+    return done;
 }
 #endif
 
@@ -2025,7 +1982,7 @@ REPDL_FN void repdl__attn_bwd_key_prep(const repdl__attn *a, repdl__attn_ws *w, 
             memcpy(w->KT + r * d, a->q + src, d * sizeof(float));
             memcpy(w->VT + r * d, a->dout + src, d * sizeof(float));
         }
-        w->head = w->vtree = (size_t)-1; /* KT, VT overwritten */
+        w->head = w->vtree = w->kttree = (size_t)-1; /* KT, VT overwritten */
         w->group = kh;
     }
     {
@@ -2091,45 +2048,20 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
    row): the terms of the rows below f are -0, the definition's, so the
    bits are those of repdl__attn_bwd_key, which computes the other keys. */
 /* The backward's key sums over the rows of kv head kh (G == 1: M is the
-   head's queries, t = 0, or output gradients, t = 1) through
-   repdl__attn_vleafq; on AVX-512F, when every slot sees every row and
-   the row count is a power of two from 256 to 1024 (no mask, no padding,
-   not causal), through the counter leaf with both in its tree order,
-   copied into KT and VT (which this phase does not use otherwise; the
-   first phase reloads them): the same bits, read in sequence. */
+   head's queries, t = 0, or output gradients, t = 1): their tree-order
+   copies go to KT and VT, which the second phase does not use otherwise
+   (w->head reset: the first phase reloads them). */
 #if REPDL__ATTN_VEC
 REPDL_FN size_t repdl__attn_vleafq_rows(const repdl__attn *a, repdl__attn_ws *w, size_t kh, size_t t,
                                         size_t rows, size_t nq4, const float *const *W, const size_t *lo,
                                         const size_t *hi, const float *M, float *const *out)
 {
-    size_t d = a->s.d;
-#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
-    if (a->G == 1 && rows >= 256 && rows <= 1024 && !(rows & (rows - 1)) && d >= 32 && repdl__attn_visa() == 2) {
-        size_t q, done;
-        int all = 1;
-        repdl__attn_pow2 g;
-        for (q = 0; q < nq4 && all; q++) all = lo[q] == 0 && hi[q] >= rows;
-        if (all) {
-            repdl__attn_pow2_plan(rows, &g);
-            if (w->vtree != kh) {
-                size_t u0 = kh / a->s.hkv * a->s.hq * a->s.nq + kh % a->s.hkv * a->s.nq;
-                repdl__attn_pow2_rows(&g, d, a->q + u0 * d, d, w->KT);
-                if (a->dout) repdl__attn_pow2_rows(&g, d, a->dout + u0 * d, d, w->VT);
-                w->head = w->group = (size_t)-1; /* KT, VT overwritten */
-                w->vtree = kh;
-            }
-            done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, t ? w->VT : w->KT, d, out);
-            if (done + 16 <= d) { /* the last 16 columns */
-                float *o2[REPDL__ATTN_Q];
-                for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
-                done += repdl__attn_vleafq_avx512(rows, d - done, nq4, W, lo, hi, M + done, d, o2);
-            }
-            return done;
-        }
-    }
-#endif
-    (void)w, (void)kh, (void)t;
-    return repdl__attn_vleafq(rows, d, nq4, W, lo, hi, M, d, out);
+    size_t done;
+    if (a->G != 1) return repdl__attn_vleafq(rows, a->s.d, nq4, W, lo, hi, M, a->s.d, out);
+    done = repdl__attn_tree_sum(rows, a->s.d, nq4, W, lo, hi, M, t ? w->VT : w->KT, t ? &w->vtree : &w->kttree,
+                                kh, out);
+    if (w->vtree == kh || w->kttree == kh) w->head = w->group = (size_t)-1; /* KT, VT overwritten */
+    return done;
 }
 #endif
 
