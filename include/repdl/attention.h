@@ -711,7 +711,7 @@ REPDL_FN void repdl__attn_pow2_plan(size_t len, repdl__attn_pow2 *g)
 /* dst row 4 s + i = M row R[s] + (0, off...)[i], nc floats each (stride
    nc): the leaf's rows in tree order, so that the kernel below reads them
    in sequence (bit-reversed rows 64 apart defeat the hardware prefetch
-   once M leaves L1: 40 against 60 MAC/ns at 1024 rows). */
+   once M leaves L1; docs/attention.md, "Speed"). */
 REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const float *M, size_t ldm,
                                     float *dst)
 {
@@ -724,8 +724,8 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
    rows read at ROW0 .. ROW3 (expressions of Mc, the pass's first column
    of M, s, a0 .. a3 and ldm).  A macro, not a shared function: one loop
    for both layouts (a pointer chosen at run time) made gcc spill its
-   pointers (51 instead of 68 MAC/ns at 128 rows), and so did the four
-   rows held in pointer variables (54): the loads take the expressions. */
+   pointers, and so did the four rows held in pointer variables, so the
+   loads take the expressions (docs/attention.md, "Speed"). */
 #define REPDL__ATTN_POW2_PASSES(MBASE, ROW0, ROW1, ROW2, ROW3)                                           \
     for (c0 = 0; c0 + 32 <= nc; c0 += 32) {                                                            \
         __m512 st[9][8], x[8];                                                                         \
@@ -995,9 +995,8 @@ repdl__attn_exp_avx512_any(size_t n, float *x, float sub, const unsigned char *u
 /* The AVX-512F kernel's whole chunks of 16: the same approximation
    (repdl__expf_core's operations, fused where its bound allows: the
    reduction, the polynomial and s r + (s r2) p; exp.h's bound and
-   expf.py's hold fused or not) with two changes that halve its time
-   (0.95 -> 0.45 ns an element on Zen 5, 0.51 unfused; the two gathers
-   alone took 15 cycles each):
+   expf.py's hold fused or not) with two changes that take the gathers
+   and the selects out of the common case (docs/attention.md, "Speed"):
    - s = RN(A[j >> 4] B[j & 15]) instead of T[j]: A[a] = T[16 a] and
      B[b] = T[b] (the table's own entries, read once a call) are two
      16-entry tables that fit in four registers and are read by permutes.
@@ -1712,8 +1711,7 @@ REPDL_FN const float *repdl__attn_vrows(const repdl__attn *a, size_t u)
    and len is a power of two from 256 to 1024 (no mask, no padding, not
    causal), through the counter leaf with the rows in its tree order:
    copied into buf unless *cached == key says buf holds them already (then
-   *cached = key), and read in sequence; the same bits (1.3-1.6x at
-   256-1024 rows). */
+   *cached = key), and read in sequence; the same bits. */
 #if REPDL__ATTN_VEC
 REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t nq4, const float *const *W,
                                      const size_t *lo, const size_t *hi, const float *M, float *buf,
@@ -1916,13 +1914,13 @@ REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size
     size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d;
     while (w->rowq && (d == 16 || d == 32 || d == 64) && u < hi) {
         size_t cnt = hi - u, q, c, k = 0, len = 0, bh = u / nq, nmax = 0, zlo[REPDL__ATTN_Q] = {0, 0, 0, 0},
-               hiq[REPDL__ATTN_Q];
+               hiq[REPDL__ATTN_Q], kh = bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G;
         const float *xq[REPDL__ATTN_Q], *gq[REPDL__ATTN_Q], *Wq[REPDL__ATTN_Q],
-            *K = REPDL__OFFSET(a->k, (bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G) * a->R * d);
+            *K = REPDL__OFFSET(a->k, kh * a->R * d);
         float *sq[REPDL__ATTN_Q], *dq[REPDL__ATTN_Q], *outq[REPDL__ATTN_Q];
         if (cnt > REPDL__ATTN_Q) cnt = REPDL__ATTN_Q;
         if (cnt > nq - u % nq) cnt = nq - u % nq; /* one head */
-        repdl__attn_load_head(a, w, bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G, 1);
+        repdl__attn_load_head(a, w, kh, 1);
         for (q = 0; q < cnt; q++) {
             size_t e = repdl__attn_nseen(a, (u + q) % nq);
             xq[q] = a->q + (u + q) * d;
@@ -1952,8 +1950,7 @@ REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size
             k++;
         }
         if (k) {
-            size_t done = repdl__attn_dq_sum(a, w, bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G, len, k, Wq,
-                                             zlo, hiq, K, outq);
+            size_t done = repdl__attn_dq_sum(a, w, kh, len, k, Wq, zlo, hiq, K, outq);
             for (q = 0; q < k; q++) {
                 if (done < d)
                     repdl__attn_wcols(hiq[q], d - done, Wq[q], NULL, K + done, d, w->T, w->tr,
@@ -2040,13 +2037,6 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
     }
 }
 
-/* Backward, second phase, the key rows [lo, hi).  On the host with the
-   vector leaf, up to 4 keys of one block at a time through
-   repdl__attn_vleafq (each group row of QG and GG read once for the 4)
-   when the group has at most 1024 rows (one leaf) and a key's seen rows
-   are one range [f, G nq) (causal, no mask or padding hiding a later
-   row): the terms of the rows below f are -0, the definition's, so the
-   bits are those of repdl__attn_bwd_key, which computes the other keys. */
 /* The backward's key sums over the rows of kv head kh (G == 1: M is the
    head's queries, t = 0, or output gradients, t = 1): their tree-order
    copies go to KT and VT, which the second phase does not use otherwise
@@ -2065,6 +2055,13 @@ REPDL_FN size_t repdl__attn_vleafq_rows(const repdl__attn *a, repdl__attn_ws *w,
 }
 #endif
 
+/* Backward, second phase, the key rows [lo, hi).  On the host with the
+   vector leaf, up to 4 keys of one block at a time through
+   repdl__attn_vleafq (each group row of QG and GG read once for the 4)
+   when the group has at most 1024 rows (one leaf) and a key's seen rows
+   are one range [f, G nq) (causal, no mask or padding hiding a later
+   row): the terms of the rows below f are -0, the definition's, so the
+   bits are those of repdl__attn_bwd_key, which computes the other keys. */
 REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size_t lo, size_t hi)
 {
     size_t x = lo;
