@@ -318,17 +318,32 @@ REPDL__ATTN_AI size_t repdl__attn_vleaf_body(size_t j, size_t len, size_t nc, co
    and only the 64 lanes' values go to A for the lane fold. */
 #define REPDL__ATTN_Q 4
 /* Slot Wq's term of row r in vector c of m: RN(m[c] Wq[r]) unfusable. */
-#define REPDL__ATTN_QT(VF, VU, Wq) ((VF)((VU)(m[c] * (Wq)[r]) & keep))
+#define REPDL__ATTN_QT0(VF, VU, Wq) ((VF)((VU)(m[c] * (Wq)[r]) & keep))
+/* The same in the AVX2 and AVX-512F kernels: the product through an
+   empty asm statement, opaque to the compiler as the AND is, without the
+   AND's instruction (a third of the kernel's vector operations); and
+   each row's vectors loaded through one, so that they stay in registers */
+#define REPDL__ATTN_QT1(VF, VU, Wq)                                                                    \
+    __extension__({                                                                                    \
+        VF p_ = m[c] * (Wq)[r];                                                                        \
+        __asm__("" : "+v"(p_));                                                                        \
+        p_;                                                                                            \
+    })
+#define REPDL__ATTN_ML0(v) ((void)0)
+#define REPDL__ATTN_ML1(v) __asm__("" : "+v"(v))
 #define REPDL__ATTN_PA(l) A[q][l][c]
-/* REPDL__ATTN_VLEAFQ(S, VF, VU, VFU, VW) defines repdl__attn_vleafq_lanes##S
+/* REPDL__ATTN_VLEAFQ(S, VF, VU, VFU, VW, K, T) defines repdl__attn_vleafq_lanes##S
    and repdl__attn_vleafq_body##S over vectors VF of VW floats (VU: as
    uint32_t, VFU: unaligned).  The columns are independent lanes, so VW
    cannot change a bit: 16 (64 bytes) for AVX-512F and the baseline, 8
    (32 bytes) for AVX2, whose registers do not hold a 64-byte vector (gcc
    moves those through the stack in 16-byte pieces); a pass is two vectors
-   of columns, so 32 or 16. */
-#define REPDL__ATTN_VLEAFQ(S, VF, VU, VFU, VW)                                                        \
-REPDL__ATTN_AI void repdl__attn_vleafq_lanes##S(int cw, size_t Lp, size_t len, size_t ng, size_t vg,  \
+   of columns, so 32 or 16.  K: how a product is kept unfused, 0 by the
+   AND (the baseline, any GNU target), 1 by REPDL__ATTN_QT1's asm (the AVX2
+   and AVX-512F kernels: the asm needs the vector in one register, so T
+   names their target, which clang checks where the body is defined). */
+#define REPDL__ATTN_VLEAFQ(S, VF, VU, VFU, VW, K, T)                                                  \
+REPDL__ATTN_AI T void repdl__attn_vleafq_lanes##S(int cw, size_t Lp, size_t len, size_t ng, size_t vg, \
                                              size_t g0, const float *const *Ws, const size_t *sl,     \
                                              const size_t *sh, size_t minlo, size_t maxlo,            \
                                              size_t minhi, size_t maxhi,                              \
@@ -345,6 +360,7 @@ REPDL__ATTN_AI void repdl__attn_vleafq_lanes##S(int cw, size_t Lp, size_t len, s
         negu[c] = 0x80000000u;                                                                        \
     }                                                                                                 \
     neg = (VF)negu;                                                                                   \
+    (void)keep; /* unused where K is 1 */                                                             \
     for (l = 0; l < Lp; l++) {                                                                        \
         VF acc[REPDL__ATTN_Q][2], t01[REPDL__ATTN_Q][2];                                              \
         for (q = 0; q < REPDL__ATTN_Q; q++) /* every value is set before it is read */                \
@@ -365,21 +381,23 @@ REPDL__ATTN_AI void repdl__attn_vleafq_lanes##S(int cw, size_t Lp, size_t len, s
                             for (c = 0; c < cw; c++) e[q][c] = neg;                                   \
                     } else if (r < len) {                                                             \
                         VF m[2];                                                                      \
-                        for (c = 0; c < cw; c++)                                                      \
+                        for (c = 0; c < cw; c++) {                                                    \
                             m[c] = *(const VFU *)(M + r * ldm + c * VW);                              \
+                            REPDL__ATTN_ML##K(m[c]);                                                  \
+                        }                                                                             \
                         if (r >= maxlo && r < minhi) { /* every slot sees row r */                    \
                             for (c = 0; c < cw; c++) {                                                \
-                                e[0][c] = REPDL__ATTN_QT(VF, VU, W0);                                 \
-                                e[1][c] = REPDL__ATTN_QT(VF, VU, W1);                                 \
-                                e[2][c] = REPDL__ATTN_QT(VF, VU, W2);                                 \
-                                e[3][c] = REPDL__ATTN_QT(VF, VU, W3);                                 \
+                                e[0][c] = REPDL__ATTN_QT##K(VF, VU, W0);                              \
+                                e[1][c] = REPDL__ATTN_QT##K(VF, VU, W1);                              \
+                                e[2][c] = REPDL__ATTN_QT##K(VF, VU, W2);                              \
+                                e[3][c] = REPDL__ATTN_QT##K(VF, VU, W3);                              \
                             }                                                                         \
                         } else {                                                                      \
                             for (c = 0; c < cw; c++) {                                                \
-                                e[0][c] = r >= sl[0] && r < sh[0] ? REPDL__ATTN_QT(VF, VU, W0) : neg; \
-                                e[1][c] = r >= sl[1] && r < sh[1] ? REPDL__ATTN_QT(VF, VU, W1) : neg; \
-                                e[2][c] = r >= sl[2] && r < sh[2] ? REPDL__ATTN_QT(VF, VU, W2) : neg; \
-                                e[3][c] = r >= sl[3] && r < sh[3] ? REPDL__ATTN_QT(VF, VU, W3) : neg; \
+                                e[0][c] = r >= sl[0] && r < sh[0] ? REPDL__ATTN_QT##K(VF, VU, W0) : neg; \
+                                e[1][c] = r >= sl[1] && r < sh[1] ? REPDL__ATTN_QT##K(VF, VU, W1) : neg; \
+                                e[2][c] = r >= sl[2] && r < sh[2] ? REPDL__ATTN_QT##K(VF, VU, W2) : neg; \
+                                e[3][c] = r >= sl[3] && r < sh[3] ? REPDL__ATTN_QT##K(VF, VU, W3) : neg; \
                             }                                                                         \
                         }                                                                             \
                     } else {                                                                          \
@@ -412,7 +430,7 @@ REPDL__ATTN_AI void repdl__attn_vleafq_lanes##S(int cw, size_t Lp, size_t len, s
     }                                                                                                 \
 }                                                                                                     \
                                                                                                       \
-REPDL__ATTN_AI size_t repdl__attn_vleafq_body##S(size_t len, size_t nc, size_t nq4,                   \
+REPDL__ATTN_AI T size_t repdl__attn_vleafq_body##S(size_t len, size_t nc, size_t nq4,                 \
                                               const float *const *W, const size_t *lo,                \
                                               const size_t *hi, const float *M, size_t ldm,           \
                                               float *const *out, int spec)                            \
@@ -478,16 +496,20 @@ REPDL__ATTN_AI size_t repdl__attn_vleafq_body##S(size_t len, size_t nc, size_t n
     }                                                                                                 \
     return c0;                                                                                        \
 }
-REPDL__ATTN_VLEAFQ(16, repdl__attn_vf, repdl__attn_vu, repdl__attn_vfu, 16)
+REPDL__ATTN_VLEAFQ(16, repdl__attn_vf, repdl__attn_vu, repdl__attn_vfu, 16, 0, )
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+REPDL__ATTN_VLEAFQ(16v, repdl__attn_vf, repdl__attn_vu, repdl__attn_vfu, 16, 1, __attribute__((target("avx512f"))))
 typedef float repdl__attn_vf8 __attribute__((vector_size(32)));
 typedef uint32_t repdl__attn_vu8 __attribute__((vector_size(32)));
 typedef float repdl__attn_vfu8 __attribute__((vector_size(32), aligned(4), may_alias));
-REPDL__ATTN_VLEAFQ(8, repdl__attn_vf8, repdl__attn_vu8, repdl__attn_vfu8, 8)
+REPDL__ATTN_VLEAFQ(8, repdl__attn_vf8, repdl__attn_vu8, repdl__attn_vfu8, 8, 1, __attribute__((target("avx2"))))
 #endif
 #undef REPDL__ATTN_VLEAFQ
 #undef REPDL__ATTN_PA
-#undef REPDL__ATTN_QT
+#undef REPDL__ATTN_QT0
+#undef REPDL__ATTN_QT1
+#undef REPDL__ATTN_ML0
+#undef REPDL__ATTN_ML1
 
 /* The dots of up to 4 rows x[q] (q < nx) with the columns j < n of XT
    (d x ldt, the transposed keys or values; the columns up to the next
@@ -616,7 +638,7 @@ repdl__attn_vleaf_avx2(REPDL__ATTN_VARGS)
 __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleafq_avx512(REPDL__ATTN_QARGS)
 {
-    return repdl__attn_vleafq_body16(len, nc, nq4, W, lo, hi, M, ldm, out, 1);
+    return repdl__attn_vleafq_body16v(len, nc, nq4, W, lo, hi, M, ldm, out, 1);
 }
 __attribute__((target("avx2"), noinline, unused)) static size_t
 repdl__attn_vleafq_avx2(REPDL__ATTN_QARGS)
@@ -670,11 +692,13 @@ REPDL_FN int repdl__attn_visa(void)
    of the 4 slots a pass, instead of storing the 64 lanes' values and
    folding them afterwards.  The same products, added in the same tree:
    the bits of repdl__attn_vleafq_body (tests/attention compares the two).
-   A product is kept from fusing by a zero-masking multiply under a mask
-   that is all ones at run time and opaque to the compiler (a builtin,
-   not a multiplication gcc could contract); the four rows of a group take
-   four separately opaque masks, so that clang cannot merge the selects of
-   two products into one select of their sum (it then fuses that sum). */
+   A product is kept from fusing by an empty asm statement that takes it
+   in a register and gives it back (REPDL__ATTN_KEEP: the compiler cannot
+   see through it, so it cannot contract the product into the addition
+   that follows, gcc or clang, -ffp-contract=fast or not), and the group's
+   rows are loaded through one such statement, so they stay in registers
+   (with -march=native gcc had folded each load into the multiplies of
+   the 4 slots: four loads a row instead of one, half the speed). */
 static const unsigned char repdl__attn_br6[64] = {
     0, 32, 16, 48, 8, 40, 24, 56, 4, 36, 20, 52, 12, 44, 28, 60, 2, 34, 18, 50, 10, 42,
     26, 58, 6, 38, 22, 54, 14, 46, 30, 62, 1, 33, 17, 49, 9, 41, 25, 57, 5, 37, 21, 53,
@@ -730,17 +754,17 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
     for (c0 = 0; c0 + 32 <= nc; c0 += 32) {                                                            \
         __m512 st[9][8], x[8];                                                                         \
         const float *Mc = (MBASE) + c0;                                                                \
-        const __mmask16 k0 = (__mmask16)repdl__opaque_ones(), k1 = (__mmask16)repdl__opaque_ones(),    \
-                        k2 = (__mmask16)repdl__opaque_ones(), k3 = (__mmask16)repdl__opaque_ones();    \
         size_t j;                                                                                      \
         int lev, i;                                                                                    \
         for (i = 0; i < 8; i++) x[i] = _mm512_setzero_ps(); /* every one is set below */               \
         for (s = 0; s < nsub; s++) {                                                                   \
             const size_t a0 = R[s], a1 = a0 + off1, a2 = a0 + off2, a3 = a0 + off3;                    \
-            const __m512 m00 = _mm512_loadu_ps(ROW0), m01 = _mm512_loadu_ps(ROW0 + 16),                \
-                         m10 = _mm512_loadu_ps(ROW1), m11 = _mm512_loadu_ps(ROW1 + 16),                \
-                         m20 = _mm512_loadu_ps(ROW2), m21 = _mm512_loadu_ps(ROW2 + 16),                \
-                         m30 = _mm512_loadu_ps(ROW3), m31 = _mm512_loadu_ps(ROW3 + 16);                \
+            __m512 m00 = _mm512_loadu_ps(ROW0), m01 = _mm512_loadu_ps(ROW0 + 16),                      \
+                   m10 = _mm512_loadu_ps(ROW1), m11 = _mm512_loadu_ps(ROW1 + 16),                      \
+                   m20 = _mm512_loadu_ps(ROW2), m21 = _mm512_loadu_ps(ROW2 + 16),                      \
+                   m30 = _mm512_loadu_ps(ROW3), m31 = _mm512_loadu_ps(ROW3 + 16);                      \
+            __asm__("" : "+v"(m00), "+v"(m01), "+v"(m10), "+v"(m11), "+v"(m20), "+v"(m21), "+v"(m30), \
+                    "+v"(m31));                                                                        \
             REPDL__ATTN_PQ(W0, 0);                                                                     \
             REPDL__ATTN_PQ(W1, 2);                                                                     \
             REPDL__ATTN_PQ(W2, 4);                                                                     \
@@ -754,14 +778,21 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
             _mm512_storeu_ps(out[q] + c0 + 16, x[2 * q + 1]);                                          \
         }                                                                                              \
     }
+/* RN(a b), opaque to the compiler: never contracted (see above) */
+#define REPDL__ATTN_KEEP(a, b)                                                                         \
+    __extension__({                                                                                    \
+        __m512 p_ = _mm512_mul_ps((a), (b));                                                           \
+        __asm__("" : "+v"(p_));                                                                        \
+        p_;                                                                                            \
+    })
 #define REPDL__ATTN_PQ(Wq, o)                                                                          \
     do {                                                                                               \
         const __m512 w0 = _mm512_set1_ps(Wq[a0]), w1 = _mm512_set1_ps(Wq[a1]),                        \
                      w2 = _mm512_set1_ps(Wq[a2]), w3 = _mm512_set1_ps(Wq[a3]);                         \
-        x[o] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m00, w0), _mm512_maskz_mul_ps(k1, m10, w1)), \
-                             _mm512_add_ps(_mm512_maskz_mul_ps(k2, m20, w2), _mm512_maskz_mul_ps(k3, m30, w3))); \
-        x[o + 1] = _mm512_add_ps(_mm512_add_ps(_mm512_maskz_mul_ps(k0, m01, w0), _mm512_maskz_mul_ps(k1, m11, w1)), \
-                                 _mm512_add_ps(_mm512_maskz_mul_ps(k2, m21, w2), _mm512_maskz_mul_ps(k3, m31, w3))); \
+        x[o] = _mm512_add_ps(_mm512_add_ps(REPDL__ATTN_KEEP(m00, w0), REPDL__ATTN_KEEP(m10, w1)),      \
+                             _mm512_add_ps(REPDL__ATTN_KEEP(m20, w2), REPDL__ATTN_KEEP(m30, w3)));     \
+        x[o + 1] = _mm512_add_ps(_mm512_add_ps(REPDL__ATTN_KEEP(m01, w0), REPDL__ATTN_KEEP(m11, w1)),  \
+                                 _mm512_add_ps(REPDL__ATTN_KEEP(m21, w2), REPDL__ATTN_KEEP(m31, w3))); \
     } while (0)
 __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleafq_pow2_avx512(size_t len, size_t nc, size_t nq4, const float *const *W,
@@ -795,6 +826,7 @@ repdl__attn_vleafq_tree_avx512(const repdl__attn_pow2 *g, size_t nc, size_t nq4,
     return c0;
 }
 #undef REPDL__ATTN_PQ
+#undef REPDL__ATTN_KEEP
 #undef REPDL__ATTN_POW2_PASSES
 #endif
 
@@ -1478,10 +1510,59 @@ REPDL_FN void repdl__attn_ws_free(repdl__attn_ws *w)
 /* dst[c ldd + r] = src[r lds + c], r, c < 16: a tile of 16 x 16 floats
    moved, no value changed (whole rows loaded, columns stored; host only:
    on the device the unrolled tile doubled the PTX). */
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+/* The same tile in AVX-512F registers: 16 rows loaded, three rounds of
+   interleaves (pairs of floats, of float pairs, of 128-bit quarters, then
+   quarters again), 16 rows stored; bits moved, none computed. The
+   portable form below stores each float alone (13% of the backward
+   without the mask at 1024 keys, its P and dS columns). */
+#if defined(__GNUC__) && !defined(__clang__) /* as around the exp kernels below */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+__attribute__((target("avx512f"), noinline, unused)) static void
+repdl__attn_tr16_avx512(const float *src, size_t lds, float *dst, size_t ldd)
+{
+    __m512 r[16], t[16];
+    int i;
+    for (i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + (size_t)i * lds);
+    for (i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (i = 0; i < 16; i += 4) {
+        r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+        r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+    }
+    for (i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+        t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+    }
+    for (i = 0; i < 8; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+    }
+    for (i = 0; i < 16; i++) _mm512_storeu_ps(dst + (size_t)i * ldd, r[i]);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
 REPDL_FN void repdl__attn_tr16(const float *src, size_t lds, float *dst, size_t ldd)
 {
     float t[16][16];
     int r, c;
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    if (repdl__attn_visa() == 2) {
+        repdl__attn_tr16_avx512(src, lds, dst, ldd);
+        return;
+    }
+#endif
     for (r = 0; r < 16; r++) memcpy(t[r], src + (size_t)r * lds, sizeof t[r]);
     for (c = 0; c < 16; c++)
         for (r = 0; r < 16; r++) dst[(size_t)c * ldd + (size_t)r] = t[r][c];
@@ -1527,6 +1608,10 @@ REPDL_FN void repdl__attn_seen_row(const repdl__attn *a, size_t b, size_t i, siz
     size_t j, nk = a->s.nk;
     const unsigned char *kk = a->keep ? a->keep + b * nk : NULL;
     const float *mk = a->mask ? a->mask + (b * a->s.nq + i) * nk : NULL;
+    if (!kk && !mk) { /* every key: one memset (gcc had written the loop a byte a store) */
+        memset(use, 1, n);
+        return;
+    }
     for (j = 0; j < n; j++)
         use[j] = (unsigned char)((!kk || kk[j] != 0) &&
                                  (!mk || repdl__asuint(mk[j]) != 0xff800000u));
@@ -1708,7 +1793,7 @@ REPDL_FN const float *repdl__attn_vrows(const repdl__attn *a, size_t u)
 
 /* The sums of nq4 slots over the len rows M (stride and width d)
    through repdl__attn_vleafq; on AVX-512F, when every slot sees every row
-   and len is a power of two from 256 to 1024 (no mask, no padding, not
+   and len is a power of two from 4 to 1024 (no mask, no padding, not
    causal), through the counter leaf with the rows in its tree order:
    copied into buf unless *cached == key says buf holds them already (then
    *cached = key), and read in sequence; the same bits. */
@@ -1718,7 +1803,7 @@ REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t nq4, const flo
                                      size_t *cached, size_t key, float *const *out)
 {
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
-    if (len >= 256 && len <= 1024 && !(len & (len - 1)) && d >= 32 && repdl__attn_visa() == 2) {
+    if (len >= 4 && len <= 1024 && !(len & (len - 1)) && d >= 32 && repdl__attn_visa() == 2) {
         size_t q, done;
         int all = 1;
         repdl__attn_pow2 g;
@@ -2098,6 +2183,13 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
                 w->blk = w->ktree = (size_t)-1; /* row, row2 overwritten */
                 if (je - jb == REPDL__ATTN_VW) { /* whole tiles of 16 rows x 16 keys */
                     for (r = r0; r + REPDL__ATTN_VW <= rows; r += REPDL__ATTN_VW) {
+                        if (je + REPDL__ATTN_VW <= nk) {
+                            size_t i2;
+                            for (i2 = 0; i2 < REPDL__ATTN_VW; i2++) {
+                                __builtin_prefetch(ds + (r + i2) * nk + REPDL__ATTN_VW);
+                                __builtin_prefetch(pp + (r + i2) * nk + REPDL__ATTN_VW);
+                            }
+                        }
                         repdl__attn_tr16(ds + r * nk, nk, w->row + r, ld);
                         repdl__attn_tr16(pp + r * nk, nk, w->row2 + r, ld);
                     }
