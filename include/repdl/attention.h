@@ -323,14 +323,20 @@ REPDL__ATTN_AI size_t repdl__attn_vleaf_body(size_t j, size_t len, size_t nc, co
    empty asm statement, opaque to the compiler as the AND is, without the
    AND's instruction (a third of the kernel's vector operations); and
    each row's vectors loaded through one, so that they stay in registers */
-#define REPDL__ATTN_QT1(VF, VU, Wq)                                                                    \
+/* v (an x86 vector in one register) through an empty asm statement: its
+   value unknown to the compiler afterwards, no instruction emitted */
+#define REPDL__ATTN_VKEEP(v) __asm__("" : "+v"(v))
+/* e, of type T, computed, then made opaque: never contracted into the
+   operation that consumes it (both leaf kernels, x86 only) */
+#define REPDL__ATTN_OPAQUE(T, e)                                                                       \
     __extension__({                                                                                    \
-        VF p_ = m[c] * (Wq)[r];                                                                        \
-        __asm__("" : "+v"(p_));                                                                        \
+        T p_ = (e);                                                                                    \
+        REPDL__ATTN_VKEEP(p_);                                                                         \
         p_;                                                                                            \
     })
+#define REPDL__ATTN_QT1(VF, VU, Wq) REPDL__ATTN_OPAQUE(VF, m[c] * (Wq)[r])
 #define REPDL__ATTN_ML0(v) ((void)0)
-#define REPDL__ATTN_ML1(v) __asm__("" : "+v"(v))
+#define REPDL__ATTN_ML1(v) REPDL__ATTN_VKEEP(v)
 #define REPDL__ATTN_PA(l) A[q][l][c]
 /* REPDL__ATTN_VLEAFQ(S, VF, VU, VFU, VW, K, T) defines repdl__attn_vleafq_lanes##S
    and repdl__attn_vleafq_body##S over vectors VF of VW floats (VU: as
@@ -779,12 +785,7 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
         }                                                                                              \
     }
 /* RN(a b), opaque to the compiler: never contracted (see above) */
-#define REPDL__ATTN_KEEP(a, b)                                                                         \
-    __extension__({                                                                                    \
-        __m512 p_ = _mm512_mul_ps((a), (b));                                                           \
-        __asm__("" : "+v"(p_));                                                                        \
-        p_;                                                                                            \
-    })
+#define REPDL__ATTN_KEEP(a, b) REPDL__ATTN_OPAQUE(__m512, _mm512_mul_ps((a), (b)))
 #define REPDL__ATTN_PQ(Wq, o)                                                                          \
     do {                                                                                               \
         const __m512 w0 = _mm512_set1_ps(Wq[a0]), w1 = _mm512_set1_ps(Wq[a1]),                        \
@@ -829,6 +830,8 @@ repdl__attn_vleafq_tree_avx512(const repdl__attn_pow2 *g, size_t nc, size_t nq4,
 #undef REPDL__ATTN_KEEP
 #undef REPDL__ATTN_POW2_PASSES
 #endif
+#undef REPDL__ATTN_OPAQUE
+#undef REPDL__ATTN_VKEEP
 
 REPDL_FN size_t repdl__attn_vleafq(REPDL__ATTN_QARGS)
 {
@@ -1513,9 +1516,8 @@ REPDL_FN void repdl__attn_ws_free(repdl__attn_ws *w)
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
 /* The same tile in AVX-512F registers: 16 rows loaded, three rounds of
    interleaves (pairs of floats, of float pairs, of 128-bit quarters, then
-   quarters again), 16 rows stored; bits moved, none computed. The
-   portable form below stores each float alone (13% of the backward
-   without the mask at 1024 keys, its P and dS columns). */
+   quarters again), 16 rows stored; bits moved, none computed (the
+   portable form below stores each float alone; docs/attention.md). */
 #if defined(__GNUC__) && !defined(__clang__) /* as around the exp kernels below */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
