@@ -298,6 +298,13 @@ run_cell() {
     fi
     runner=qemu-i386 via=" (under qemu-i386: this kernel does not run i686 binaries)"
     echo "matrix: this kernel does not run i686 binaries: under qemu-i386" >>"$log"
+    # qemu-i386 runs the SSE code about 8x slower than the other qemu
+    # cells run theirs: outside --full, the base tables at stride 4096 as
+    # well (2^20 inputs each; 16 s instead of 125 s on a 2-vCPU VM guest,
+    # 2026-11-30), hashed against hashes.txt's s4096 lines
+    if [ "$kind" != full ] && [ "$stride" -lt 4096 ]; then
+      stride=4096 via=" (under qemu-i386, base tables at stride 4096: this kernel does not run i686 binaries)"
+    fi
   fi
   t1=$(date +%s.%N)
   local args=(--hashes "$ROOT/tests/golden/hashes.txt")
@@ -316,6 +323,8 @@ run_cell() {
            sha256sum | cut -c1-12)
   summary=$(grep '^golden:' "$log" | tail -1)
   local st=PASS; [ $rc -eq 0 ] || st=FAIL
+  # a cell run at another stride than the matrix's names it in its digest
+  [ "$stride" = "$3" ] || digest="s$stride:$digest"
   echo "$id|$st|$digest|$(secs "$t0" "$t1")|$(secs "$t1" "$t2")|${summary:-no summary, rc=$rc (see $log)}$via"
 }
 
@@ -381,8 +390,10 @@ echo "$out"
 pass=$(grep -c '|PASS|' <<<"$results"); fail=$(grep -c '|FAIL|' <<<"$results")
 skip=$(grep -c '|SKIP|' <<<"$results")
 missing=$(( ncells - pass - fail - skip )); fail=$(( fail + missing ))
-# every passing golden cell at the same stride printed the same hashes
-ndig=$(awk -F'|' '$2 == "PASS" && $3 != "refused" && $1 !~ /^full-/ {print $3}' <<<"$results" | sort -u | wc -l)
-if [ "$ndig" -gt 1 ]; then echo "matrix: passing cells disagree on the digest of their hashes"; fail=$((fail + 1)); fi
+# every passing golden cell at the same stride printed the same hashes (a
+# digest "sS:..." is a cell's at stride S)
+ndig=$(awk -F'|' '$2 == "PASS" && $3 != "refused" && $1 !~ /^full-/ {print $3}' <<<"$results" | sort -u |
+       awk -F: '{print (NF > 1 ? $1 : "-")}' | uniq -d | wc -l)
+if [ "$ndig" -gt 0 ]; then echo "matrix: passing cells disagree on the digest of their hashes"; fail=$((fail + 1)); fi
 echo "matrix: $pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s)"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
