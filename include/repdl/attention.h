@@ -2157,7 +2157,7 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
            packed = (size_t)-1, jb = 0; /* G == 1: the keys jb .. jb + 15 of head kh packed: kh nk + jb */
     while (x < hi && rows <= REPDL_SUM_LEAF) {
         size_t cnt = hi - x, j = x % nk, kh = x / nk, b = kh / a->s.hkv, q, k = 0, r, f, c, t,
-               done, zlo[REPDL__ATTN_Q], zhi[REPDL__ATTN_Q], kj[REPDL__ATTN_Q];
+               done, zlo[REPDL__ATTN_Q], zhi[REPDL__ATTN_Q], kj[REPDL__ATTN_Q], alone[REPDL__ATTN_Q], na = 0;
         /* the group's first query row (G == 1: the group's rows are the
            head's query rows, r = i: QG and GG are q and dout in place) */
         size_t u0 = (b * a->s.hq + (kh % a->s.hkv) * a->G) * a->s.nq;
@@ -2225,9 +2225,8 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
                 repdl__attn_key_use(a, b, j + q, w->use);
                 for (r = 0; r < rows && !w->use[r]; r++) {}
                 for (f = r; r < rows && w->use[r]; r++) {}
-                if (r < rows) { /* a hole after the first seen row: alone */
-                    repdl__attn_bwd_key(a, w, x + q);
-                    packed = (size_t)-1; /* row, row2 overwritten */
+                if (r < rows) { /* a hole after the first seen row: alone, below */
+                    alone[na++] = x + q;
                     continue;
                 }
             }
@@ -2259,6 +2258,13 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
                 for (c = 0; c < d; c++)
                     od[q][c] = repdl__canon(t ? od[q][c] : repdl__fmul(a->scale, od[q][c]));
             }
+        }
+        /* after the others' sums: repdl__attn_bwd_key packs its own block
+           of dS and P columns into row and row2 (G == 1: where the keys
+           above read theirs at other places) */
+        for (q = 0; q < na; q++) {
+            repdl__attn_bwd_key(a, w, alone[q]);
+            packed = (size_t)-1; /* row, row2 overwritten */
         }
         x += cnt;
     }

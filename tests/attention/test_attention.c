@@ -196,6 +196,13 @@ static void test_reference(void)
     check_ref("mqa offset d64", shp(1, 4, 1, 3, 40, 64, 37, 0, 1), 0, 0, 0);
     check_ref("noncausal d3 mask nan q", shp(2, 2, 2, 6, 6, 3, 0, 0, 0), 1, 0, 1);
     check_ref("inf mask", shp(1, 2, 2, 5, 7, 4, 0, 0, 0), 2, 1, 0);
+    /* one query head a kv head, keys past the first 16 with holes in
+       their seen rows (a -inf mask entry after a seen row: such a key is
+       summed alone, after the others of its 4, whose dS and P columns its
+       own packing would overwrite; before 2026-11-30 it did, and their dk
+       and dv were other keys' sums) */
+    check_ref("G 1 mask holes 48 keys", shp(1, 1, 1, 8, 48, 16, 0, 0, 0), 1, 0, 0);
+    check_ref("G 1 mask keep holes causal", shp(2, 2, 2, 8, 48, 32, 40, 0, 1), 1, 1, 0);
     check_ref("two leaves of keys", shp(1, 2, 1, 2, 1100, 64, 1098, 0, 1), 0, 1, 0);
     check_ref("d 130", shp(1, 3, 3, 4, 20, 130, 16, 0, 1), 1, 0, 0);
     check_ref("three leaves of keys", shp(1, 1, 1, 1, 3000, 5, 2999, 3001, 1), 0, 1, 0);
