@@ -829,22 +829,84 @@ repdl__attn_vleafq_tree_avx512(const repdl__attn_pow2 *g, size_t nc, size_t nq4,
 #undef REPDL__ATTN_PQ
 #undef REPDL__ATTN_KEEP
 #undef REPDL__ATTN_POW2_PASSES
+/* The zero-padded counter leaf.  A slot whose seen rows [lo, hi) are not
+   all of a power of two of rows (causal: each query its own number of
+   keys, each key its own first query) is still summed by the counter leaf
+   above over L rows, L the power of two >= len, when the caller knows
+   that W[q][r] is +0 or -0 for every row r < L outside [lo, hi) (the
+   backward's P and dS hold -0 there) and M has L rows.  Such a row's term
+   is then RN(+-0 M[r][c]): -0 or +0 when M[r][c] is finite, where the
+   definition's term is -0.  Claim: each node of the tree then has the
+   definition's value v, or +0 where v is -0.  At a leaf by the above; at
+   a node a + b where a has +0 for -0 and b is exact: -0 + b == b, and
+   +0 + b == b unless b is -0 (then +0 for -0); where both have +0 for
+   -0, +0 for -0 again.  So a sum of the counter leaf that is neither +0
+   nor NaN (a term NaN: M[r][c] infinite or NaN in an unseen row) is the
+   definition's, bit for bit, and a slot with either anywhere in its
+   columns is summed again by the generic leaf over [lo, hi) (exact sums
+   of +0 and NaNs are rare: a row of zero gradients, non-finite inputs).
+   tests/attention compares both paths with the reference, fix-ups
+   included ("causal zero-pad fix-ups"). */
+__attribute__((target("avx512f"), noinline, unused)) static void
+repdl__attn_zfix_avx512(size_t len, size_t nc, size_t nq4, const float *const *W, const size_t *lo,
+                        const size_t *hi, const float *M, size_t ldm, float *const *out)
+{
+    size_t q, c;
+    for (q = 0; q < nq4; q++) {
+        __mmask16 bad = 0;
+        for (c = 0; c + 16 <= nc; c += 16) {
+            __m512 v = _mm512_loadu_ps(out[q] + c);
+            bad |= _mm512_cmpeq_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512()) |
+                   _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        }
+        if (bad) repdl__attn_vleafq_avx512(len, nc, 1, W + q, lo + q, hi + q, M, ldm, out + q);
+    }
+}
 #endif
 #undef REPDL__ATTN_OPAQUE
 #undef REPDL__ATTN_VKEEP
 
-REPDL_FN size_t repdl__attn_vleafq(REPDL__ATTN_QARGS)
+/* The length of the counter leaf for a call of len rows (a power of two
+   from 4): len itself when every slot sees every row; otherwise, with
+   avail > 0 (the weights of every slot are +-0 outside its rows for the
+   rows below avail, and M has avail rows: repdl__attn_zfix_avx512), the
+   power of two >= len when it is at most avail; 0: none. */
+REPDL_FN size_t repdl__attn_pow2_len(size_t len, size_t nq4, const size_t *lo, const size_t *hi,
+                                     size_t avail)
+{
+    size_t q, L = 4;
+    int all = 1;
+    for (q = 0; q < nq4 && all; q++) all = lo[q] == 0 && hi[q] >= len;
+    while (L < len) L *= 2;
+    if (all && L == len) return L;
+    return L <= avail ? L : 0;
+}
+
+/* The rows of slot q below L, the counter leaf's length, that it does not
+   see: none when lo[q] == 0 and hi[q] >= L for every slot. */
+REPDL_FN int repdl__attn_padded(size_t L, size_t nq4, const size_t *lo, const size_t *hi)
+{
+    size_t q;
+    for (q = 0; q < nq4; q++)
+        if (lo[q] || hi[q] < L) return 1;
+    return 0;
+}
+
+/* The sums of up to 4 slots (REPDL__ATTN_QARGS: repdl__attn_vleafq_body),
+   by the widest kernel, through the counter leaf where it applies
+   (repdl__attn_pow2_len; avail as there, 0: only where every slot sees
+   every row). */
+REPDL_FN size_t repdl__attn_vleafq_zp(REPDL__ATTN_QARGS, size_t avail)
 {
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
     int isa = repdl__attn_visa();
     if (isa == 2) {
-        size_t q, done;
+        size_t q, done, L = nc >= 32 ? repdl__attn_pow2_len(len, nq4, lo, hi, avail) : 0;
         /* (at 1024 rows it measured 2-3% slower in the forward and the
            backward at 4 heads, head_dim 64: the kernel below is for 4 .. 512) */
-        int all = len >= 4 && len <= 512 && !(len & (len - 1)) && nc >= 32;
-        for (q = 0; q < nq4 && all; q++) all = lo[q] == 0 && hi[q] >= len;
-        if (!all) return repdl__attn_vleafq_avx512(len, nc, nq4, W, lo, hi, M, ldm, out);
-        done = repdl__attn_vleafq_pow2_avx512(len, nc, nq4, W, M, ldm, out);
+        if (!L || L > 512) return repdl__attn_vleafq_avx512(len, nc, nq4, W, lo, hi, M, ldm, out);
+        done = repdl__attn_vleafq_pow2_avx512(L, nc, nq4, W, M, ldm, out);
+        if (repdl__attn_padded(L, nq4, lo, hi)) repdl__attn_zfix_avx512(len, done, nq4, W, lo, hi, M, ldm, out);
         if (done + 16 <= nc) { /* the last 16 columns */
             float *o2[REPDL__ATTN_Q];
             for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
@@ -854,9 +916,22 @@ REPDL_FN size_t repdl__attn_vleafq(REPDL__ATTN_QARGS)
     }
     if (isa == 1) return repdl__attn_vleafq_avx2(len, nc, nq4, W, lo, hi, M, ldm, out);
 #endif
+    (void)avail;
     return repdl__attn_vleafq_base(len, nc, nq4, W, lo, hi, M, ldm, out);
 }
 
+REPDL_FN size_t repdl__attn_vleafq(REPDL__ATTN_QARGS)
+{
+    return repdl__attn_vleafq_zp(len, nc, nq4, W, lo, hi, M, ldm, out, 0);
+}
+
+/* The row stride of KT and VT: nk + 16, so that the d rows a block of
+   keys reads do not share one cache set when nk is a multiple of 1024
+   (nk + 16 fits: repdl__attn_ws_bytes checks it first). */
+#define REPDL__ATTN_KPAD 16
+
+/* repdl__attn_vdots4_body's dots; the rows of sc (and of XT) must hold
+   ldt - REPDL__ATTN_KPAD columns (nk), which it may write past n. */
 REPDL_FN void repdl__attn_vdots4(REPDL__ATTN_DARGS)
 {
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
@@ -867,7 +942,12 @@ REPDL_FN void repdl__attn_vdots4(REPDL__ATTN_DARGS)
            XT[t][j]): repdl__attn_vleafq_pow2_avx512's leaf over d rows with
            W = x, 32 keys a pass (20-27% faster at d 64 than the kernel of
            nodes F(8, b, nb) below, 2-15% at d 32); the last keys below */
-        size_t done = n >= 32 ? repdl__attn_vleafq_pow2_avx512(d, n & ~(size_t)31, nx, x, XT, ldt, sc) : 0;
+        /* n rounded up to 32 keys where the rows of sc (and XT) hold
+           them (ldt - REPDL__ATTN_KPAD: the callers' nk), the columns
+           past n computed and stored but never used; else down */
+        size_t n32 = (n + 31) & ~(size_t)31,
+               done = repdl__attn_vleafq_pow2_avx512(d, n32 + REPDL__ATTN_KPAD <= ldt ? n32 : n & ~(size_t)31, nx,
+                                                     x, XT, ldt, sc);
         if (done < n) {
             float *s2[REPDL__ATTN_Q];
             size_t q;
@@ -1426,10 +1506,7 @@ typedef struct repdl__attn_ws {
     void *block;
 } repdl__attn_ws;
 
-/* The row stride of KT and VT: nk + 16, so that the d rows a block of
-   keys reads do not share one cache set when nk is a multiple of 1024
-   (nk + 16 fits: repdl__attn_ws_bytes checks it first). */
-#define REPDL__ATTN_KPAD 16
+/* The row stride of KT and VT: nk + REPDL__ATTN_KPAD (above). */
 REPDL_FN size_t repdl__attn_ldt(const repdl__attn *a) { return a->s.nk + REPDL__ATTN_KPAD; }
 
 /* Bytes of one workspace; 0 when that does not fit in size_t. */
@@ -1802,32 +1879,30 @@ REPDL_FN const float *repdl__attn_vrows(const repdl__attn *a, size_t u)
 #if REPDL__ATTN_VEC
 REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t nq4, const float *const *W,
                                      const size_t *lo, const size_t *hi, const float *M, float *buf,
-                                     size_t *cached, size_t key, float *const *out)
+                                     size_t *cached, size_t key, size_t avail, float *const *out)
 {
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
-    if (len >= 4 && len <= 1024 && !(len & (len - 1)) && d >= 32 && repdl__attn_visa() == 2) {
-        size_t q, done;
-        int all = 1;
+    size_t L = d >= 32 && repdl__attn_visa() == 2 ? repdl__attn_pow2_len(len, nq4, lo, hi, avail) : 0;
+    if (L && L <= 1024) {
+        size_t q, done, ck = key * 2048 + L; /* the rows' copy: kv head and length */
         repdl__attn_pow2 g;
-        for (q = 0; q < nq4 && all; q++) all = lo[q] == 0 && hi[q] >= len;
-        if (all) {
-            repdl__attn_pow2_plan(len, &g);
-            if (*cached != key) {
-                repdl__attn_pow2_rows(&g, d, M, d, buf);
-                *cached = key;
-            }
-            done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, buf, d, out);
-            if (done + 16 <= d) { /* the last 16 columns */
-                float *o2[REPDL__ATTN_Q];
-                for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
-                done += repdl__attn_vleafq_avx512(len, d - done, nq4, W, lo, hi, M + done, d, o2);
-            }
-            return done;
+        repdl__attn_pow2_plan(L, &g);
+        if (*cached != ck) {
+            repdl__attn_pow2_rows(&g, d, M, d, buf);
+            *cached = ck;
         }
+        done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, buf, d, out);
+        if (repdl__attn_padded(L, nq4, lo, hi)) repdl__attn_zfix_avx512(len, done, nq4, W, lo, hi, M, d, out);
+        if (done + 16 <= d) { /* the last 16 columns */
+            float *o2[REPDL__ATTN_Q];
+            for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
+            done += repdl__attn_vleafq_avx512(len, d - done, nq4, W, lo, hi, M + done, d, o2);
+        }
+        return done;
     }
 #endif
     (void)buf, (void)cached, (void)key;
-    return repdl__attn_vleafq(len, d, nq4, W, lo, hi, M, d, out);
+    return repdl__attn_vleafq_zp(len, d, nq4, W, lo, hi, M, d, out, avail);
 }
 
 /* The P V sums of nq4 rows of one head from row u: in the forward the
@@ -1838,7 +1913,7 @@ REPDL_FN size_t repdl__attn_pv(const repdl__attn *a, repdl__attn_ws *w, size_t u
     size_t bh = u / a->s.nq, kh = bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G;
     const float *V = repdl__attn_vrows(a, u);
     if (a->dout) return repdl__attn_vleafq(len, a->s.d, nq4, W, lo, hi, V, a->s.d, out);
-    return repdl__attn_tree_sum(len, a->s.d, nq4, W, lo, hi, V, w->VT, &w->vtree, kh, out);
+    return repdl__attn_tree_sum(len, a->s.d, nq4, W, lo, hi, V, w->VT, &w->vtree, kh, 0, out);
 }
 #endif
 
@@ -1979,10 +2054,12 @@ REPDL_FN size_t repdl__attn_dq_sum(const repdl__attn *a, repdl__attn_ws *w, size
                                    size_t nq4, const float *const *W, const size_t *lo, const size_t *hi,
                                    const float *K, float *const *out)
 {
-    size_t done;
-    if (len * a->s.d > w->nrow) return repdl__attn_vleafq(len, a->s.d, nq4, W, lo, hi, K, a->s.d, out);
-    done = repdl__attn_tree_sum(len, a->s.d, nq4, W, lo, hi, K, w->row, &w->ktree, kh, out);
-    if (w->ktree == kh) w->blk = (size_t)-1; /* row overwritten */
+    /* the rows of dS past a row's keys are -0, up to nk (the counter
+       leaf's padding, repdl__attn_pow2_len), as far as row holds them */
+    size_t done, avail = w->nrow / a->s.d < a->s.nk ? w->nrow / a->s.d : a->s.nk;
+    if (len > avail) return repdl__attn_vleafq(len, a->s.d, nq4, W, lo, hi, K, a->s.d, out);
+    done = repdl__attn_tree_sum(len, a->s.d, nq4, W, lo, hi, K, w->row, &w->ktree, kh, avail, out);
+    if (w->ktree != (size_t)-1) w->blk = (size_t)-1; /* row overwritten */
     return done;
 }
 #endif
@@ -2131,13 +2208,13 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
 #if REPDL__ATTN_VEC
 REPDL_FN size_t repdl__attn_vleafq_rows(const repdl__attn *a, repdl__attn_ws *w, size_t kh, size_t t,
                                         size_t rows, size_t nq4, const float *const *W, const size_t *lo,
-                                        const size_t *hi, const float *M, float *const *out)
+                                        const size_t *hi, const float *M, size_t avail, float *const *out)
 {
     size_t done;
-    if (a->G != 1) return repdl__attn_vleafq(rows, a->s.d, nq4, W, lo, hi, M, a->s.d, out);
+    if (a->G != 1) return repdl__attn_vleafq_zp(rows, a->s.d, nq4, W, lo, hi, M, a->s.d, out, avail);
     done = repdl__attn_tree_sum(rows, a->s.d, nq4, W, lo, hi, M, t ? w->VT : w->KT, t ? &w->vtree : &w->kttree,
-                                kh, out);
-    if (w->vtree == kh || w->kttree == kh) w->head = w->group = (size_t)-1; /* KT, VT overwritten */
+                                kh, avail, out);
+    if (w->vtree != (size_t)-1 || w->kttree != (size_t)-1) w->head = w->group = (size_t)-1; /* KT, VT overwritten */
     return done;
 }
 #endif
@@ -2154,7 +2231,8 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
     size_t x = lo;
 #if REPDL__ATTN_VEC
     size_t nk = a->s.nk, d = a->s.d, rows = a->G * a->s.nq, ld = rows + REPDL__ATTN_PAD,
-           packed = (size_t)-1, jb = 0; /* G == 1: the keys jb .. jb + 15 of head kh packed: kh nk + jb */
+           packed = (size_t)-1, jb = 0, /* G == 1: the keys jb .. jb + 15 of head kh packed: kh nk + jb */
+           avail = 0; /* the packed columns' rows from 0 (-0 where unseen), or 0 */
     while (x < hi && rows <= REPDL_SUM_LEAF) {
         size_t cnt = hi - x, j = x % nk, kh = x / nk, b = kh / a->s.hkv, q, k = 0, r, f, c, t,
                done, zlo[REPDL__ATTN_Q], zhi[REPDL__ATTN_Q], kj[REPDL__ATTN_Q], alone[REPDL__ATTN_Q], na = 0;
@@ -2209,6 +2287,7 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
                         w->row2[jj * ld + r] = pp[r * nk + jj];
                     }
                 packed = kh * nk + jb;
+                avail = r0 ? 0 : rows;
             }
         } else {
             if (cnt > REPDL__ATTN_COLS - j % REPDL__ATTN_COLS) /* one block of row, row2 */
@@ -2216,6 +2295,7 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
             repdl__attn_bwd_key_prep(a, w, x);
             Mk = w->KT;
             Mv = w->VT;
+            avail = rows; /* every row of the block's columns */
         }
         for (q = 0; q < cnt; q++) {
             if (!a->mask && !a->keep) { /* seen: the rows of the queries at or after j */
@@ -2248,7 +2328,7 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
             const float *M = t ? Mv : Mk;
             if (!dst) continue;
             for (q = 0; q < k; q++) od[q] = dst + (kh * a->R + kj[q]) * d;
-            done = repdl__attn_vleafq_rows(a, w, kh, t, rows, k, Wt, zlo, zhi, M, od);
+            done = repdl__attn_vleafq_rows(a, w, kh, t, rows, k, Wt, zlo, zhi, M, avail, od);
             for (q = 0; q < k; q++) {
                 if (done < d) { /* the last d % 16 columns */
                     repdl__attn_key_use(a, b, kj[q], w->use);

@@ -136,7 +136,18 @@ static void check_ref(const char *name, repdl_attention_shape s, int mask_kind, 
     float *out, *lse, *rout, *rlse, *dq, *dk, *dv, *rdq, *rdk, *rdv, *t1, *t2, *t3, *t4;
     int T;
     prob_make(&p, s, mask_kind, keep_kind);
-    if (q_nan && p.nrows) p.q[d * (p.nrows / 2)] = NAN;
+    if (q_nan == 1 && p.nrows) p.q[d * (p.nrows / 2)] = NAN;
+    if (q_nan == 2) { /* zeros and infinities where a causal row or key does not look */
+        size_t i, c, R = s.kv_stride ? s.kv_stride : s.nk;
+        for (i = 0; i < p.nrows; i++)
+            for (c = 0; c < d; c++) {
+                if (i % 5 == 1) p.dout[i * d + c] = -0.0f; /* ds all +-0: dq sums of zeros */
+                if (i % 7 == 3) p.dout[i * d + c] = 0.0f;
+            }
+        for (i = 0; i < p.nrows; i += s.nq) p.q[i * d + 1] = INFINITY; /* query 0 of each head */
+        for (i = 0; s.nk && i < p.nkv; i += R) p.k[(i + s.nk - 1) * d] = INFINITY; /* the last key */
+        for (i = 0; s.nk > 2 && i < p.nkv; i += R) p.v[(i + s.nk - 2) * d + 2] = -INFINITY;
+    }
     nq = p.nrows * d;
     nkv = p.nkv * d;
     out = falloc(nq); lse = falloc(p.nrows); rout = falloc(nq); rlse = falloc(p.nrows);
@@ -260,6 +271,21 @@ static void test_reference(void)
        2 kv heads; with 256 query rows the forward's, dk's and dv's paths
        too */
     check_ref("noncausal 256 x 256 d32", shp(1, 2, 2, 256, 256, 32, 0, 0, 0), 0, 0, 0);
+    /* causal: the dq sums of 4 rows and the dk, dv sums of 4 keys through
+       the counter leaf over the power of two >= their rows, the rows a
+       slot does not see padded with +-0 (attention.h,
+       repdl__attn_zfix_avx512): without and with zero rows of dout (sums
+       of +-0: -0 where the definition's terms are all -0, fixed up),
+       an infinite query 0 and last key and a -inf value (NaN terms in the
+       rows a slot does not see, fixed up); 64 and 256 rows (the tree-order
+       copies of one head), 3 query heads on one kv head (the group rows of
+       the keys' sums), and 100 keys (no power of two: the last rows' sums
+       stay with the generic leaf) */
+    check_ref("causal 64 d64", shp(1, 2, 2, 64, 64, 64, 0, 0, 1), 0, 0, 0);
+    check_ref("causal zero-pad fix-ups 64 d64", shp(1, 2, 2, 64, 64, 64, 0, 0, 1), 0, 0, 2);
+    check_ref("causal zero-pad fix-ups 256 d32", shp(1, 1, 1, 256, 256, 32, 0, 0, 1), 0, 0, 2);
+    check_ref("causal zero-pad fix-ups gqa d64", shp(1, 3, 1, 40, 40, 64, 0, 0, 1), 0, 0, 2);
+    check_ref("causal zero-pad fix-ups 100 d48", shp(2, 2, 1, 100, 100, 48, 0, 0, 1), 0, 0, 2);
 }
 
 /* A query range [q0, q0 + c) of p's queries as a problem of its own: the
