@@ -114,6 +114,12 @@ typedef struct repdl_attention_shape {
 #define REPDL__ATTN_COLS 64
 #define REPDL__ATTN_SCRATCH ((size_t)(REPDL_SUM_LANES + REPDL_SUM_VECS) * REPDL__ATTN_COLS)
 
+/* The row stride of KT and VT (the transposed keys and values, below):
+   nk + 16, so that the d rows a block of keys reads do not share one
+   cache set when nk is a multiple of 1024 (nk + 16 fits:
+   repdl__attn_ws_bytes checks it first). */
+#define REPDL__ATTN_KPAD 16
+
 /* The term of row r, columns c < nc, into t: RN(w[r] * M[r ldm + c]), or
    -0 when use != NULL and use[r] == 0. */
 REPDL_FN void repdl__attn_terms(float *t, size_t r, size_t nc, const float *w,
@@ -925,11 +931,6 @@ REPDL_FN size_t repdl__attn_vleafq(REPDL__ATTN_QARGS)
     return repdl__attn_vleafq_zp(len, nc, nq4, W, lo, hi, M, ldm, out, 0);
 }
 
-/* The row stride of KT and VT: nk + 16, so that the d rows a block of
-   keys reads do not share one cache set when nk is a multiple of 1024
-   (nk + 16 fits: repdl__attn_ws_bytes checks it first). */
-#define REPDL__ATTN_KPAD 16
-
 /* repdl__attn_vdots4_body's dots; the rows of sc (and of XT) must hold
    ldt - REPDL__ATTN_KPAD columns (nk), which it may write past n. */
 REPDL_FN void repdl__attn_vdots4(REPDL__ATTN_DARGS)
@@ -1506,7 +1507,7 @@ typedef struct repdl__attn_ws {
     void *block;
 } repdl__attn_ws;
 
-/* The row stride of KT and VT: nk + REPDL__ATTN_KPAD (above). */
+/* The row stride of KT and VT: nk + REPDL__ATTN_KPAD. */
 REPDL_FN size_t repdl__attn_ldt(const repdl__attn *a) { return a->s.nk + REPDL__ATTN_KPAD; }
 
 /* Bytes of one workspace; 0 when that does not fit in size_t. */
