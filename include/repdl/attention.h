@@ -344,6 +344,19 @@ REPDL__ATTN_AI size_t repdl__attn_vleaf_body(size_t j, size_t len, size_t nc, co
 #define REPDL__ATTN_ML0(v) ((void)0)
 #define REPDL__ATTN_ML1(v) REPDL__ATTN_VKEEP(v)
 #define REPDL__ATTN_PA(l) A[q][l][c]
+/* The slots' and the pass's vectors' loops unrolled at every -O level:
+   at -O2 gcc 12 left them rolled, with every vector of the lane's trees
+   in memory (the AVX2 kernel's causal backward 7x slower than at -O3;
+   clang spells the pragma without GCC) */
+#if defined(__clang__)
+#define REPDL__ATTN_UNROLL2 _Pragma("unroll 2")
+#define REPDL__ATTN_UNROLL4 _Pragma("unroll 4")
+#define REPDL__ATTN_UNROLL8 _Pragma("unroll 8")
+#else
+#define REPDL__ATTN_UNROLL2 _Pragma("GCC unroll 2")
+#define REPDL__ATTN_UNROLL4 _Pragma("GCC unroll 4")
+#define REPDL__ATTN_UNROLL8 _Pragma("GCC unroll 8")
+#endif
 /* REPDL__ATTN_VLEAFQ(S, VF, VU, VFU, VW, K, T) defines repdl__attn_vleafq_lanes##S
    and repdl__attn_vleafq_body##S over vectors VF of VW floats (VU: as
    uint32_t, VFU: unaligned).  The columns are independent lanes, so VW
@@ -375,37 +388,37 @@ REPDL__ATTN_AI T void repdl__attn_vleafq_lanes##S(int cw, size_t Lp, size_t len,
     (void)keep; /* unused where K is 1 */                                                             \
     for (l = 0; l < Lp; l++) {                                                                        \
         VF acc[REPDL__ATTN_Q][2], t01[REPDL__ATTN_Q][2];                                              \
-        for (q = 0; q < REPDL__ATTN_Q; q++) /* every value is set before it is read */                \
-            for (c = 0; c < 2; c++) acc[q][c] = t01[q][c] = neg;                                      \
+        REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++) /* every value is set before it is read */ \
+            REPDL__ATTN_UNROLL2 for (c = 0; c < 2; c++) acc[q][c] = t01[q][c] = neg;                  \
         for (g = 0; g < ng; g++) {                                                                    \
             VF x[REPDL__ATTN_Q][2], s0[REPDL__ATTN_Q][2], s1[REPDL__ATTN_Q][2];                       \
-            for (q = 0; q < REPDL__ATTN_Q; q++)                                                       \
-                for (c = 0; c < 2; c++) s0[q][c] = s1[q][c] = neg;                                    \
+            REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++)                                   \
+                REPDL__ATTN_UNROLL2 for (c = 0; c < 2; c++) s0[q][c] = s1[q][c] = neg;                \
             if (g < g0) { /* no slot sees a row of the group: its subtree is -0 */                    \
-                for (q = 0; q < REPDL__ATTN_Q; q++)                                                   \
-                    for (c = 0; c < cw; c++) x[q][c] = neg;                                           \
+                REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++)                               \
+                    REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) x[q][c] = neg;                       \
             } else {                                                                                  \
                 for (vv = 0; vv < vg; vv++) {                                                         \
                     size_t r = l + (4 * g + vv) * REPDL_SUM_LANES;                                    \
                     VF e[REPDL__ATTN_Q][2];                                                           \
                     if (r < minlo || r >= maxhi) { /* no slot sees row r: every term -0 */            \
-                        for (q = 0; q < REPDL__ATTN_Q; q++)                                           \
-                            for (c = 0; c < cw; c++) e[q][c] = neg;                                   \
+                        REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++)                       \
+                            REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) e[q][c] = neg;               \
                     } else if (r < len) {                                                             \
                         VF m[2];                                                                      \
-                        for (c = 0; c < cw; c++) {                                                    \
+                        REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) {                                \
                             m[c] = *(const VFU *)(M + r * ldm + c * VW);                              \
                             REPDL__ATTN_ML##K(m[c]);                                                  \
                         }                                                                             \
                         if (r >= maxlo && r < minhi) { /* every slot sees row r */                    \
-                            for (c = 0; c < cw; c++) {                                                \
+                            REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) {                            \
                                 e[0][c] = REPDL__ATTN_QT##K(VF, VU, W0);                              \
                                 e[1][c] = REPDL__ATTN_QT##K(VF, VU, W1);                              \
                                 e[2][c] = REPDL__ATTN_QT##K(VF, VU, W2);                              \
                                 e[3][c] = REPDL__ATTN_QT##K(VF, VU, W3);                              \
                             }                                                                         \
                         } else {                                                                      \
-                            for (c = 0; c < cw; c++) {                                                \
+                            REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) {                            \
                                 e[0][c] = r >= sl[0] && r < sh[0] ? REPDL__ATTN_QT##K(VF, VU, W0) : neg; \
                                 e[1][c] = r >= sl[1] && r < sh[1] ? REPDL__ATTN_QT##K(VF, VU, W1) : neg; \
                                 e[2][c] = r >= sl[2] && r < sh[2] ? REPDL__ATTN_QT##K(VF, VU, W2) : neg; \
@@ -413,32 +426,32 @@ REPDL__ATTN_AI T void repdl__attn_vleafq_lanes##S(int cw, size_t Lp, size_t len,
                             }                                                                         \
                         }                                                                             \
                     } else {                                                                          \
-                        for (q = 0; q < REPDL__ATTN_Q; q++)                                           \
-                            for (c = 0; c < cw; c++) e[q][c] = neg;                                   \
+                        REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++)                       \
+                            REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) e[q][c] = neg;               \
                     }                                                                                 \
                     /* the group's tree: e0, e0 + e1, or (e0 + e1) + (e2 + e3) */                     \
-                    for (q = 0; q < REPDL__ATTN_Q; q++)                                               \
-                        for (c = 0; c < cw; c++) {                                                    \
+                    REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++)                           \
+                        REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) {                                \
                             if (vv == 0) s0[q][c] = e[q][c];                                          \
                             else if (vv == 1) s0[q][c] = s0[q][c] + e[q][c];                          \
                             else if (vv == 2) s1[q][c] = e[q][c];                                     \
                             else s1[q][c] = s1[q][c] + e[q][c];                                       \
                         }                                                                             \
                 }                                                                                     \
-                for (q = 0; q < REPDL__ATTN_Q; q++)                                                   \
-                    for (c = 0; c < cw; c++) x[q][c] = vg == 4 ? s0[q][c] + s1[q][c] : s0[q][c];      \
+                REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++)                               \
+                    REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) x[q][c] = vg == 4 ? s0[q][c] + s1[q][c] : s0[q][c]; \
             }                                                                                         \
             /* the lane's tree over its groups: x0; x0 + x1; (x0 + x1) + (x2 + x3) */                 \
-            for (q = 0; q < REPDL__ATTN_Q; q++)                                                       \
-                for (c = 0; c < cw; c++) {                                                            \
+            REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++)                                   \
+                REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) {                                        \
                     if (g == 0) t01[q][c] = x[q][c];                                                  \
                     else if (g == 1) t01[q][c] = t01[q][c] + x[q][c];                                 \
                     else if (g == 2) acc[q][c] = x[q][c];                                             \
                     else acc[q][c] = t01[q][c] + (acc[q][c] + x[q][c]);                               \
                 }                                                                                     \
         }                                                                                             \
-        for (q = 0; q < REPDL__ATTN_Q; q++)                                                           \
-            for (c = 0; c < cw; c++) A[q][l][c] = ng == 4 ? acc[q][c] : t01[q][c];                    \
+        REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++)                                       \
+            REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) A[q][l][c] = ng == 4 ? acc[q][c] : t01[q][c]; \
     }                                                                                                 \
 }                                                                                                     \
                                                                                                       \
@@ -456,7 +469,7 @@ REPDL__ATTN_AI T size_t repdl__attn_vleafq_body##S(size_t len, size_t nc, size_t
     while (Lp < len && Lp < REPDL_SUM_LANES) Lp *= 2;                                                 \
     while (nvp * REPDL_SUM_LANES < len) nvp *= 2;                                                     \
     /* slots past nq4 repeat slot 0 (computed, never stored) */                                       \
-    for (q = 0; q < REPDL__ATTN_Q; q++) {                                                             \
+    REPDL__ATTN_UNROLL4 for (q = 0; q < REPDL__ATTN_Q; q++) {                                         \
         size_t z = q < nq4 ? q : 0;                                                                   \
         Ws[q] = W[z];                                                                                 \
         sl[q] = lo[z];                                                                                \
@@ -493,7 +506,7 @@ REPDL__ATTN_AI T size_t repdl__attn_vleafq_body##S(size_t len, size_t nc, size_t
             repdl__attn_vleafq_lanes##S(1, Lp, len, ng, vg, g0, Ws, sl, sh, minlo, maxlo, minhi,      \
                                      maxhi, M + c0, ldm, ones, A);                                    \
         for (q = 0; q < nq4; q++)                                                                     \
-            for (c = 0; c < cw; c++) {                                                                \
+            REPDL__ATTN_UNROLL2 for (c = 0; c < cw; c++) {                                            \
                 switch (Lp) {                                                                         \
                 case 1: root = REPDL__ATTN_PA(0); break;                                              \
                 case 2: root = REPDL__ATTN_F2(REPDL__ATTN_PA, 0, 1); break;                           \
@@ -762,13 +775,16 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
    for both layouts (a pointer chosen at run time) made gcc spill its
    pointers, and so did the four rows held in pointer variables, so the
    loads take the expressions (docs/attention.md, "Speed"). */
+/* (REPDL__ATTN_UNROLL8: the 8 accumulators' loops unrolled at every -O
+   level; at -O2 gcc 12 left them rolled, the accumulators in memory, and
+   the leaves ran 1.5-1.6x slower than at -O3) */
 #define REPDL__ATTN_POW2_PASSES(MBASE, ROW0, ROW1, ROW2, ROW3)                                           \
     for (c0 = 0; c0 + 32 <= nc; c0 += 32) {                                                            \
         __m512 st[9][8], x[8];                                                                         \
         const float *Mc = (MBASE) + c0;                                                                \
         size_t j;                                                                                      \
         int lev, i;                                                                                    \
-        for (i = 0; i < 8; i++) x[i] = _mm512_setzero_ps(); /* every one is set below */               \
+        REPDL__ATTN_UNROLL8 for (i = 0; i < 8; i++) x[i] = _mm512_setzero_ps(); /* all set below */    \
         for (s = 0; s < nsub; s++) {                                                                   \
             const size_t a0 = R[s], a1 = a0 + off1, a2 = a0 + off2, a3 = a0 + off3;                    \
             __m512 m00 = _mm512_loadu_ps(ROW0), m01 = _mm512_loadu_ps(ROW0 + 16),                      \
@@ -782,8 +798,8 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
             REPDL__ATTN_PQ(W2, 4);                                                                     \
             REPDL__ATTN_PQ(W3, 6);                                                                     \
             for (j = s, lev = 0; j & 1; lev++, j >>= 1)                                                \
-                for (i = 0; i < 8; i++) x[i] = _mm512_add_ps(st[lev][i], x[i]);                        \
-            for (i = 0; i < 8; i++) st[lev][i] = x[i];                                                 \
+                REPDL__ATTN_UNROLL8 for (i = 0; i < 8; i++) x[i] = _mm512_add_ps(st[lev][i], x[i]);    \
+            REPDL__ATTN_UNROLL8 for (i = 0; i < 8; i++) st[lev][i] = x[i];                             \
         }                                                                                              \
         for (q = 0; q < nq4; q++) {                                                                    \
             _mm512_storeu_ps(out[q] + c0, x[2 * q]);                                                   \
@@ -870,6 +886,9 @@ repdl__attn_zfix_avx512(size_t len, size_t nc, size_t nq4, const float *const *W
 }
 #endif
 #undef REPDL__ATTN_OPAQUE
+#undef REPDL__ATTN_UNROLL2
+#undef REPDL__ATTN_UNROLL4
+#undef REPDL__ATTN_UNROLL8
 #undef REPDL__ATTN_VKEEP
 
 /* The length of the counter leaf for a call of len rows (a power of two
