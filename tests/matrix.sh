@@ -381,6 +381,7 @@ out=$(
     r=$(awk -F'|' -v id="$id" '$1 == id' <<<"$results" | tail -1)
     IFS='|' read -r _ st dg bs rs note <<<"${r:-$id|FAIL|-|-|-|no result}"
     if [ "$kind" = refuse ]; then on=compile-only; elif [ "$kind" = fpenv ] || [ "$kind" = fpenvlink ]; then on="$what (run-time refusal)"; elif [ "$runner" = - ]; then on="$what native"; else on="$runner"; fi
+    [[ "$note" == *"(under qemu-i386"* ]] && on=qemu-i386
     echo "| $id | $comp | \`$flags\` | $on | $st | $dg | $bs | $rs | $note |"
   done <<<"$cells"
 )
