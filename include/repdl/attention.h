@@ -917,6 +917,23 @@ REPDL_FN int repdl__attn_padded(size_t L, size_t nq4, const size_t *lo, const si
     return 0;
 }
 
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+/* After the counter leaf of L rows gave the first done of the nc columns:
+   its padded slots' fix-ups, and the last 16 columns by the generic leaf;
+   returns the columns done. */
+REPDL_FN size_t repdl__attn_counter_rest(size_t L, size_t done, REPDL__ATTN_QARGS)
+{
+    size_t q;
+    if (repdl__attn_padded(L, nq4, lo, hi)) repdl__attn_zfix_avx512(len, done, nq4, W, lo, hi, M, ldm, out);
+    if (done + 16 <= nc) { /* the last 16 columns */
+        float *o2[REPDL__ATTN_Q];
+        for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
+        done += repdl__attn_vleafq_avx512(len, nc - done, nq4, W, lo, hi, M + done, ldm, o2);
+    }
+    return done;
+}
+#endif
+
 /* The sums of up to 4 slots (REPDL__ATTN_QARGS: repdl__attn_vleafq_body),
    by the widest kernel, through the counter leaf where it applies
    (repdl__attn_pow2_len; avail as there, 0: only where every slot sees
@@ -926,18 +943,12 @@ REPDL_FN size_t repdl__attn_vleafq_zp(REPDL__ATTN_QARGS, size_t avail)
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
     int isa = repdl__attn_visa();
     if (isa == 2) {
-        size_t q, done, L = nc >= 32 ? repdl__attn_pow2_len(len, nq4, lo, hi, avail) : 0;
+        size_t done, L = nc >= 32 ? repdl__attn_pow2_len(len, nq4, lo, hi, avail) : 0;
         /* (at 1024 rows it measured 2-3% slower in the forward and the
            backward at 4 heads, head_dim 64: the kernel below is for 4 .. 512) */
         if (!L || L > 512) return repdl__attn_vleafq_avx512(len, nc, nq4, W, lo, hi, M, ldm, out);
         done = repdl__attn_vleafq_pow2_avx512(L, nc, nq4, W, M, ldm, out);
-        if (repdl__attn_padded(L, nq4, lo, hi)) repdl__attn_zfix_avx512(len, done, nq4, W, lo, hi, M, ldm, out);
-        if (done + 16 <= nc) { /* the last 16 columns */
-            float *o2[REPDL__ATTN_Q];
-            for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
-            done += repdl__attn_vleafq_avx512(len, nc - done, nq4, W, lo, hi, M + done, ldm, o2);
-        }
-        return done;
+        return repdl__attn_counter_rest(L, done, len, nc, nq4, W, lo, hi, M, ldm, out);
     }
     if (isa == 1) return repdl__attn_vleafq_avx2(len, nc, nq4, W, lo, hi, M, ldm, out);
 #endif
@@ -1904,7 +1915,7 @@ REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t nq4, const flo
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
     size_t L = d >= 32 && repdl__attn_visa() == 2 ? repdl__attn_pow2_len(len, nq4, lo, hi, avail) : 0;
     if (L && L <= 1024) {
-        size_t q, done, ck = key * 2048 + L; /* the rows' copy: kv head and length */
+        size_t done, ck = key * 2048 + L; /* the rows' copy: kv head and length */
         repdl__attn_pow2 g;
         repdl__attn_pow2_plan(L, &g);
         if (*cached != ck) {
@@ -1912,13 +1923,7 @@ REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t nq4, const flo
             *cached = ck;
         }
         done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, buf, d, out);
-        if (repdl__attn_padded(L, nq4, lo, hi)) repdl__attn_zfix_avx512(len, done, nq4, W, lo, hi, M, d, out);
-        if (done + 16 <= d) { /* the last 16 columns */
-            float *o2[REPDL__ATTN_Q];
-            for (q = 0; q < nq4; q++) o2[q] = out[q] + done;
-            done += repdl__attn_vleafq_avx512(len, d - done, nq4, W, lo, hi, M + done, d, o2);
-        }
-        return done;
+        return repdl__attn_counter_rest(L, done, len, d, nq4, W, lo, hi, M, d, out);
     }
 #endif
     (void)buf, (void)cached, (void)key;
