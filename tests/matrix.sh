@@ -298,10 +298,10 @@ run_cell() {
     fi
     runner=qemu-i386 via=" (under qemu-i386: this kernel does not run i686 binaries)"
     echo "matrix: this kernel does not run i686 binaries: under qemu-i386" >>"$log"
-    # qemu-i386 runs the SSE code about 8x slower than the other qemu
-    # cells run theirs: outside --full, the base tables at stride 4096 as
-    # well (2^20 inputs each; 16 s instead of 125 s on a 2-vCPU VM guest,
-    # 2026-11-30), hashed against hashes.txt's s4096 lines
+    # qemu-i386 runs the SSE code several times slower than the other
+    # qemu cells run theirs (docs/matrix.md): outside --full, the base
+    # tables at stride 4096 as well (2^20 inputs each), hashed against
+    # hashes.txt's s4096 lines
     if [ "$kind" != full ] && [ "$stride" -lt 4096 ]; then
       stride=4096 via=" (under qemu-i386, base tables at stride 4096: this kernel does not run i686 binaries)"
     fi

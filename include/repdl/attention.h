@@ -344,10 +344,11 @@ REPDL__ATTN_AI size_t repdl__attn_vleaf_body(size_t j, size_t len, size_t nc, co
 #define REPDL__ATTN_ML0(v) ((void)0)
 #define REPDL__ATTN_ML1(v) REPDL__ATTN_VKEEP(v)
 #define REPDL__ATTN_PA(l) A[q][l][c]
-/* The slots' and the pass's vectors' loops unrolled at every -O level:
-   at -O2 gcc 12 left them rolled, with every vector of the lane's trees
-   in memory (the AVX2 kernel's causal backward 7x slower than at -O3;
-   clang spells the pragma without GCC) */
+/* The slots' and the pass's vectors' loops unrolled at every -O level, so
+   that the vectors of the lane's trees stay in registers (gcc 12 leaves
+   them rolled at -O2: docs/attention.md, "The causal backward through the
+   counter leaf"; clang spells the pragma without GCC).  Unrolling moves
+   no operation. */
 #if defined(__clang__)
 #define REPDL__ATTN_UNROLL2 _Pragma("unroll 2")
 #define REPDL__ATTN_UNROLL4 _Pragma("unroll 4")
@@ -776,8 +777,7 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
    pointers, and so did the four rows held in pointer variables, so the
    loads take the expressions (docs/attention.md, "Speed"). */
 /* (REPDL__ATTN_UNROLL8: the 8 accumulators' loops unrolled at every -O
-   level; at -O2 gcc 12 left them rolled, the accumulators in memory, and
-   the leaves ran 1.5-1.6x slower than at -O3) */
+   level, so that the accumulators stay in registers, as above) */
 #define REPDL__ATTN_POW2_PASSES(MBASE, ROW0, ROW1, ROW2, ROW3)                                           \
     for (c0 = 0; c0 + 32 <= nc; c0 += 32) {                                                            \
         __m512 st[9][8], x[8];                                                                         \

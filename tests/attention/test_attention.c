@@ -126,9 +126,11 @@ static ref_attn_shape ref_shape(const repdl_attention_shape *s)
 }
 
 /* Forward and backward against the reference, and the threaded forms
-   against the plain ones. */
+   against the plain ones.  specials: 0 none; 1 a NaN query; 2 zero rows of
+   dout and infinities in a query, a key and a value (where a causal row
+   or key does not look). */
 static void check_ref(const char *name, repdl_attention_shape s, int mask_kind, int keep_kind,
-                      int q_nan)
+                      int specials)
 {
     prob p;
     ref_attn_shape rs = ref_shape(&s);
@@ -136,8 +138,8 @@ static void check_ref(const char *name, repdl_attention_shape s, int mask_kind, 
     float *out, *lse, *rout, *rlse, *dq, *dk, *dv, *rdq, *rdk, *rdv, *t1, *t2, *t3, *t4;
     int T;
     prob_make(&p, s, mask_kind, keep_kind);
-    if (q_nan == 1 && p.nrows) p.q[d * (p.nrows / 2)] = NAN;
-    if (q_nan == 2) { /* zeros and infinities where a causal row or key does not look */
+    if (specials == 1 && p.nrows) p.q[d * (p.nrows / 2)] = NAN;
+    if (specials == 2) {
         size_t i, c, R = s.kv_stride ? s.kv_stride : s.nk;
         for (i = 0; i < p.nrows; i++)
             for (c = 0; c < d; c++) {
@@ -210,8 +212,8 @@ static void test_reference(void)
     /* one query head a kv head, keys past the first 16 with holes in
        their seen rows (a -inf mask entry after a seen row: such a key is
        summed alone, after the others of its 4, whose dS and P columns its
-       own packing would overwrite; before 2026-11-30 it did, and their dk
-       and dv were other keys' sums) */
+       own packing would overwrite: their dk and dv would be other keys'
+       sums) */
     check_ref("G 1 mask holes 48 keys", shp(1, 1, 1, 8, 48, 16, 0, 0, 0), 1, 0, 0);
     check_ref("G 1 mask keep holes causal", shp(2, 2, 2, 8, 48, 32, 40, 0, 1), 1, 1, 0);
     check_ref("two leaves of keys", shp(1, 2, 1, 2, 1100, 64, 1098, 0, 1), 0, 1, 0);
