@@ -115,10 +115,11 @@ typedef struct repdl_attention_shape {
 #define REPDL__ATTN_SCRATCH ((size_t)(REPDL_SUM_LANES + REPDL_SUM_VECS) * REPDL__ATTN_COLS)
 
 /* The row stride of KT and VT (the transposed keys and values, below):
-   nk + 16, so that the d rows a block of keys reads do not share one
-   cache set when nk is a multiple of 1024 (nk + 16 fits:
-   repdl__attn_ws_bytes checks it first). */
-#define REPDL__ATTN_KPAD 16
+   nk + 32, so that the d rows a block of keys reads do not share one
+   cache set when nk is a multiple of 1024 (nk + 32 fits:
+   repdl__attn_ws_bytes checks it first), and so that a pass of 32 keys
+   from any key below nk stays in the row (repdl__attn_vdots4). */
+#define REPDL__ATTN_KPAD 32
 
 /* The term of row r, columns c < nc, into t: RN(w[r] * M[r ldm + c]), or
    -0 when use != NULL and use[r] == 0. */
@@ -203,6 +204,12 @@ REPDL_FN void repdl__attn_rowpass_body(size_t n, float *sc, float scale, const f
 #define REPDL_ATTN_ISA_MAX 2
 #endif
 #define REPDL__ATTN_VW 16 /* columns of a vector */
+/* The backward's dots: keys a tile (a multiple of 32; at d 64, 64 rows
+   of 64 keys of KT or VT, 16 KB) */
+#define REPDL__ATTN_DTILE 64
+/* The backward's dq: groups of 4 rows a block (the column tiles of the
+   keys' tree-order copy read by all of them in turn) */
+#define REPDL__ATTN_DQB 16
 typedef float repdl__attn_vf __attribute__((vector_size(64)));
 typedef uint32_t repdl__attn_vu __attribute__((vector_size(64)));
 typedef float repdl__attn_vfu __attribute__((vector_size(64), aligned(4), may_alias));
@@ -718,13 +725,12 @@ REPDL_FN int repdl__attn_visa(void)
    of the 4 slots a pass, instead of storing the 64 lanes' values and
    folding them afterwards.  The same products, added in the same tree:
    the bits of repdl__attn_vleafq_body (tests/attention compares the two).
-   A product is kept from fusing by an empty asm statement that takes it
-   in a register and gives it back (REPDL__ATTN_KEEP: the compiler cannot
-   see through it, so it cannot contract the product into the addition
-   that follows, gcc or clang, -ffp-contract=fast or not), and the group's
-   rows are loaded through one such statement, so they stay in registers
-   (with -march=native gcc had folded each load into the multiplies of
-   the 4 slots: four loads a row instead of one, half the speed). */
+   A group of 4 rows is one asm block (REPDL__ATTN_GROUP, below): its
+   products are multiply instructions, never contracted into the additions
+   that follow (gcc or clang, -ffp-contract=fast or not), and each row is
+   loaded once for the 4 slots.  (The plan of the groups, below, is C for
+   every GNU host: the callers of repdl__attn_tree_sum keep one.) */
+#endif
 static const unsigned char repdl__attn_br6[64] = {
     0, 32, 16, 48, 8, 40, 24, 56, 4, 36, 20, 52, 12, 44, 28, 60, 2, 34, 18, 50, 10, 42,
     26, 58, 6, 38, 22, 54, 14, 46, 30, 62, 1, 33, 17, 49, 9, 41, 25, 57, 5, 37, 21, 53,
@@ -733,13 +739,14 @@ static const unsigned char repdl__attn_br6[64] = {
    (s < nsub) is the rows R[s] + (0, off[0], off[1], off[2]), tree
    positions 4 s .. 4 s + 3. */
 typedef struct {
-    size_t nsub, off[3];
+    size_t len, nsub, off[3]; /* len 0: no plan yet */
     uint16_t R[256];
 } repdl__attn_pow2;
 REPDL_FN void repdl__attn_pow2_plan(size_t len, repdl__attn_pow2 *g)
 {
     size_t Lp = 1, nvp = 1, s;
     unsigned lb = 0, qs = 0;
+    g->len = len;
     while (Lp < len && Lp < 64) {
         Lp *= 2;
         lb++;
@@ -770,34 +777,92 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
         for (i = 0; i < 4; i++)
             memcpy(dst + (4 * s + i) * nc, M + (g->R[s] + (i ? g->off[i - 1] : 0)) * ldm, nc * sizeof(float));
 }
-/* The counter leaf's passes of 32 columns (both kernels below): group s's
-   rows read at ROW0 .. ROW3 (expressions of Mc, the pass's first column
-   of M, s, a0 .. a3 and ldm).  A macro, not a shared function: one loop
-   for both layouts (a pointer chosen at run time) made gcc spill its
-   pointers, and so did the four rows held in pointer variables, so the
-   loads take the expressions (docs/attention.md, "Speed"). */
+#if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+/* One group of the counter leaf, in one asm block: the 8 vectors of
+   M's rows at R0 .. R3 (two vectors each, from the pass's first column)
+   into zmm16 .. zmm23, then for each slot q its weights W_q[a0 .. a3]
+   broadcast (zmm24 .. zmm27), the products RN(M[row i] W_q[a_i]) and
+   ((p0 + p1) + (p2 + p3)) for each of the two vectors into X[2 q],
+   X[2 q + 1].  The products are separate instructions, so nothing can
+   contract them, whatever the flags.  Written out by hand because the
+   compilers scheduled the same operations in C badly: gcc hoisted the 16
+   broadcasts ahead of the products and spilled, and neither kept a pair
+   of groups' 16 vectors in registers (docs/attention.md, "The counter
+   leaf in one asm block").  Each instruction in both assembler dialects
+   ({AT&T|Intel}: -masm=intel).  M and W are read through the pointers
+   only: hence the "memory" clobber. */
+#define REPDL__ATTN_I(att, intel) "{" att "|" intel "}\n\t"
+/* zmm z = the vector at byte o of row i: r0 + (0, o1, o2, o3)[i] */
+#define REPDL__ATTN_LD0(o, z) REPDL__ATTN_I("vmovups " o "(%[r0]), %%zmm" z, "vmovups zmm" z ", [%[r0]+" o "]")
+#define REPDL__ATTN_LD(i, o, z)                                                                        \
+    REPDL__ATTN_I("vmovups " o "(%[r0],%[o" i "]), %%zmm" z, "vmovups zmm" z ", [%[r0]+%[o" i "]+" o "]")
+#define REPDL__ATTN_BC(w, a, z)                                                                        \
+    REPDL__ATTN_I("vbroadcastss (%[" w "],%[" a "],4), %%zmm" z, "vbroadcastss zmm" z ", dword ptr [%[" w "]+%[" a "]*4]")
+/* zmm d = zmm a * zmm b; zmm d = zmm a + zmm b */
+#define REPDL__ATTN_MUL(a, b, d) REPDL__ATTN_I("vmulps %%zmm" b ", %%zmm" a ", %%zmm" d, "vmulps zmm" d ", zmm" a ", zmm" b)
+#define REPDL__ATTN_ADD(a, b, d) REPDL__ATTN_I("vaddps %%zmm" b ", %%zmm" a ", %%zmm" d, "vaddps zmm" d ", zmm" a ", zmm" b)
+/* the last addition of a slot's vector: x = zmm a + zmm b (A 0), or
+   x + (zmm a + zmm b) (A 1: x holds the even group's sums) */
+#define REPDL__ATTN_FIN0(a, b, x) REPDL__ATTN_I("vaddps %%zmm" b ", %%zmm" a ", %[" x "]", "vaddps %[" x "], zmm" a ", zmm" b)
+#define REPDL__ATTN_FIN1(a, b, x)                                                                      \
+    REPDL__ATTN_ADD(a, b, a) REPDL__ATTN_I("vaddps %%zmm" a ", %[" x "], %[" x "]", "vaddps %[" x "], %[" x "], zmm" a)
+#define REPDL__ATTN_SLOT(A, w, xa, xb)                                                                 \
+    REPDL__ATTN_BC(w, "a0", "24") REPDL__ATTN_BC(w, "a1", "25") REPDL__ATTN_BC(w, "a2", "26")            \
+    REPDL__ATTN_BC(w, "a3", "27")                                                                      \
+    REPDL__ATTN_MUL("16", "24", "28") REPDL__ATTN_MUL("18", "25", "29") REPDL__ATTN_MUL("20", "26", "30") \
+    REPDL__ATTN_MUL("22", "27", "31") REPDL__ATTN_ADD("28", "29", "28") REPDL__ATTN_ADD("30", "31", "30") \
+    REPDL__ATTN_FIN##A("28", "30", xa)                                                                 \
+    REPDL__ATTN_MUL("17", "24", "28") REPDL__ATTN_MUL("19", "25", "29") REPDL__ATTN_MUL("21", "26", "30") \
+    REPDL__ATTN_MUL("23", "27", "31") REPDL__ATTN_ADD("28", "29", "28") REPDL__ATTN_ADD("30", "31", "30") \
+    REPDL__ATTN_FIN##A("28", "30", xb)
+/* X[0 .. 7] = the group's sums (A 0: "=v"), or X[i] + its sums (A 1: "+v") */
+#define REPDL__ATTN_GROUP(A, C, X, R0)                                                                 \
+    __asm__(REPDL__ATTN_LD0("0", "16") REPDL__ATTN_LD0("64", "17") REPDL__ATTN_LD("1", "0", "18")       \
+            REPDL__ATTN_LD("1", "64", "19") REPDL__ATTN_LD("2", "0", "20") REPDL__ATTN_LD("2", "64", "21") \
+            REPDL__ATTN_LD("3", "0", "22") REPDL__ATTN_LD("3", "64", "23")                            \
+            REPDL__ATTN_SLOT(A, "w0", "x0", "x1") REPDL__ATTN_SLOT(A, "w1", "x2", "x3")                \
+            REPDL__ATTN_SLOT(A, "w2", "x4", "x5") REPDL__ATTN_SLOT(A, "w3", "x6", "x7")                \
+            : [x0] C(X[0]), [x1] C(X[1]), [x2] C(X[2]), [x3] C(X[3]), [x4] C(X[4]), [x5] C(X[5]),     \
+              [x6] C(X[6]), [x7] C(X[7])                                                             \
+            : [r0] "r"(R0), [o1] "r"(o1), [o2] "r"(o2), [o3] "r"(o3), [w0] "r"(W0), [w1] "r"(W1),     \
+              [w2] "r"(W2), [w3] "r"(W3), [a0] "r"(a0), [a1] "r"(a1), [a2] "r"(a2), [a3] "r"(a3)       \
+            : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", \
+              "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "memory")
+/* The counter leaf's passes of 32 columns (both kernels below): group s
+   reads the rows at ROW0 (an expression of Mc, the pass's first column of
+   M, s and a0) and o1, o2, o3 bytes after it (the same for every group:
+   the row offsets times ldm).  Groups go in pairs: the even group's sums
+   stay in registers, and the odd group's asm block adds its sums to them
+   (level 0 of the counter); the levels above go through st in memory
+   (pair p closes the levels of its trailing one bits, from 1).  These are
+   the additions of the counter taken a group at a time (group 2 p + 1's
+   step at level 0 is st[0] + x, st[0] group 2 p's sums), so the same
+   bits; the store of a group's sums and their load by the next group had
+   stalled the loop (docs/attention.md, "The counter leaf in one asm
+   block").  A macro, not a shared function: one loop for both layouts (a
+   pointer chosen at run time) made gcc spill its pointers
+   (docs/attention.md, "Speed"). */
 /* (REPDL__ATTN_UNROLL8: the 8 accumulators' loops unrolled at every -O
    level, so that the accumulators stay in registers, as above) */
-#define REPDL__ATTN_POW2_PASSES(MBASE, ROW0, ROW1, ROW2, ROW3)                                           \
+#define REPDL__ATTN_POW2_PASSES(MBASE, ROW0)                                                           \
     for (c0 = 0; c0 + 32 <= nc; c0 += 32) {                                                            \
         __m512 st[9][8], x[8];                                                                         \
         const float *Mc = (MBASE) + c0;                                                                \
-        size_t j;                                                                                      \
+        size_t j, p;                                                                                   \
         int lev, i;                                                                                    \
-        REPDL__ATTN_UNROLL8 for (i = 0; i < 8; i++) x[i] = _mm512_setzero_ps(); /* all set below */    \
-        for (s = 0; s < nsub; s++) {                                                                   \
-            const size_t a0 = R[s], a1 = a0 + off1, a2 = a0 + off2, a3 = a0 + off3;                    \
-            __m512 m00 = _mm512_loadu_ps(ROW0), m01 = _mm512_loadu_ps(ROW0 + 16),                      \
-                   m10 = _mm512_loadu_ps(ROW1), m11 = _mm512_loadu_ps(ROW1 + 16),                      \
-                   m20 = _mm512_loadu_ps(ROW2), m21 = _mm512_loadu_ps(ROW2 + 16),                      \
-                   m30 = _mm512_loadu_ps(ROW3), m31 = _mm512_loadu_ps(ROW3 + 16);                      \
-            __asm__("" : "+v"(m00), "+v"(m01), "+v"(m10), "+v"(m11), "+v"(m20), "+v"(m21), "+v"(m30), \
-                    "+v"(m31));                                                                        \
-            REPDL__ATTN_PQ(W0, 0);                                                                     \
-            REPDL__ATTN_PQ(W1, 2);                                                                     \
-            REPDL__ATTN_PQ(W2, 4);                                                                     \
-            REPDL__ATTN_PQ(W3, 6);                                                                     \
-            for (j = s, lev = 0; j & 1; lev++, j >>= 1)                                                \
+        for (p = 0; 2 * p < nsub; p++) {                                                               \
+            s = 2 * p;                                                                                 \
+            {                                                                                          \
+                const size_t a0 = R[s], a1 = a0 + off1, a2 = a0 + off2, a3 = a0 + off3;                \
+                REPDL__ATTN_GROUP(0, "=v", x, ROW0);                                                   \
+            }                                                                                          \
+            if (s + 1 == nsub) break; /* one group (len 4): the root */                                \
+            s++;                                                                                       \
+            {                                                                                          \
+                const size_t a0 = R[s], a1 = a0 + off1, a2 = a0 + off2, a3 = a0 + off3;                \
+                REPDL__ATTN_GROUP(1, "+v", x, ROW0); /* level 0: even + odd */                         \
+            }                                                                                          \
+            for (j = p, lev = 1; j & 1; lev++, j >>= 1)                                                \
                 REPDL__ATTN_UNROLL8 for (i = 0; i < 8; i++) x[i] = _mm512_add_ps(st[lev][i], x[i]);    \
             REPDL__ATTN_UNROLL8 for (i = 0; i < 8; i++) st[lev][i] = x[i];                             \
         }                                                                                              \
@@ -806,29 +871,26 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
             _mm512_storeu_ps(out[q] + c0 + 16, x[2 * q + 1]);                                          \
         }                                                                                              \
     }
-/* RN(a b), opaque to the compiler: never contracted (see above) */
-#define REPDL__ATTN_KEEP(a, b) REPDL__ATTN_OPAQUE(__m512, _mm512_mul_ps((a), (b)))
-#define REPDL__ATTN_PQ(Wq, o)                                                                          \
-    do {                                                                                               \
-        const __m512 w0 = _mm512_set1_ps(Wq[a0]), w1 = _mm512_set1_ps(Wq[a1]),                        \
-                     w2 = _mm512_set1_ps(Wq[a2]), w3 = _mm512_set1_ps(Wq[a3]);                         \
-        x[o] = _mm512_add_ps(_mm512_add_ps(REPDL__ATTN_KEEP(m00, w0), REPDL__ATTN_KEEP(m10, w1)),      \
-                             _mm512_add_ps(REPDL__ATTN_KEEP(m20, w2), REPDL__ATTN_KEEP(m30, w3)));     \
-        x[o + 1] = _mm512_add_ps(_mm512_add_ps(REPDL__ATTN_KEEP(m01, w0), REPDL__ATTN_KEEP(m11, w1)),  \
-                                 _mm512_add_ps(REPDL__ATTN_KEEP(m21, w2), REPDL__ATTN_KEEP(m31, w3))); \
-    } while (0)
+/* (the asm template of a group, both dialects, is longer than the 4095
+   characters C99 asks every compiler to take; gcc and clang, the only
+   compilers of this block, take it: clang's -pedantic warning off here) */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+#endif
 __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleafq_pow2_avx512(size_t len, size_t nc, size_t nq4, const float *const *W,
                                 const float *M, size_t ldm, float *const *out)
 {
     repdl__attn_pow2 g;
-    size_t nsub, c0, q, s, off1, off2, off3;
+    size_t nsub, c0, q, s, off1, off2, off3, o1, o2, o3;
     const float *W0 = W[0], *W1 = W[nq4 > 1 ? 1 : 0], *W2 = W[nq4 > 2 ? 2 : 0],
                 *W3 = W[nq4 > 3 ? 3 : 0];
     const uint16_t *R = g.R;
     repdl__attn_pow2_plan(len, &g);
     nsub = g.nsub, off1 = g.off[0], off2 = g.off[1], off3 = g.off[2];
-    REPDL__ATTN_POW2_PASSES(M, Mc + a0 * ldm, Mc + a1 * ldm, Mc + a2 * ldm, Mc + a3 * ldm)
+    o1 = off1 * ldm * sizeof(float), o2 = off2 * ldm * sizeof(float), o3 = off3 * ldm * sizeof(float);
+    REPDL__ATTN_POW2_PASSES(M, Mc + a0 * ldm)
     return c0;
 }
 /* repdl__attn_vleafq_pow2_avx512 with the rows of M in tree order, Mt
@@ -840,17 +902,27 @@ __attribute__((target("avx512f"), noinline, unused)) static size_t
 repdl__attn_vleafq_tree_avx512(const repdl__attn_pow2 *g, size_t nc, size_t nq4, const float *const *W,
                                 const float *Mt, size_t ldm, float *const *out)
 {
-    size_t c0, q, s, nsub = g->nsub, off1 = g->off[0], off2 = g->off[1], off3 = g->off[2];
+    size_t c0, q, s, nsub = g->nsub, off1 = g->off[0], off2 = g->off[1], off3 = g->off[2],
+                     o1 = ldm * sizeof(float), o2 = 2 * o1, o3 = 3 * o1;
     const float *W0 = W[0], *W1 = W[nq4 > 1 ? 1 : 0], *W2 = W[nq4 > 2 ? 2 : 0],
                 *W3 = W[nq4 > 3 ? 3 : 0];
     const uint16_t *R = g->R;
-    REPDL__ATTN_POW2_PASSES(Mt, Mc + 4 * s * ldm, Mc + (4 * s + 1) * ldm, Mc + (4 * s + 2) * ldm,
-                            Mc + (4 * s + 3) * ldm)
+    REPDL__ATTN_POW2_PASSES(Mt, Mc + 4 * s * ldm)
     return c0;
 }
-#undef REPDL__ATTN_PQ
-#undef REPDL__ATTN_KEEP
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 #undef REPDL__ATTN_POW2_PASSES
+#undef REPDL__ATTN_GROUP
+#undef REPDL__ATTN_SLOT
+#undef REPDL__ATTN_FIN0
+#undef REPDL__ATTN_FIN1
+#undef REPDL__ATTN_ADD
+#undef REPDL__ATTN_MUL
+#undef REPDL__ATTN_BC
+#undef REPDL__ATTN_LD
+#undef REPDL__ATTN_I
 /* The zero-padded counter leaf.  A slot whose seen rows [lo, hi) are not
    all of a power of two of rows (causal: each query its own number of
    keys, each key its own first query) is still summed by the counter leaf
@@ -961,38 +1033,61 @@ REPDL_FN size_t repdl__attn_vleafq(REPDL__ATTN_QARGS)
     return repdl__attn_vleafq_zp(len, nc, nq4, W, lo, hi, M, ldm, out, 0);
 }
 
-/* repdl__attn_vdots4_body's dots; the rows of sc (and of XT) must hold
-   ldt - REPDL__ATTN_KPAD columns (nk), which it may write past n. */
-REPDL_FN void repdl__attn_vdots4(REPDL__ATTN_DARGS)
+/* repdl__attn_vdots4_body's dots of the columns j0 .. j0 + n - 1 (into
+   sc[q][j0 ..]); the rows of sc (and of XT) must hold ldt -
+   REPDL__ATTN_KPAD columns (nk), which it may write past j0 + n.  tree:
+   XT's d rows in the counter leaf's tree order (repdl__attn_xt_tree). */
+REPDL_FN void repdl__attn_vdots4(size_t d, size_t nx, const float *const *x, const float *XT, size_t ldt,
+                                 size_t j0, size_t n, float *const *sc, int tree)
 {
+    float *s0[REPDL__ATTN_Q];
+    size_t q;
+    for (q = 0; q < nx; q++) s0[q] = sc[q] + j0;
+    XT += j0;
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
-    int isa = repdl__attn_visa();
-    if (isa == 2) {
-        /* each column's dot is the leaf of its d rows (one a lane, the
-           lane fold F(d, 0, 1)) with the products of row t RN(x[q][t]
-           XT[t][j]): repdl__attn_vleafq_pow2_avx512's leaf over d rows with
-           W = x, 32 keys a pass (20-27% faster at d 64 than the kernel of
-           nodes F(8, b, nb) below, 2-15% at d 32); the last keys below */
-        /* n rounded up to 32 keys where the rows of sc (and XT) hold
-           them (ldt - REPDL__ATTN_KPAD: the callers' nk), the columns
-           past n computed and stored but never used; else down */
-        size_t n32 = (n + 31) & ~(size_t)31,
-               done = repdl__attn_vleafq_pow2_avx512(d, n32 + REPDL__ATTN_KPAD <= ldt ? n32 : n & ~(size_t)31, nx,
-                                                     x, XT, ldt, sc);
-        if (done < n) {
-            float *s2[REPDL__ATTN_Q];
-            size_t q;
-            for (q = 0; q < nx; q++) s2[q] = sc[q] + done;
-            repdl__attn_vdots4_avx512(d, nx, x, XT + done, ldt, n - done, s2);
+    {
+        int isa = repdl__attn_visa();
+        if (tree) { /* (only on AVX-512F) the same leaf, its rows read in sequence */
+            repdl__attn_pow2 g;
+            size_t n32 = (n + 31) & ~(size_t)31, done;
+            repdl__attn_pow2_plan(d, &g);
+            done = repdl__attn_vleafq_tree_avx512(&g, j0 + n32 + REPDL__ATTN_KPAD <= ldt ? n32 : n & ~(size_t)31,
+                                                  nx, x, XT, ldt, s0);
+            if (done < n) { /* the last keys: a pass of 32 (in the row: KPAD) into t */
+                float t[REPDL__ATTN_Q][32], *tq[REPDL__ATTN_Q];
+                for (q = 0; q < nx; q++) tq[q] = t[q];
+                repdl__attn_vleafq_tree_avx512(&g, 32, nx, x, XT + done, ldt, tq);
+                for (q = 0; q < nx; q++) memcpy(s0[q] + done, t[q], (n - done) * sizeof(float));
+            }
+            return;
         }
-        return;
-    }
-    if (isa == 1) {
-        repdl__attn_vdots4_avx2(d, nx, x, XT, ldt, n, sc);
-        return;
+        if (isa == 2) {
+            /* each column's dot is the leaf of its d rows (one a lane, the
+               lane fold F(d, 0, 1)) with the products of row t RN(x[q][t]
+               XT[t][j]): repdl__attn_vleafq_pow2_avx512's leaf over d rows
+               with W = x, 32 keys a pass (20-27% faster at d 64 than the
+               kernel of nodes F(8, b, nb) below, 2-15% at d 32); the last
+               keys below */
+            /* n rounded up to 32 keys where the rows of sc (and XT) hold
+               them (ldt - REPDL__ATTN_KPAD: the callers' nk), the columns
+               past n computed and stored but never used; else down */
+            size_t n32 = (n + 31) & ~(size_t)31,
+                   done = repdl__attn_vleafq_pow2_avx512(
+                       d, j0 + n32 + REPDL__ATTN_KPAD <= ldt ? n32 : n & ~(size_t)31, nx, x, XT, ldt, s0);
+            if (done < n) {
+                for (q = 0; q < nx; q++) s0[q] += done;
+                repdl__attn_vdots4_avx512(d, nx, x, XT + done, ldt, n - done, s0);
+            }
+            return;
+        }
+        if (isa == 1) {
+            repdl__attn_vdots4_avx2(d, nx, x, XT, ldt, n, s0);
+            return;
+        }
     }
 #endif
-    repdl__attn_vdots4_base(d, nx, x, XT, ldt, n, sc);
+    (void)tree;
+    repdl__attn_vdots4_base(d, nx, x, XT, ldt, n, s0);
 }
 
 REPDL_FN size_t repdl__attn_vleaf(REPDL__ATTN_VARGS)
@@ -1534,6 +1629,8 @@ typedef struct repdl__attn_ws {
        phase: keys) */
     size_t vtree, kttree, ktree;
     size_t nrow;  /* floats of row (and of row2) */
+    int xtree;    /* KT and VT hold their d rows in the counter leaf's tree order
+                     (repdl__attn_xt_tree), not in order */
     void *block;
 } repdl__attn_ws;
 
@@ -1585,6 +1682,7 @@ REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int
     w->nrow = n;
     w->rowq = NULL;
     w->useq = NULL;
+    w->xtree = 0;
 }
 
 /* The host's workspace: malloc (REPDL__ALLOC); 0, or -1 out of memory. */
@@ -1679,16 +1777,54 @@ REPDL_FN void repdl__attn_tr16(const float *src, size_t lds, float *dst, size_t 
 }
 #endif
 
-/* KT[t][j] = K[j][t] (and VT from V) for the kv head kh = b hkv + h. */
+/* Whether KT and VT take their d rows in the counter leaf's tree order
+   (repdl__attn_pow2_rows of the plan of d rows): on AVX-512F for the
+   dots of 4 rows at a time (w->rowq, d 16, 32 or 64), which then read
+   them in sequence (repdl__attn_vdots4; 16-24% faster than in the plan's
+   order at 128 and 256 keys).  Every reader of KT and VT under these
+   conditions is repdl__attn_vdots4. */
+REPDL_FN int repdl__attn_xt_tree(const repdl__attn *a, const repdl__attn_ws *w)
+{
+#if REPDL__ATTN_VEC && defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
+    return w->rowq && (a->s.d == 16 || a->s.d == 32 || a->s.d == 64) && repdl__attn_visa() == 2;
+#else
+    (void)a, (void)w;
+    return 0;
+#endif
+}
+
+/* KT[t][j] = K[j][t] (and VT from V) for the kv head kh = b hkv + h,
+   row t at pos[t]: t, or its place in tree order (repdl__attn_xt_tree). */
 REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, size_t kh, int with_v)
 {
-    size_t d = a->s.d, nk = a->s.nk, ldt = repdl__attn_ldt(a), j, t;
+    size_t d = a->s.d, nk = a->s.nk, ldt = repdl__attn_ldt(a), j, t, pos[64];
     const float *K = REPDL__OFFSET(a->k, kh * a->R * d), *V = REPDL__OFFSET(a->v, kh * a->R * d);
     if (w->head == kh) return;
+    w->xtree = repdl__attn_xt_tree(a, w);
+#if REPDL__ATTN_VEC
+    if (w->xtree) {
+        repdl__attn_pow2 g;
+        size_t s, i;
+        repdl__attn_pow2_plan(d, &g);
+        for (s = 0; s < g.nsub; s++)
+            for (i = 0; i < 4; i++) pos[g.R[s] + (i ? g.off[i - 1] : 0)] = 4 * s + i;
+    } else
+#endif
+        for (t = 0; t < d && t < 64; t++) pos[t] = t;
 #if REPDL__ATTN_VEC
     if (d % 16 == 0 && nk % 16 == 0) { /* whole tiles */
         for (j = 0; j < nk; j += 16)
             for (t = 0; t < d; t += 16) {
+                if (w->xtree) { /* the tile's 16 rows to their places */
+                    float tile[16 * 16];
+                    size_t i, u;
+                    for (u = 0; u < (size_t)(with_v ? 2 : 1); u++) {
+                        repdl__attn_tr16((u ? V : K) + j * d + t, d, tile, 16);
+                        for (i = 0; i < 16; i++)
+                            memcpy((u ? w->VT : w->KT) + pos[t + i] * ldt + j, tile + 16 * i, 16 * sizeof(float));
+                    }
+                    continue;
+                }
                 repdl__attn_tr16(K + j * d + t, d, w->KT + t * ldt + j, ldt);
                 if (with_v) repdl__attn_tr16(V + j * d + t, d, w->VT + t * ldt + j, ldt);
             }
@@ -1696,10 +1832,10 @@ REPDL_FN void repdl__attn_load_head(const repdl__attn *a, repdl__attn_ws *w, siz
 #endif
     {
         for (j = 0; j < nk; j++)
-            for (t = 0; t < d; t++) w->KT[t * ldt + j] = K[j * d + t];
+            for (t = 0; t < d; t++) w->KT[(t < 64 ? pos[t] : t) * ldt + j] = K[j * d + t];
         if (with_v)
             for (j = 0; j < nk; j++)
-                for (t = 0; t < d; t++) w->VT[t * ldt + j] = V[j * d + t];
+                for (t = 0; t < d; t++) w->VT[(t < 64 ? pos[t] : t) * ldt + j] = V[j * d + t];
     }
     for (t = 0; t < d; t++) /* the pad: read by repdl__attn_dots, never used */
         for (j = nk; j < ldt; j++) {
@@ -1901,34 +2037,47 @@ REPDL_FN const float *repdl__attn_vrows(const repdl__attn *a, size_t u)
     return REPDL__OFFSET(a->v, (b * a->s.hkv + hh / a->G) * a->R * a->s.d);
 }
 
-/* The sums of nq4 slots over the len rows M (stride and width d)
-   through repdl__attn_vleafq; on AVX-512F, when every slot sees every row
-   and len is a power of two from 4 to 1024 (no mask, no padding, not
-   causal), through the counter leaf with the rows in its tree order:
-   copied into buf unless *cached == key says buf holds them already (then
-   *cached = key), and read in sequence; the same bits. */
+/* The columns c0 .. c0 + nc - 1 of the sums of nq4 slots over the len
+   rows M (stride and width d) into out[q] + c0, through
+   repdl__attn_vleafq; on AVX-512F, when every slot sees every row and len
+   is a power of two from 4 to 1024 (no mask, no padding, not causal),
+   through the counter leaf with the rows in its tree order: copied (all
+   d columns) into buf unless *cached == key says buf holds them already
+   (then *cached = key), and read in sequence; the same bits.  Returns the
+   columns done from c0. */
 #if REPDL__ATTN_VEC
-REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t nq4, const float *const *W,
-                                     const size_t *lo, const size_t *hi, const float *M, float *buf,
-                                     size_t *cached, size_t key, size_t avail, float *const *out)
+REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t c0, size_t nc, size_t nq4,
+                                     const float *const *W, const size_t *lo, const size_t *hi,
+                                     const float *M, float *buf, size_t *cached, size_t key, size_t avail,
+                                     repdl__attn_pow2 *plan, float *const *out)
 {
+    float *oc[REPDL__ATTN_Q];
+    size_t q;
+    for (q = 0; q < nq4; q++) oc[q] = out[q] + c0;
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
-    size_t L = d >= 32 && repdl__attn_visa() == 2 ? repdl__attn_pow2_len(len, nq4, lo, hi, avail) : 0;
-    if (L && L <= 1024) {
-        size_t done, ck = key * 2048 + L; /* the rows' copy: kv head and length */
-        repdl__attn_pow2 g;
-        repdl__attn_pow2_plan(L, &g);
-        if (*cached != ck) {
-            repdl__attn_pow2_rows(&g, d, M, d, buf);
-            *cached = ck;
+    {
+        size_t L = nc >= 32 && repdl__attn_visa() == 2 ? repdl__attn_pow2_len(len, nq4, lo, hi, avail) : 0;
+        if (L && L <= 1024) {
+            size_t done, ck = key * 2048 + L; /* the rows' copy: kv head and length */
+            if (plan->len != L) repdl__attn_pow2_plan(L, plan);
+            if (*cached != ck) {
+                repdl__attn_pow2_rows(plan, d, M, d, buf);
+                *cached = ck;
+            }
+            done = repdl__attn_vleafq_tree_avx512(plan, nc, nq4, W, buf + c0, d, oc);
+            return repdl__attn_counter_rest(L, done, len, nc, nq4, W, lo, hi, M + c0, d, oc);
         }
-        done = repdl__attn_vleafq_tree_avx512(&g, d, nq4, W, buf, d, out);
-        return repdl__attn_counter_rest(L, done, len, d, nq4, W, lo, hi, M, d, out);
     }
 #endif
-    (void)buf, (void)cached, (void)key;
-    return repdl__attn_vleafq_zp(len, d, nq4, W, lo, hi, M, d, out, avail);
+    (void)buf, (void)cached, (void)key, (void)plan;
+    return repdl__attn_vleafq_zp(len, nc, nq4, W, lo, hi, M + c0, d, oc, avail);
 }
+
+/* The column tiles of the backward's sums over rows (dq over keys, dk
+   and dv over queries): 32 columns (a pass of the counter leaf) where d
+   is a multiple of 32, so that a tile of M's rows (at 256 rows, 32 KB)
+   stays in L1 over the calls of a block of slots; else all d. */
+REPDL_FN size_t repdl__attn_ctile(size_t d) { return d % 32 ? d : 32; }
 
 /* The P V sums of nq4 rows of one head from row u: in the forward the
    values' tree-order copy goes to VT, which the forward does not use. */
@@ -1937,8 +2086,10 @@ REPDL_FN size_t repdl__attn_pv(const repdl__attn *a, repdl__attn_ws *w, size_t u
 {
     size_t bh = u / a->s.nq, kh = bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G;
     const float *V = repdl__attn_vrows(a, u);
+    repdl__attn_pow2 plan;
     if (a->dout) return repdl__attn_vleafq(len, a->s.d, nq4, W, lo, hi, V, a->s.d, out);
-    return repdl__attn_tree_sum(len, a->s.d, nq4, W, lo, hi, V, w->VT, &w->vtree, kh, 0, out);
+    plan.len = 0;
+    return repdl__attn_tree_sum(len, a->s.d, 0, a->s.d, nq4, W, lo, hi, V, w->VT, &w->vtree, kh, 0, &plan, out);
 }
 #endif
 
@@ -1986,7 +2137,7 @@ REPDL_FN void repdl__attn_fwd_range(const repdl__attn *a, repdl__attn_ws *w, siz
                 sq[q] = w->rowq + q * nk;
                 if (e > nmax) nmax = e;
             }
-            repdl__attn_vdots4(d, cnt, xq, w->KT, repdl__attn_ldt(a), nmax, sq);
+            repdl__attn_vdots4(d, cnt, xq, w->KT, repdl__attn_ldt(a), 0, nmax, sq, w->xtree);
         }
         for (q = 0; q < cnt; q++) {
             float *sc = w->rowq + q * nk;
@@ -2071,19 +2222,26 @@ REPDL_FN void repdl__attn_bwd_row(const repdl__attn *a, repdl__attn_ws *w, size_
     repdl__attn_bwd_row_dp(a, w, u, NULL, 0, 1);
 }
 
-/* The dq sums of nq4 rows over the len keys K of kv head kh: the keys'
-   tree-order copy goes to row when it holds them (the first phase does
-   not use row; w->blk reset, so that the second phase repacks it). */
+/* The columns c0 .. c0 + nc - 1 of the dq sums of nq4 rows over the len
+   keys K of kv head kh (repdl__attn_tree_sum): the keys' tree-order copy
+   goes to row when it holds them (the first phase does not use row;
+   w->blk reset, so that the second phase repacks it). */
 #if REPDL__ATTN_VEC
 REPDL_FN size_t repdl__attn_dq_sum(const repdl__attn *a, repdl__attn_ws *w, size_t kh, size_t len,
-                                   size_t nq4, const float *const *W, const size_t *lo, const size_t *hi,
-                                   const float *K, float *const *out)
+                                   size_t c0, size_t nc, size_t nq4, const float *const *W,
+                                   const size_t *lo, const size_t *hi, const float *K,
+                                   repdl__attn_pow2 *plan, float *const *out)
 {
     /* the rows of dS past a row's keys are -0, up to nk (the counter
        leaf's padding, repdl__attn_pow2_len), as far as row holds them */
     size_t done, avail = w->nrow / a->s.d < a->s.nk ? w->nrow / a->s.d : a->s.nk;
-    if (len > avail) return repdl__attn_vleafq(len, a->s.d, nq4, W, lo, hi, K, a->s.d, out);
-    done = repdl__attn_tree_sum(len, a->s.d, nq4, W, lo, hi, K, w->row, &w->ktree, kh, avail, out);
+    if (len > avail) {
+        float *oc[REPDL__ATTN_Q];
+        size_t q;
+        for (q = 0; q < nq4; q++) oc[q] = out[q] + c0;
+        return repdl__attn_vleafq(len, nc, nq4, W, lo, hi, K + c0, a->s.d, oc);
+    }
+    done = repdl__attn_tree_sum(len, a->s.d, c0, nc, nq4, W, lo, hi, K, w->row, &w->ktree, kh, avail, plan, out);
     if (w->ktree != (size_t)-1) w->blk = (size_t)-1; /* row overwritten */
     return done;
 }
@@ -2095,59 +2253,90 @@ REPDL_FN size_t repdl__attn_dq_sum(const repdl__attn *a, repdl__attn_ws *w, size
    read once for the 4; the bits of repdl__attn_dots), and the dq of those
    that see every key below their nseen (at most 1024: one leaf) together
    (repdl__attn_vleafq: each key row read once for the 4), as
-   repdl__attn_fwd_range does for out. */
+   repdl__attn_fwd_range does for out.  The order of the work is chosen
+   for the caches, never changing an operation: per head, all the dots
+   with the keys, a tile of keys at a time, then all those with the
+   values; then blocks of 16 groups of 4 rows, each block's P and dS
+   rows, then its dq a column tile at a time. */
 REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size_t lo, size_t hi)
 {
     size_t u = lo;
 #if REPDL__ATTN_VEC
     size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d;
     while (w->rowq && (d == 16 || d == 32 || d == 64) && u < hi) {
-        size_t cnt = hi - u, q, c, k = 0, len = 0, bh = u / nq, nmax = 0, zlo[REPDL__ATTN_Q] = {0, 0, 0, 0},
-               hiq[REPDL__ATTN_Q], kh = bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G;
-        const float *xq[REPDL__ATTN_Q], *gq[REPDL__ATTN_Q], *Wq[REPDL__ATTN_Q],
-            *K = REPDL__OFFSET(a->k, kh * a->R * d);
-        float *sq[REPDL__ATTN_Q], *dq[REPDL__ATTN_Q], *outq[REPDL__ATTN_Q];
-        if (cnt > REPDL__ATTN_Q) cnt = REPDL__ATTN_Q;
-        if (cnt > nq - u % nq) cnt = nq - u % nq; /* one head */
+        size_t e = u - u % nq + nq < hi ? u - u % nq + nq : hi, v, t, j0, bh = u / nq,
+               kh = bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G;
+        const float *K = REPDL__OFFSET(a->k, kh * a->R * d);
         repdl__attn_load_head(a, w, kh, 1);
-        for (q = 0; q < cnt; q++) {
-            size_t e = repdl__attn_nseen(a, (u + q) % nq);
-            xq[q] = a->q + (u + q) * d;
-            gq[q] = a->dout + (u + q) * d;
-            sq[q] = a->P + (u + q - a->prow) * nk;
-            dq[q] = w->rowq + q * nk;
-            if (e > nmax) nmax = e;
-        }
-        repdl__attn_vdots4(d, cnt, xq, w->KT, repdl__attn_ldt(a), nmax, sq);
-        repdl__attn_vdots4(d, cnt, gq, w->VT, repdl__attn_ldt(a), nmax, dq);
-        for (q = 0; q < cnt; q++) {
-            size_t n = repdl__attn_nseen(a, (u + q) % nq), j;
-            repdl__attn_bwd_row_dp(a, w, u + q, dq[q], 1, 0);
-            if (!a->dq) continue;
-            j = !a->mask && !a->keep ? n : 0; /* no mask, no padding: all seen */
-            for (; j < n && w->use[j]; j++) {}
-            if (j < n || n > REPDL_SUM_LEAF) { /* alone */
-                float *g = a->dq + (u + q) * d;
-                repdl__attn_wsum(n, d, a->dS + (u + q - a->prow) * nk, w->use, K, d, w->T, w->tr, g);
-                for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
-                continue;
+        /* the dots of the head's rows [u, e), 4 rows a call: with the keys
+           into P's rows (t = 0), then with the values into dS's rows (the
+           row's dp, which repdl__attn_bwd_row_dp turns into its dS in
+           place); REPDL__ATTN_DTILE keys of KT, then of VT, for all the
+           rows, so that the tile is read from L1 call after call */
+        for (t = 0; t < 2; t++)
+            for (j0 = 0; j0 < nk; j0 += REPDL__ATTN_DTILE)
+                for (v = u; v < e; v += REPDL__ATTN_Q) {
+                    size_t cnt = e - v < REPDL__ATTN_Q ? e - v : REPDL__ATTN_Q, q, nmax = 0;
+                    const float *xq[REPDL__ATTN_Q];
+                    float *sq[REPDL__ATTN_Q];
+                    for (q = 0; q < cnt; q++) {
+                        size_t ne = repdl__attn_nseen(a, (v + q) % nq);
+                        xq[q] = (t ? a->dout : a->q) + (v + q) * d;
+                        sq[q] = (t ? a->dS : a->P) + (v + q - a->prow) * nk;
+                        if (ne > nmax) nmax = ne;
+                    }
+                    if (nmax > j0)
+                        repdl__attn_vdots4(d, cnt, xq, t ? w->VT : w->KT, repdl__attn_ldt(a), j0,
+                                           nmax - j0 < REPDL__ATTN_DTILE ? nmax - j0 : REPDL__ATTN_DTILE, sq,
+                                           w->xtree);
+                }
+        while (u < e) { /* blocks of up to REPDL__ATTN_DQB groups of 4 rows */
+            size_t ng, gi, c0, tw = repdl__attn_ctile(d), c, q, gk[REPDL__ATTN_DQB], glen[REPDL__ATTN_DQB],
+                   zlo[REPDL__ATTN_Q] = {0, 0, 0, 0}, hiq[REPDL__ATTN_DQB][REPDL__ATTN_Q];
+            const float *Wq[REPDL__ATTN_DQB][REPDL__ATTN_Q];
+            float *outq[REPDL__ATTN_DQB][REPDL__ATTN_Q];
+            repdl__attn_pow2 plan; /* the counter leaf's, kept over the block's calls */
+            plan.len = 0;
+            for (ng = 0; ng < REPDL__ATTN_DQB && u < e; ng++) {
+                size_t cnt = e - u < REPDL__ATTN_Q ? e - u : REPDL__ATTN_Q, k = 0, len = 0;
+                for (q = 0; q < cnt; q++) {
+                    size_t n = repdl__attn_nseen(a, (u + q) % nq), j;
+                    repdl__attn_bwd_row_dp(a, w, u + q, a->dS + (u + q - a->prow) * nk, 1, 0);
+                    if (!a->dq) continue;
+                    j = !a->mask && !a->keep ? n : 0; /* no mask, no padding: all seen */
+                    for (; j < n && w->use[j]; j++) {}
+                    if (j < n || n > REPDL_SUM_LEAF) { /* alone */
+                        float *g = a->dq + (u + q) * d;
+                        repdl__attn_wsum(n, d, a->dS + (u + q - a->prow) * nk, w->use, K, d, w->T, w->tr, g);
+                        for (c = 0; c < d; c++) g[c] = repdl__canon(repdl__fmul(a->scale, g[c]));
+                        continue;
+                    }
+                    Wq[ng][k] = a->dS + (u + q - a->prow) * nk;
+                    hiq[ng][k] = n;
+                    outq[ng][k] = a->dq + (u + q) * d;
+                    if (n > len) len = n;
+                    k++;
+                }
+                gk[ng] = k;
+                glen[ng] = len;
+                u += cnt;
             }
-            Wq[k] = a->dS + (u + q - a->prow) * nk;
-            hiq[k] = n;
-            outq[k] = a->dq + (u + q) * d;
-            if (n > len) len = n;
-            k++;
+            /* the block's dq, a column tile for all its groups at a time */
+            for (c0 = 0; c0 < d; c0 += tw)
+                for (gi = 0; gi < ng; gi++) {
+                    size_t done;
+                    if (!gk[gi]) continue;
+                    done = repdl__attn_dq_sum(a, w, kh, glen[gi], c0, tw, gk[gi], Wq[gi], zlo, hiq[gi], K,
+                                              &plan, outq[gi]);
+                    for (q = 0; done < tw && q < gk[gi]; q++)
+                        repdl__attn_wcols(hiq[gi][q], tw - done, Wq[gi][q], NULL, K + c0 + done, d, w->T,
+                                          w->tr, outq[gi][q] + c0 + done);
+                }
+            for (gi = 0; gi < ng; gi++)
+                for (q = 0; q < gk[gi]; q++)
+                    for (c = 0; c < d; c++)
+                        outq[gi][q][c] = repdl__canon(repdl__fmul(a->scale, outq[gi][q][c]));
         }
-        if (k) {
-            size_t done = repdl__attn_dq_sum(a, w, kh, len, k, Wq, zlo, hiq, K, outq);
-            for (q = 0; q < k; q++) {
-                if (done < d)
-                    repdl__attn_wcols(hiq[q], d - done, Wq[q], NULL, K + done, d, w->T, w->tr,
-                                      outq[q] + done);
-                for (c = 0; c < d; c++) outq[q][c] = repdl__canon(repdl__fmul(a->scale, outq[q][c]));
-            }
-        }
-        u += cnt;
     }
 #endif
     for (; u < hi; u++) repdl__attn_bwd_row(a, w, u);
@@ -2232,13 +2421,19 @@ REPDL_FN void repdl__attn_bwd_key(const repdl__attn *a, repdl__attn_ws *w, size_
    (w->head reset: the first phase reloads them). */
 #if REPDL__ATTN_VEC
 REPDL_FN size_t repdl__attn_vleafq_rows(const repdl__attn *a, repdl__attn_ws *w, size_t kh, size_t t,
-                                        size_t rows, size_t nq4, const float *const *W, const size_t *lo,
-                                        const size_t *hi, const float *M, size_t avail, float *const *out)
+                                        size_t rows, size_t c0, size_t nc, size_t nq4, const float *const *W,
+                                        const size_t *lo, const size_t *hi, const float *M, size_t avail,
+                                        repdl__attn_pow2 *plan, float *const *out)
 {
     size_t done;
-    if (a->G != 1) return repdl__attn_vleafq_zp(rows, a->s.d, nq4, W, lo, hi, M, a->s.d, out, avail);
-    done = repdl__attn_tree_sum(rows, a->s.d, nq4, W, lo, hi, M, t ? w->VT : w->KT, t ? &w->vtree : &w->kttree,
-                                kh, avail, out);
+    if (a->G != 1) {
+        float *oc[REPDL__ATTN_Q];
+        size_t q;
+        for (q = 0; q < nq4; q++) oc[q] = out[q] + c0;
+        return repdl__attn_vleafq_zp(rows, nc, nq4, W, lo, hi, M + c0, a->s.d, oc, avail);
+    }
+    done = repdl__attn_tree_sum(rows, a->s.d, c0, nc, nq4, W, lo, hi, M, t ? w->VT : w->KT,
+                                t ? &w->vtree : &w->kttree, kh, avail, plan, out);
     if (w->vtree != (size_t)-1 || w->kttree != (size_t)-1) w->head = w->group = (size_t)-1; /* KT, VT overwritten */
     return done;
 }
@@ -2250,7 +2445,9 @@ REPDL_FN size_t repdl__attn_vleafq_rows(const repdl__attn *a, repdl__attn_ws *w,
    when the group has at most 1024 rows (one leaf) and a key's seen rows
    are one range [f, G nq) (causal, no mask or padding hiding a later
    row): the terms of the rows below f are -0, the definition's, so the
-   bits are those of repdl__attn_bwd_key, which computes the other keys. */
+   bits are those of repdl__attn_bwd_key, which computes the other keys.
+   Up to 16 keys a step (the packed block): the dk of all of them, a
+   column tile at a time, then their dv. */
 REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size_t lo, size_t hi)
 {
     size_t x = lo;
@@ -2258,15 +2455,18 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
     size_t nk = a->s.nk, d = a->s.d, rows = a->G * a->s.nq, ld = rows + REPDL__ATTN_PAD,
            packed = (size_t)-1, jb = 0, /* G == 1: the keys jb .. jb + 15 of head kh packed: kh nk + jb */
            avail = 0; /* the packed columns' rows from 0 (-0 where unseen), or 0 */
+    repdl__attn_pow2 plan; /* the counter leaf's, kept over the calls */
+    plan.len = 0;
     while (x < hi && rows <= REPDL_SUM_LEAF) {
-        size_t cnt = hi - x, j = x % nk, kh = x / nk, b = kh / a->s.hkv, q, k = 0, r, f, c, t,
-               done, zlo[REPDL__ATTN_Q], zhi[REPDL__ATTN_Q], kj[REPDL__ATTN_Q], alone[REPDL__ATTN_Q], na = 0;
+        size_t cnt = hi - x, j = x % nk, kh = x / nk, b = kh / a->s.hkv, q, k = 0, r, f, c, t, g,
+               done, zlo[REPDL__ATTN_VW], zhi[REPDL__ATTN_VW], kj[REPDL__ATTN_VW], alone[REPDL__ATTN_VW],
+               na = 0;
         /* the group's first query row (G == 1: the group's rows are the
            head's query rows, r = i: QG and GG are q and dout in place) */
         size_t u0 = (b * a->s.hq + (kh % a->s.hkv) * a->G) * a->s.nq;
-        const float *Wd[REPDL__ATTN_Q], *Wp[REPDL__ATTN_Q], *Mk, *Mv;
+        const float *Wd[REPDL__ATTN_VW], *Wp[REPDL__ATTN_VW], *Mk, *Mv;
         float *od[REPDL__ATTN_Q];
-        if (cnt > REPDL__ATTN_Q) cnt = REPDL__ATTN_Q;
+        if (cnt > REPDL__ATTN_VW) cnt = REPDL__ATTN_VW;
         if (cnt > nk - j) cnt = nk - j; /* one head */
         if (a->G == 1) {
             Mk = a->q + u0 * d;
@@ -2347,21 +2547,30 @@ REPDL_FN void repdl__attn_bwd_keys(const repdl__attn *a, repdl__attn_ws *w, size
             kj[k] = j + q;
             k++;
         }
-        for (t = 0; k && t < 2; t++) { /* t = 0: dk, 1: dv */
+        /* dk of the k keys, then their dv, a column tile of all of them at
+           a time, 4 keys a call: the tile of M's rows (the tree-order copy
+           of q, then of dout) read call after call */
+        for (t = 0; t < 2; t++) { /* t = 0: dk, 1: dv */
             float *dst = t ? a->dv : a->dk;
-            const float *const *Wt = t ? Wp : Wd;
             const float *M = t ? Mv : Mk;
+            size_t c0, tw = repdl__attn_ctile(d);
             if (!dst) continue;
-            for (q = 0; q < k; q++) od[q] = dst + (kh * a->R + kj[q]) * d;
-            done = repdl__attn_vleafq_rows(a, w, kh, t, rows, k, Wt, zlo, zhi, M, avail, od);
-            for (q = 0; q < k; q++) {
-                if (done < d) { /* the last d % 16 columns */
-                    repdl__attn_key_use(a, b, kj[q], w->use);
-                    repdl__attn_wcols(rows, d - done, Wt[q], w->use, M + done, d, w->T, w->tr,
-                                      od[q] + done);
+            for (c0 = 0; c0 < d; c0 += tw)
+                for (g = 0; g < k; g += REPDL__ATTN_Q) {
+                    size_t ng = k - g < REPDL__ATTN_Q ? k - g : REPDL__ATTN_Q;
+                    const float *const *Wt = (t ? Wp : Wd) + g;
+                    for (q = 0; q < ng; q++) od[q] = dst + (kh * a->R + kj[g + q]) * d;
+                    done = repdl__attn_vleafq_rows(a, w, kh, t, rows, c0, tw, ng, Wt, zlo + g, zhi + g, M, avail,
+                                                   &plan, od);
+                    for (q = 0; done < tw && q < ng; q++) { /* the tile's last columns */
+                        repdl__attn_key_use(a, b, kj[g + q], w->use);
+                        repdl__attn_wcols(rows, tw - done, Wt[q], w->use, M + c0 + done, d, w->T, w->tr,
+                                          od[q] + c0 + done);
+                    }
                 }
-                for (c = 0; c < d; c++)
-                    od[q][c] = repdl__canon(t ? od[q][c] : repdl__fmul(a->scale, od[q][c]));
+            for (q = 0; q < k; q++) {
+                float *o = dst + (kh * a->R + kj[q]) * d;
+                for (c = 0; c < d; c++) o[c] = repdl__canon(t ? o[c] : repdl__fmul(a->scale, o[c]));
             }
         }
         /* after the others' sums: repdl__attn_bwd_key packs its own block

@@ -1290,13 +1290,13 @@ static void case_attn(fz *F)
     p2[0] = B; p2[1] = hkv; p2[2] = R; p2[3] = d;
     p3[0] = B; p3[1] = nq; p3[2] = nk;
     prefix = prefix_ovf(p1, 5) || prefix_ovf(p2, 4) || prefix_ovf(p3, 3);
-    /* the workspace's bytes (attention.h: about 2 d (nk + 16) + 2 nk
+    /* the workspace's bytes (attention.h: about 2 d (nk + 32) + 2 nk
        floats a thread, the backward's G nq d and 64 (G nq + pad) more,
        G = hq / hkv) are checked like an extent, by the backward even when
        no query is there: near or past the bound, either status */
     {
         size_t G2 = hkv ? hq / hkv : 0, gq = mul(G2, nq);
-        size_t w = add(add(mul(d, add(nk, 16)), mul(gq, d)), mul(add(gq, 64), 64));
+        size_t w = add(add(mul(d, add(nk, 32)), mul(gq, d)), mul(add(gq, 64), 64));
         if (mul(w, 4) == FZ_HUGE) prefix = 1;
     }
     ARR_F(qx, FZ_IN);                                           /* q */
