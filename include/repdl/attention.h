@@ -57,9 +57,9 @@
    the backward writes dk = RN(scale * -0) and dv = -0 (the empty sums) for
    the batch hkv nk key rows there are.  Outputs are overwritten, never
    accumulated, and must not overlap inputs.  The workspace: per thread
-   about 2 d (nk + 16) + 2 nk floats (backward: also 64 G nq twice; on the
+   about 2 d (nk + 32) + 2 nk floats (backward: also 64 G nq twice; on the
    host with gcc or clang also 4 nk floats and 4 nk bytes: rows of one
-   head 4 at a time, the forward's p and the backward's dp), and for the
+   head 4 at a time, the forward's p), and for the
    backward 2 c G nq nk floats (P and dS of c kv-head groups: as many as fit
    in 8 MiB, at least 1, at most batch hkv)).
 
@@ -70,7 +70,9 @@
    and dout.v of 4 query rows of a head at once (d = 16, 32, 64), their
    P v sums (forward) and dq sums (backward) together, and the backward's
    dk and dv 4 keys at a time, each row of the shared operand loaded once
-   for the 4.
+   for the 4; on AVX-512F through the counter leaf where every slot sees
+   every row of a power of two (or the unseen rows are -0 weights), its
+   group of 4 rows one asm block.
 
    attention_threads.h splits the same functions across POSIX threads
    (same bits).  The CUDA launchers (cuda/attention.cu) run these row
