@@ -781,8 +781,8 @@ REPDL_FN void repdl__attn_pow2_rows(const repdl__attn_pow2 *g, size_t nc, const 
 }
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
 /* One group of the counter leaf, in one asm block: the 8 vectors of
-   M's rows at R0 .. R3 (two vectors each, from the pass's first column)
-   into zmm16 .. zmm23, then for each slot q its weights W_q[a0 .. a3]
+   M's 4 rows, at R0 and o1, o2, o3 bytes after it (two vectors each, from
+   the pass's first column), into zmm16 .. zmm23, then for each slot q its weights W_q[a0 .. a3]
    broadcast (zmm24 .. zmm27), the products RN(M[row i] W_q[a_i]) and
    ((p0 + p1) + (p2 + p3)) for each of the two vectors into X[2 q],
    X[2 q + 1].  The products are separate instructions, so nothing can
@@ -924,6 +924,7 @@ repdl__attn_vleafq_tree_avx512(const repdl__attn_pow2 *g, size_t nc, size_t nq4,
 #undef REPDL__ATTN_MUL
 #undef REPDL__ATTN_BC
 #undef REPDL__ATTN_LD
+#undef REPDL__ATTN_LD0
 #undef REPDL__ATTN_I
 /* The zero-padded counter leaf.  A slot whose seen rows [lo, hi) are not
    all of a power of two of rows (causal: each query its own number of
@@ -2045,8 +2046,9 @@ REPDL_FN const float *repdl__attn_vrows(const repdl__attn *a, size_t u)
    is a power of two from 4 to 1024 (no mask, no padding, not causal),
    through the counter leaf with the rows in its tree order: copied (all
    d columns) into buf unless *cached == key says buf holds them already
-   (then *cached = key), and read in sequence; the same bits.  Returns the
-   columns done from c0. */
+   (then *cached = key), and read in sequence; the same bits.  buf NULL:
+   no copy (repdl__attn_vleafq_zp's kernels).  Returns the columns done
+   from c0. */
 #if REPDL__ATTN_VEC
 REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t c0, size_t nc, size_t nq4,
                                      const float *const *W, const size_t *lo, const size_t *hi,
@@ -2058,7 +2060,7 @@ REPDL_FN size_t repdl__attn_tree_sum(size_t len, size_t d, size_t c0, size_t nc,
     for (q = 0; q < nq4; q++) oc[q] = out[q] + c0;
 #if defined(__x86_64__) && !defined(REPDL_ATTN_NO_DISPATCH)
     {
-        size_t L = nc >= 32 && repdl__attn_visa() == 2 ? repdl__attn_pow2_len(len, nq4, lo, hi, avail) : 0;
+        size_t L = buf && nc >= 32 && repdl__attn_visa() == 2 ? repdl__attn_pow2_len(len, nq4, lo, hi, avail) : 0;
         if (L && L <= 1024) {
             size_t done, ck = key * 2048 + L; /* the rows' copy: kv head and length */
             if (plan->len != L) repdl__attn_pow2_plan(L, plan);
@@ -2237,12 +2239,8 @@ REPDL_FN size_t repdl__attn_dq_sum(const repdl__attn *a, repdl__attn_ws *w, size
     /* the rows of dS past a row's keys are -0, up to nk (the counter
        leaf's padding, repdl__attn_pow2_len), as far as row holds them */
     size_t done, avail = w->nrow / a->s.d < a->s.nk ? w->nrow / a->s.d : a->s.nk;
-    if (len > avail) {
-        float *oc[REPDL__ATTN_Q];
-        size_t q;
-        for (q = 0; q < nq4; q++) oc[q] = out[q] + c0;
-        return repdl__attn_vleafq(len, nc, nq4, W, lo, hi, K + c0, a->s.d, oc);
-    }
+    if (len > avail) /* no copy, and no padding */
+        return repdl__attn_tree_sum(len, a->s.d, c0, nc, nq4, W, lo, hi, K, NULL, NULL, kh, 0, plan, out);
     done = repdl__attn_tree_sum(len, a->s.d, c0, nc, nq4, W, lo, hi, K, w->row, &w->ktree, kh, avail, plan, out);
     if (w->ktree != (size_t)-1) w->blk = (size_t)-1; /* row overwritten */
     return done;
@@ -2265,6 +2263,8 @@ REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size
     size_t u = lo;
 #if REPDL__ATTN_VEC
     size_t nq = a->s.nq, nk = a->s.nk, d = a->s.d;
+    repdl__attn_pow2 plan; /* the counter leaf's, kept over the calls */
+    plan.len = 0;
     while (w->rowq && (d == 16 || d == 32 || d == 64) && u < hi) {
         size_t e = u - u % nq + nq < hi ? u - u % nq + nq : hi, v, t, j0, bh = u / nq,
                kh = bh / a->s.hq * a->s.hkv + bh % a->s.hq / a->G;
@@ -2297,8 +2297,6 @@ REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size
                    zlo[REPDL__ATTN_Q] = {0, 0, 0, 0}, hiq[REPDL__ATTN_DQB][REPDL__ATTN_Q];
             const float *Wq[REPDL__ATTN_DQB][REPDL__ATTN_Q];
             float *outq[REPDL__ATTN_DQB][REPDL__ATTN_Q];
-            repdl__attn_pow2 plan; /* the counter leaf's, kept over the block's calls */
-            plan.len = 0;
             for (ng = 0; ng < REPDL__ATTN_DQB && u < e; ng++) {
                 size_t cnt = e - u < REPDL__ATTN_Q ? e - u : REPDL__ATTN_Q, k = 0, len = 0;
                 for (q = 0; q < cnt; q++) {
@@ -2428,12 +2426,8 @@ REPDL_FN size_t repdl__attn_vleafq_rows(const repdl__attn *a, repdl__attn_ws *w,
                                         repdl__attn_pow2 *plan, float *const *out)
 {
     size_t done;
-    if (a->G != 1) {
-        float *oc[REPDL__ATTN_Q];
-        size_t q;
-        for (q = 0; q < nq4; q++) oc[q] = out[q] + c0;
-        return repdl__attn_vleafq_zp(rows, nc, nq4, W, lo, hi, M + c0, a->s.d, oc, avail);
-    }
+    if (a->G != 1) /* no copy: M is the group's rows (QG, GG) already */
+        return repdl__attn_tree_sum(rows, a->s.d, c0, nc, nq4, W, lo, hi, M, NULL, NULL, kh, avail, plan, out);
     done = repdl__attn_tree_sum(rows, a->s.d, c0, nc, nq4, W, lo, hi, M, t ? w->VT : w->KT,
                                 t ? &w->vtree : &w->kttree, kh, avail, plan, out);
     if (w->vtree != (size_t)-1 || w->kttree != (size_t)-1) w->head = w->group = (size_t)-1; /* KT, VT overwritten */
