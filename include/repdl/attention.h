@@ -61,7 +61,9 @@
    host with gcc or clang also 4 nk floats and 4 nk bytes: rows of one
    head 4 at a time, the forward's p), and for the
    backward 2 c G nq nk floats (P and dS of c kv-head groups: as many as fit
-   in 8 MiB, at least 1, at most batch hkv)).
+   in 8 MiB, at least 1, at most batch hkv)); on the host each block is
+   used from its first 64-byte boundary, its regions (and dS after P) on
+   64-byte boundaries, whatever alignment malloc gave.
 
    Speed (docs/attention.md, "Speed"): on the host with gcc or clang every
    sum runs in vectors of 16 columns (AVX-512F, AVX2 or the baseline,
@@ -1603,6 +1605,7 @@ typedef struct repdl__attn {
     const unsigned char *keep;
     float *o_out, *o_lse, *dq, *dk, *dv;
     float *P, *dS; /* backward: rows prow .. of [batch][hq][nq][nk] */
+    void *pm_block; /* the allocation holding P and dS (P: its first 64-byte boundary) */
     size_t prow;   /* the query row held in row 0 of P and dS */
 } repdl__attn;
 
@@ -1640,7 +1643,15 @@ typedef struct repdl__attn_ws {
 /* The row stride of KT and VT: nk + REPDL__ATTN_KPAD. */
 REPDL_FN size_t repdl__attn_ldt(const repdl__attn *a) { return a->s.nk + REPDL__ATTN_KPAD; }
 
-/* Bytes of one workspace; 0 when that does not fit in size_t. */
+/* x rounded down to a multiple of 16 floats (64 bytes): the workspace's
+   regions start on 64-byte boundaries, where the vector kernels' loads of
+   a whole 16-float row stay within one cache line (at a multiple of 16
+   floats from malloc's 16-byte boundary instead, the backward's dots ran
+   62 MAC/ns against 72: docs/attention.md, "Aligned workspaces"). */
+REPDL_FN size_t repdl__attn_r16(size_t x) { return x & ~(size_t)15; }
+
+/* Bytes of one workspace, a multiple of 64; 0 when that does not fit in
+   size_t. */
 REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
 {
     size_t n = a->s.nk, rows = a->G, kt = a->s.d, ldt = a->s.nk, t, b, qg, blk;
@@ -1652,13 +1663,15 @@ REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
     qg = rows;
     if (repdl__size_mul(&qg, a->s.d)) return 0;
     if (backward && qg > kt) kt = qg;
+    if (repdl__size_add(&kt, 15) || repdl__size_add(&n, 15)) return 0;
+    kt = repdl__attn_r16(kt), n = repdl__attn_r16(n);
     t = kt;
     if (repdl__size_add(&t, kt) || repdl__size_add(&t, n) || repdl__size_add(&t, n) ||
         repdl__size_add(&t, REPDL__ATTN_SCRATCH) || repdl__size_add(&t, 64))
         return 0;
     b = t * sizeof(float) + REPDL__ATTN_COLS * sizeof(repdl__tree);
-    if (b < t * sizeof(float) || b + n < b) return 0;
-    return b + n;
+    if (b < t * sizeof(float) || b + n < b || b + n + 63 < b + n) return 0;
+    return (b + n + 63) & ~(size_t)63; /* the next workspace 64-byte aligned too */
 }
 
 /* Lays a workspace out in block (repdl__attn_ws_bytes(a, backward)
@@ -1672,6 +1685,7 @@ REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int
     if (backward && (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS > n)
         n = (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS;
     if (backward && rows * a->s.d > kt) kt = rows * a->s.d;
+    kt = repdl__attn_r16(kt + 15), n = repdl__attn_r16(n + 15); /* as repdl__attn_ws_bytes */
     w->block = block;
     w->tr = (repdl__tree *)(void *)p;
     p += REPDL__ATTN_COLS * sizeof(repdl__tree);
@@ -1688,24 +1702,33 @@ REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int
     w->xtree = 0;
 }
 
-/* The host's workspace: malloc (REPDL__ALLOC); 0, or -1 out of memory. */
+/* The byte address p rounded up to the next multiple of 64 (p has 63
+   bytes to spare past its allocation's start). */
+REPDL_FN void *repdl__attn_align64(void *p)
+{
+    return (char *)p + ((64 - (size_t)((uintptr_t)p % 64)) % 64);
+}
+
+/* The host's workspace: malloc (REPDL__ALLOC), laid out from the
+   block's first 64-byte boundary; 0, or -1 out of memory. */
 REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int backward)
 {
     size_t bytes = repdl__attn_ws_bytes(a, backward), extra = 0;
-    void *block;
+    void *block, *base;
 #if REPDL__ATTN_VEC
-    /* the rows of repdl__attn_fwd_range, after the block (aligned: bytes
-       rounded up to a float); none when they would not fit */
-    bytes = (bytes + sizeof(float) - 1) / sizeof(float) * sizeof(float);
+    /* the rows of repdl__attn_fwd_range, after the block (bytes a multiple
+       of 64); none when they would not fit */
     if (bytes && a->s.nk <= ((size_t)-1 - bytes) / (REPDL__ATTN_Q * (sizeof(float) + 1)) / 2)
         extra = REPDL__ATTN_Q * a->s.nk * (sizeof(float) + 1);
 #endif
-    block = bytes ? REPDL__ALLOC(bytes + extra) : NULL;
+    block = bytes && bytes + extra + 63 > bytes + extra ? REPDL__ALLOC(bytes + extra + 63) : NULL;
     if (!block) return -1;
-    repdl__attn_ws_attach(w, a, backward, block);
+    base = repdl__attn_align64(block);
+    repdl__attn_ws_attach(w, a, backward, base);
+    w->block = block; /* what repdl__attn_ws_free frees */
 #if REPDL__ATTN_VEC
     if (extra) {
-        w->rowq = (float *)(void *)((char *)block + bytes);
+        w->rowq = (float *)(void *)((char *)base + bytes);
         w->useq = (unsigned char *)(w->rowq + REPDL__ATTN_Q * a->s.nk);
     }
 #endif
@@ -2625,6 +2648,7 @@ REPDL_FN repdl_status repdl__attn_setup(repdl__attn *a, const repdl_attention_sh
     a->keep = key_keep;
     a->out = a->lse = a->dout = NULL;
     a->o_out = a->o_lse = a->dq = a->dk = a->dv = a->P = a->dS = NULL;
+    a->pm_block = NULL;
     a->prow = 0;
     if (*nrows && !q) return REPDL_ERR_INVALID;
     if (s->batch && s->hkv && s->nk && (!k || !v)) return REPDL_ERR_INVALID;
@@ -2726,11 +2750,14 @@ REPDL_FN size_t repdl__attn_bwd_chunk(const repdl__attn *a)
    block; checked by repdl__attn_bwd_setup): 0, or -1 when out of memory. */
 REPDL_FN int repdl__attn_pm_alloc(repdl__attn *a, size_t nrows)
 {
-    size_t n = nrows * a->s.nk;
+    size_t n = nrows * a->s.nk, n16;
     if (n == 0) return 0;
-    a->P = (float *)REPDL__ALLOC(2 * n * sizeof(float));
-    if (!a->P) return -1;
-    a->dS = a->P + n;
+    if (n > ((size_t)-1 - 63) / (2 * sizeof(float)) - 15) return -1;
+    n16 = repdl__attn_r16(n + 15); /* dS from a 64-byte boundary too */
+    a->pm_block = REPDL__ALLOC(2 * n16 * sizeof(float) + 63);
+    if (!a->pm_block) return -1;
+    a->P = (float *)repdl__attn_align64(a->pm_block);
+    a->dS = a->P + n16;
     return 0;
 }
 
@@ -2763,7 +2790,7 @@ REPDL_API repdl_status repdl_attention_backward_f32(
         repdl__attn_bwd_rows(&a, &w, kh * gr, ke * gr);
         repdl__attn_bwd_keys(&a, &w, kh * s->nk, ke * s->nk);
     }
-    free(a.P);
+    free(a.pm_block);
     repdl__attn_ws_free(&w);
     return REPDL_OK;
 }

@@ -158,7 +158,7 @@ REPDL_HOST_API repdl_status repdl_attention_backward_threads_f32(
         repdl__attn_run_phase(job, T, kh * gr, (ke - kh) * gr, 1);
         repdl__attn_run_phase(job, T, kh * s->nk, (ke - kh) * s->nk, 2);
     }
-    free(a.P);
+    free(a.pm_block);
     repdl__attn_jobs_free(job, T);
     return REPDL_OK;
 }
