@@ -1643,28 +1643,43 @@ typedef struct repdl__attn_ws {
 /* The row stride of KT and VT: nk + REPDL__ATTN_KPAD. */
 REPDL_FN size_t repdl__attn_ldt(const repdl__attn *a) { return a->s.nk + REPDL__ATTN_KPAD; }
 
-/* x rounded down to a multiple of 16 floats (64 bytes): the workspace's
-   regions start on 64-byte boundaries, where the vector kernels' loads of
-   a whole 16-float row stay within one cache line (at a multiple of 16
+/* *x rounded up to a multiple of 16 floats (64 bytes), or 1 when that
+   would not fit (repdl__size_add's bound): the workspace's regions start
+   on 64-byte boundaries (repdl__align64), where the vector kernels' loads
+   of a whole 16-float row stay within one cache line (at a multiple of 16
    floats from malloc's 16-byte boundary instead, the backward's dots ran
    62 MAC/ns against 72: docs/attention.md, "Aligned workspaces"). */
-REPDL_FN size_t repdl__attn_r16(size_t x) { return x & ~(size_t)15; }
+REPDL_FN int repdl__attn_up16(size_t *x)
+{
+    if (repdl__size_add(x, 15)) return 1;
+    *x &= ~(size_t)15;
+    return 0;
+}
+
+/* The floats of KT (and of VT) and of row (and of row2, and the bytes of
+   use) in a workspace, each a multiple of 16: *kt, *n; 1 when one does not
+   fit (repdl__size_mul's bound). */
+REPDL_FN int repdl__attn_ws_sizes(const repdl__attn *a, int backward, size_t *kt, size_t *n)
+{
+    size_t rows = a->G, ldt = a->s.nk, qg, blk;
+    *n = a->s.nk, *kt = a->s.d;
+    if (repdl__size_mul(&rows, a->s.nq)) return 1;
+    blk = rows;
+    if (repdl__size_add(&blk, REPDL__ATTN_PAD) || repdl__size_mul(&blk, REPDL__ATTN_COLS)) return 1;
+    if (backward && blk > *n) *n = blk;
+    if (repdl__size_add(&ldt, REPDL__ATTN_KPAD) || repdl__size_mul(kt, ldt)) return 1;
+    qg = rows;
+    if (repdl__size_mul(&qg, a->s.d)) return 1;
+    if (backward && qg > *kt) *kt = qg;
+    return repdl__attn_up16(kt) || repdl__attn_up16(n);
+}
 
 /* Bytes of one workspace, a multiple of 64; 0 when that does not fit in
    size_t. */
 REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
 {
-    size_t n = a->s.nk, rows = a->G, kt = a->s.d, ldt = a->s.nk, t, b, qg, blk;
-    if (repdl__size_mul(&rows, a->s.nq)) return 0;
-    blk = rows;
-    if (repdl__size_add(&blk, REPDL__ATTN_PAD) || repdl__size_mul(&blk, REPDL__ATTN_COLS)) return 0;
-    if (backward && blk > n) n = blk;
-    if (repdl__size_add(&ldt, REPDL__ATTN_KPAD) || repdl__size_mul(&kt, ldt)) return 0;
-    qg = rows;
-    if (repdl__size_mul(&qg, a->s.d)) return 0;
-    if (backward && qg > kt) kt = qg;
-    if (repdl__size_add(&kt, 15) || repdl__size_add(&n, 15)) return 0;
-    kt = repdl__attn_r16(kt), n = repdl__attn_r16(n);
+    size_t n, kt, t, b;
+    if (repdl__attn_ws_sizes(a, backward, &kt, &n)) return 0;
     t = kt;
     if (repdl__size_add(&t, kt) || repdl__size_add(&t, n) || repdl__size_add(&t, n) ||
         repdl__size_add(&t, REPDL__ATTN_SCRATCH) || repdl__size_add(&t, 64))
@@ -1675,17 +1690,15 @@ REPDL_FN size_t repdl__attn_ws_bytes(const repdl__attn *a, int backward)
 }
 
 /* Lays a workspace out in block (repdl__attn_ws_bytes(a, backward)
-   bytes, aligned for a pointer; the device launchers carve one per device
-   thread out of one allocation). */
+   bytes, which fit: checked before; 64-byte aligned for the regions to be;
+   the device launchers carve one per device thread out of one
+   allocation). */
 REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int backward,
                                     void *block)
 {
-    size_t n = a->s.nk, rows = a->G * a->s.nq, kt = a->s.d * repdl__attn_ldt(a);
+    size_t n, kt;
     char *p = (char *)block;
-    if (backward && (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS > n)
-        n = (rows + REPDL__ATTN_PAD) * REPDL__ATTN_COLS;
-    if (backward && rows * a->s.d > kt) kt = rows * a->s.d;
-    kt = repdl__attn_r16(kt + 15), n = repdl__attn_r16(n + 15); /* as repdl__attn_ws_bytes */
+    (void)repdl__attn_ws_sizes(a, backward, &kt, &n);
     w->block = block;
     w->tr = (repdl__tree *)(void *)p;
     p += REPDL__ATTN_COLS * sizeof(repdl__tree);
@@ -1702,13 +1715,6 @@ REPDL_FN void repdl__attn_ws_attach(repdl__attn_ws *w, const repdl__attn *a, int
     w->xtree = 0;
 }
 
-/* The byte address p rounded up to the next multiple of 64 (p has 63
-   bytes to spare past its allocation's start). */
-REPDL_FN void *repdl__attn_align64(void *p)
-{
-    return (char *)p + ((64 - (size_t)((uintptr_t)p % 64)) % 64);
-}
-
 /* The host's workspace: malloc (REPDL__ALLOC), laid out from the
    block's first 64-byte boundary; 0, or -1 out of memory. */
 REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int backward)
@@ -1723,7 +1729,7 @@ REPDL_FN int repdl__attn_ws_init(repdl__attn_ws *w, const repdl__attn *a, int ba
 #endif
     block = bytes && bytes + extra + 63 > bytes + extra ? REPDL__ALLOC(bytes + extra + 63) : NULL;
     if (!block) return -1;
-    base = repdl__attn_align64(block);
+    base = repdl__align64(block);
     repdl__attn_ws_attach(w, a, backward, base);
     w->block = block; /* what repdl__attn_ws_free frees */
 #if REPDL__ATTN_VEC
@@ -2750,14 +2756,13 @@ REPDL_FN size_t repdl__attn_bwd_chunk(const repdl__attn *a)
    block; checked by repdl__attn_bwd_setup): 0, or -1 when out of memory. */
 REPDL_FN int repdl__attn_pm_alloc(repdl__attn *a, size_t nrows)
 {
-    size_t n = nrows * a->s.nk, n16;
+    size_t n = nrows * a->s.nk;
     if (n == 0) return 0;
-    if (n > ((size_t)-1 - 63) / (2 * sizeof(float)) - 15) return -1;
-    n16 = repdl__attn_r16(n + 15); /* dS from a 64-byte boundary too */
-    a->pm_block = REPDL__ALLOC(2 * n16 * sizeof(float) + 63);
+    if (repdl__attn_up16(&n) || n > ((size_t)-1 - 63) / (2 * sizeof(float))) return -1;
+    a->pm_block = REPDL__ALLOC(2 * n * sizeof(float) + 63);
     if (!a->pm_block) return -1;
-    a->P = (float *)repdl__attn_align64(a->pm_block);
-    a->dS = a->P + n16;
+    a->P = repdl__align64(a->pm_block);
+    a->dS = a->P + n; /* from a 64-byte boundary too */
     return 0;
 }
 

@@ -304,6 +304,15 @@ REPDL_FN int repdl__size_add(size_t *acc, size_t f)
     return 0;
 }
 
+/* The first 64-byte boundary at or after blk (a block with 63 bytes to
+   spare past it: the scratch and workspaces of the vector kernels, whose
+   16-float loads then stay within one cache line; free the block, not
+   this). */
+REPDL_FN float *repdl__align64(void *blk)
+{
+    return (float *)(((uintptr_t)blk + 63) & ~(uintptr_t)63);
+}
+
 /* The checks of the row-wise reductions (reduce.h, reduce_minmax.h): the
    span (rows - 1) * ldx + n floats, and rows results of size_t, must fit
    in size_t bytes (REPDL_ERR_OVERFLOW), x must not be NULL when rows > 0

@@ -664,13 +664,6 @@ REPDL_FN void repdl__gemm_blocked(const repdl__gemm_args *g)
     }
 }
 
-/* 64-byte aligned scratch inside a malloc block (free the block). */
-REPDL_FN float *repdl__gemm_align(void *blk)
-{
-    uintptr_t u = (uintptr_t)blk;
-    return (float *)((u + 63) & ~(uintptr_t)63);
-}
-
 /* The core of every matrix product of repdl (gemm, linear, conv2d):
    the chain of C[i][j] starts from
      cont != 0:        C[i][j] itself (chain continuation: the product is
@@ -757,11 +750,11 @@ REPDL_FN void repdl__gemm_core_f32(int transA, int transB, size_t M, size_t N, s
                               alpha, beta, C, ldc);
         return;
     }
-    g.ap = repdl__gemm_align(blk);
-    g.bp = repdl__gemm_align(g.ap + na);
-    g.W = nw ? repdl__gemm_align(g.bp + nb) : NULL;
+    g.ap = repdl__align64(blk);
+    g.bp = repdl__align64(g.ap + na);
+    g.W = nw ? repdl__align64(g.bp + nb) : NULL;
     {
-        float *ir = repdl__gemm_align(g.bp + nb + nw + 16);
+        float *ir = repdl__align64(g.bp + nb + nw + 16);
         size_t j;
         for (j = 0; j < N + nr; j++) ir[j] = (bias_col && j < N) ? bias_col[j] : -0.0f;
         g.init_row = ir;

@@ -954,7 +954,7 @@ REPDL_FN void repdl__gemm_cr_core(int transA, int transB, size_t M, size_t N, si
         repdl__gemm_cr_plain(transA, transB, M, N, K, A, lda, B, ldb, bias, C, ldc);
         return;
     }
-    S = (double *)(((uintptr_t)blk + 63) & ~(uintptr_t)63);
+    S = (double *)(void *)repdl__align64(blk);
     s0 = S + mcp * ncp; /* the first panel's sums start from this row */
     ap = S + nS;
     bp = ap + nA;

@@ -268,9 +268,9 @@ REPDL_FN int repdl__linear_dw_tree_f32(size_t M, size_t K, size_t N, const float
     mcp = (mcp + MR - 1) / MR * MR;
     blk = malloc((mcp * M + ncp * M + nr) * sizeof(float) + 4 * 64);
     if (!blk) return -1;
-    ap = repdl__gemm_align(blk);
-    bp = repdl__gemm_align(ap + mcp * M);
-    zrow = repdl__gemm_align(bp + ncp * M);
+    ap = repdl__align64(blk);
+    bp = repdl__align64(ap + mcp * M);
+    zrow = repdl__align64(bp + ncp * M);
     for (j = 0; j < nr; j++) zrow[j] = -0.0f;
     for (jc = 0; jc < K; jc += nc) {
         size_t ncur = K - jc < nc ? K - jc : nc;
