@@ -95,28 +95,39 @@ static int run(repdl__attn *a, size_t nrows, int backward, void *stream)
 
 using namespace repdl_cuda;
 
+extern "C" int repdl_cuda_attention_forward_scores_f32(const struct repdl_attention_shape *s,
+                                                       float scale, const float *q, const float *k,
+                                                       const float *v, const float *mask,
+                                                       const unsigned char *key_keep, float *out,
+                                                       float *lse, float *scores, void *stream)
+{
+    repdl__attn a;
+    size_t nrows;
+    int st = repdl__attn_fwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, scores, &nrows);
+    if (st != REPDL_OK || nrows == 0) return st;
+    return run(&a, nrows, 0, stream);
+}
+
 extern "C" int repdl_cuda_attention_forward_f32(const struct repdl_attention_shape *s,
                                                 float scale, const float *q, const float *k,
                                                 const float *v, const float *mask,
                                                 const unsigned char *key_keep, float *out,
                                                 float *lse, void *stream)
 {
-    repdl__attn a;
-    size_t nrows;
-    int st = repdl__attn_fwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, &nrows);
-    if (st != REPDL_OK || nrows == 0) return st;
-    return run(&a, nrows, 0, stream);
+    return repdl_cuda_attention_forward_scores_f32(s, scale, q, k, v, mask, key_keep, out, lse, NULL,
+                                                   stream);
 }
 
-extern "C" int repdl_cuda_attention_backward_f32(
+extern "C" int repdl_cuda_attention_backward_scores_f32(
     const struct repdl_attention_shape *s, float scale, const float *q, const float *k,
     const float *v, const float *mask, const unsigned char *key_keep, const float *out,
-    const float *lse, const float *dout, float *dq, float *dk, float *dv, void *stream)
+    const float *lse, const float *scores, const float *dout, float *dq, float *dk, float *dv,
+    void *stream)
 {
     repdl__attn a;
     size_t nrows, nkeys;
-    int st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, dout, dq, dk,
-                                   dv, &nrows, &nkeys);
+    int st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, scores, dout, dq,
+                                   dk, dv, &nrows, &nkeys);
     if (st != REPDL_OK) return st;
     if (nrows == 0) {
         size_t count = s->batch * s->hkv * s->nk * s->d; /* fits: repdl__attn_check_shape */
@@ -124,4 +135,13 @@ extern "C" int repdl_cuda_attention_backward_f32(
         return launch_fill(attention_empty_kernel, count, 256, stream, a, count);
     }
     return run(&a, nrows, 1, stream);
+}
+
+extern "C" int repdl_cuda_attention_backward_f32(
+    const struct repdl_attention_shape *s, float scale, const float *q, const float *k,
+    const float *v, const float *mask, const unsigned char *key_keep, const float *out,
+    const float *lse, const float *dout, float *dq, float *dk, float *dv, void *stream)
+{
+    return repdl_cuda_attention_backward_scores_f32(s, scale, q, k, v, mask, key_keep, out, lse, NULL,
+                                                    dout, dq, dk, dv, stream);
 }

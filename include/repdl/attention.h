@@ -46,6 +46,14 @@
    row's index depends on i and g only, not on nq (rows past a prompt's end
    come after all of its own).  Every NaN output is 0x7fc00000.
 
+   Saved scores (docs/attention.md, "Saved scores"):
+     repdl_attention_forward_scores_f32(s, scale, q, k, v, mask, key_keep, out, lse, scores)
+     repdl_attention_backward_scores_f32(s, scale, q, k, v, mask, key_keep, out, lse, scores,
+                                         dout, dq, dk, dv)
+   scores [batch][hq][nq][nk]: the forward writes s_ij where key j is
+   seen (a NaN as 0x7fc00000) and -inf elsewhere; the backward reads s_ij
+   from it instead of computing dot(q_i, k_j) again (the same value: the
+   same bits of every output).  scores NULL: the plain forms.
    Return value (docs/api.md): REPDL_ERR_FPENV first; REPDL_ERR_INVALID
    for s == NULL, d == 0, hkv == 0, hq not a multiple of hkv, kv_stride in
    (0, nk), causal with nk < q_pos0 + nq, a NULL array that the shape says
@@ -1604,6 +1612,8 @@ typedef struct repdl__attn {
     const float *q, *k, *v, *mask, *out, *lse, *dout;
     const unsigned char *keep;
     float *o_out, *o_lse, *dq, *dk, *dv;
+    float *o_scores;      /* the forward's saved scores (the _scores forms), or NULL */
+    const float *scores;  /* the backward's: read instead of recomputed, or NULL */
     float *P, *dS; /* backward: rows prow .. of [batch][hq][nq][nk] */
     void *pm_block; /* the allocation holding P and dS (P: its first 64-byte boundary) */
     size_t prow;   /* the query row held in row 0 of P and dS */
@@ -1994,6 +2004,23 @@ REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t
 #endif
 }
 
+/* The saved scores of row u (the _scores forms): s_j of the seen keys
+   (a NaN as 0x7fc00000), -inf for the unseen ones and for j >= n, up
+   to nk. */
+REPDL_FN void repdl__attn_save_scores(const repdl__attn *a, size_t u, size_t n, const float *sc,
+                                      const unsigned char *use)
+{
+    size_t j, nk = a->s.nk;
+    float *o = a->o_scores + u * nk;
+    for (j = 0; j < n; j++) { /* selects on the bits: the loop vectorizes */
+        uint32_t x = repdl__asuint(sc[j]), k = 0u - (uint32_t)(use[j] != 0),
+                 nan = 0u - (uint32_t)((x & 0x7fffffffu) > 0x7f800000u);
+        x = (x & ~nan) | (0x7fc00000u & nan);
+        o[j] = repdl__asfloat((x & k) | (0xff800000u & ~k));
+    }
+    for (; j < nk; j++) o[j] = repdl__asfloat(0xff800000u);
+}
+
 /* The forward of row u = (b hq + hh) nq + i up to its P V sum: the
    scores, then the p_j in sc, the seen keys in use, *n, *m and *l; 0 when
    the row is written already (no key seen, or an infinite or NaN max),
@@ -2007,6 +2034,7 @@ REPDL_FN int repdl__attn_fwd_pre(const repdl__attn *a, repdl__attn_ws *w, size_t
     float *o = a->o_out + u * d, m = -0.0f;
     uint32_t kmax = 0, nan = 0;
     repdl__attn_scores(a, w, b, hh, i, n, sc, use, dotted, &kmax, &nan);
+    if (a->o_scores) repdl__attn_save_scores(a, u, n, sc, use);
     /* m: the largest seen score in the order of the keys below (-0 < +0;
        equal scores have equal bits); nan: a seen score is a NaN.  key(x)
        is x's bits made an unsigned order (negative: all bits flipped;
@@ -2209,8 +2237,9 @@ REPDL_FN void repdl__attn_fwd_range(const repdl__attn *a, repdl__attn_ws *w, siz
 
 /* Backward, first phase, row u: P and dS of the row (all nk columns, the
    unseen ones -0), and dq.  dotted: the row's P holds its dots with the
-   keys, and dp (nk floats) those of dout with the values, already
-   (repdl__attn_vdots4); otherwise dp is row2.  with_dq 0: dq is left to
+   keys (unless the scores are saved: read from a->scores), and dp (nk
+   floats) those of dout with the values, already (repdl__attn_vdots4);
+   otherwise dp is row2.  with_dq 0: dq is left to
    the caller (use holds the row's seen keys on return). */
 REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, size_t u, float *dp,
                                      int dotted, int with_dq)
@@ -2222,7 +2251,13 @@ REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, si
           lse = a->lse[u], D;
     w->blk = (size_t)-1; /* row2 overwritten */
     if (!dotted) dp = w->row2;
-    repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted, NULL, NULL);
+    if (a->scores) { /* the forward's s_j (the unseen ones are dropped below) */
+        const float *sv = a->scores + u * nk;
+        repdl__attn_load_head(a, w, b * a->s.hkv + hh / a->G, 1);
+        repdl__attn_seen_row(a, b, i, n, w->use);
+        for (j = 0; j < n; j++) P[j] = sv[j];
+    } else
+        repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted, NULL, NULL);
 #if REPDL__ATTN_VEC
     D = repdl__attn_rowdot(w, d, go, o);
 #else
@@ -2304,7 +2339,7 @@ REPDL_FN void repdl__attn_bwd_rows(const repdl__attn *a, repdl__attn_ws *w, size
            row's dp, which repdl__attn_bwd_row_dp turns into its dS in
            place); REPDL__ATTN_DTILE keys of KT, then of VT, for all the
            rows, so that the tile is read from L1 call after call */
-        for (t = 0; t < 2; t++)
+        for (t = a->scores ? 1 : 0; t < 2; t++) /* saved scores: no dots with the keys */
             for (j0 = 0; j0 < nk; j0 += REPDL__ATTN_DTILE)
                 for (v = u; v < e; v += REPDL__ATTN_Q) {
                     size_t cnt = e - v < REPDL__ATTN_Q ? e - v : REPDL__ATTN_Q, q, nmax = 0;
@@ -2653,7 +2688,8 @@ REPDL_FN repdl_status repdl__attn_setup(repdl__attn *a, const repdl_attention_sh
     a->mask = mask;
     a->keep = key_keep;
     a->out = a->lse = a->dout = NULL;
-    a->o_out = a->o_lse = a->dq = a->dk = a->dv = a->P = a->dS = NULL;
+    a->o_out = a->o_lse = a->dq = a->dk = a->dv = a->P = a->dS = a->o_scores = NULL;
+    a->scores = NULL;
     a->pm_block = NULL;
     a->prow = 0;
     if (*nrows && !q) return REPDL_ERR_INVALID;
@@ -2663,21 +2699,52 @@ REPDL_FN repdl_status repdl__attn_setup(repdl__attn *a, const repdl_attention_sh
 
 /* ---- Public functions ---- */
 
+/* The scores' extent: batch hq nq nk floats (nrows nk) in size_t bytes,
+   checked when they are saved or read. */
+REPDL_FN int repdl__attn_scores_fit(const repdl__attn *a, size_t nrows)
+{
+    size_t t = nrows;
+    return !(repdl__size_mul(&t, a->s.nk) || repdl__size_mul(&t, sizeof(float)));
+}
+
 /* The forward's checks and problem: REPDL_OK with *nrows = 0 when there
-   is nothing to compute. */
+   is nothing to compute.  scores: the _scores forms' array, or NULL. */
 REPDL_FN repdl_status repdl__attn_fwd_setup(repdl__attn *a, const repdl_attention_shape *s,
                                             float scale, const float *q, const float *k,
                                             const float *v, const float *mask,
                                             const unsigned char *key_keep, float *out,
-                                            float *lse, size_t *nrows)
+                                            float *lse, float *scores, size_t *nrows)
 {
     size_t nkeys;
     repdl_status st = repdl__attn_setup(a, s, scale, q, k, v, mask, key_keep, nrows, &nkeys);
     if (st != REPDL_OK || *nrows == 0) return st;
     if (!out) return REPDL_ERR_INVALID;
-    if (!repdl__attn_ws_bytes(a, 0)) return REPDL_ERR_OVERFLOW;
+    if (!repdl__attn_ws_bytes(a, 0) || (scores && !repdl__attn_scores_fit(a, *nrows)))
+        return REPDL_ERR_OVERFLOW;
     a->o_out = out;
     a->o_lse = lse;
+    a->o_scores = s->nk ? scores : NULL; /* nk == 0: no score to save */
+    return REPDL_OK;
+}
+
+/* The forward with the scores saved for the backward (see the header
+   comment, "Saved scores"); scores NULL: repdl_attention_forward_f32. */
+REPDL_API repdl_status repdl_attention_forward_scores_f32(const repdl_attention_shape *s, float scale,
+                                                          const float *q, const float *k,
+                                                          const float *v, const float *mask,
+                                                          const unsigned char *key_keep, float *out,
+                                                          float *lse, float *scores)
+{
+    REPDL__FPENV_CHECK();
+    repdl__attn a;
+    repdl__attn_ws w;
+    size_t nrows;
+    repdl_status st =
+        repdl__attn_fwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, scores, &nrows);
+    if (st != REPDL_OK || nrows == 0) return st;
+    if (repdl__attn_ws_init(&w, &a, 0)) return REPDL_ERR_NOMEM;
+    repdl__attn_fwd_range(&a, &w, 0, nrows);
+    repdl__attn_ws_free(&w);
     return REPDL_OK;
 }
 
@@ -2687,26 +2754,18 @@ REPDL_API repdl_status repdl_attention_forward_f32(const repdl_attention_shape *
                                                    const unsigned char *key_keep, float *out,
                                                    float *lse)
 {
-    REPDL__FPENV_CHECK();
-    repdl__attn a;
-    repdl__attn_ws w;
-    size_t nrows;
-    repdl_status st = repdl__attn_fwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, &nrows);
-    if (st != REPDL_OK || nrows == 0) return st;
-    if (repdl__attn_ws_init(&w, &a, 0)) return REPDL_ERR_NOMEM;
-    repdl__attn_fwd_range(&a, &w, 0, nrows);
-    repdl__attn_ws_free(&w);
-    return REPDL_OK;
+    return repdl_attention_forward_scores_f32(s, scale, q, k, v, mask, key_keep, out, lse, NULL);
 }
 
 /* The backward's arrays and its P / dS matrices (2 batch hq nq nk floats,
-   malloc). */
+   malloc).  scores: the forward's saved scores, or NULL (recomputed). */
 REPDL_FN repdl_status repdl__attn_bwd_setup(repdl__attn *a, const repdl_attention_shape *s,
                                             float scale, const float *q, const float *k,
                                             const float *v, const float *mask,
                                             const unsigned char *key_keep, const float *out,
-                                            const float *lse, const float *dout, float *dq,
-                                            float *dk, float *dv, size_t *nrows, size_t *nkeys)
+                                            const float *lse, const float *scores,
+                                            const float *dout, float *dq, float *dk, float *dv,
+                                            size_t *nrows, size_t *nkeys)
 {
     size_t pm;
     repdl_status st = repdl__attn_setup(a, s, scale, q, k, v, mask, key_keep, nrows, nkeys);
@@ -2718,9 +2777,11 @@ REPDL_FN repdl_status repdl__attn_bwd_setup(repdl__attn *a, const repdl_attentio
     a->dq = dq;
     a->dk = dk;
     a->dv = dv;
+    a->scores = s->nk ? scores : NULL;
     pm = *nrows;
     if (repdl__size_mul(&pm, s->nk) || repdl__size_mul(&pm, 2)) return REPDL_ERR_OVERFLOW;
-    if (!repdl__attn_ws_bytes(a, 1)) return REPDL_ERR_OVERFLOW;
+    if (!repdl__attn_ws_bytes(a, 1) || (scores && !repdl__attn_scores_fit(a, *nrows)))
+        return REPDL_ERR_OVERFLOW;
     return REPDL_OK;
 }
 
@@ -2766,17 +2827,19 @@ REPDL_FN int repdl__attn_pm_alloc(repdl__attn *a, size_t nrows)
     return 0;
 }
 
-REPDL_API repdl_status repdl_attention_backward_f32(
+/* The backward from the forward's saved scores (the header comment,
+   "Saved scores"); scores NULL: repdl_attention_backward_f32. */
+REPDL_API repdl_status repdl_attention_backward_scores_f32(
     const repdl_attention_shape *s, float scale, const float *q, const float *k, const float *v,
     const float *mask, const unsigned char *key_keep, const float *out, const float *lse,
-    const float *dout, float *dq, float *dk, float *dv)
+    const float *scores, const float *dout, float *dq, float *dk, float *dv)
 {
     REPDL__FPENV_CHECK();
     repdl__attn a;
     repdl__attn_ws w;
     size_t nrows, nkeys, ch, gr, kh;
-    repdl_status st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, dout,
-                                            dq, dk, dv, &nrows, &nkeys);
+    repdl_status st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, scores,
+                                            dout, dq, dk, dv, &nrows, &nkeys);
     if (st != REPDL_OK) return st;
     if (nrows == 0) {
         repdl__attn_bwd_empty(&a);
@@ -2798,6 +2861,15 @@ REPDL_API repdl_status repdl_attention_backward_f32(
     free(a.pm_block);
     repdl__attn_ws_free(&w);
     return REPDL_OK;
+}
+
+REPDL_API repdl_status repdl_attention_backward_f32(
+    const repdl_attention_shape *s, float scale, const float *q, const float *k, const float *v,
+    const float *mask, const unsigned char *key_keep, const float *out, const float *lse,
+    const float *dout, float *dq, float *dk, float *dv)
+{
+    return repdl_attention_backward_scores_f32(s, scale, q, k, v, mask, key_keep, out, lse, NULL,
+                                               dout, dq, dk, dv);
 }
 
 /* ---- The key/value cache ----

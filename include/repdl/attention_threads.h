@@ -4,7 +4,8 @@
    -pthread).
 
    repdl_attention_forward_threads_f32(s, T, ...) == repdl_attention_forward_f32(s, ...)
-   and the same for the backward, bit for bit, for every T: each query
+   and the same for the backward and for the _scores forms (attention.h,
+   "Saved scores"), bit for bit, for every T: each query
    row (forward; backward first phase: P, dS, dq) and each key row
    (backward second phase: dk, dv) is computed whole by one thread with the
    row functions of attention.h, whose bits depend only on the row's own
@@ -101,16 +102,18 @@ static inline int repdl__attn_threads(int nthreads, size_t units)
     return T;
 }
 
-REPDL_HOST_API repdl_status repdl_attention_forward_threads_f32(
+REPDL_HOST_API repdl_status repdl_attention_forward_scores_threads_f32(
     const repdl_attention_shape *s, int nthreads, float scale, const float *q, const float *k,
-    const float *v, const float *mask, const unsigned char *key_keep, float *out, float *lse)
+    const float *v, const float *mask, const unsigned char *key_keep, float *out, float *lse,
+    float *scores)
 {
     REPDL__FPENV_CHECK();
     repdl__attn a;
     repdl__attn_job job[REPDL_ATTENTION_THREADS_MAX];
     size_t nrows;
     int T;
-    repdl_status st = repdl__attn_fwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, &nrows);
+    repdl_status st =
+        repdl__attn_fwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, scores, &nrows);
     if (st != REPDL_OK || nrows == 0) return st;
     T = repdl__attn_threads(nthreads, nrows);
     if (repdl__attn_jobs_init(job, T, &a, 0)) return REPDL_ERR_NOMEM;
@@ -119,18 +122,26 @@ REPDL_HOST_API repdl_status repdl_attention_forward_threads_f32(
     return REPDL_OK;
 }
 
-REPDL_HOST_API repdl_status repdl_attention_backward_threads_f32(
+REPDL_HOST_API repdl_status repdl_attention_forward_threads_f32(
+    const repdl_attention_shape *s, int nthreads, float scale, const float *q, const float *k,
+    const float *v, const float *mask, const unsigned char *key_keep, float *out, float *lse)
+{
+    return repdl_attention_forward_scores_threads_f32(s, nthreads, scale, q, k, v, mask, key_keep,
+                                                      out, lse, NULL);
+}
+
+REPDL_HOST_API repdl_status repdl_attention_backward_scores_threads_f32(
     const repdl_attention_shape *s, int nthreads, float scale, const float *q, const float *k,
     const float *v, const float *mask, const unsigned char *key_keep, const float *out,
-    const float *lse, const float *dout, float *dq, float *dk, float *dv)
+    const float *lse, const float *scores, const float *dout, float *dq, float *dk, float *dv)
 {
     REPDL__FPENV_CHECK();
     repdl__attn a;
     repdl__attn_job job[REPDL_ATTENTION_THREADS_MAX];
     size_t nrows, nkeys, nkr, nh, ch, gr, kh;
     int T;
-    repdl_status st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, dout,
-                                            dq, dk, dv, &nrows, &nkeys);
+    repdl_status st = repdl__attn_bwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse,
+                                            scores, dout, dq, dk, dv, &nrows, &nkeys);
     if (st != REPDL_OK) return st;
     if (nrows == 0) {
         repdl__attn_bwd_empty(&a);
@@ -161,6 +172,15 @@ REPDL_HOST_API repdl_status repdl_attention_backward_threads_f32(
     free(a.pm_block);
     repdl__attn_jobs_free(job, T);
     return REPDL_OK;
+}
+
+REPDL_HOST_API repdl_status repdl_attention_backward_threads_f32(
+    const repdl_attention_shape *s, int nthreads, float scale, const float *q, const float *k,
+    const float *v, const float *mask, const unsigned char *key_keep, const float *out,
+    const float *lse, const float *dout, float *dq, float *dk, float *dv)
+{
+    return repdl_attention_backward_scores_threads_f32(s, nthreads, scale, q, k, v, mask, key_keep,
+                                                       out, lse, NULL, dout, dq, dk, dv);
 }
 
 REPDL_END_CODE

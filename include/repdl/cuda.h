@@ -519,6 +519,16 @@ int repdl_cuda_attention_backward_f32(const struct repdl_attention_shape *s, flo
                                       const float *mask, const unsigned char *key_keep,
                                       const float *out, const float *lse, const float *dout,
                                       float *dq, float *dk, float *dv, void *stream);
+int repdl_cuda_attention_forward_scores_f32(const struct repdl_attention_shape *s, float scale,
+                                            const float *q, const float *k, const float *v,
+                                            const float *mask, const unsigned char *key_keep,
+                                            float *out, float *lse, float *scores, void *stream);
+int repdl_cuda_attention_backward_scores_f32(const struct repdl_attention_shape *s, float scale,
+                                             const float *q, const float *k, const float *v,
+                                             const float *mask, const unsigned char *key_keep,
+                                             const float *out, const float *lse,
+                                             const float *scores, const float *dout, float *dq,
+                                             float *dk, float *dv, void *stream);
 /* layer_table.h attention: end */
 /* (end attention) */
 

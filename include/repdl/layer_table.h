@@ -84,7 +84,9 @@
     S(X, rope,          rope_forward,             FWD,    rope,            PY,   rope_forward)        \
     S(X, rope,          rope_backward,            BWD,    rope,            PY,   rope_backward)       \
     S(X, scaled_dot_product_attention, attention_forward,  FWD, attention, PY, attention_forward)   \
-    S(X, scaled_dot_product_attention, attention_backward, BWD, attention, PY, attention_backward)
+    S(X, scaled_dot_product_attention, attention_backward, BWD, attention, PY, attention_backward) \
+    S(X, scaled_dot_product_attention, attention_forward_scores,  FWD, attention, NOPY, -)       \
+    S(X, scaled_dot_product_attention, attention_backward_scores, BWD, attention, NOPY, -)
 
 /* ---- Selections ---- */
 

@@ -7,6 +7,8 @@
      padding, one and several leaves over keys, over queries and over the
      head dimension, nk = 0, nq = 0, NaN and infinite scores, -0 inputs;
    - threads: 1 .. 4 threads give the bits of the plain call;
+   - scores: the _scores forms save the reference's scores and give the
+     plain forms' bits (plain and threaded), and the backward reads them;
    - chunks: a prompt's queries in one call or in chunks of 1, 7 and 32
      (with all keys, and with only the keys seen so far);
    - cache: appending a token (or 7) at a time and attending gives the
@@ -125,6 +127,81 @@ static ref_attn_shape ref_shape(const repdl_attention_shape *s)
     return r;
 }
 
+/* The _scores forms (attention.h, "Saved scores") against the plain ones
+   (out, lse, dq, dk, dv of p, from check_ref), plain and at 1 .. 3
+   threads: the saved scores are the reference's s_ij where key j is seen
+   (a NaN as 0x7fc00000) and -inf elsewhere, up to nk; the forward's out
+   and lse and the backward's dq, dk, dv from them are the plain forms'
+   bits; and the backward reads them (a seen score made larger changes
+   dv). */
+static void check_scores(const char *name, const prob *p, const float *out, const float *lse,
+                         const float *dq, const float *dk, const float *dv)
+{
+    const repdl_attention_shape *s = &p->s;
+    ref_attn_shape rs = ref_shape(s);
+    size_t d = s->d, nq = p->nrows * d, nkv = p->nkv * d, ns = p->nrows * s->nk, b, hh, i, j, at;
+    float *sc = falloc(ns + 1), *want = falloc(ns + 1), *o = falloc(nq), *l = falloc(p->nrows),
+          *gq = falloc(nq), *gk = falloc(nkv), *gv = falloc(nkv);
+    int T;
+    for (b = 0, at = 0; b < s->batch; b++)
+        for (hh = 0; hh < s->hq; hh++)
+            for (i = 0; i < s->nq; i++)
+                for (j = 0; j < s->nk; j++, at++) {
+                    float x = ref_attn_score(&rs, p->scale, p->q, p->k, p->mask, b, hh, i, j);
+                    want[at] = !ref_attn_seen(&rs, p->mask, p->keep, b, i, j) ? -INFINITY
+                               : x != x                                     ? asfloat(0x7fc00000u)
+                                                                             : x;
+                }
+    for (T = 0; T <= 3; T++) { /* 0: the plain _scores forms */
+        memset(sc, 0x5a, (ns + 1) * sizeof(float));
+        memcpy(gk, dk, nkv * sizeof(float)); /* rows nk .. R-1: as the plain call left them */
+        memcpy(gv, dv, nkv * sizeof(float));
+        CHECK((T ? repdl_attention_forward_scores_threads_f32(s, T, p->scale, p->q, p->k, p->v, p->mask,
+                                                              p->keep, o, l, sc)
+                 : repdl_attention_forward_scores_f32(s, p->scale, p->q, p->k, p->v, p->mask, p->keep, o,
+                                                      l, sc)) == REPDL_OK,
+              "%s: forward scores status (threads %d)", name, T);
+        CHECK_SAME(o, out, nq, "%s: out with scores saved (threads %d)", name, T);
+        CHECK_SAME(l, lse, p->nrows, "%s: lse with scores saved (threads %d)", name, T);
+        CHECK_SAME(sc, want, ns, "%s: saved scores vs reference (threads %d)", name, T);
+        CHECK(asuint(sc[ns]) == 0x5a5a5a5au, "%s: saved scores: wrote past the end", name);
+        CHECK((T ? repdl_attention_backward_scores_threads_f32(s, T, p->scale, p->q, p->k, p->v, p->mask,
+                                                               p->keep, out, lse, sc, p->dout, gq, gk, gv)
+                 : repdl_attention_backward_scores_f32(s, p->scale, p->q, p->k, p->v, p->mask, p->keep, out,
+                                                       lse, sc, p->dout, gq, gk, gv)) == REPDL_OK,
+              "%s: backward scores status (threads %d)", name, T);
+        CHECK_SAME(gq, dq, nq, "%s: dq from saved scores (threads %d)", name, T);
+        CHECK_SAME(gk, dk, nkv, "%s: dk from saved scores (threads %d)", name, T);
+        CHECK_SAME(gv, dv, nkv, "%s: dv from saved scores (threads %d)", name, T);
+    }
+    /* the backward reads the scores: the largest seen score of the first
+       row with a finite lse and a nonzero dout, made larger by 1: its P
+       grows from at least 1 / nk (exp(s - lse) at the row's max), so its
+       dS and P change, and with them dq, dk or dv */
+    for (i = 0, at = ns; i < p->nrows && at == ns && s->nk; i++) {
+        size_t c, best = ns;
+        int g = 0;
+        for (c = 0; c < d; c++) g |= p->dout[i * d + c] != 0.0f && p->dout[i * d + c] == p->dout[i * d + c];
+        if (!g || !(lse[i] > -1e30f && lse[i] < 1e30f)) continue;
+        for (j = 0; j < s->nk; j++) {
+            float x = sc[i * s->nk + j];
+            if (x > -1e30f && x < 1e30f && (best == ns || x > sc[best])) best = i * s->nk + j;
+        }
+        at = best;
+    }
+    if (at < ns) {
+        int same;
+        sc[at] = sc[at] + 1.0f;
+        CHECK(repdl_attention_backward_scores_f32(s, p->scale, p->q, p->k, p->v, p->mask, p->keep, out, lse,
+                                                  sc, p->dout, gq, gk, gv) == REPDL_OK,
+              "%s: backward, changed score: status", name);
+        same = !memcmp(gq, dq, nq * sizeof(float)) && !memcmp(gk, dk, nkv * sizeof(float)) &&
+               !memcmp(gv, dv, nkv * sizeof(float));
+        CHECK(!same, "%s: the backward ignored a changed saved score", name);
+    }
+    free(sc); free(want); free(o); free(l); free(gq); free(gk); free(gv);
+}
+
 /* Forward and backward against the reference, and the threaded forms
    against the plain ones.  specials: 0 none; 1 a NaN query; 2 zero rows of
    dout and infinities in a query, a key and a value (where a causal row
@@ -188,6 +265,7 @@ static void check_ref(const char *name, repdl_attention_shape s, int mask_kind, 
         CHECK_SAME(t3, dk, nkv, "%s: dk, %d threads", name, T);
         CHECK_SAME(t4, dv, nkv, "%s: dv, %d threads", name, T);
     }
+    check_scores(name, &p, out, lse, dq, dk, dv);
     free(out); free(lse); free(rout); free(rlse); free(dq); free(dk); free(dv);
     free(rdq); free(rdk); free(rdv); free(t1); free(t2); free(t3); free(t4);
     prob_free(&p);

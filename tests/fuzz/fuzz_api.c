@@ -1234,7 +1234,9 @@ static void case_clip(fz *F)
 /* scaled dot-product attention, forward and backward, plain and threaded
    (attention.h: the shape's parameters, then its extents, then the
    arrays; lse, mask, key_keep optional; dq, dk, dv optional in the
-   backward, lse required there). */
+   backward, lse required there); with iv[2] the _scores forms, scores
+   (optional) the last array: written by the forward, read by the backward
+   (random values there: other gradients, never another status). */
 static repdl_status run_attn(fz *F, int v)
 {
     repdl_attention_shape s;
@@ -1242,6 +1244,20 @@ static repdl_status run_attn(fz *F, int v)
     int T = v == 1 ? 2 : 3;
     s.batch = z[0]; s.hq = z[1]; s.hkv = z[2]; s.nq = z[3]; s.nk = z[4]; s.d = z[5];
     s.q_pos0 = z[6]; s.kv_stride = z[7]; s.causal = F->iv[1];
+    if (F->iv[2] && F->iv[0] == 0)
+        return v == 0 ? repdl_attention_forward_scores_f32(&s, F->f[0], P_CF(0), P_CF(1), P_CF(2), P_CF(3),
+                                                           (const unsigned char *)F->a[4].p, P_F(5), P_F(6),
+                                                           P_F(7))
+                      : repdl_attention_forward_scores_threads_f32(&s, T, F->f[0], P_CF(0), P_CF(1), P_CF(2),
+                                                                   P_CF(3), (const unsigned char *)F->a[4].p,
+                                                                   P_F(5), P_F(6), P_F(7));
+    if (F->iv[2])
+        return v == 0 ? repdl_attention_backward_scores_f32(&s, F->f[0], P_CF(0), P_CF(1), P_CF(2), P_CF(3),
+                                                            (const unsigned char *)F->a[4].p, P_CF(5), P_CF(6),
+                                                            P_CF(11), P_CF(7), P_F(8), P_F(9), P_F(10))
+                      : repdl_attention_backward_scores_threads_f32(
+                            &s, T, F->f[0], P_CF(0), P_CF(1), P_CF(2), P_CF(3), (const unsigned char *)F->a[4].p,
+                            P_CF(5), P_CF(6), P_CF(11), P_CF(7), P_F(8), P_F(9), P_F(10));
     if (F->iv[0] == 0 && v == 0)
         return repdl_attention_forward_f32(&s, F->f[0], P_CF(0), P_CF(1), P_CF(2), P_CF(3),
                                            (const unsigned char *)F->a[4].p, P_F(5), P_F(6));
@@ -1276,8 +1292,10 @@ static void case_attn(fz *F)
     R = z[7] ? z[7] : nk;
     F->iv[0] = bwd;
     F->iv[1] = causal;
+    F->iv[2] = (int)(rnd(F) % 3 == 0); /* the _scores forms */
     F->f[0] = rnd(F) % 4 ? 0.35f : value(F);
-    F->name = bwd ? "attention_backward" : "attention_forward";
+    F->name = F->iv[2] ? (bwd ? "attention_backward_scores" : "attention_forward_scores")
+                       : (bwd ? "attention_backward" : "attention_forward");
     F->run = run_attn;
     F->threads = 1;
     inv = d == 0 || hkv == 0 || hq % hkv != 0 || R < nk ||
@@ -1309,6 +1327,10 @@ static void case_attn(fz *F)
         ARR_F(qx, FZ_OUT);                                      /* out */
         ARR_F(rows, FZ_OUT);                                    /* lse */
         F->a[6].optional = 1;
+        if (F->iv[2]) {
+            ARR_F(nk ? mul(rows, nk) : 0, FZ_OUT);              /* scores */
+            F->a[7].optional = 1;
+        }
     } else {
         ARR_F(qx, FZ_IN);                                       /* out */
         ARR_F(rows, FZ_IN);                                     /* lse */
@@ -1317,6 +1339,10 @@ static void case_attn(fz *F)
         ARR_F(kx, FZ_OUT);                                      /* dk */
         ARR_F(kx, FZ_OUT);                                      /* dv */
         F->a[8].optional = F->a[9].optional = F->a[10].optional = 1;
+        if (F->iv[2]) {
+            ARR_F(nk ? mul(rows, nk) : 0, FZ_IN);               /* scores */
+            F->a[11].optional = 1;
+        }
     }
     F->expect = size_expect(inv, qx == FZ_HUGE || kx == FZ_HUGE || (rows && mx == FZ_HUGE) ||
                                      mul(rows, nk) == FZ_HUGE, prefix);
