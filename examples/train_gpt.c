@@ -457,7 +457,16 @@ static void model_init_weights(const model *m, uint64_t seed, float *P)
 /* ---- activations of one micro-batch (S sequences of n tokens) ---- */
 typedef struct layer_acts {
     float *x, *h1, *mean1, *rstd1, *qkv, *q, *k, *v, *o, *lse, *a, *x2, *h2, *mean2, *rstd2, *f, *g;
+    float *sc; /* the attention's saved scores [S][H][n][n] (GPT_SCORES_MAX), or NULL: recomputed */
 } layer_acts;
+
+/* The most bytes of one layer's saved attention scores: up to this the
+   forward keeps them for the backward (repdl_attention_forward_scores_f32,
+   the backward then skips Q K^T), past it the backward recomputes them;
+   the same bits either way (docs/attention.md, "Saved scores"). */
+#ifndef GPT_SCORES_MAX
+#define GPT_SCORES_MAX ((size_t)16 << 20)
+#endif
 
 typedef struct ws {
     size_t S, n; /* capacity: sequences, tokens each */
@@ -488,6 +497,7 @@ static int ws_alloc(ws *w, const model *m, size_t S)
         AL(a->qkv, T * 3 * D); AL(a->q, T * D); AL(a->k, T * D); AL(a->v, T * D);
         AL(a->o, T * D); AL(a->lse, T * m->H); AL(a->a, T * D); AL(a->x2, T * D);
         AL(a->h2, T * D); AL(a->mean2, T); AL(a->rstd2, T); AL(a->f, T * 4 * D); AL(a->g, T * 4 * D);
+        if (m->H <= GPT_SCORES_MAX / sizeof(float) / T / m->N) AL(a->sc, T * m->H * m->N);
     }
     AL(w->xL, T * D); AL(w->hf, T * D); AL(w->meanf, T); AL(w->rstdf, T);
     AL(w->logits, T * VOCAB);
@@ -507,7 +517,7 @@ static void ws_free(ws *w, const model *m)
         for (l = 0; l < m->L; l++) {
             layer_acts *a = &w->la[l];
             float *p[] = {a->x, a->h1, a->mean1, a->rstd1, a->qkv, a->q, a->k, a->v, a->o,
-                          a->lse, a->a, a->x2, a->h2, a->mean2, a->rstd2, a->f, a->g};
+                          a->lse, a->a, a->x2, a->h2, a->mean2, a->rstd2, a->f, a->g, a->sc};
             size_t i;
             for (i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
         }
@@ -611,7 +621,8 @@ static repdl_status forward(const model *m, const float *P, ws *w, size_t S, siz
         }
         TRY(repdl_rope_forward_f32(S, m->H, n, m->hd, 0, m->N, m->cos_tab, m->sin_tab, a->q, a->q));
         TRY(repdl_rope_forward_f32(S, m->H, n, m->hd, 0, m->N, m->cos_tab, m->sin_tab, a->k, a->k));
-        TRY(repdl_attention_forward_f32(&as, m->scale, a->q, a->k, a->v, NULL, NULL, a->o, a->lse));
+        TRY(repdl_attention_forward_scores_f32(&as, m->scale, a->q, a->k, a->v, NULL, NULL, a->o,
+                                               a->lse, a->sc));
         heads_merge(m, S, n, 1, a->a, &a->o);
         TRY(lin_fwd(T, D, D, a->a, TP(T_PROJW), TP(T_PROJB), a->x2));
         TRY(repdl_add_f32(T * D, x, a->x2, a->x2));
@@ -653,8 +664,8 @@ static repdl_status backward(const model *m, const float *P, ws *w, size_t S, si
         /* x2 = x + proj(attention(...)) */
         TRY(lin_bwd(T, D, D, a->a, TP(T_PROJW), w->dx2, w->da, TG(T_PROJW), TG(T_PROJB)));
         heads_split(m, S, n, 1, w->da, &w->dout);
-        TRY(repdl_attention_backward_f32(&as, m->scale, a->q, a->k, a->v, NULL, NULL, a->o, a->lse,
-                                         w->dout, w->dq, w->dk, w->dv));
+        TRY(repdl_attention_backward_scores_f32(&as, m->scale, a->q, a->k, a->v, NULL, NULL, a->o,
+                                                a->lse, a->sc, w->dout, w->dq, w->dk, w->dv));
         TRY(repdl_rope_backward_f32(S, m->H, n, m->hd, 0, m->N, m->cos_tab, m->sin_tab, w->dq, w->dq));
         TRY(repdl_rope_backward_f32(S, m->H, n, m->hd, 0, m->N, m->cos_tab, m->sin_tab, w->dk, w->dk));
         {
