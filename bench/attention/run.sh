@@ -4,7 +4,9 @@
 # PyTorch CPU anchor (bench_attention_torch.py) in the same run, and the
 # ratios repdl / torch (below 1: repdl faster).  Batch 1, H heads,
 # head_dim 64, causal (ATTN_CAUSAL=0 in the environment: not), sequences
-# 128 .. 1024, threads 1 and 2.
+# 128 .. 1024, threads 1 and 2; repdl's backward recomputes the scores
+# (ATTN_SCORES=1: the _scores forms, the forward saving them for the
+# backward, as torch's autograd keeps its softmax for its backward).
 #   bench/attention/run.sh [reps] [heads] [cflags...]    (defaults 31 4 -O3)
 # Takes a few minutes at the defaults on 2 cores.  ATTN_ROUNDS=R in the
 # environment (default 1): R rounds, each repdl then torch, and each ratio
@@ -22,7 +24,7 @@ rounds=${ATTN_ROUNDS:-1}
 exe=$(mktemp /tmp/bench_attention.XXXXXX)
 trap 'rm -f "$exe" "$exe.r" "$exe.t" "$exe.r2" "$exe.t2" "$exe.all"' EXIT
 ${CC:-cc} -std=c99 $cflags -I"$root/include" "$here/bench_attention.c" -o "$exe" -lpthread
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -m), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg), cflags $cflags, rounds $rounds"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -m), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg), cflags $cflags, rounds $rounds, ATTN_CAUSAL=${ATTN_CAUSAL:-1} ATTN_SCORES=${ATTN_SCORES:-0}"
 grep -m1 'model name' /proc/cpuinfo || true
 : > "$exe.all"
 i=1
