@@ -17,7 +17,7 @@ for e in args math reduce linalg rng_optim nn_softmax_norm nn_act_pool backward 
     targets+=("tests/cuda/test_cuda_$e")
 done
 targets+=(cuda/train_fmnist_cuda cuda/train_gpt_cuda)
-for e in math reduce linalg nn; do
+for e in math reduce linalg nn attention; do
     targets+=("bench/cuda/bench_cuda_$e")
 done
 ninja -C build-gpu "${targets[@]}"

@@ -16,7 +16,8 @@
 #                     every GPU test (--small runs), racecheck, synccheck
 #                     and initcheck where they apply
 #           bench     bench_cuda_math, bench_cuda_reduce, bench_cuda_linalg,
-#                     bench_cuda_nn
+#                     bench_cuda_nn, bench_cuda_attention (its forward
+#                     against a plain flash-style kernel, and the host's bits)
 #   --bin   the directory of the executables (test_cuda_*, bench_cuda_*,
 #           train_fmnist_cuda, train_gpt_cuda), such as the copy of them that
 #           scripts/gpu-bin.sh makes; default: those of the meson build in
@@ -157,6 +158,11 @@ for phase in "${phases[@]}"; do
             step bench bench-nn 600 "$bin/bench_cuda_nn"
         else
             echo "SKIP bench-nn (not built)" | tee -a "$summary"
+        fi
+        if [ -x "$bin/bench_cuda_attention" ]; then
+            step bench bench-attention 600 "$bin/bench_cuda_attention"
+        else
+            echo "SKIP bench-attention (not built)" | tee -a "$summary"
         fi
         ;;
     *) echo "unknown phase $phase"; exit 2 ;;
