@@ -15,7 +15,8 @@
    query rows, then its key rows); every workspace is taken before the first output is written
    (REPDL_ERR_NOMEM otherwise, nothing written); a range whose thread
    cannot be created is computed by the caller.  T < 1 is 1; T is at most
-   REPDL_ATTENTION_THREADS_MAX. */
+   REPDL_ATTENTION_THREADS_MAX, and one thread a REPDL_ATTENTION_GRAIN
+   (2^22) products of the scores (repdl__attn_threads; 0: no such bound). */
 #ifndef REPDL_ATTENTION_THREADS_H
 #define REPDL_ATTENTION_THREADS_H
 
@@ -94,11 +95,27 @@ static inline void repdl__attn_jobs_free(repdl__attn_job *job, int T)
     for (t = 0; t < T; t++) repdl__attn_ws_free(&job[t].w);
 }
 
-static inline int repdl__attn_threads(int nthreads, size_t units)
+/* The threads of a call: nthreads clamped to 1 .. REPDL_ATTENTION_THREADS_MAX,
+   to the units, and to one a REPDL_ATTENTION_GRAIN products of the scores
+   (batch hq, times the keys a row sees on average, times nq d): starting
+   and joining a thread cost 0.1-0.3 ms on the 2-cpu VM of
+   results/attention-bench-2026-11-30d.txt (a waking cpu), as much as the
+   whole of a causal call at 128 keys (about 2^21 products), which ran
+   slower on 2 threads than on 1.  A count of threads never changes a bit. */
+#ifndef REPDL_ATTENTION_GRAIN
+#define REPDL_ATTENTION_GRAIN ((size_t)1 << 22)
+#endif
+static inline int repdl__attn_threads(const repdl_attention_shape *s, int nthreads, size_t units)
 {
     int T = nthreads < 1 ? 1 : nthreads;
+    size_t work = s->batch, keys = s->nk, half = s->q_pos0 + (s->nq + 1) / 2,
+           grain = REPDL_ATTENTION_GRAIN;
+    if (s->causal && half < keys) keys = half;
     if (T > REPDL_ATTENTION_THREADS_MAX) T = REPDL_ATTENTION_THREADS_MAX;
     if ((size_t)T > units) T = units ? (int)units : 1;
+    if (grain && !repdl__size_mul(&work, s->hq) && !repdl__size_mul(&work, s->nq) &&
+        !repdl__size_mul(&work, keys) && !repdl__size_mul(&work, s->d) && work / grain < (size_t)T)
+        T = work / grain ? (int)(work / grain) : 1;
     return T;
 }
 
@@ -115,7 +132,7 @@ REPDL_HOST_API repdl_status repdl_attention_forward_scores_threads_f32(
     repdl_status st =
         repdl__attn_fwd_setup(&a, s, scale, q, k, v, mask, key_keep, out, lse, scores, &nrows);
     if (st != REPDL_OK || nrows == 0) return st;
-    T = repdl__attn_threads(nthreads, nrows);
+    T = repdl__attn_threads(s, nthreads, nrows);
     if (repdl__attn_jobs_init(job, T, &a, 0)) return REPDL_ERR_NOMEM;
     repdl__attn_run_phase(job, T, 0, nrows, 0);
     repdl__attn_jobs_free(job, T);
@@ -148,7 +165,7 @@ REPDL_HOST_API repdl_status repdl_attention_backward_scores_threads_f32(
         return REPDL_OK;
     }
     nkr = s->batch * s->hkv * s->nk;
-    T = repdl__attn_threads(nthreads, nrows > nkr ? nrows : nkr);
+    T = repdl__attn_threads(s, nthreads, nrows > nkr ? nrows : nkr);
     if (repdl__attn_jobs_init(job, T, &a, 1)) return REPDL_ERR_NOMEM;
     nh = s->batch * s->hkv;
     /* whole groups a chunk, one P, dS buffer for all; a multiple of T

@@ -29,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* every thread count asked for, whatever the work (attention_threads.h's
+   grain would run these small shapes on one thread) */
+#define REPDL_ATTENTION_GRAIN 0
 #include <repdl/attention_threads.h>
 
 #include "../common/bits.h"

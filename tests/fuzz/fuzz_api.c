@@ -39,6 +39,7 @@
 #include <repdl/gemm_threads.h>
 #include <repdl/conv2d_threads.h>
 #include <repdl/gemm_cr_threads.h>
+#define REPDL_ATTENTION_GRAIN 0 /* the threads forms at every thread count asked for */
 #include <repdl/attention_threads.h>
 #include <repdl/reduce_units.h>
 #include <repdl/op_table.h>
