@@ -1984,7 +1984,8 @@ REPDL_FN float repdl__attn_rowdot(repdl__attn_ws *w, size_t d, const float *x, c
 #endif
 
 /* The scores of row (b, hh, i), j < n: s_j, and use[j]; dotted: sc
-   holds the dots already (repdl__attn_vdots4).  With kmax not NULL, also
+   holds the dots already (repdl__attn_vdots4); a->scores set (the
+   backward's _scores form): s_j copied from the forward's saved row.  With kmax not NULL, also
    repdl__attn_fwd_pre's max key and NaN flag (repdl__attn_rowpass_body). */
 REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t b, size_t hh,
                                  size_t i, size_t n, float *sc, unsigned char *use, int dotted,
@@ -1995,6 +1996,12 @@ REPDL_FN void repdl__attn_scores(const repdl__attn *a, repdl__attn_ws *w, size_t
     const float *mk = a->mask ? a->mask + (b * a->s.nq + i) * a->s.nk : NULL;
     repdl__attn_load_head(a, w, b * a->s.hkv + hh / a->G, a->dout != NULL);
     repdl__attn_seen_row(a, b, i, n, use);
+    if (a->scores) { /* the backward from the forward's saved s_j (set only there: kmax NULL) */
+        const float *sv = a->scores + ((b * a->s.hq + hh) * a->s.nq + i) * a->s.nk;
+        size_t j;
+        for (j = 0; j < n; j++) sc[j] = sv[j];
+        return;
+    }
     if (!dotted) repdl__attn_dots(a, w, qi, w->KT, n, sc);
     /* no mask, no padding: every key below n is seen */
 #if REPDL__ATTN_VEC
@@ -2237,9 +2244,9 @@ REPDL_FN void repdl__attn_fwd_range(const repdl__attn *a, repdl__attn_ws *w, siz
 
 /* Backward, first phase, row u: P and dS of the row (all nk columns, the
    unseen ones -0), and dq.  dotted: the row's P holds its dots with the
-   keys (unless the scores are saved: read from a->scores), and dp (nk
-   floats) those of dout with the values, already (repdl__attn_vdots4);
-   otherwise dp is row2.  with_dq 0: dq is left to
+   keys (unless the scores are saved: repdl__attn_scores reads them), and
+   dp (nk floats) those of dout with the values, already
+   (repdl__attn_vdots4); otherwise dp is row2.  with_dq 0: dq is left to
    the caller (use holds the row's seen keys on return). */
 REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, size_t u, float *dp,
                                      int dotted, int with_dq)
@@ -2251,13 +2258,7 @@ REPDL_FN void repdl__attn_bwd_row_dp(const repdl__attn *a, repdl__attn_ws *w, si
           lse = a->lse[u], D;
     w->blk = (size_t)-1; /* row2 overwritten */
     if (!dotted) dp = w->row2;
-    if (a->scores) { /* the forward's s_j (the unseen ones are dropped below) */
-        const float *sv = a->scores + u * nk;
-        repdl__attn_load_head(a, w, b * a->s.hkv + hh / a->G, 1);
-        repdl__attn_seen_row(a, b, i, n, w->use);
-        for (j = 0; j < n; j++) P[j] = sv[j];
-    } else
-        repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted, NULL, NULL);
+    repdl__attn_scores(a, w, b, hh, i, n, P, w->use, dotted, NULL, NULL);
 #if REPDL__ATTN_VEC
     D = repdl__attn_rowdot(w, d, go, o);
 #else
@@ -2723,7 +2724,7 @@ REPDL_FN repdl_status repdl__attn_fwd_setup(repdl__attn *a, const repdl_attentio
         return REPDL_ERR_OVERFLOW;
     a->o_out = out;
     a->o_lse = lse;
-    a->o_scores = s->nk ? scores : NULL; /* nk == 0: no score to save */
+    a->o_scores = scores;
     return REPDL_OK;
 }
 
@@ -2777,7 +2778,7 @@ REPDL_FN repdl_status repdl__attn_bwd_setup(repdl__attn *a, const repdl_attentio
     a->dq = dq;
     a->dk = dk;
     a->dv = dv;
-    a->scores = s->nk ? scores : NULL;
+    a->scores = scores;
     pm = *nrows;
     if (repdl__size_mul(&pm, s->nk) || repdl__size_mul(&pm, 2)) return REPDL_ERR_OVERFLOW;
     if (!repdl__attn_ws_bytes(a, 1) || (scores && !repdl__attn_scores_fit(a, *nrows)))

@@ -97,11 +97,10 @@ static inline void repdl__attn_jobs_free(repdl__attn_job *job, int T)
 
 /* The threads of a call: nthreads clamped to 1 .. REPDL_ATTENTION_THREADS_MAX,
    to the units, and to one a REPDL_ATTENTION_GRAIN products of the scores
-   (batch hq, times the keys a row sees on average, times nq d): starting
-   and joining a thread cost 0.1-0.3 ms on the 2-cpu VM of
-   results/attention-bench-2026-11-30d.txt (a waking cpu), as much as the
-   whole of a causal call at 128 keys (about 2^21 products), which ran
-   slower on 2 threads than on 1.  A count of threads never changes a bit. */
+   (batch hq, times the keys a row sees on average, times nq d), so that a
+   small call does not pay a thread's start for less work than it (why
+   2^22: docs/attention.md, "Saved scores (2026-11-30, d)").  A count of
+   threads never changes a bit: each row is computed whole by one thread. */
 #ifndef REPDL_ATTENTION_GRAIN
 #define REPDL_ATTENTION_GRAIN ((size_t)1 << 22)
 #endif

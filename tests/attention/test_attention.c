@@ -135,8 +135,8 @@ static ref_attn_shape ref_shape(const repdl_attention_shape *s)
    threads: the saved scores are the reference's s_ij where key j is seen
    (a NaN as 0x7fc00000) and -inf elsewhere, up to nk; the forward's out
    and lse and the backward's dq, dk, dv from them are the plain forms'
-   bits; and the backward reads them (a seen score made larger changes
-   dv). */
+   bits; and the backward reads them (a row's largest saved score made
+   larger changes dq, dk or dv). */
 static void check_scores(const char *name, const prob *p, const float *out, const float *lse,
                          const float *dq, const float *dk, const float *dv)
 {
